@@ -1,0 +1,450 @@
+// The text form of programs: a line-oriented parser with line:column errors, and the printer.
+//
+//   .kernel NAME                          # directives
+//   .block_dim 4
+//   .tensor A f16 [128, 128] in           # GM tensor: name dtype shape in|out|inout
+//   loop:                                 # a label
+//       vadd.f16 ub[x1 + 256], ub[x1], ub[0], repeat=2, mask=64
+#include "emulator/error.h"
+#include "emulator/program.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace cubekit {
+namespace {
+
+struct Token {
+  enum Kind { Ident, Int, Float, Punct, End } kind = End;
+  std::string text;
+  int64_t i = 0;
+  uint64_t u = 0;  // an integer's bits (hex masks use all 64)
+  double f = 0;
+  int column = 0;  // 1-based
+};
+
+class Parser {
+ public:
+  Parser(std::string_view source, std::string_view name) : source_(source), name_(name) {}
+
+  Program run() {
+    size_t pos = 0;
+    while (pos <= source_.size()) {
+      size_t eol = source_.find('\n', pos);
+      if (eol == std::string_view::npos) eol = source_.size();
+      ++line_no_;
+      line_ = source_.substr(pos, eol - pos);
+      if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
+      parse_line();
+      pos = eol + 1;
+    }
+    resolve_labels();
+    return std::move(program_);
+  }
+
+  [[noreturn]] void error(int column, const std::string& message) {
+    std::string caret(std::max(column, 1) - 1, ' ');
+    user_error("{}:{}:{}: error: {}\n  {}\n  {}^", name_, line_no_, column, message, line_, caret);
+  }
+
+ private:
+  // ---- lexing one line -------------------------------------------------------------------------
+  void tokenize() {
+    tokens_.clear();
+    size_t i = 0;
+    while (i < line_.size()) {
+      char c = line_[i];
+      if (c == '#') break;
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        ++i;
+        continue;
+      }
+      Token t;
+      t.column = int(i) + 1;
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.') {
+        size_t j = i;
+        while (j < line_.size() && (std::isalnum(static_cast<unsigned char>(line_[j])) || line_[j] == '_' || line_[j] == '.')) ++j;
+        t.kind = Token::Ident, t.text = std::string(line_.substr(i, j - i));
+        i = j;
+      } else if (std::isdigit(static_cast<unsigned char>(c))) {
+        i = number(i, t);
+      } else if (std::string_view(",[]+-:=").find(c) != std::string_view::npos) {
+        t.kind = Token::Punct, t.text = std::string(1, c);
+        ++i;
+      } else {
+        error(int(i) + 1, fmt::format("unexpected character '{}'", c));
+      }
+      tokens_.push_back(std::move(t));
+    }
+    Token end;
+    end.column = int(line_.size()) + 1;
+    tokens_.push_back(end);
+    at_ = 0;
+  }
+
+  size_t number(size_t i, Token& t) {
+    size_t j = i;
+    bool hex = line_.substr(i).starts_with("0x") || line_.substr(i).starts_with("0X");
+    if (hex) {
+      j += 2;
+      while (j < line_.size() && std::isxdigit(static_cast<unsigned char>(line_[j]))) ++j;
+      auto [p, ec] = std::from_chars(line_.data() + i + 2, line_.data() + j, t.u, 16);
+      if (ec != std::errc() || j == i + 2) error(int(i) + 1, "malformed hexadecimal number");
+      t.kind = Token::Int, t.i = int64_t(t.u);
+    } else {
+      while (j < line_.size() && (std::isalnum(static_cast<unsigned char>(line_[j])) || line_[j] == '.' ||
+                                  ((line_[j] == '-' || line_[j] == '+') && (line_[j - 1] == 'e' || line_[j - 1] == 'E'))))
+        ++j;
+      std::string_view text = line_.substr(i, j - i);
+      bool is_float = text.find_first_of(".eE") != std::string_view::npos;
+      if (is_float) {
+        auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), t.f);
+        if (ec != std::errc() || p != text.data() + text.size()) error(int(i) + 1, fmt::format("malformed number '{}'", text));
+        t.kind = Token::Float;
+      } else {
+        auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), t.u);
+        if (ec == std::errc::result_out_of_range) error(int(i) + 1, fmt::format("number '{}' does not fit in 64 bits", text));
+        if (ec != std::errc() || p != text.data() + text.size()) error(int(i) + 1, fmt::format("malformed number '{}'", text));
+        t.kind = Token::Int, t.i = int64_t(t.u);
+      }
+    }
+    t.text = std::string(line_.substr(i, j - i));
+    return j;
+  }
+
+  const Token& peek(int ahead = 0) const { return tokens_[std::min(at_ + ahead, tokens_.size() - 1)]; }
+  Token take() { return tokens_[std::min(at_++, tokens_.size() - 1)]; }
+  bool is_punct(const Token& t, char c) const { return t.kind == Token::Punct && t.text[0] == c; }
+  std::string describe(const Token& t) const {
+    return t.kind == Token::End ? "the end of the line" : fmt::format("'{}'", t.text);
+  }
+  void expect_punct(char c, std::string_view what) {
+    Token t = take();
+    if (!is_punct(t, c)) error(t.column, fmt::format("expected '{}' {}, found {}", c, what, describe(t)));
+  }
+  void expect_end() {
+    if (peek().kind != Token::End) error(peek().column, fmt::format("expected the end of the line, found {}", describe(peek())));
+  }
+
+  // ---- lines -------------------------------------------------------------------------------------
+  void parse_line() {
+    tokenize();
+    if (peek().kind == Token::Ident && is_punct(peek(1), ':') && peek().text[0] != '.') {
+      Token l = take();
+      take();
+      define_label(l);
+    }
+    if (peek().kind == Token::End) return;
+    if (peek().kind != Token::Ident) error(peek().column, fmt::format("expected an instruction or a directive, found {}", describe(peek())));
+    if (peek().text[0] == '.') directive();
+    else instruction();
+  }
+
+  void define_label(const Token& l) {
+    for (const Label& existing : program_.labels)
+      if (existing.name == l.text) error(l.column, fmt::format("label '{}' is defined twice", l.text));
+    program_.labels.push_back({l.text, int(program_.code.size())});
+  }
+
+  int64_t integer(std::string_view what) {
+    bool negative = is_punct(peek(), '-');
+    if (negative) take();
+    Token t = take();
+    if (t.kind != Token::Int) error(t.column, fmt::format("expected {} (an integer), found {}", what, describe(t)));
+    return negative ? -t.i : t.i;
+  }
+
+  void directive() {
+    Token d = take();
+    if (d.text == ".kernel") {
+      Token n = take();
+      if (n.kind != Token::Ident) error(n.column, fmt::format("expected the kernel's name, found {}", describe(n)));
+      program_.name = n.text;
+    } else if (d.text == ".block_dim") {
+      int column = peek().column;
+      int64_t n = integer("the number of cores");
+      if (n < 1 || n > 65535) error(column, fmt::format("block_dim must be 1..65535, got {}", n));
+      program_.block_dim = int(n);
+    } else if (d.text == ".tensor") {
+      tensor();
+    } else {
+      error(d.column, fmt::format("unknown directive '{}' (.kernel, .block_dim, .tensor)", d.text));
+    }
+    expect_end();
+  }
+
+  void tensor() {
+    Token n = take();
+    if (n.kind != Token::Ident || n.text[0] == '.') error(n.column, fmt::format("expected the tensor's name, found {}", describe(n)));
+    if (program_.tensor_index(n.text) >= 0) error(n.column, fmt::format("tensor '{}' is declared twice", n.text));
+    std::string lowered = n.text;
+    for (char& c : lowered) c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (int s = 0; s < kNumSpaces; ++s)
+      if (lowered == space_name(Space(s))) error(n.column, fmt::format("'{}' names a buffer; give the tensor another name", n.text));
+    Token t = take();
+    auto dtype = t.kind == Token::Ident ? parse_dtype(t.text) : std::nullopt;
+    if (!dtype) error(t.column, fmt::format("expected a dtype (f16 f32 s8 u8 s16 u16 s32), found {}", describe(t)));
+    expect_punct('[', "to open the shape");
+    std::vector<int64_t> shape;
+    for (;;) {
+      int column = peek().column;
+      int64_t dim = integer("a dimension");
+      if (dim <= 0) error(column, fmt::format("dimension {} must be positive", dim));
+      shape.push_back(dim);
+      Token sep = take();
+      if (is_punct(sep, ']')) break;
+      if (!is_punct(sep, ',')) error(sep.column, fmt::format("expected ',' or ']' in the shape, found {}", describe(sep)));
+    }
+    Token r = take();
+    TensorRole role;
+    if (r.text == "in") role = TensorRole::In;
+    else if (r.text == "out") role = TensorRole::Out;
+    else if (r.text == "inout") role = TensorRole::InOut;
+    else error(r.column, fmt::format("expected the tensor's role (in, out or inout), found {}", describe(r)));
+    program_.tensors.push_back({n.text, *dtype, shape, role});
+  }
+
+  void instruction() {
+    Token m = take();
+    std::vector<Arg> args;
+    if (peek().kind != Token::End) {
+      for (;;) {
+        args.push_back(operand());
+        if (peek().kind == Token::End) break;
+        expect_punct(',', "between operands");
+      }
+    }
+    std::vector<LabelRef> refs;
+    Instr in = make_instr(program_, m.text, m.column, args, refs, &Parser::fail, this);
+    in.line = uint32_t(line_no_);
+    for (LabelRef& r : refs) pending_.push_back({int(program_.code.size()), line_no_, std::string(line_), std::move(r)});
+    program_.code.push_back(in);
+  }
+
+  static void fail(void* self, int column, const std::string& message) { static_cast<Parser*>(self)->error(column, message); }
+
+  Arg operand() {
+    const Token& t = peek();
+    if (t.kind == Token::Ident && is_punct(peek(1), '=')) {
+      Token key = take();
+      take();
+      Arg value = key.text == "mask" ? mask_value() : simple_value();
+      value.key = key.text;
+      value.column = key.column;
+      return value;
+    }
+    if (t.kind == Token::Ident && is_punct(peek(1), '[')) return memory();
+    return simple_value();
+  }
+
+  // A register, a number, or a name.
+  Arg simple_value() {
+    int column = peek().column;
+    bool negative = is_punct(peek(), '-');
+    if (negative) take();
+    Token t = take();
+    Arg a;
+    a.column = column;
+    if (t.kind == Token::Int) {
+      a.kind = Arg::Kind::Int, a.value = negative ? -t.i : t.i;
+    } else if (t.kind == Token::Float) {
+      a.kind = Arg::Kind::Float, a.f = negative ? -t.f : t.f;
+    } else if (t.kind == Token::Ident && register_number(t.text) >= 0 && !negative) {
+      a.kind = Arg::Kind::Reg, a.reg = register_number(t.text);
+    } else if (t.kind == Token::Ident) {
+      std::string lowered = t.text;
+      for (char& c : lowered) c = char(std::tolower(static_cast<unsigned char>(c)));
+      if (negative && lowered != "inf") error(t.column, fmt::format("'-' cannot precede '{}'", t.text));
+      if (negative) a.kind = Arg::Kind::Float, a.f = -INFINITY;
+      else a.kind = Arg::Kind::Name, a.name = t.text;
+    } else {
+      error(t.column, fmt::format("expected an operand, found {}", describe(t)));
+    }
+    return a;
+  }
+
+  static int register_number(std::string_view s) {
+    if (s.size() < 2 || s.size() > 3 || (s[0] != 'x' && s[0] != 'X')) return -1;
+    int n = 0;
+    for (char c : s.substr(1)) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return -1;
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  }
+
+  Arg mask_value() {
+    Token t = peek();
+    Arg a;
+    a.column = t.column;
+    if (t.kind == Token::Ident && t.text == "counter") {
+      take();
+      expect_punct(':', "after 'counter'");
+      int64_t n = integer("the element count");
+      return mask_counter(n);
+    }
+    if (t.kind == Token::Int && is_punct(peek(1), ':')) {
+      take();
+      take();
+      Token lo = take();
+      if (lo.kind != Token::Int) error(lo.column, fmt::format("expected the low 64 mask bits, found {}", describe(lo)));
+      return mask_bits(t.u, lo.u);
+    }
+    if (t.kind == Token::Int) {
+      take();
+      return mask_count(t.i);
+    }
+    error(t.column, fmt::format("expected a mask: N, 0xHI:0xLO or counter:N; found {}", describe(t)));
+  }
+
+  Arg memory() {
+    Token n = take();
+    expect_punct('[', "to open the address");
+    Arg a;
+    a.kind = Arg::Kind::Mem, a.name = n.text, a.column = n.column;
+    Token t = peek();
+    if (t.kind == Token::Ident && register_number(t.text) >= 0) {
+      take();
+      a.reg = register_number(t.text);
+      if (is_punct(peek(), '+') || is_punct(peek(), '-')) {
+        bool minus = take().text == "-";
+        Token off = take();
+        if (off.kind != Token::Int) error(off.column, fmt::format("expected a byte offset, found {}", describe(off)));
+        a.value = minus ? -off.i : off.i;
+      }
+    } else {
+      a.value = integer("a register or a byte offset");
+    }
+    expect_punct(']', "to close the address");
+    return a;
+  }
+
+  void resolve_labels() {
+    for (const Pending& p : pending_) {
+      auto it = std::find_if(program_.labels.begin(), program_.labels.end(),
+                             [&](const Label& l) { return l.name == p.ref.name; });
+      if (it == program_.labels.end()) {
+        line_no_ = p.line;
+        line_ = p.text;
+        error(p.ref.column, fmt::format("label '{}' is never defined", p.ref.name));
+      }
+      program_.code[p.instr].ops[p.ref.operand].imm = it->index;
+    }
+  }
+
+  struct Pending {
+    int instr;
+    int line;
+    std::string text;
+    LabelRef ref;
+  };
+
+  std::string_view source_;
+  std::string name_;
+  std::string_view line_;
+  int line_no_ = 0;
+  std::vector<Token> tokens_;
+  size_t at_ = 0;
+  Program program_;
+  std::vector<Pending> pending_;
+};
+
+std::string number_text(double f) {
+  if (std::isnan(f)) return "nan";
+  if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
+  std::string s = fmt::format("{}", f);
+  return s;
+}
+
+std::string operand_text(const Program& p, const OperandSpec& spec, const Operand& o) {
+  switch (o.kind) {
+    case Operand::Kind::Reg: return fmt::format("x{}", o.reg);
+    case Operand::Kind::Imm: return std::to_string(o.imm);
+    case Operand::Kind::Float: return number_text(o.f);
+    case Operand::Kind::Mem: {
+      std::string base = o.space == Space::GM ? p.tensors.at(o.tensor).name : std::string(space_name(o.space));
+      if (o.reg == kNoReg) return fmt::format("{}[{}]", base, o.imm);
+      if (o.imm == 0) return fmt::format("{}[x{}]", base, o.reg);
+      return fmt::format("{}[x{} {} {}]", base, o.reg, o.imm < 0 ? '-' : '+', o.imm < 0 ? -o.imm : o.imm);
+    }
+    case Operand::Kind::Label: {
+      for (const Label& l : p.labels)
+        if (l.index == o.imm) return l.name;
+      return fmt::format("L{}", o.imm);
+    }
+    case Operand::Kind::Sym:
+      return spec.kind == OperandKind::PipeName ? std::string(pipe_name(Pipe(o.imm))) : std::string(spec.symbols[o.imm]);
+    case Operand::Kind::Mask:
+      switch (o.mask) {
+        case MaskMode::Count: return std::to_string(o.imm);
+        case MaskMode::Bits: return fmt::format("{:#x}:{:#x}", o.hi, uint64_t(o.imm));
+        case MaskMode::Counter: return fmt::format("counter:{}", o.imm);
+        case MaskMode::Full: return "";
+      }
+      return "";
+    case Operand::Kind::Flag: return std::to_string(o.imm);
+    case Operand::Kind::None: return "?";
+  }
+  return "?";
+}
+
+bool is_default(const OperandSpec& spec, const Operand& o) {
+  if (spec.def == kRequiredKeyword) return false;
+  switch (spec.kind) {
+    case OperandKind::Mask: return o.mask == MaskMode::Full;
+    default: return o.imm == spec.def;
+  }
+}
+
+}  // namespace
+
+Program parse_program(std::string_view text, std::string_view source_name) { return Parser(text, source_name).run(); }
+
+Program load_program(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) user_error("cannot read program file '{}'", path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_program(ss.str(), path);
+}
+
+std::string print_instr(const Program& p, const Instr& in) {
+  const InstrSpec& spec = spec_of(in);
+  std::string out(spec.mnemonic);
+  for (int i = 0; i < in.ntypes; ++i) out += "." + std::string(dtype_name(in.type[i]));
+  bool first = true;
+  for (size_t i = 0; i < spec.operands.size(); ++i) {
+    const OperandSpec& o = spec.operands[i];
+    if (o.keyword && is_default(o, in.ops[i])) continue;
+    out += first ? " " : ", ";
+    first = false;
+    if (o.kind == OperandKind::Flag) out += o.name;
+    else if (o.keyword) out += fmt::format("{}={}", o.name, operand_text(p, o, in.ops[i]));
+    else out += operand_text(p, o, in.ops[i]);
+  }
+  return out;
+}
+
+std::string print_program(const Program& p) {
+  std::string out = fmt::format(".kernel {}\n", p.name);
+  if (p.block_dim != 1) out += fmt::format(".block_dim {}\n", p.block_dim);
+  for (const TensorDecl& t : p.tensors) {
+    std::string shape;
+    for (int64_t d : t.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    out += fmt::format(".tensor {} {} [{}] {}\n", t.name, dtype_name(t.dtype), shape, role_name(t.role));
+  }
+  for (size_t i = 0; i <= p.code.size(); ++i) {
+    for (const Label& l : p.labels)
+      if (l.index == int(i)) out += l.name + ":\n";
+    if (i < p.code.size()) out += "    " + print_instr(p, p.code[i]) + "\n";
+  }
+  return out;
+}
+
+}  // namespace cubekit

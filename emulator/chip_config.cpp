@@ -1,0 +1,215 @@
+#include "emulator/chip_config.h"
+
+#include "emulator/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cubekit {
+
+using nlohmann::json;
+
+std::string_view space_name(Space s) {
+  static constexpr std::string_view names[] = {"gm", "l1", "l0a", "l0b", "l0c", "ub"};
+  return names[int(s)];
+}
+
+const CubeFractal* ChipConfig::fractal(DType input) const {
+  for (const CubeFractal& f : cube)
+    if (f.input == input) return &f;
+  return nullptr;
+}
+
+namespace {
+
+// Figures from ../shared/HARDWARE.md, "Per-chip parameters" (CANN platform ini Ascend910ProA.ini /
+// Ascend910PremiumA.ini) and "Cube and vector" (Hot Chips 2019, ini [DtypeMKN]).
+ChipConfig ascend910() {
+  ChipConfig c;
+  c.name = "ascend910";
+  c.description = "Ascend 910 (dav-c100): 32 coupled AI cores, cube 16x16x16 fp16 per cycle";
+  c.core_kind = "coupled";  // HARDWARE.md "Core organisation": cube and vector share one scalar unit
+  c.cores = 32;             // ini: ai_core_cnt 32
+  c.clock_mhz = 1000;       // ProA 1100 / PremiumA 1220 MHz; 1 GHz matches the 256 TFLOPS fp16 peak
+  c.size[int(Space::L1)] = 1 << 20;     // ini: l1_size 1 MiB
+  c.size[int(Space::L0A)] = 64 << 10;   // ini: l0_a_size 64 KiB
+  c.size[int(Space::L0B)] = 64 << 10;   // ini: l0_b_size 64 KiB
+  c.size[int(Space::L0C)] = 256 << 10;  // ini: l0_c_size 256 KiB
+  c.size[int(Space::UB)] = 256 << 10;   // ini: ub_size 256 KiB
+  c.align[int(Space::GM)] = 1;
+  c.align[int(Space::L1)] = 32;   // HARDWARE.md "Alignment"
+  c.align[int(Space::L0A)] = 512;
+  c.align[int(Space::L0B)] = 512;
+  c.align[int(Space::L0C)] = 64;
+  c.align[int(Space::UB)] = 32;
+  c.event_ids = 4;                // event ids 0-3 per pipe pair on the 910
+  c.vector_repeat_bytes = 256;    // 128 fp16 lanes, 8 blocks of 32 B
+  c.block_bytes = 32;
+  c.max_repeat = 255;
+  c.cube = {{DType::f16, DType::f32, 16, 16, 16},  // [DtypeMKN] fp16 16,16,16
+            {DType::s8, DType::s32, 16, 32, 16}};  // int8 16,32,16
+  return c;
+}
+
+// A strict reader: a missing or mistyped field is named, unknown fields are rejected (a typo in a
+// field name must not silently keep the default).
+class Reader {
+ public:
+  Reader(const json& j, std::string origin) : j_(j), origin_(std::move(origin)) {
+    if (!j_.is_object()) user_error("{}: a chip config must be a JSON object", origin_);
+  }
+  template <class T>
+  T get(const char* key) {
+    seen_.push_back(key);
+    auto it = j_.find(key);
+    if (it == j_.end()) user_error("{}: chip config has no field '{}'", origin_, key);
+    try {
+      return it->get<T>();
+    } catch (const json::exception&) {
+      user_error("{}: chip config field '{}' has the wrong type ({})", origin_, key, it->dump());
+    }
+  }
+  const json& sub(const char* key) {
+    seen_.push_back(key);
+    auto it = j_.find(key);
+    if (it == j_.end()) user_error("{}: chip config has no field '{}'", origin_, key);
+    return *it;
+  }
+  void finish() {
+    for (auto it = j_.begin(); it != j_.end(); ++it)
+      if (std::find(seen_.begin(), seen_.end(), it.key()) == seen_.end())
+        user_error("{}: chip config has an unknown field '{}'", origin_, it.key());
+  }
+  const std::string& origin() const { return origin_; }
+
+ private:
+  const json& j_;
+  std::string origin_;
+  std::vector<std::string> seen_;
+};
+
+DType dtype_field(const std::string& s, const std::string& where) {
+  auto t = parse_dtype(s);
+  if (!t) user_error("{}: '{}' is not a dtype (f16 f32 s8 u8 s16 u16 s32)", where, s);
+  return *t;
+}
+
+void validate(const ChipConfig& c, const std::string& origin) {
+  auto positive = [&](int64_t v, const char* what) {
+    if (v <= 0) user_error("{}: {} must be positive, got {}", origin, what, v);
+  };
+  positive(c.cores, "cores");
+  positive(int64_t(c.clock_mhz), "clock_mhz");
+  positive(c.event_ids, "event_ids");
+  positive(c.block_bytes, "block_bytes");
+  positive(c.vector_repeat_bytes, "vector_repeat_bytes");
+  positive(c.max_repeat, "max_repeat");
+  for (int s = 1; s < kNumSpaces; ++s) {
+    positive(c.size[s], "buffer sizes");
+    int64_t a = c.align[s];
+    if (a <= 0 || (a & (a - 1))) user_error("{}: alignment of {} must be a power of two, got {}", origin, space_name(Space(s)), a);
+  }
+  if (c.core_kind != "coupled")
+    user_error("{}: core_kind '{}' is not modelled; only 'coupled' (cube and vector in one core) is", origin, c.core_kind);
+}
+
+}  // namespace
+
+const std::vector<ChipConfig>& chip_presets() {
+  static const std::vector<ChipConfig> presets = {ascend910()};
+  return presets;
+}
+
+std::string chip_to_json(const ChipConfig& c, int indent) {
+  json j;
+  j["name"] = c.name;
+  j["description"] = c.description;
+  j["core_kind"] = c.core_kind;
+  j["cores"] = c.cores;
+  j["clock_mhz"] = c.clock_mhz;
+  json buffers = json::object(), align = json::object();
+  for (int s = 1; s < kNumSpaces; ++s) {
+    buffers[std::string(space_name(Space(s)))] = c.size[s];
+    align[std::string(space_name(Space(s)))] = c.align[s];
+  }
+  j["buffer_bytes"] = buffers;
+  j["align_bytes"] = align;
+  j["event_ids"] = c.event_ids;
+  j["vector_repeat_bytes"] = c.vector_repeat_bytes;
+  j["block_bytes"] = c.block_bytes;
+  j["max_repeat"] = c.max_repeat;
+  json cube = json::array();
+  for (const CubeFractal& f : c.cube)
+    cube.push_back({{"input", dtype_name(f.input)}, {"accumulator", dtype_name(f.accumulator)},
+                    {"m0", f.m0}, {"k0", f.k0}, {"n0", f.n0}});
+  j["cube"] = cube;
+  return j.dump(indent);
+}
+
+ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
+  std::string origin(origin_view);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    user_error("{}: not valid JSON: {}", origin, e.what());
+  }
+  Reader r(j, origin);
+  ChipConfig c;
+  c.name = r.get<std::string>("name");
+  c.description = r.get<std::string>("description");
+  c.core_kind = r.get<std::string>("core_kind");
+  c.cores = r.get<int>("cores");
+  c.clock_mhz = r.get<double>("clock_mhz");
+  for (const char* table : {"buffer_bytes", "align_bytes"}) {
+    Reader t(r.sub(table), origin + " (" + table + ")");
+    for (int s = 1; s < kNumSpaces; ++s) {
+      int64_t v = t.get<int64_t>(std::string(space_name(Space(s))).c_str());
+      (table[0] == 'b' ? c.size : c.align)[s] = v;
+    }
+    t.finish();
+  }
+  c.align[int(Space::GM)] = 1;
+  c.event_ids = r.get<int>("event_ids");
+  c.vector_repeat_bytes = r.get<int>("vector_repeat_bytes");
+  c.block_bytes = r.get<int>("block_bytes");
+  c.max_repeat = r.get<int>("max_repeat");
+  const json& cube = r.sub("cube");
+  if (!cube.is_array()) user_error("{}: chip config field 'cube' must be an array", origin);
+  for (const json& f : cube) {
+    Reader fr(f, origin + " (cube)");
+    CubeFractal cf;
+    cf.input = dtype_field(fr.get<std::string>("input"), origin);
+    cf.accumulator = dtype_field(fr.get<std::string>("accumulator"), origin);
+    cf.m0 = fr.get<int>("m0");
+    cf.k0 = fr.get<int>("k0");
+    cf.n0 = fr.get<int>("n0");
+    fr.finish();
+    c.cube.push_back(cf);
+  }
+  r.finish();
+  validate(c, origin);
+  return c;
+}
+
+ChipConfig load_chip(std::string_view name_or_path) {
+  for (const ChipConfig& c : chip_presets())
+    if (c.name == name_or_path) return c;
+  std::string path(name_or_path);
+  if (path.ends_with(".json") || std::filesystem::exists(path)) {
+    std::ifstream in(path);
+    if (!in) user_error("cannot read chip config file '{}'", path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return chip_from_json(ss.str(), path);
+  }
+  std::string names;
+  for (const ChipConfig& c : chip_presets()) names += (names.empty() ? "" : ", ") + c.name;
+  user_error("unknown chip '{}': the presets are {} (see 'cubekit chips'), or give a path to a JSON chip config",
+             name_or_path, names);
+}
+
+}  // namespace cubekit

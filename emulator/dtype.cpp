@@ -1,0 +1,24 @@
+#include "emulator/dtype.h"
+
+namespace cubekit {
+
+std::string_view dtype_name(DType t) {
+  switch (t) {
+    case DType::f16: return "f16";
+    case DType::f32: return "f32";
+    case DType::s8: return "s8";
+    case DType::u8: return "u8";
+    case DType::s16: return "s16";
+    case DType::u16: return "u16";
+    case DType::s32: return "s32";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  for (DType t : kAllDTypes)
+    if (dtype_name(t) == name) return t;
+  return std::nullopt;
+}
+
+}  // namespace cubekit

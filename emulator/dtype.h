@@ -1,0 +1,33 @@
+// Element types of the AI Core's data paths.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace cubekit {
+
+enum class DType : uint8_t { f16, f32, s8, u8, s16, u16, s32 };
+
+inline constexpr DType kAllDTypes[] = {DType::f16, DType::f32, DType::s8, DType::u8,
+                                       DType::s16, DType::u16, DType::s32};
+
+constexpr int dtype_size(DType t) {
+  switch (t) {
+    case DType::s8:
+    case DType::u8: return 1;
+    case DType::f16:
+    case DType::s16:
+    case DType::u16: return 2;
+    case DType::f32:
+    case DType::s32: return 4;
+  }
+  return 0;
+}
+
+constexpr bool is_float(DType t) { return t == DType::f16 || t == DType::f32; }
+
+std::string_view dtype_name(DType t);
+std::optional<DType> parse_dtype(std::string_view name);
+
+}  // namespace cubekit

@@ -1,0 +1,130 @@
+#include "emulator/emulator.h"
+
+#include "emulator/error.h"
+#include "emulator/executor.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace cubekit {
+
+std::string_view diagnostic_kind_name(Diagnostic::Kind k) {
+  switch (k) {
+    case Diagnostic::Kind::OutOfBounds: return "out-of-bounds";
+    case Diagnostic::Kind::Misaligned: return "misaligned";
+    case Diagnostic::Kind::DtypeMismatch: return "dtype-mismatch";
+    case Diagnostic::Kind::Fault: return "fault";
+    case Diagnostic::Kind::NoEnd: return "no-end";
+    case Diagnostic::Kind::StepLimit: return "step-limit";
+  }
+  return "?";
+}
+
+std::string format_diagnostic(const Program& p, const Diagnostic& d, std::string_view source) {
+  std::string where = source.empty() ? p.name : std::string(source);
+  if (d.line) where += fmt::format(":{}", d.line);
+  std::string what = fmt::format("core {}", d.core);
+  if (d.index >= 0 && d.index < int(p.code.size()))
+    what += fmt::format(", instruction {} `{}`", d.index, print_instr(p, p.code[d.index]));
+  std::string repeats = d.repeats > 1 ? fmt::format(" (and {} more times)", d.repeats - 1) : "";
+  return fmt::format("{}: error: {}: {}: {}{}", where, diagnostic_kind_name(d.kind), what, d.message, repeats);
+}
+
+namespace {
+
+// Collects diagnostics, one per (kind, instruction): a problem in a loop is reported once with a
+// count instead of once per iteration and core.
+class Collector {
+ public:
+  void add(Diagnostic d) {
+    auto key = std::make_pair(int(d.kind), d.index);
+    auto it = seen_.find(key);
+    if (it != seen_.end()) {
+      ++out_[it->second].repeats;
+      return;
+    }
+    seen_[key] = out_.size();
+    out_.push_back(std::move(d));
+  }
+  std::vector<Diagnostic> take() { return std::move(out_); }
+
+ private:
+  std::map<std::pair<int, int>, size_t> seen_;
+  std::vector<Diagnostic> out_;
+};
+
+Diagnostic::Kind kind_of(AccessError::Kind k) {
+  switch (k) {
+    case AccessError::OutOfBounds: return Diagnostic::Kind::OutOfBounds;
+    case AccessError::Misaligned: return Diagnostic::Kind::Misaligned;
+    default: return Diagnostic::Kind::DtypeMismatch;
+  }
+}
+
+}  // namespace
+
+RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options) {
+  RunResult result;
+  result.cores = options.cores > 0 ? options.cores : program.block_dim;
+  Collector diagnostics;
+  Footprint fp;
+  for (int core = 0; core < result.cores; ++core) {
+    ScalarState s;
+    s.block_idx = core;
+    s.block_num = result.cores;
+    CoreMemory memory(chip);
+    ExecContext ctx{chip, memory, gm};
+    auto report = [&](Diagnostic::Kind kind, int index, std::string message) {
+      uint32_t line = index >= 0 && index < int(program.code.size()) ? program.code[index].line : 0;
+      diagnostics.add({kind, core, index, line, std::move(message)});
+    };
+    int64_t pc = 0, steps = 0;
+    for (;;) {
+      if (pc < 0 || pc >= int64_t(program.code.size())) {
+        report(Diagnostic::Kind::NoEnd, -1,
+               fmt::format("execution ran past the last instruction without reaching 'end' (pc {})", pc));
+        break;
+      }
+      if (++steps > options.max_steps) {
+        report(Diagnostic::Kind::StepLimit, int(pc),
+               fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit "
+                           "with --max-steps)", options.max_steps));
+        break;
+      }
+      const Instr& in = program.code[pc];
+      const InstrSpec& spec = spec_of(in);
+      ++result.instructions;
+      if (spec.pipe == Pipe::S) {
+        ++result.per_pipe[int(Pipe::S)];
+        Flow flow;
+        try {
+          flow = spec.scalar(in, s);
+        } catch (const Fault& f) {
+          report(Diagnostic::Kind::Fault, int(pc), f.message);
+          break;
+        }
+        if (flow.kind == Flow::End) break;
+        pc = flow.kind == Flow::Jump ? flow.target : pc + 1;
+        continue;
+      }
+      ++result.per_pipe[int(issue_pipe(in))];
+      Issued I = issue(in, int(pc), s);
+      AccessError e = check(I, chip, gm, fp);
+      if (e.kind != AccessError::None) {
+        report(kind_of(e.kind), int(pc), e.message);
+      } else {
+        try {
+          spec.exec(I, ctx);
+        } catch (const Fault& f) {
+          report(Diagnostic::Kind::Fault, int(pc), f.message);
+        }
+      }
+      ++pc;
+    }
+  }
+  result.diagnostics = diagnostics.take();
+  return result;
+}
+
+}  // namespace cubekit

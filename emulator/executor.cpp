@@ -1,0 +1,107 @@
+#include "emulator/executor.h"
+
+#include "emulator/error.h"
+#include "emulator/rounding.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+
+namespace cubekit {
+namespace {
+
+// The scalar operand of a vector instruction as the exact value of its dtype.
+double scalar_value(const Operand& o, const ScalarState& s, DType t) {
+  if (o.kind == Operand::Kind::Reg) {
+    int64_t bits = s.x[o.reg];
+    switch (t) {
+      case DType::f16: return f16_to_f32(uint16_t(bits));
+      case DType::f32: return std::bit_cast<float>(uint32_t(bits));
+      case DType::s8: return int8_t(bits);
+      case DType::u8: return uint8_t(bits);
+      case DType::s16: return int16_t(bits);
+      case DType::u16: return uint16_t(bits);
+      case DType::s32: return int32_t(bits);
+    }
+  }
+  switch (t) {
+    case DType::f16: return f16_to_f32(f64_to_f16(o.f));
+    case DType::f32: return float(o.f);
+    case DType::s8: return int8_t(int64_t(o.f));
+    case DType::u8: return uint8_t(int64_t(o.f));
+    case DType::s16: return int16_t(int64_t(o.f));
+    case DType::u16: return uint16_t(int64_t(o.f));
+    case DType::s32: return int32_t(int64_t(o.f));
+  }
+  return 0;
+}
+
+// The dtype a GM operand must have, when the instruction says one.
+std::optional<DType> gm_dtype(const InstrSpec& spec, const Issued& I) {
+  int atomic = spec.operand_index("atomic");
+  if (atomic >= 0) {
+    static constexpr DType types[] = {DType::f32, DType::f32, DType::f16, DType::s32};
+    if (I[atomic] == 0) return std::nullopt;
+    return types[I[atomic]];
+  }
+  if (spec.ntypes == 1) return I.type();
+  return std::nullopt;
+}
+
+}  // namespace
+
+Issued issue(const Instr& in, int index, const ScalarState& s) {
+  const InstrSpec& spec = spec_of(in);
+  Issued I;
+  I.instr = &in;
+  I.index = index;
+  for (size_t i = 0; i < spec.operands.size(); ++i) {
+    const Operand& o = in.ops[i];
+    if (spec.operands[i].kind == OperandKind::Scalar) {
+      I.v[i] = std::bit_cast<int64_t>(scalar_value(o, s, in.type[0]));
+      continue;
+    }
+    switch (o.kind) {
+      case Operand::Kind::Mem: I.v[i] = (o.reg == kNoReg ? 0 : s.x[o.reg]) + o.imm; break;
+      case Operand::Kind::Reg: I.v[i] = s.x[o.reg]; break;
+      default: I.v[i] = o.imm; break;
+    }
+  }
+  I.fmatrix = s.fmatrix;
+  return I;
+}
+
+AccessError check(const Issued& I, const ChipConfig& chip, const GlobalMemory& gm, Footprint& fp) {
+  const InstrSpec& spec = spec_of(*I.instr);
+  fp.count = 0;
+  if (spec.footprint) spec.footprint(I, chip, fp);
+  std::optional<DType> want = gm_dtype(spec, I);
+  for (int k = 0; k < fp.count; ++k) {
+    const Region& r = fp.regions[k];
+    std::string_view operand = spec.operands[r.operand].name;
+    bool gm_region = r.space == Space::GM;
+    const TensorDecl* tensor = gm_region ? &gm.decls[r.tensor] : nullptr;
+    int64_t size = gm_region ? int64_t(gm.data[r.tensor].size()) : chip.buffer_size(r.space);
+    std::string buffer = gm_region ? fmt::format("tensor {}", tensor->name) : std::string(space_name(r.space));
+    if (gm_region && want && tensor->dtype != *want)
+      return {AccessError::DtypeMismatch,
+              fmt::format("operand '{}' accesses tensor {} as {}, but it is declared {}", operand, tensor->name,
+                          dtype_name(*want), dtype_name(tensor->dtype))};
+    if (r.lo() < 0 || r.hi() > size)
+      return {AccessError::OutOfBounds,
+              fmt::format("operand '{}' {} {} bytes [{}, {}), outside its {} bytes [0, {}){}", operand,
+                          r.write ? "writes" : "reads", buffer, r.lo(), r.hi(), buffer, size,
+                          r.lo() < 0 ? " (a negative address)" : "")};
+    auto misaligned = [&](int64_t address) {
+      return AccessError{AccessError::Misaligned,
+                         fmt::format("operand '{}' {} address {} is not {}-byte aligned ({} mod {} = {})", operand,
+                                     buffer, address, r.align, address, r.align, address % r.align)};
+    };
+    if (r.base % r.align) return misaligned(r.base);
+    if (r.n1 > 1 && r.s1 % r.align) return misaligned(r.base + r.s1);
+    if (r.n2 > 1 && r.s2 % r.align) return misaligned(r.base + r.s2);
+  }
+  return {};
+}
+
+}  // namespace cubekit

@@ -1,0 +1,207 @@
+// The AI Core instruction set as one table.
+//
+// Every instruction is one InstrSpec: its mnemonic, its pipe, the type suffixes it takes, its
+// operands (kind, range, default, which buffers a memory operand may name) and its behaviour as
+// code: `scalar` for the scalar unit's instructions, `exec` + `footprint` for everything dispatched
+// to another pipe. The assembler, the printer, the executor, the checker and docs/isa.md all read
+// this table; nothing else knows what an instruction means.
+#pragma once
+
+#include "emulator/chip_config.h"
+#include "emulator/dtype.h"
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cubekit {
+
+enum class Pipe : uint8_t { S, MTE1, MTE2, MTE3, M, V, All };
+inline constexpr int kNumPipes = 6;  // All is not a pipe; barrier uses it to mean every pipe
+std::string_view pipe_name(Pipe p);
+
+inline constexpr int kNumRegs = 32;
+inline constexpr uint8_t kNoReg = 0xff;
+inline constexpr int kMaxOperands = 14;
+inline constexpr int kMaxTypes = 2;
+inline constexpr int64_t kRequiredKeyword = INT64_MIN;  // OperandSpec::def of a keyword that must be written
+
+// How an operand is written and what it may hold (the spec side).
+enum class OperandKind : uint8_t {
+  Reg,       // xN
+  RegOrImm,  // xN, or an integer in [lo, hi]
+  Imm,       // an integer in [lo, hi]
+  Scalar,    // xN (its low bits read as the instruction's dtype) or a number
+  Mem,       // space[xN + imm] / tensor[xN + imm], byte addresses; `spaces` says which
+  Label,     // a branch target
+  PipeName,  // S MTE1 MTE2 MTE3 M V (and ALL where allow_all)
+  Enum,      // one of `symbols`
+  Mask,      // vector mask: N (first N elements) | 0xHI:0xLO (bits) | counter:N (N elements over repeats)
+  Flag,      // a keyword present (1) or absent (0)
+};
+
+enum class MaskMode : uint8_t { Full, Count, Bits, Counter };
+
+// An operand's value inside an instruction (the program side).
+struct Operand {
+  enum class Kind : uint8_t { None, Reg, Imm, Float, Mem, Label, Sym, Mask, Flag };
+  Kind kind = Kind::None;
+  uint8_t reg = kNoReg;       // Reg; the base register of Mem
+  Space space = Space::GM;    // Mem
+  MaskMode mask = MaskMode::Full;
+  uint16_t tensor = 0;        // Mem in GM: index of the tensor
+  int64_t imm = 0;            // Imm; Mem offset; Label target; Sym index; Flag; Mask count or low bits
+  uint64_t hi = 0;            // Mask high bits
+  double f = 0;               // Float
+
+  bool operator==(const Operand& o) const {  // numbers by their bits, so a NaN equals itself
+    return kind == o.kind && reg == o.reg && space == o.space && mask == o.mask && tensor == o.tensor &&
+           imm == o.imm && hi == o.hi && std::bit_cast<uint64_t>(f) == std::bit_cast<uint64_t>(o.f);
+  }
+};
+
+struct Instr {
+  uint16_t op = 0;  // index into isa_table()
+  uint8_t ntypes = 0;
+  std::array<DType, kMaxTypes> type{};
+  uint32_t line = 0;  // source line, 0 when built in C++
+  std::array<Operand, kMaxOperands> ops{};
+
+  bool operator==(const Instr& o) const {  // the line is where it came from, not what it is
+    return op == o.op && ntypes == o.ntypes && type == o.type && ops == o.ops;
+  }
+};
+
+// ---- What the executor hands to an instruction's behaviour -------------------------------------
+
+struct Fmatrix {  // the feature-map geometry register that load3d reads (set by set_fmatrix)
+  int64_t h = 0, w = 0, pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  bool operator==(const Fmatrix&) const = default;
+};
+
+// An instruction with its operands resolved when the scalar unit issues it: memory operands become
+// byte addresses, registers their values. Pipes execute Issued instructions, possibly much later.
+struct Issued {
+  const Instr* instr = nullptr;
+  int32_t index = 0;  // position in the program
+  std::array<int64_t, kMaxOperands> v{};
+  Fmatrix fmatrix;  // snapshot for load3d
+
+  int64_t operator[](int i) const { return v[i]; }
+  DType type(int i = 0) const { return instr->type[i]; }
+};
+
+// A set of bytes an instruction touches in one operand: n2 repeats (stride s2) of n1 chunks
+// (stride s1) of `bytes` bytes, starting at `base`.
+struct Region {
+  uint8_t operand = 0;
+  Space space = Space::GM;
+  uint16_t tensor = 0;
+  bool write = false;
+  int64_t base = 0;
+  int64_t bytes = 0;
+  int64_t n1 = 1, s1 = 0;
+  int64_t n2 = 1, s2 = 0;
+  int64_t align = 1;  // required alignment of every chunk's start
+
+  int64_t lo() const;  // first byte touched
+  int64_t hi() const;  // one past the last byte touched
+};
+
+struct Footprint {
+  std::array<Region, 16> regions;
+  int count = 0;
+  void add(const Region& r);
+};
+
+struct CoreMemory;
+struct GlobalMemory;
+
+struct ExecContext {
+  const ChipConfig& chip;
+  CoreMemory& core;
+  GlobalMemory& gm;
+  uint8_t* ptr(const Issued& I, int operand) const;  // address of a memory operand's first byte
+};
+
+struct ScalarState {
+  std::array<int64_t, kNumRegs> x{};
+  int64_t block_idx = 0, block_num = 1;
+  Fmatrix fmatrix;
+};
+
+// What a scalar instruction does to control flow.
+struct Flow {
+  enum Kind : uint8_t { Next, Jump, End } kind = Next;
+  int64_t target = 0;
+};
+
+// A run-time fault of the program (division by zero, ...): reported as a diagnostic.
+struct Fault {
+  std::string message;
+};
+
+using ScalarFn = Flow (*)(const Instr&, ScalarState&);
+using ExecFn = void (*)(const Issued&, const ExecContext&);
+using FootprintFn = void (*)(const Issued&, const ChipConfig&, Footprint&);
+// Checks relations between operands that ranges cannot say; returns an error message (empty when
+// fine) and sets `operand` to the operand it is about (-1 for the instruction).
+using ValidateFn = std::string (*)(const Instr&, int& operand);
+
+struct OperandSpec {
+  std::string_view name;
+  OperandKind kind;
+  bool keyword = false;  // written name=value (Flag: bare name); positional otherwise
+  int64_t lo = 0, hi = 0;
+  int64_t def = 0;        // default of a keyword operand (Imm, Enum index, Flag)
+  uint8_t spaces = 0;     // Mem: bit (1 << Space) for each space allowed
+  bool allow_all = false; // PipeName: ALL allowed
+  std::vector<std::string_view> symbols;  // Enum
+  std::string_view doc;
+};
+
+struct InstrSpec {
+  std::string_view mnemonic;
+  Pipe pipe;            // for set_flag / wait_flag / barrier: decided by an operand, see issue_pipe()
+  uint8_t ntypes = 0;   // number of .type suffixes
+  std::vector<std::array<DType, kMaxTypes>> types;  // allowed suffix combinations
+  std::vector<OperandSpec> operands;
+  std::string_view summary;
+  std::string_view semantics;  // what it computes, for the reference
+  ScalarFn scalar = nullptr;
+  ExecFn exec = nullptr;
+  FootprintFn footprint = nullptr;
+  ValidateFn validate = nullptr;
+
+  int operand_index(std::string_view name) const;  // -1 when absent
+  int positional_count() const;
+};
+
+// The table, in the order of docs/isa.md.
+const std::vector<InstrSpec>& isa_table();
+const InstrSpec& spec_of(const Instr& in);
+int find_mnemonic(std::string_view mnemonic);  // -1 when unknown
+
+// The pipe whose queue an instruction goes to (sync instructions: the pipe their operands name).
+Pipe issue_pipe(const Instr& in);
+
+// Sync instructions, which the timing model treats specially.
+bool is_set_flag(const Instr& in);
+bool is_wait_flag(const Instr& in);
+bool is_barrier(const Instr& in);
+
+// The instruction reference in Markdown, generated from the table (docs/isa.md is this text).
+std::string isa_reference_markdown();
+
+// Families of the table, each in its own source file.
+void add_scalar_instructions(std::vector<InstrSpec>& table);
+void add_sync_instructions(std::vector<InstrSpec>& table);
+void add_mte_instructions(std::vector<InstrSpec>& table);
+void add_cube_instructions(std::vector<InstrSpec>& table);
+void add_vector_instructions(std::vector<InstrSpec>& table);
+
+}  // namespace cubekit

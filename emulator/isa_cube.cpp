@@ -1,0 +1,244 @@
+// The cube path: L1 -> L0A/L0B loads (load2d, load3d with its FMATRIX register) and mmad.
+//
+// Layouts (a fractal is 16 x C0 elements, 512 B; C0 = 16 for f16, 32 for s8):
+//   L0A  zZ: A (m x k) as fractals (m/16, k/C0) in row-major order, row-major inside;
+//   L0B  zN: B (k x n) as fractals (k/C0, n/16) in row-major order, each stored column-major
+//            (element (k, n) of a fractal at n*C0 + k);
+//   L0C  NZ: C (m x n) as 16 x 16 fractals in column-major order, row-major inside.
+#include "emulator/isa_helpers.h"
+#include "emulator/layout.h"
+#include "emulator/mmad_kernel.h"
+
+#include <vector>
+
+namespace cubekit {
+namespace {
+
+using namespace isa;
+
+constexpr int64_t kFractalBytes = 512;
+
+// ---- set_fmatrix ------------------------------------------------------------------------------
+Flow set_fmatrix(const Instr& in, ScalarState& s) {
+  s.fmatrix = {in.ops[0].imm, in.ops[1].imm, in.ops[2].imm, in.ops[3].imm, in.ops[4].imm, in.ops[5].imm};
+  return {};
+}
+
+// ---- load2d -----------------------------------------------------------------------------------
+enum L2Slot { kL2Dst, kL2Src, kL2Repeat, kL2SrcStride, kL2DstGap, kL2Transpose };
+
+void load2d_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
+  const Operand& dst = I.instr->ops[kL2Dst];
+  fp.add({.operand = kL2Src, .space = Space::L1, .base = I[kL2Src], .bytes = kFractalBytes, .n1 = I[kL2Repeat],
+          .s1 = I[kL2SrcStride] * kFractalBytes, .align = chip.alignment(Space::L1)});
+  fp.add({.operand = kL2Dst, .space = dst.space, .write = true, .base = I[kL2Dst], .bytes = kFractalBytes,
+          .n1 = I[kL2Repeat], .s1 = (1 + I[kL2DstGap]) * kFractalBytes, .align = chip.alignment(dst.space)});
+}
+
+void load2d_exec(const Issued& I, const ExecContext& ctx) {
+  uint8_t* dst = ctx.ptr(I, kL2Dst);
+  const uint8_t* src = ctx.ptr(I, kL2Src);
+  for (int64_t i = 0; i < I[kL2Repeat]; ++i) {
+    uint8_t* d = dst + i * (1 + I[kL2DstGap]) * kFractalBytes;
+    const uint8_t* s = src + i * I[kL2SrcStride] * kFractalBytes;
+    if (!I[kL2Transpose]) {
+      std::memcpy(d, s, kFractalBytes);
+      continue;
+    }
+    for (int r = 0; r < 16; ++r)
+      for (int c = 0; c < 16; ++c) std::memcpy(d + (c * 16 + r) * 2, s + (r * 16 + c) * 2, 2);
+  }
+}
+
+std::string load2d_check(const Instr& in, int& operand) {
+  if (in.ops[kL2Transpose].imm && dtype_size(in.type[0]) != 2) {
+    operand = kL2Transpose;
+    return fmt::format("load2d transposes 16x16 fractals of 16-bit data only, not {}; for 8-bit data store the "
+                       "matrix transposed in GM instead",
+                       dtype_name(in.type[0]));
+  }
+  return {};
+}
+
+// ---- load3d (img2col) -------------------------------------------------------------------------
+enum L3Slot { kL3Dst, kL3Src, kC1, kKh, kKw, kSh, kSw, kDh, kDw, kMStart, kMLen, kKStart, kKLen };
+
+struct Conv {
+  int64_t oh, ow;
+};
+
+// Output geometry of the feature map in FMATRIX; a geometry with no output is a fault.
+Conv conv_geometry(const Issued& I) {
+  const Fmatrix& f = I.fmatrix;
+  if (f.h <= 0 || f.w <= 0) throw Fault{"load3d before set_fmatrix: the feature map has no height or width"};
+  int64_t eh = f.h + f.pad_top + f.pad_bottom - I[kDh] * (I[kKh] - 1) - 1;
+  int64_t ew = f.w + f.pad_left + f.pad_right - I[kDw] * (I[kKw] - 1) - 1;
+  if (eh < 0 || ew < 0)
+    throw Fault{fmt::format("load3d: the dilated {}x{} kernel is larger than the padded {}x{} feature map", I[kKh],
+                            I[kKw], f.h + f.pad_top + f.pad_bottom, f.w + f.pad_left + f.pad_right)};
+  return {eh / I[kSh] + 1, ew / I[kSw] + 1};
+}
+
+void load3d_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
+  const Operand& dst = I.instr->ops[kL3Dst];
+  fp.add({.operand = kL3Src, .space = Space::L1, .base = I[kL3Src], .bytes = I[kC1] * I.fmatrix.h * I.fmatrix.w * 32,
+          .align = chip.alignment(Space::L1)});
+  fp.add({.operand = kL3Dst, .space = dst.space, .write = true, .base = I[kL3Dst], .bytes = I[kMLen] * I[kKLen] * 2,
+          .align = chip.alignment(dst.space)});
+}
+
+void load3d_exec(const Issued& I, const ExecContext& ctx) {
+  Conv g = conv_geometry(I);
+  const Fmatrix& f = I.fmatrix;
+  bool to_l0a = I.instr->ops[kL3Dst].space == Space::L0A;
+  uint8_t* dst = ctx.ptr(I, kL3Dst);
+  const uint8_t* src = ctx.ptr(I, kL3Src);
+  int64_t mf = I[kMLen] / 16, kf = I[kKLen] / 16, kernel = I[kKh] * I[kKw];
+  for (int64_t m = 0; m < I[kMLen]; ++m) {
+    int64_t p = I[kMStart] + m, oh = p / g.ow, ow = p % g.ow;
+    for (int64_t kb = 0; kb < kf; ++kb) {
+      int64_t kk = I[kKStart] / 16 + kb, c1 = kk / kernel, i = kk % kernel / I[kKw], j = kk % I[kKw];
+      int64_t ih = oh * I[kSh] - f.pad_top + i * I[kDh], iw = ow * I[kSw] - f.pad_left + j * I[kDw];
+      int64_t fractal = to_l0a ? (m / 16) * kf + kb : kb * mf + m / 16;
+      uint8_t* d = dst + fractal * kFractalBytes + (m % 16) * 32;
+      bool inside = p < g.oh * g.ow && ih >= 0 && ih < f.h && iw >= 0 && iw < f.w;
+      if (inside) std::memcpy(d, src + ((c1 * f.h + ih) * f.w + iw) * 32, 32);
+      else std::memset(d, 0, 32);
+    }
+  }
+}
+
+std::string load3d_check(const Instr& in, int& operand) {
+  for (int slot : {kMLen, kKLen, kKStart})
+    if (in.ops[slot].imm % 16) {
+      operand = slot;
+      return fmt::format("{}={} must be a multiple of 16 (one fractal edge)", spec_of(in).operands[slot].name,
+                         in.ops[slot].imm);
+    }
+  int64_t k_total = in.ops[kC1].imm * in.ops[kKh].imm * in.ops[kKw].imm * 16;
+  if (in.ops[kKStart].imm + in.ops[kKLen].imm > k_total) {
+    operand = kKLen;
+    return fmt::format("k_start+k_len={} exceeds the im2col width c1*kh*kw*16={}",
+                       in.ops[kKStart].imm + in.ops[kKLen].imm, k_total);
+  }
+  return {};
+}
+
+// ---- mmad -------------------------------------------------------------------------------------
+enum MmSlot { kMmC, kMmA, kMmB, kM, kN, kK, kInit };
+
+struct MmShape {
+  int64_t mf, nf, kf, k0;
+};
+MmShape mm_shape(const Issued& I, const ChipConfig& chip) {
+  const CubeFractal* f = chip.fractal(I.type());
+  int64_t k0 = f ? f->k0 : 32 / dtype_size(I.type());
+  return {ceil_div(I[kM], 16), ceil_div(I[kN], 16), ceil_div(I[kK], k0), k0};
+}
+
+void mmad_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
+  MmShape s = mm_shape(I, chip);
+  fp.add({.operand = kMmA, .space = Space::L0A, .base = I[kMmA], .bytes = s.mf * s.kf * kFractalBytes,
+          .align = chip.alignment(Space::L0A)});
+  fp.add({.operand = kMmB, .space = Space::L0B, .base = I[kMmB], .bytes = s.kf * s.nf * kFractalBytes,
+          .align = chip.alignment(Space::L0B)});
+  Region c{.operand = kMmC, .space = Space::L0C, .base = I[kMmC], .bytes = s.mf * s.nf * 1024,
+           .align = chip.alignment(Space::L0C)};
+  if (!I[kInit]) fp.add(c);
+  c.write = true;
+  fp.add(c);
+}
+
+void mmad_exec(const Issued& I, const ExecContext& ctx) {
+  if (!ctx.chip.fractal(I.type()))
+    throw Fault{fmt::format("the cube of {} does not take {} inputs", ctx.chip.name, dtype_name(I.type()))};
+  MmShape s = mm_shape(I, ctx.chip);
+  int M = int(s.mf * 16), N = int(s.nf * 16), K = int(I[kK]);
+  const uint8_t* a = ctx.ptr(I, kMmA);
+  const uint8_t* b = ctx.ptr(I, kMmB);
+  uint8_t* c = ctx.ptr(I, kMmC);
+  layout::Fractal fa = layout::l0a(s.mf, s.kf, s.k0), fb = layout::l0b(s.kf, s.nf, s.k0), fc = layout::l0c(s.mf, s.nf);
+  if (I.type() == DType::f16) {
+    thread_local std::vector<float> A, B, C;
+    A.assign(size_t(M) * K, 0), B.assign(size_t(K) * N, 0), C.assign(size_t(M) * N, 0);
+    for (int i = 0; i < M; ++i)
+      for (int k = 0; k < K; ++k) A[i * K + k] = f16_to_f32(load<uint16_t>(a + fa.offset(i, k) * 2));
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < N; ++j) B[k * N + j] = f16_to_f32(load<uint16_t>(b + fb.offset(k, j) * 2));
+    if (!I[kInit])
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) C[i * N + j] = load<float>(c + fc.offset(i, j) * 4);
+    gemm_f16_products(C.data(), A.data(), B.data(), M, N, K);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) store<float>(c + fc.offset(i, j) * 4, C[i * N + j]);
+    return;
+  }
+  thread_local std::vector<int8_t> A8, B8;
+  thread_local std::vector<int32_t> C32;
+  A8.assign(size_t(M) * K, 0), B8.assign(size_t(K) * N, 0), C32.assign(size_t(M) * N, 0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) A8[i * K + k] = int8_t(a[fa.offset(i, k)]);
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < N; ++j) B8[k * N + j] = int8_t(b[fb.offset(k, j)]);
+  if (!I[kInit])
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) C32[i * N + j] = load<int32_t>(c + fc.offset(i, j) * 4);
+  gemm_s8(C32.data(), A8.data(), B8.data(), M, N, K);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) store<int32_t>(c + fc.offset(i, j) * 4, C32[i * N + j]);
+}
+
+}  // namespace
+
+void add_cube_instructions(std::vector<InstrSpec>& t) {
+  t.push_back({.mnemonic = "set_fmatrix", .pipe = Pipe::S,
+               .operands = {required("h", 1, 65535, "feature map height"), required("w", 1, 65535, "feature map width"),
+                            kw("pad_top", 0, 255, 0, "zero rows above"), kw("pad_bottom", 0, 255, 0, "zero rows below"),
+                            kw("pad_left", 0, 255, 0, "zero columns left"),
+                            kw("pad_right", 0, 255, 0, "zero columns right")},
+               .summary = "set the FMATRIX register (feature-map geometry) that load3d reads",
+               .semantics = "Later load3d instructions of this core read a feature map of h x w pixels with the "
+                            "given zero padding. load3d captures the register when it is issued.",
+               .scalar = set_fmatrix});
+  t.push_back({.mnemonic = "load2d", .pipe = Pipe::MTE1, .ntypes = 1, .types = {{DType::f16}, {DType::s8}},
+               .operands = {mem("dst", bit(Space::L0A) | bit(Space::L0B), "destination fractals"),
+                            mem("src", bit(Space::L1), "source fractals"),
+                            kw("repeat", 1, 255, 1, "fractals to move"),
+                            kw("src_stride", 0, 65535, 1, "fractals from one source fractal to the next"),
+                            kw("dst_gap", 0, 65535, 0, "fractals skipped in the destination after each one"),
+                            flag("transpose", "transpose each 16x16 fractal (16-bit data only)")},
+               .summary = "move 512 B fractals L1 -> L0A/L0B, optionally transposing each",
+               .semantics = "For i < repeat: `dst[i*(1+dst_gap)*512 ..+512] = src[i*src_stride*512 ..+512]`; with "
+                            "`transpose`, element (r, c) of the 16x16 fractal lands at (c, r).",
+               .exec = load2d_exec, .footprint = load2d_footprint, .validate = load2d_check});
+  t.push_back({.mnemonic = "load3d", .pipe = Pipe::MTE1, .ntypes = 1, .types = {{DType::f16}},
+               .operands = {mem("dst", bit(Space::L0A) | bit(Space::L0B), "destination fractals"),
+                            mem("src", bit(Space::L1), "feature map, C1 x H x W x C0 (C0 = 16)"),
+                            required("c1", 1, 4095, "channel slices (C1) in the feature map"),
+                            required("kh", 1, 255, "kernel height"), required("kw", 1, 255, "kernel width"),
+                            kw("sh", 1, 63, 1, "stride in height"), kw("sw", 1, 63, 1, "stride in width"),
+                            kw("dh", 1, 255, 1, "dilation in height"), kw("dw", 1, 255, 1, "dilation in width"),
+                            kw("m_start", 0, kI32Max, 0, "first output position (row of the im2col matrix)"),
+                            required("m_len", 16, 65535, "output positions to load (multiple of 16)"),
+                            kw("k_start", 0, kI32Max, 0, "first im2col column (multiple of 16)"),
+                            required("k_len", 16, 65535, "im2col columns to load (multiple of 16)")},
+               .summary = "img2col: load a window of the im2col matrix of an L1 feature map into L0A/L0B",
+               .semantics = "The im2col matrix has one row per output position p = oh*OW + ow (OH, OW from FMATRIX "
+                            "and the kernel) and one column per (c1, i, j, c0), c0 fastest. Element (p, k) is "
+                            "`fmap[c1][oh*sh - pad_top + i*dh][ow*sw - pad_left + j*dw][c0]`, 0 in the padding and for "
+                            "p >= OH*OW. Rows [m_start, m_start+m_len) x columns [k_start, k_start+k_len) are written "
+                            "in the L0A (zZ) layout, or in the L0B (zN) layout as the k x p matrix.",
+               .exec = load3d_exec, .footprint = load3d_footprint, .validate = load3d_check});
+  t.push_back({.mnemonic = "mmad", .pipe = Pipe::M, .ntypes = 1, .types = {{DType::f16}, {DType::s8}},
+               .operands = {mem("c", bit(Space::L0C), "accumulator, NZ"), mem("a", bit(Space::L0A), "left matrix, zZ"),
+                            mem("b", bit(Space::L0B), "right matrix, zN"), required("m", 1, 4095, "rows of A and C"),
+                            required("n", 1, 4095, "columns of B and C"), required("k", 1, 4095, "columns of A, rows of B"),
+                            flag("init", "start from C = 0 instead of accumulating")},
+               .summary = "matrix multiply-accumulate on the cube: C (+)= A x B",
+               .semantics = "For every element of the ceil(m/16) x ceil(n/16) fractals of C: "
+                            "`c = init ? 0 : c; for kk < k: c = c + a[i][kk] * b[kk][j]`, in increasing kk, in f32 "
+                            "(f16 inputs: each product exact, one rounding per step) or wrapping s32 (s8 inputs).",
+               .exec = mmad_exec, .footprint = mmad_footprint});
+}
+
+}  // namespace cubekit

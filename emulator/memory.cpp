@@ -1,0 +1,72 @@
+#include "emulator/memory.h"
+
+#include "emulator/error.h"
+#include "emulator/rounding.h"
+
+#include <cstring>
+#include <random>
+
+namespace cubekit {
+
+CoreMemory::CoreMemory(const ChipConfig& chip) {
+  for (int s = 1; s < kNumSpaces; ++s) buffer[s].assign(size_t(chip.buffer_size(Space(s))), 0);
+}
+
+GlobalMemory GlobalMemory::for_program(const Program& program) {
+  GlobalMemory gm;
+  gm.decls = program.tensors;
+  for (const TensorDecl& t : program.tensors) gm.data.emplace_back(size_t(t.bytes()), 0);
+  return gm;
+}
+
+int GlobalMemory::index(std::string_view name) const {
+  for (size_t i = 0; i < decls.size(); ++i)
+    if (decls[i].name == name) return int(i);
+  std::string names;
+  for (const TensorDecl& t : decls) names += (names.empty() ? "" : ", ") + t.name;
+  user_error("no tensor '{}' (the program declares: {})", name, names.empty() ? "none" : names);
+}
+
+void GlobalMemory::fill_inputs(uint64_t seed) {
+  for (size_t t = 0; t < decls.size(); ++t) {
+    if (decls[t].role == TensorRole::Out) continue;
+    std::mt19937_64 rng(seed * 1000003 + t);
+    std::uniform_real_distribution<double> real(-1.0, 1.0);
+    std::uniform_int_distribution<int> small(-8, 8);
+    uint8_t* p = data[t].data();
+    int size = dtype_size(decls[t].dtype);
+    for (int64_t e = 0; e < decls[t].elements(); ++e, p += size) {
+      switch (decls[t].dtype) {
+        case DType::f16: {
+          uint16_t h = f64_to_f16(real(rng));
+          std::memcpy(p, &h, 2);
+          break;
+        }
+        case DType::f32: {
+          float f = float(real(rng));
+          std::memcpy(p, &f, 4);
+          break;
+        }
+        case DType::s8: *reinterpret_cast<int8_t*>(p) = int8_t(std::uniform_int_distribution<int>(-128, 127)(rng)); break;
+        case DType::u8: *p = uint8_t(std::uniform_int_distribution<int>(0, 255)(rng)); break;
+        case DType::s16: {
+          int16_t v = int16_t(small(rng) * 100);
+          std::memcpy(p, &v, 2);
+          break;
+        }
+        case DType::u16: {
+          uint16_t v = uint16_t(std::uniform_int_distribution<int>(0, 65535)(rng));
+          std::memcpy(p, &v, 2);
+          break;
+        }
+        case DType::s32: {
+          int32_t v = small(rng) * 1000;
+          std::memcpy(p, &v, 4);
+          break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace cubekit

@@ -1,0 +1,30 @@
+// The memories a program runs against: each core's buffers and the GM tensors shared by all cores.
+#pragma once
+
+#include "emulator/chip_config.h"
+#include "emulator/program.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace cubekit {
+
+struct CoreMemory {
+  explicit CoreMemory(const ChipConfig& chip);
+  std::vector<uint8_t> buffer[kNumSpaces];  // GM unused
+  uint8_t* data(Space s) { return buffer[int(s)].data(); }
+};
+
+struct GlobalMemory {
+  std::vector<TensorDecl> decls;
+  std::vector<std::vector<uint8_t>> data;
+
+  static GlobalMemory for_program(const Program& program);  // zero-filled
+  int index(std::string_view name) const;                    // user error when absent
+  std::vector<uint8_t>& bytes(std::string_view name) { return data[index(name)]; }
+  // Seeded random values for every `in` and `inout` tensor: floats uniform in [-1, 1), s8/u8
+  // over their whole range, wider integers small multiples of 100 or 1000. `out` stays zero.
+  void fill_inputs(uint64_t seed);
+};
+
+}  // namespace cubekit

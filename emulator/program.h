@@ -1,0 +1,108 @@
+// A program for the AI Core: GM tensor declarations, instructions, labels. Built by the assembler
+// (text) or by ProgramBuilder (C++); printed back to text by print_program. All three share one
+// path that checks each instruction against the ISA table (make_instr).
+#pragma once
+
+#include "emulator/isa.h"
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cubekit {
+
+enum class TensorRole : uint8_t { In, Out, InOut };
+std::string_view role_name(TensorRole r);
+
+struct TensorDecl {
+  std::string name;
+  DType dtype = DType::f16;
+  std::vector<int64_t> shape;
+  TensorRole role = TensorRole::In;
+
+  int64_t elements() const;
+  int64_t bytes() const { return elements() * dtype_size(dtype); }
+  bool operator==(const TensorDecl&) const = default;
+};
+
+struct Label {
+  std::string name;
+  int index;  // the instruction it names (== code.size() for a label at the end)
+  bool operator==(const Label&) const = default;
+};
+
+struct Program {
+  std::string name = "kernel";
+  int block_dim = 1;
+  std::vector<TensorDecl> tensors;
+  std::vector<Instr> code;
+  std::vector<Label> labels;
+
+  int tensor_index(std::string_view name) const;  // -1 when absent
+  const TensorDecl& tensor(std::string_view name) const;
+};
+
+// An operand as written, before it is checked against the table: what the parser reads and what
+// the builder's helper functions make.
+struct Arg {
+  enum class Kind : uint8_t { Reg, Int, Float, Mem, Name, Mask };
+  Kind kind = Kind::Int;
+  int reg = -1;          // Reg; Mem base register (-1: none)
+  int64_t value = 0;     // Int; Mem offset; Mask count / low bits
+  uint64_t hi = 0;       // Mask high bits
+  MaskMode mask = MaskMode::Count;
+  double f = 0;          // Float
+  std::string name;      // Name (label, pipe, enum symbol, flag); Mem buffer or tensor name
+  std::string key;       // keyword operands: the key; empty for positional ones
+  int column = 0;        // 1-based column in the source line (0 when built in C++)
+};
+
+// Helpers for building programs in C++: b.emit("vadd.f16", {ub(0), ub(256), ub(512)}, {kw("repeat", 2)}).
+Arg x(int reg);
+Arg imm(int64_t value);
+Arg num(double value);
+Arg mem(std::string_view buffer_or_tensor, int64_t offset);
+Arg mem(std::string_view buffer_or_tensor, const Arg& base_reg, int64_t offset = 0);
+Arg name(std::string_view symbol);  // a label, pipe, enum value or flag
+Arg mask_count(int64_t n);
+Arg mask_bits(uint64_t hi, uint64_t lo);
+Arg mask_counter(int64_t n);
+Arg kw(std::string_view key, Arg value);
+Arg flag(std::string_view key);
+
+// Checks `args` against the spec of `mnemonic` (with its .type suffixes) and builds the
+// instruction. Label operands are returned unresolved in `label_refs` (operand index, name).
+// Errors go to `fail(column, message)`, which must throw.
+struct LabelRef {
+  int operand;
+  std::string name;
+  int column;
+};
+using FailFn = void (*)(void* context, int column, const std::string& message);
+Instr make_instr(const Program& program, std::string_view mnemonic, int mnemonic_column, const std::vector<Arg>& args,
+                 std::vector<LabelRef>& label_refs, FailFn fail, void* context);
+
+class ProgramBuilder {
+ public:
+  explicit ProgramBuilder(std::string kernel_name);
+
+  int tensor(std::string name, DType dtype, std::vector<int64_t> shape, TensorRole role);
+  void block_dim(int n);
+  void label(std::string name);  // names the next instruction emitted
+  int emit(std::string_view mnemonic, const std::vector<Arg>& args);  // returns its index
+  int size() const { return int(program_.code.size()); }
+  Program finish();  // resolves labels
+
+ private:
+  Program program_;
+  std::vector<std::pair<int, LabelRef>> pending_;  // (instruction, reference)
+};
+
+// Text form. parse_program reports errors as "<source>:line:column: error: ..." with the line.
+Program parse_program(std::string_view text, std::string_view source_name = "<input>");
+Program load_program(const std::string& path);
+std::string print_program(const Program& program);
+std::string print_instr(const Program& program, const Instr& in);
+
+}  // namespace cubekit

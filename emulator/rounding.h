@@ -1,0 +1,33 @@
+// IEEE binary16 and the rounding modes of the vector unit's conversions.
+//
+// Every fp16 result the emulator produces goes through f32_to_f16: values are computed exactly (or
+// in f32, where that is provably the same as computing exactly and rounding once) and rounded
+// once. Modes follow Ascend's RoundMode names: rint (nearest, ties to even), floor, ceil,
+// round (nearest, ties away from zero), trunc (toward zero), odd (von Neumann rounding to odd).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace cubekit {
+
+enum class RoundMode : uint8_t { none, rint, floor, ceil, round, trunc, odd };
+
+std::string_view round_mode_name(RoundMode m);
+
+// binary16 <-> binary32. f16_to_f32 is exact; f32_to_f16 rounds to nearest even (the default of
+// every f16 vector result), handling subnormals, infinities and NaN as IEEE 754 does.
+float f16_to_f32(uint16_t h);
+uint16_t f32_to_f16(float f);
+uint16_t f64_to_f16(double d);  // round to nearest even, like f32_to_f16
+
+// Rounds x (exact in double) to binary16 / binary32 with the given mode; overflow goes to
+// infinity or to the largest finite value as the mode directs.
+uint16_t double_to_f16(double x, RoundMode mode);
+float double_to_f32(double x, RoundMode mode);
+
+// Rounds x to an integer with the given mode and saturates it to [lo, hi]; NaN becomes 0.
+int64_t double_to_int(double x, RoundMode mode, int64_t lo, int64_t hi);
+
+}  // namespace cubekit

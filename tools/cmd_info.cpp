@@ -1,0 +1,68 @@
+// `cubekit isa` and `cubekit chips`: the instruction reference and the chip presets.
+#include "emulator/chip_config.h"
+#include "emulator/isa.h"
+#include "tools/commands.h"
+
+#include <fmt/format.h>
+
+namespace cubekit::cli {
+
+namespace {
+
+void print_isa_text() {
+  Pipe last = Pipe::All;
+  bool first = true;
+  for (const InstrSpec& s : isa_table()) {
+    if (first || s.pipe != last) fmt::print("\n[{}]\n", s.pipe == Pipe::All ? "sync (queue chosen by operand)" : pipe_name(s.pipe));
+    first = false;
+    last = s.pipe;
+    std::string types;
+    for (const auto& sig : s.types) {
+      types += types.empty() ? "" : " ";
+      for (int i = 0; i < s.ntypes; ++i) types += (i ? "." : "") + std::string(dtype_name(sig[i]));
+    }
+    fmt::print("  {:<18} {}{}\n", s.mnemonic, s.summary, types.empty() ? "" : "  [" + types + "]");
+  }
+  fmt::print("\nFull reference with operands and semantics: cubekit isa --markdown (docs/isa.md)\n");
+}
+
+void print_chips(bool json) {
+  if (json) {
+    std::string out = "[";
+    for (const ChipConfig& c : chip_presets()) out += (out.size() > 1 ? ",\n" : "\n") + chip_to_json(c);
+    fmt::print("{}\n]\n", out);
+    return;
+  }
+  for (const ChipConfig& c : chip_presets()) {
+    fmt::print("{}: {}\n", c.name, c.description);
+    fmt::print("  cores {} ({}), clock {} MHz, event ids 0-{}\n", c.cores, c.core_kind, c.clock_mhz, c.event_ids - 1);
+    for (int s = 1; s < kNumSpaces; ++s)
+      fmt::print("  {:<4} {:>8} bytes, {}-byte aligned\n", space_name(Space(s)), c.size[s], c.align[s]);
+    fmt::print("  vector {} B per repeat (blocks of {} B), repeat <= {}\n", c.vector_repeat_bytes, c.block_bytes, c.max_repeat);
+    for (const CubeFractal& f : c.cube)
+      fmt::print("  cube {}x{}->{}: m0 {} k0 {} n0 {}\n", dtype_name(f.input), dtype_name(f.input),
+                 dtype_name(f.accumulator), f.m0, f.k0, f.n0);
+  }
+}
+
+}  // namespace
+
+void add_info(CLI::App& app, int& exit_code) {
+  auto* isa = app.add_subcommand("isa", "print the instruction set reference");
+  auto markdown = std::make_shared<bool>(false);
+  isa->add_flag("--markdown", *markdown, "the full reference in Markdown (what docs/isa.md holds)");
+  isa->callback([markdown, &exit_code] {
+    if (*markdown) fmt::print("{}", isa_reference_markdown());
+    else print_isa_text();
+    exit_code = 0;
+  });
+  auto* chips = app.add_subcommand("chips", "list the chip presets and their parameters");
+  auto json = std::make_shared<bool>(false);
+  chips->add_flag("--json", *json, "as JSON (loadable with --chip FILE.json)");
+  chips->callback([json, &exit_code] {
+    print_chips(*json);
+    exit_code = 0;
+  });
+}
+
+}  // namespace cubekit::cli
