@@ -358,8 +358,8 @@ class Parser {
 std::string number_text(double f) {
   if (std::isnan(f)) return "nan";
   if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
-  std::string s = fmt::format("{}", f);
-  return s;
+  if (f == 0 && std::signbit(f)) return "-0.0";  // "-0" would read back as the integer 0
+  return fmt::format("{}", f);
 }
 
 std::string operand_text(const Program& p, const OperandSpec& spec, const Operand& o) {

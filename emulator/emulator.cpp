@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <map>
 
 namespace cubekit {
 
@@ -31,28 +30,16 @@ std::string format_diagnostic(const Program& p, const Diagnostic& d, std::string
   return fmt::format("{}: error: {}: {}: {}{}", where, diagnostic_kind_name(d.kind), what, d.message, repeats);
 }
 
-namespace {
-
-// Collects diagnostics, one per (kind, instruction): a problem in a loop is reported once with a
-// count instead of once per iteration and core.
-class Collector {
- public:
-  void add(Diagnostic d) {
-    auto key = std::make_pair(int(d.kind), d.index);
-    auto it = seen_.find(key);
-    if (it != seen_.end()) {
-      ++out_[it->second].repeats;
+void RunResult::report(Diagnostic d) {
+  for (Diagnostic& seen : diagnostics)
+    if (seen.kind == d.kind && seen.index == d.index) {
+      ++seen.repeats;
       return;
     }
-    seen_[key] = out_.size();
-    out_.push_back(std::move(d));
-  }
-  std::vector<Diagnostic> take() { return std::move(out_); }
+  diagnostics.push_back(std::move(d));
+}
 
- private:
-  std::map<std::pair<int, int>, size_t> seen_;
-  std::vector<Diagnostic> out_;
-};
+namespace {
 
 Diagnostic::Kind kind_of(AccessError::Kind k) {
   switch (k) {
@@ -64,66 +51,70 @@ Diagnostic::Kind kind_of(AccessError::Kind k) {
 
 }  // namespace
 
+void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, CoreMemory& memory,
+                       ScalarState& s, const RunOptions& options, RunResult& result) {
+  ExecContext ctx{chip, memory, gm};
+  Footprint fp;
+  int core = int(s.block_idx);
+  auto report = [&](Diagnostic::Kind kind, int index, std::string message) {
+    uint32_t line = index >= 0 && index < int(program.code.size()) ? program.code[index].line : 0;
+    result.report({kind, core, index, line, std::move(message)});
+  };
+  int64_t pc = 0, steps = 0;
+  for (;;) {
+    if (pc < 0 || pc >= int64_t(program.code.size())) {
+      report(Diagnostic::Kind::NoEnd, -1,
+             fmt::format("execution ran past the last instruction without reaching 'end' (pc {})", pc));
+      return;
+    }
+    if (++steps > options.max_steps) {
+      report(Diagnostic::Kind::StepLimit, int(pc),
+             fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit "
+                         "with --max-steps)", options.max_steps));
+      return;
+    }
+    const Instr& in = program.code[pc];
+    const InstrSpec& spec = spec_of(in);
+    ++result.instructions;
+    if (spec.pipe == Pipe::S) {
+      ++result.per_pipe[int(Pipe::S)];
+      Flow flow;
+      try {
+        flow = spec.scalar(in, s);
+      } catch (const Fault& f) {
+        report(Diagnostic::Kind::Fault, int(pc), f.message);
+        return;
+      }
+      if (flow.kind == Flow::End) return;
+      pc = flow.kind == Flow::Jump ? flow.target : pc + 1;
+      continue;
+    }
+    ++result.per_pipe[int(issue_pipe(in))];
+    Issued I = issue(in, int(pc), s);
+    AccessError e = check(I, chip, gm, fp);
+    if (e.kind != AccessError::None) {
+      report(kind_of(e.kind), int(pc), e.message);
+    } else {
+      try {
+        spec.exec(I, ctx);
+      } catch (const Fault& f) {
+        report(Diagnostic::Kind::Fault, int(pc), f.message);
+      }
+    }
+    ++pc;
+  }
+}
+
 RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options) {
   RunResult result;
   result.cores = options.cores > 0 ? options.cores : program.block_dim;
-  Collector diagnostics;
-  Footprint fp;
   for (int core = 0; core < result.cores; ++core) {
     ScalarState s;
     s.block_idx = core;
     s.block_num = result.cores;
     CoreMemory memory(chip);
-    ExecContext ctx{chip, memory, gm};
-    auto report = [&](Diagnostic::Kind kind, int index, std::string message) {
-      uint32_t line = index >= 0 && index < int(program.code.size()) ? program.code[index].line : 0;
-      diagnostics.add({kind, core, index, line, std::move(message)});
-    };
-    int64_t pc = 0, steps = 0;
-    for (;;) {
-      if (pc < 0 || pc >= int64_t(program.code.size())) {
-        report(Diagnostic::Kind::NoEnd, -1,
-               fmt::format("execution ran past the last instruction without reaching 'end' (pc {})", pc));
-        break;
-      }
-      if (++steps > options.max_steps) {
-        report(Diagnostic::Kind::StepLimit, int(pc),
-               fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit "
-                           "with --max-steps)", options.max_steps));
-        break;
-      }
-      const Instr& in = program.code[pc];
-      const InstrSpec& spec = spec_of(in);
-      ++result.instructions;
-      if (spec.pipe == Pipe::S) {
-        ++result.per_pipe[int(Pipe::S)];
-        Flow flow;
-        try {
-          flow = spec.scalar(in, s);
-        } catch (const Fault& f) {
-          report(Diagnostic::Kind::Fault, int(pc), f.message);
-          break;
-        }
-        if (flow.kind == Flow::End) break;
-        pc = flow.kind == Flow::Jump ? flow.target : pc + 1;
-        continue;
-      }
-      ++result.per_pipe[int(issue_pipe(in))];
-      Issued I = issue(in, int(pc), s);
-      AccessError e = check(I, chip, gm, fp);
-      if (e.kind != AccessError::None) {
-        report(kind_of(e.kind), int(pc), e.message);
-      } else {
-        try {
-          spec.exec(I, ctx);
-        } catch (const Fault& f) {
-          report(Diagnostic::Kind::Fault, int(pc), f.message);
-        }
-      }
-      ++pc;
-    }
+    run_core_in_order(chip, program, gm, memory, s, options, result);
   }
-  result.diagnostics = diagnostics.take();
   return result;
 }
 

@@ -38,8 +38,15 @@ struct RunResult {
   std::array<int64_t, kNumPipes> per_pipe{};
   std::vector<Diagnostic> diagnostics;
   bool clean() const { return diagnostics.empty(); }
+  // Records a diagnostic, once per (kind, instruction): a problem inside a loop is reported once
+  // with a count instead of once per iteration and core.
+  void report(Diagnostic d);
 };
 
 RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options = {});
+
+// One core's walk of the program against memory the caller owns (tests pre-fill buffers this way).
+void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, CoreMemory& memory,
+                       ScalarState& state, const RunOptions& options, RunResult& result);
 
 }  // namespace cubekit

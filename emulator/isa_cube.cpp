@@ -6,7 +6,6 @@
 //            (element (k, n) of a fractal at n*C0 + k);
 //   L0C  NZ: C (m x n) as 16 x 16 fractals in column-major order, row-major inside.
 #include "emulator/isa_helpers.h"
-#include "emulator/layout.h"
 #include "emulator/mmad_kernel.h"
 
 #include <vector>
@@ -149,6 +148,55 @@ void mmad_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
   fp.add(c);
 }
 
+// Unpacks the fractals into row-major matrices (A: M x K, B: K x N, C: M x N), one fractal row at
+// a time -- no per-element index arithmetic -- runs the kernel, and packs C back.
+template <class In, class Acc, class Convert>
+void unpack_operands(const uint8_t* a, const uint8_t* b, const MmShape& s, int K, Convert cvt, Acc* A, Acc* B) {
+  int64_t k0 = s.k0, M = s.mf * 16, N = s.nf * 16;
+  const In* pa = reinterpret_cast<const In*>(a);
+  const In* pb = reinterpret_cast<const In*>(b);
+  for (int64_t mb = 0; mb < s.mf; ++mb)
+    for (int64_t kb = 0; kb < s.kf; ++kb) {
+      const In* frac = pa + (mb * s.kf + kb) * 16 * k0;  // zZ: fractal rows are 16 rows of k0
+      int64_t width = std::min<int64_t>(k0, K - kb * k0);
+      for (int64_t r = 0; r < 16; ++r)
+        for (int64_t c = 0; c < width; ++c) A[(mb * 16 + r) * K + kb * k0 + c] = cvt(frac[r * k0 + c]);
+    }
+  for (int64_t kb = 0; kb < s.kf; ++kb)
+    for (int64_t nb = 0; nb < s.nf; ++nb) {
+      const In* frac = pb + (kb * s.nf + nb) * 16 * k0;  // zN: each stored row is one column of B
+      int64_t height = std::min<int64_t>(k0, K - kb * k0);
+      for (int64_t n = 0; n < 16; ++n)
+        for (int64_t k = 0; k < height; ++k) B[(kb * k0 + k) * N + nb * 16 + n] = cvt(frac[n * k0 + k]);
+    }
+  (void)M;
+}
+
+// L0C (NZ) <-> row-major C: fractal (mb, nb) sits at (nb*mf + mb)*256 elements, rows of 16 inside.
+template <class Acc>
+void copy_c(uint8_t* l0c, Acc* C, const MmShape& s, bool to_dense) {
+  int64_t N = s.nf * 16;
+  Acc* frac_base = reinterpret_cast<Acc*>(l0c);
+  for (int64_t nb = 0; nb < s.nf; ++nb)
+    for (int64_t mb = 0; mb < s.mf; ++mb) {
+      Acc* frac = frac_base + (nb * s.mf + mb) * 256;
+      for (int64_t r = 0; r < 16; ++r) {
+        Acc* dense = C + (mb * 16 + r) * N + nb * 16;
+        if (to_dense) std::memcpy(dense, frac + r * 16, 16 * sizeof(Acc));
+        else std::memcpy(frac + r * 16, dense, 16 * sizeof(Acc));
+      }
+    }
+}
+
+const float* f16_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (uint32_t h = 0; h < 65536; ++h) t[h] = f16_to_f32(uint16_t(h));
+    return t;
+  }();
+  return table.data();
+}
+
 void mmad_exec(const Issued& I, const ExecContext& ctx) {
   if (!ctx.chip.fractal(I.type()))
     throw Fault{fmt::format("the cube of {} does not take {} inputs", ctx.chip.name, dtype_name(I.type()))};
@@ -157,35 +205,25 @@ void mmad_exec(const Issued& I, const ExecContext& ctx) {
   const uint8_t* a = ctx.ptr(I, kMmA);
   const uint8_t* b = ctx.ptr(I, kMmB);
   uint8_t* c = ctx.ptr(I, kMmC);
-  layout::Fractal fa = layout::l0a(s.mf, s.kf, s.k0), fb = layout::l0b(s.kf, s.nf, s.k0), fc = layout::l0c(s.mf, s.nf);
   if (I.type() == DType::f16) {
     thread_local std::vector<float> A, B, C;
-    A.assign(size_t(M) * K, 0), B.assign(size_t(K) * N, 0), C.assign(size_t(M) * N, 0);
-    for (int i = 0; i < M; ++i)
-      for (int k = 0; k < K; ++k) A[i * K + k] = f16_to_f32(load<uint16_t>(a + fa.offset(i, k) * 2));
-    for (int k = 0; k < K; ++k)
-      for (int j = 0; j < N; ++j) B[k * N + j] = f16_to_f32(load<uint16_t>(b + fb.offset(k, j) * 2));
-    if (!I[kInit])
-      for (int i = 0; i < M; ++i)
-        for (int j = 0; j < N; ++j) C[i * N + j] = load<float>(c + fc.offset(i, j) * 4);
+    A.resize(size_t(M) * K), B.resize(size_t(K) * N), C.resize(size_t(M) * N);
+    const float* table = f16_table();
+    unpack_operands<uint16_t>(a, b, s, K, [table](uint16_t h) { return table[h]; }, A.data(), B.data());
+    if (I[kInit]) std::fill(C.begin(), C.end(), 0.0f);
+    else copy_c(c, C.data(), s, true);
     gemm_f16_products(C.data(), A.data(), B.data(), M, N, K);
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) store<float>(c + fc.offset(i, j) * 4, C[i * N + j]);
+    copy_c(c, C.data(), s, false);
     return;
   }
   thread_local std::vector<int8_t> A8, B8;
   thread_local std::vector<int32_t> C32;
-  A8.assign(size_t(M) * K, 0), B8.assign(size_t(K) * N, 0), C32.assign(size_t(M) * N, 0);
-  for (int i = 0; i < M; ++i)
-    for (int k = 0; k < K; ++k) A8[i * K + k] = int8_t(a[fa.offset(i, k)]);
-  for (int k = 0; k < K; ++k)
-    for (int j = 0; j < N; ++j) B8[k * N + j] = int8_t(b[fb.offset(k, j)]);
-  if (!I[kInit])
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) C32[i * N + j] = load<int32_t>(c + fc.offset(i, j) * 4);
+  A8.resize(size_t(M) * K), B8.resize(size_t(K) * N), C32.resize(size_t(M) * N);
+  unpack_operands<int8_t>(a, b, s, K, [](int8_t v) { return v; }, A8.data(), B8.data());
+  if (I[kInit]) std::fill(C32.begin(), C32.end(), 0);
+  else copy_c(c, C32.data(), s, true);
   gemm_s8(C32.data(), A8.data(), B8.data(), M, N, K);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) store<int32_t>(c + fc.offset(i, j) * 4, C32[i * N + j]);
+  copy_c(c, C32.data(), s, false);
 }
 
 }  // namespace
