@@ -51,6 +51,33 @@ ChipConfig ascend910() {
   c.max_repeat = 255;
   c.cube = {{DType::f16, DType::f32, 16, 16, 16},  // [DtypeMKN] fp16 16,16,16
             {DType::s8, DType::s32, 16, 32, 16}};  // int8 16,32,16
+  // Timing. "910B2 ini" = HARDWARE.md's [AICoreMemoryRates] of Ascend910B2.ini (bytes/cycle/core,
+  // the closest public figures; the 910's own ini has none). "msopdev" = the simulator config
+  // example in HARDWARE.md. "assumed" = no public figure; chosen to be plausible, editable here.
+  TimingConfig& t = c.timing;
+  t.queue_depth = 32;                // assumed
+  t.scalar_cycles = 1;               // DESIGN.md: scalar 1 cycle
+  t.mte1_latency = 20;               // assumed
+  t.cube_latency = 20;               // assumed
+  t.vector_latency = 10;             // assumed
+  t.l2_hit_latency = 241;            // msopdev: L2 read latency 241 cycles
+  t.l2_miss_latency = 441;           // assumed: an L2 hit plus ~200 cycles of HBM access
+  t.gm_write_latency = 96;           // msopdev: L2 write latency 96 cycles
+  t.gm_read_l2_rate = 110;           // 910B2 ini: l2 110
+  t.gm_read_hbm_rate = 32;           // 910B2 ini: ddr 32
+  t.gm_write_rate = 64;              // 910B2 ini: ub->ddr 64, ub->l2 64
+  t.l1_to_l0a_rate = 512;            // 910B2 ini: l1->l0a 512
+  t.l1_to_l0b_rate = 256;            // 910B2 ini: l1->l0b 256
+  t.l1_to_ub_rate = 128;             // 910B2 ini: l1->ub 128
+  t.l0c_to_ub_rate = 256;            // 910B2 ini: l0c->ub 256
+  t.l2_bytes = 32 << 20;             // 910 ini: 32 MiB L2
+  t.l2_line_bytes = 512;             // msopdev: L2 line 512 B
+  t.hbm_rate = 1000;                 // ~1 TB/s HBM2 at 1 GHz (seed article: "HBM2 bandwidth up to 1 TB/s")
+  t.vector_simple_cycles = 1;        // HARDWARE.md: a conflict-free repeat ~ 1 cycle
+  t.vector_reduce_cycles = 2;        // assumed: a tree over the repeat
+  t.vector_complex_cycles = 4;       // assumed: exp ln sqrt rsqrt rec div
+  t.ub_bank_groups = 16;             // HARDWARE.md: blk_stride 16 -> 8 cycles per repeat
+  t.window_cycles = 1000;            // simulation parameter, not hardware
   return c;
 }
 
@@ -116,6 +143,47 @@ void validate(const ChipConfig& c, const std::string& origin) {
     user_error("{}: core_kind '{}' is not modelled; only 'coupled' (cube and vector in one core) is", origin, c.core_kind);
 }
 
+// The timing fields, listed once for both directions of the JSON mapping.
+template <class F>
+void for_each_timing_field(TimingConfig& t, F f) {
+  f("queue_depth", t.queue_depth);
+  f("scalar_cycles", t.scalar_cycles);
+  f("mte1_latency", t.mte1_latency);
+  f("cube_latency", t.cube_latency);
+  f("vector_latency", t.vector_latency);
+  f("l2_hit_latency", t.l2_hit_latency);
+  f("l2_miss_latency", t.l2_miss_latency);
+  f("gm_write_latency", t.gm_write_latency);
+  f("gm_read_l2_rate", t.gm_read_l2_rate);
+  f("gm_read_hbm_rate", t.gm_read_hbm_rate);
+  f("gm_write_rate", t.gm_write_rate);
+  f("l1_to_l0a_rate", t.l1_to_l0a_rate);
+  f("l1_to_l0b_rate", t.l1_to_l0b_rate);
+  f("l1_to_ub_rate", t.l1_to_ub_rate);
+  f("l0c_to_ub_rate", t.l0c_to_ub_rate);
+  f("l2_bytes", t.l2_bytes);
+  f("l2_line_bytes", t.l2_line_bytes);
+  f("hbm_rate", t.hbm_rate);
+  f("vector_simple_cycles", t.vector_simple_cycles);
+  f("vector_reduce_cycles", t.vector_reduce_cycles);
+  f("vector_complex_cycles", t.vector_complex_cycles);
+  f("ub_bank_groups", t.ub_bank_groups);
+  f("window_cycles", t.window_cycles);
+}
+
+json timing_to_json(TimingConfig t) {
+  json j = json::object();
+  for_each_timing_field(t, [&](const char* key, auto& v) { j[key] = v; });
+  return j;
+}
+
+void timing_from_json(Reader& r, TimingConfig& t) {
+  for_each_timing_field(t, [&](const char* key, auto& v) {
+    v = r.get<std::remove_reference_t<decltype(v)>>(key);
+    if (!(v > 0)) user_error("{}: timing field '{}' must be positive, got {}", r.origin(), key, v);
+  });
+}
+
 }  // namespace
 
 const std::vector<ChipConfig>& chip_presets() {
@@ -146,6 +214,7 @@ std::string chip_to_json(const ChipConfig& c, int indent) {
     cube.push_back({{"input", dtype_name(f.input)}, {"accumulator", dtype_name(f.accumulator)},
                     {"m0", f.m0}, {"k0", f.k0}, {"n0", f.n0}});
   j["cube"] = cube;
+  j["timing"] = timing_to_json(c.timing);
   return j.dump(indent);
 }
 
@@ -189,6 +258,11 @@ ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
     cf.n0 = fr.get<int>("n0");
     fr.finish();
     c.cube.push_back(cf);
+  }
+  {
+    Reader t(r.sub("timing"), origin + " (timing)");
+    timing_from_json(t, c.timing);
+    t.finish();
   }
   r.finish();
   validate(c, origin);

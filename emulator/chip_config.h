@@ -22,6 +22,27 @@ struct CubeFractal {
   int m0, k0, n0;
 };
 
+// Everything the timing model needs. Rates are bytes per cycle per core unless named otherwise.
+struct TimingConfig {
+  int queue_depth = 0;          // entries in each pipe's instruction queue; S stalls when one is full
+  int scalar_cycles = 0;        // per scalar instruction, and per dispatch of a pipe instruction
+  // Startup latency of an instruction on each pipe (cycles before its data starts to flow).
+  int mte1_latency = 0, cube_latency = 0, vector_latency = 0;
+  // GM: reads hit or miss the shared L2; writes go to L2 and are written back to HBM.
+  int l2_hit_latency = 0, l2_miss_latency = 0, gm_write_latency = 0;
+  double gm_read_l2_rate = 0;   // L2 -> core (hits)
+  double gm_read_hbm_rate = 0;  // the most one core can pull from HBM (misses)
+  double gm_write_rate = 0;     // core -> L2
+  double l1_to_l0a_rate = 0, l1_to_l0b_rate = 0, l1_to_ub_rate = 0, l0c_to_ub_rate = 0;
+  int64_t l2_bytes = 0;
+  int l2_line_bytes = 0;
+  double hbm_rate = 0;          // bytes per cycle for the whole chip, shared by all cores
+  // Vector unit: cycles per repeat by op class, before UB bank conflicts.
+  int vector_simple_cycles = 0, vector_reduce_cycles = 0, vector_complex_cycles = 0;
+  int ub_bank_groups = 0;       // 32 B blocks of one repeat in the same group are read one per cycle
+  int window_cycles = 0;        // cores synchronise their view of L2, HBM and GM every window
+};
+
 struct ChipConfig {
   std::string name;
   std::string description;
@@ -38,6 +59,7 @@ struct ChipConfig {
   int block_bytes = 32;           // the vector unit's and MTE's addressing unit
   int max_repeat = 255;
   std::vector<CubeFractal> cube;  // the input dtypes mmad accepts
+  TimingConfig timing;
 
   int64_t buffer_size(Space s) const { return size[int(s)]; }
   int64_t alignment(Space s) const { return align[int(s)]; }

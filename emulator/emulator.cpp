@@ -16,6 +16,10 @@ std::string_view diagnostic_kind_name(Diagnostic::Kind k) {
     case Diagnostic::Kind::Fault: return "fault";
     case Diagnostic::Kind::NoEnd: return "no-end";
     case Diagnostic::Kind::StepLimit: return "step-limit";
+    case Diagnostic::Kind::Race: return "race";
+    case Diagnostic::Kind::Uninitialized: return "uninitialized";
+    case Diagnostic::Kind::Sync: return "sync";
+    case Diagnostic::Kind::Deadlock: return "deadlock";
   }
   return "?";
 }
@@ -32,7 +36,7 @@ std::string format_diagnostic(const Program& p, const Diagnostic& d, std::string
 
 void RunResult::report(Diagnostic d) {
   for (Diagnostic& seen : diagnostics)
-    if (seen.kind == d.kind && seen.index == d.index) {
+    if (seen.kind == d.kind && seen.index == d.index && seen.other == d.other) {
       ++seen.repeats;
       return;
     }
@@ -53,7 +57,9 @@ Diagnostic::Kind kind_of(AccessError::Kind k) {
 
 void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, CoreMemory& memory,
                        ScalarState& s, const RunOptions& options, RunResult& result) {
-  ExecContext ctx{chip, memory, gm};
+  std::vector<GmView> views;
+  for (auto& t : gm.data) views.push_back({t.data(), 0});
+  ExecContext ctx{chip, memory, views.data()};
   Footprint fp;
   int core = int(s.block_idx);
   auto report = [&](Diagnostic::Kind kind, int index, std::string message) {

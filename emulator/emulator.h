@@ -14,13 +14,17 @@
 namespace cubekit {
 
 struct Diagnostic {
-  enum class Kind : uint8_t { OutOfBounds, Misaligned, DtypeMismatch, Fault, NoEnd, StepLimit };
+  enum class Kind : uint8_t {
+    OutOfBounds, Misaligned, DtypeMismatch, Fault, NoEnd, StepLimit,  // memory and execution
+    Race, Uninitialized, Sync, Deadlock                               // the checker
+  };
   Kind kind;
   int core = 0;
   int index = -1;     // instruction index, -1 when not about one instruction
   uint32_t line = 0;  // its source line (0 when built in C++)
   std::string message;
   int64_t repeats = 1;  // how many times this instruction hit the same problem (first one described)
+  int other = -1;       // the other instruction of a race
 };
 
 std::string_view diagnostic_kind_name(Diagnostic::Kind k);
@@ -38,7 +42,7 @@ struct RunResult {
   std::array<int64_t, kNumPipes> per_pipe{};
   std::vector<Diagnostic> diagnostics;
   bool clean() const { return diagnostics.empty(); }
-  // Records a diagnostic, once per (kind, instruction): a problem inside a loop is reported once
+  // Records a diagnostic, once per (kind, instruction, other): a problem inside a loop is reported once
   // with a count instead of once per iteration and core.
   void report(Diagnostic d);
 };

@@ -31,7 +31,7 @@ void Footprint::add(const Region& r) {
 
 uint8_t* ExecContext::ptr(const Issued& I, int operand) const {
   const Operand& o = I.instr->ops[operand];
-  if (o.space == Space::GM) return gm.data[o.tensor].data() + I.v[operand];
+  if (o.space == Space::GM) return gm[o.tensor].data + (I.v[operand] - gm[o.tensor].offset);
   return core.data(o.space) + I.v[operand];
 }
 
@@ -59,6 +59,8 @@ const std::vector<InstrSpec>& isa_table() {
       CUBEKIT_ASSERT(s.operands.size() <= size_t(kMaxOperands), "{} has too many operands", s.mnemonic);
       CUBEKIT_ASSERT((s.pipe == Pipe::S) == (s.scalar != nullptr), "{}: scalar behaviour iff pipe S", s.mnemonic);
       CUBEKIT_ASSERT(s.pipe == Pipe::S || s.exec, "{} has no behaviour", s.mnemonic);
+      CUBEKIT_ASSERT((s.pipe == Pipe::S || s.pipe == Pipe::All) == (s.work == nullptr), "{}: work iff a pipe instruction",
+                     s.mnemonic);
     }
     return t;
   }();

@@ -119,12 +119,18 @@ struct Footprint {
 };
 
 struct CoreMemory;
-struct GlobalMemory;
+
+// Where an instruction finds a GM tensor's bytes: byte `o` of the tensor is at data + (o - offset).
+// Usually GM itself (offset 0); the timing model hands instructions staged copies instead.
+struct GmView {
+  uint8_t* data;
+  int64_t offset;
+};
 
 struct ExecContext {
   const ChipConfig& chip;
   CoreMemory& core;
-  GlobalMemory& gm;
+  const GmView* gm;  // one per tensor
   uint8_t* ptr(const Issued& I, int operand) const;  // address of a memory operand's first byte
 };
 
@@ -145,7 +151,18 @@ struct Fault {
   std::string message;
 };
 
+// What an instruction costs the timing model, apart from its pipe's startup latency.
+enum class VecClass : uint8_t { Simple, Reduce, Complex };
+struct Work {
+  enum class Kind : uint8_t { None, Transfer, Cube, Vector };
+  Kind kind = Kind::None;
+  int64_t amount = 0;  // Transfer: bytes moved from operand 1 (src) to operand 0 (dst); Cube: fractal
+                       // steps ceil(m/16)*ceil(n/16)*ceil(k/k0); Vector: repeats
+  VecClass vclass = VecClass::Simple;
+};
+
 using ScalarFn = Flow (*)(const Instr&, ScalarState&);
+using WorkFn = Work (*)(const Issued&, const ChipConfig&);
 using ExecFn = void (*)(const Issued&, const ExecContext&);
 using FootprintFn = void (*)(const Issued&, const ChipConfig&, Footprint&);
 // Checks relations between operands that ranges cannot say; returns an error message (empty when
@@ -176,6 +193,7 @@ struct InstrSpec {
   ExecFn exec = nullptr;
   FootprintFn footprint = nullptr;
   ValidateFn validate = nullptr;
+  WorkFn work = nullptr;  // pipe instructions; none for S and sync
 
   int operand_index(std::string_view name) const;  // -1 when absent
   int positional_count() const;

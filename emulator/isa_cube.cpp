@@ -49,6 +49,8 @@ void load2d_exec(const Issued& I, const ExecContext& ctx) {
   }
 }
 
+Work load2d_work(const Issued& I, const ChipConfig&) { return {Work::Kind::Transfer, I[kL2Repeat] * kFractalBytes}; }
+
 std::string load2d_check(const Instr& in, int& operand) {
   if (in.ops[kL2Transpose].imm && dtype_size(in.type[0]) != 2) {
     operand = kL2Transpose;
@@ -107,6 +109,8 @@ void load3d_exec(const Issued& I, const ExecContext& ctx) {
   }
 }
 
+Work load3d_work(const Issued& I, const ChipConfig&) { return {Work::Kind::Transfer, I[kMLen] * I[kKLen] * 2}; }
+
 std::string load3d_check(const Instr& in, int& operand) {
   for (int slot : {kMLen, kKLen, kKStart})
     if (in.ops[slot].imm % 16) {
@@ -133,6 +137,11 @@ MmShape mm_shape(const Issued& I, const ChipConfig& chip) {
   const CubeFractal* f = chip.fractal(I.type());
   int64_t k0 = f ? f->k0 : 32 / dtype_size(I.type());
   return {ceil_div(I[kM], 16), ceil_div(I[kN], 16), ceil_div(I[kK], k0), k0};
+}
+
+Work mmad_work(const Issued& I, const ChipConfig& chip) {
+  MmShape s = mm_shape(I, chip);
+  return {Work::Kind::Cube, s.mf * s.nf * s.kf};
 }
 
 void mmad_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
@@ -248,7 +257,8 @@ void add_cube_instructions(std::vector<InstrSpec>& t) {
                .summary = "move 512 B fractals L1 -> L0A/L0B, optionally transposing each",
                .semantics = "For i < repeat: `dst[i*(1+dst_gap)*512 ..+512] = src[i*src_stride*512 ..+512]`; with "
                             "`transpose`, element (r, c) of the 16x16 fractal lands at (c, r).",
-               .exec = load2d_exec, .footprint = load2d_footprint, .validate = load2d_check});
+               .exec = load2d_exec, .footprint = load2d_footprint, .validate = load2d_check,
+               .work = load2d_work});
   t.push_back({.mnemonic = "load3d", .pipe = Pipe::MTE1, .ntypes = 1, .types = {{DType::f16}},
                .operands = {mem("dst", bit(Space::L0A) | bit(Space::L0B), "destination fractals"),
                             mem("src", bit(Space::L1), "feature map, C1 x H x W x C0 (C0 = 16)"),
@@ -266,7 +276,8 @@ void add_cube_instructions(std::vector<InstrSpec>& t) {
                             "`fmap[c1][oh*sh - pad_top + i*dh][ow*sw - pad_left + j*dw][c0]`, 0 in the padding and for "
                             "p >= OH*OW. Rows [m_start, m_start+m_len) x columns [k_start, k_start+k_len) are written "
                             "in the L0A (zZ) layout, or in the L0B (zN) layout as the k x p matrix.",
-               .exec = load3d_exec, .footprint = load3d_footprint, .validate = load3d_check});
+               .exec = load3d_exec, .footprint = load3d_footprint, .validate = load3d_check,
+               .work = load3d_work});
   t.push_back({.mnemonic = "mmad", .pipe = Pipe::M, .ntypes = 1, .types = {{DType::f16}, {DType::s8}},
                .operands = {mem("c", bit(Space::L0C), "accumulator, NZ"), mem("a", bit(Space::L0A), "left matrix, zZ"),
                             mem("b", bit(Space::L0B), "right matrix, zN"), required("m", 1, 4095, "rows of A and C"),
@@ -276,7 +287,7 @@ void add_cube_instructions(std::vector<InstrSpec>& t) {
                .semantics = "For every element of the ceil(m/16) x ceil(n/16) fractals of C: "
                             "`c = init ? 0 : c; for kk < k: c = c + a[i][kk] * b[kk][j]`, in increasing kk, in f32 "
                             "(f16 inputs: each product exact, one rounding per step) or wrapping s32 (s8 inputs).",
-               .exec = mmad_exec, .footprint = mmad_footprint});
+               .exec = mmad_exec, .footprint = mmad_footprint, .work = mmad_work});
 }
 
 }  // namespace cubekit

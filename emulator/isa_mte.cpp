@@ -74,19 +74,10 @@ void copy_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
   fp.add(d);
 }
 
-void atomic_add(uint8_t* dst, const uint8_t* src, int64_t bytes, DType t) {
-  int size = dtype_size(t);
-  for (int64_t e = 0; e < bytes; e += size) {
-    switch (t) {
-      case DType::f32: store<float>(dst + e, load<float>(dst + e) + load<float>(src + e)); break;
-      case DType::f16:
-        store<uint16_t>(dst + e, f32_to_f16(f16_to_f32(load<uint16_t>(dst + e)) + f16_to_f32(load<uint16_t>(src + e))));
-        break;
-      default:
-        store<int32_t>(dst + e, int32_t(uint32_t(load<int32_t>(dst + e)) + uint32_t(load<int32_t>(src + e))));
-        break;
-    }
-  }
+template <Bursts (*Geometry)(const Issued&)>
+Work copy_work(const Issued& I, const ChipConfig&) {
+  Bursts b = Geometry(I);
+  return {Work::Kind::Transfer, b.n * b.len};
 }
 
 template <Bursts (*Geometry)(const Issued&)>
@@ -130,7 +121,8 @@ InstrSpec copy_spec(std::string_view mnemonic, Pipe pipe, Space dst, Space src, 
                                 "added to GM (`gm = gm + ub`, rounded to nearest even for f16/f32) instead of stored."
                               : "Burst copy: `for b < nburst: dst[b*(len+dst_gap)*32 .. +len*32] = "
                                 "src[b*(len+src_gap)*32 .. +len*32]`.",
-          .exec = copy_exec<plain_bursts>, .footprint = copy_footprint<plain_bursts>};
+          .exec = copy_exec<plain_bursts>, .footprint = copy_footprint<plain_bursts>,
+          .work = copy_work<plain_bursts>};
 }
 
 InstrSpec pad_spec(std::string_view mnemonic, Pipe pipe, Space dst, Space src, std::string_view summary,
@@ -138,7 +130,7 @@ InstrSpec pad_spec(std::string_view mnemonic, Pipe pipe, Space dst, Space src, s
   bool atomic = dst == Space::GM;
   return {.mnemonic = mnemonic, .pipe = pipe, .operands = copy_operands(bit(dst), bit(src), true, atomic),
           .summary = summary, .semantics = semantics, .exec = copy_exec<pad_bursts>, .footprint = pad_footprint,
-          .validate = atomic ? check_atomic_len : nullptr};
+          .validate = atomic ? check_atomic_len : nullptr, .work = copy_work<pad_bursts>};
 }
 
 // ---- ND -> NZ -------------------------------------------------------------------------------
@@ -167,6 +159,10 @@ void nd2nz_exec(const Issued& I, const ExecContext& ctx) {
       if (r < rows) std::memcpy(row, src + (r * I[kSrcStride] + j * c0) * size, width);
     }
   }
+}
+
+Work nd2nz_work(const Issued& I, const ChipConfig&) {
+  return {Work::Kind::Transfer, I[kRows] * I[kCols] * dtype_size(I.type())};
 }
 
 std::string nd2nz_check(const Instr& in, int& operand) {
@@ -213,7 +209,8 @@ void add_mte_instructions(std::vector<InstrSpec>& t) {
                             "[j*C0, j*C0+C0) as `dst_rows` rows of C0 elements (32 B a row), blocks one after another: "
                             "element (r, c) goes to `dst + ((c/C0)*dst_rows + r)*32 + (c%C0)*size`. Rows "
                             "[rows, dst_rows) and columns [cols, ceil(cols/C0)*C0) are zero.",
-               .exec = nd2nz_exec, .footprint = nd2nz_footprint, .validate = nd2nz_check});
+               .exec = nd2nz_exec, .footprint = nd2nz_footprint, .validate = nd2nz_check,
+               .work = nd2nz_work});
 }
 
 }  // namespace cubekit

@@ -161,13 +161,20 @@ const std::vector<std::array<DType, kMaxTypes>> kArith = {{DType::f16}, {DType::
 const std::vector<std::array<DType, kMaxTypes>> kFloats = {{DType::f16}, {DType::f32}};
 const std::vector<std::array<DType, kMaxTypes>> kBits = {{DType::s16}, {DType::u16}};
 
-template <int NSrc, bool HasScalar, bool ReadsDst, int K, class Op>
+template <int NSrc, bool HasScalar, VecClass C>
+Work elementwise_work(const Issued& I, const ChipConfig&) {
+  constexpr VecSlots S{NSrc, HasScalar};
+  return {Work::Kind::Vector, vec_mask(I, S.mask(), S.repeat(), 256 / dtype_size(I.type())).repeats, C};
+}
+
+template <int NSrc, bool HasScalar, bool ReadsDst, int K, VecClass C = VecClass::Simple, class Op>
 InstrSpec vec_spec(std::string_view mnemonic, std::vector<std::array<DType, kMaxTypes>> types,
                    std::string_view summary, std::string_view semantics, Op) {
   return {.mnemonic = mnemonic, .pipe = Pipe::V, .ntypes = 1, .types = std::move(types),
           .operands = vec_operands(NSrc, HasScalar), .summary = summary, .semantics = semantics,
           .exec = elementwise_exec<Op, NSrc, HasScalar, ReadsDst, K>,
-          .footprint = elementwise_footprint<NSrc, HasScalar, ReadsDst>, .validate = mask_check};
+          .footprint = elementwise_footprint<NSrc, HasScalar, ReadsDst>, .validate = mask_check,
+          .work = elementwise_work<NSrc, HasScalar, C>};
 }
 
 // NaN-propagating max/min, as the vector unit's compare-select does.
@@ -206,7 +213,7 @@ void add_vector_elementwise(std::vector<InstrSpec>& t) {
                                             [](auto a, auto b) { return a - b; }));
   t.push_back(vec_spec<2, false, false, FI>("vmul", kArith, "dst = src0 * src1", "`dst[i] = src0[i] * src1[i]`",
                                             [](auto a, auto b) { return a * b; }));
-  t.push_back(vec_spec<2, false, false, F>("vdiv", kFloats, "dst = src0 / src1", "`dst[i] = src0[i] / src1[i]` (IEEE: x/0 is inf or NaN)",
+  t.push_back(vec_spec<2, false, false, F, VecClass::Complex>("vdiv", kFloats, "dst = src0 / src1", "`dst[i] = src0[i] / src1[i]` (IEEE: x/0 is inf or NaN)",
                                            [](auto a, auto b) { return a / b; }));
   t.push_back(vec_spec<2, false, false, FI>("vmax", kArith, "dst = max(src0, src1)", "`dst[i] = max(src0[i], src1[i])`, NaN if either is NaN",
                                             [](auto a, auto b) { return max_of(a, b); }));
@@ -216,20 +223,20 @@ void add_vector_elementwise(std::vector<InstrSpec>& t) {
                                            [](auto a, auto b) { return a & b; }));
   t.push_back(vec_spec<2, false, false, I>("vor", kBits, "dst = src0 | src1 (bitwise)", "`dst[i] = src0[i] | src1[i]`",
                                            [](auto a, auto b) { return a | b; }));
-  t.push_back(vec_spec<1, false, false, F>("vexp", kFloats, "dst = exp(src)", "`dst[i] = e^src[i]` (double precision, rounded once)",
+  t.push_back(vec_spec<1, false, false, F, VecClass::Complex>("vexp", kFloats, "dst = exp(src)", "`dst[i] = e^src[i]` (double precision, rounded once)",
                                            [](auto a) { return std::exp(a); }));
-  t.push_back(vec_spec<1, false, false, F>("vln", kFloats, "dst = ln(src)", "`dst[i] = ln(src[i])`: -inf at 0, NaN below",
+  t.push_back(vec_spec<1, false, false, F, VecClass::Complex>("vln", kFloats, "dst = ln(src)", "`dst[i] = ln(src[i])`: -inf at 0, NaN below",
                                            [](auto a) { return std::log(a); }));
   t.push_back(vec_spec<1, false, false, FI>("vabs", kArith, "dst = |src|", "`dst[i] = |src[i]|` (integers wrap: |min| = min)",
                                             [](auto a) {
                                               if constexpr (std::is_floating_point_v<decltype(a)>) return std::fabs(a);
                                               else return a < 0 ? -a : a;
                                             }));
-  t.push_back(vec_spec<1, false, false, F>("vrec", kFloats, "dst = 1 / src", "`dst[i] = 1 / src[i]`",
+  t.push_back(vec_spec<1, false, false, F, VecClass::Complex>("vrec", kFloats, "dst = 1 / src", "`dst[i] = 1 / src[i]`",
                                            [](auto a) { return 1.0 / a; }));
-  t.push_back(vec_spec<1, false, false, F>("vrsqrt", kFloats, "dst = 1 / sqrt(src)", "`dst[i] = 1 / sqrt(src[i])`",
+  t.push_back(vec_spec<1, false, false, F, VecClass::Complex>("vrsqrt", kFloats, "dst = 1 / sqrt(src)", "`dst[i] = 1 / sqrt(src[i])`",
                                            [](auto a) { return 1.0 / std::sqrt(a); }));
-  t.push_back(vec_spec<1, false, false, F>("vsqrt", kFloats, "dst = sqrt(src)", "`dst[i] = sqrt(src[i])`, NaN below 0",
+  t.push_back(vec_spec<1, false, false, F, VecClass::Complex>("vsqrt", kFloats, "dst = sqrt(src)", "`dst[i] = sqrt(src[i])`, NaN below 0",
                                            [](auto a) { return std::sqrt(a); }));
   t.push_back(vec_spec<1, false, false, FI>("vrelu", {{DType::f16}, {DType::f32}, {DType::s32}}, "dst = max(src, 0)",
                                             "`dst[i] = src[i] > 0 ? src[i] : 0` (NaN stays NaN)",

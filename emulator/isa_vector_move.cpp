@@ -59,6 +59,10 @@ void vconv_exec(const Issued& I, const ExecContext& ctx) {
   }
 }
 
+Work vconv_work(const Issued& I, const ChipConfig&) {
+  return {Work::Kind::Vector, vec_mask(I, kConv.mask(), kConv.repeat(), conv_epr(I)).repeats};
+}
+
 void vconv_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
   VecMask m = vec_mask(I, kConv.mask(), kConv.repeat(), conv_epr(I));
   int64_t align = chip.alignment(Space::UB);
@@ -96,6 +100,8 @@ void vbrcb_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
           .s1 = I[kBDstBlk] * 32, .n2 = I[kBRepeat], .s2 = I[kBDstRep] * 32, .align = align});
 }
 
+Work vbrcb_work(const Issued& I, const ChipConfig&) { return {Work::Kind::Vector, I[kBRepeat]}; }
+
 // ---- vtranspose ---------------------------------------------------------------------------------
 void vtranspose_exec(const Issued& I, const ExecContext& ctx) {
   uint8_t tmp[512];
@@ -110,6 +116,8 @@ void vtranspose_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp
   fp.add({.operand = 1, .space = Space::UB, .base = I[1], .bytes = 512, .align = align});
   fp.add({.operand = 0, .space = Space::UB, .write = true, .base = I[0], .bytes = 512, .align = align});
 }
+
+Work vtranspose_work(const Issued&, const ChipConfig&) { return {Work::Kind::Vector, 1}; }
 
 // ---- mov_l0c_ub ---------------------------------------------------------------------------------
 enum MSlot { kMDst, kMSrc, kMNburst, kMLen, kMSrcGap, kMDstGap, kMRelu };
@@ -145,6 +153,8 @@ void l0c_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
           .n1 = I[kMNburst], .s1 = (I[kMLen] + I[kMDstGap]) * dbytes, .align = chip.alignment(Space::UB)});
 }
 
+Work l0c_work(const Issued& I, const ChipConfig&) { return {Work::Kind::Transfer, I[kMNburst] * I[kMLen] * 1024}; }
+
 }  // namespace
 
 void add_vector_move(std::vector<InstrSpec>& t) {
@@ -158,7 +168,7 @@ void add_vector_move(std::vector<InstrSpec>& t) {
                .semantics = "`dst[i] = convert(src[i])` with `round` (none = nearest even where inexact). A repeat "
                             "handles 256 / (wider element size) elements, so the narrower operand spans fewer blocks. "
                             "To integers: rounded, then saturated to the type's range; NaN becomes 0.",
-               .exec = vconv_exec, .footprint = vconv_footprint, .validate = mask_check});
+               .exec = vconv_exec, .footprint = vconv_footprint, .validate = mask_check, .work = vconv_work});
   t.push_back({.mnemonic = "vbrcb", .pipe = Pipe::V, .ntypes = 1,
                .types = {{DType::f16}, {DType::f32}, {DType::s16}, {DType::u16}, {DType::s32}},
                .operands = {mem("dst", bit(Space::UB), "destination blocks"),
@@ -169,13 +179,13 @@ void add_vector_move(std::vector<InstrSpec>& t) {
                .summary = "broadcast each of 8 elements to a whole 32 B block",
                .semantics = "For repeat r and b < 8: every element of dst block `r*dst_rep + b*dst_blk` = "
                             "`src[r*8 + b]`.",
-               .exec = vbrcb_exec, .footprint = vbrcb_footprint});
+               .exec = vbrcb_exec, .footprint = vbrcb_footprint, .work = vbrcb_work});
   t.push_back({.mnemonic = "vtranspose", .pipe = Pipe::V, .ntypes = 1,
                .types = {{DType::f16}, {DType::s16}, {DType::u16}},
                .operands = {mem("dst", bit(Space::UB), "16x16 result"), mem("src", bit(Space::UB), "16x16 source")},
                .summary = "transpose one 16x16 matrix of 16-bit elements",
                .semantics = "`dst[c][r] = src[r][c]` for r, c < 16 (512 B each; in place allowed).",
-               .exec = vtranspose_exec, .footprint = vtranspose_footprint});
+               .exec = vtranspose_exec, .footprint = vtranspose_footprint, .work = vtranspose_work});
   t.push_back({.mnemonic = "mov_l0c_ub", .pipe = Pipe::V, .ntypes = 2,
                .types = {{DType::f32, DType::f32}, {DType::f16, DType::f32}, {DType::s32, DType::s32}},
                .operands = {mem("dst", bit(Space::UB), "destination fractals"),
@@ -188,7 +198,7 @@ void add_vector_move(std::vector<InstrSpec>& t) {
                .semantics = "For b < nburst, f < len: fractal `b*(len+src_gap)+f` of L0C (256 elements) goes to "
                             "fractal `b*(len+dst_gap)+f` of UB, element by element, through ReLU if set and rounded to "
                             "nearest even when the destination is f16.",
-               .exec = l0c_exec, .footprint = l0c_footprint});
+               .exec = l0c_exec, .footprint = l0c_footprint, .work = l0c_work});
 }
 
 }  // namespace cubekit

@@ -91,12 +91,16 @@ void reduce_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
 }
 
 
+Work reduce_work(const Issued& I, const ChipConfig&) {
+  return {Work::Kind::Vector, vec_mask(I, kRMask, kRRepeat, 256 / dtype_size(I.type())).repeats, VecClass::Reduce};
+}
+
 template <class Op, bool PerBlock>
 InstrSpec reduce_spec(std::string_view mnemonic, std::string_view summary, std::string_view semantics) {
   return {.mnemonic = mnemonic, .pipe = Pipe::V, .ntypes = 1, .types = kFloats,
           .operands = reduce_operands(PerBlock ? "dst repeat stride (units of 8 results)" : "dst repeat stride (elements)"),
           .summary = summary, .semantics = semantics, .exec = reduce_exec<Op, PerBlock>,
-          .footprint = reduce_footprint<PerBlock>, .validate = mask_check};
+          .footprint = reduce_footprint<PerBlock>, .validate = mask_check, .work = reduce_work};
 }
 
 // ---- compare and select -----------------------------------------------------------------------
@@ -129,6 +133,10 @@ void vcmp_exec(const Issued& I, const ExecContext& ctx) {
         bits[i / 8] |= uint8_t(1u << (i % 8));
     std::memcpy(d + r * epr / 8, bits, epr / 8);
   }
+}
+
+Work vcmp_work(const Issued& I, const ChipConfig&) {
+  return {Work::Kind::Vector, vec_mask(I, kCMask, kCRepeat, 256 / dtype_size(I.type())).repeats};
 }
 
 void vcmp_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
@@ -164,6 +172,10 @@ void vsel_exec(const Issued& I, const ExecContext& ctx) {
     for (int i = 0; i < epr; ++i)
       if (m.active(r, i)) std::memcpy(pd + d.offset(r, i), tmp + i * size, size);
   }
+}
+
+Work vsel_work(const Issued& I, const ChipConfig&) {
+  return {Work::Kind::Vector, vec_mask(I, sel_slot(kSel2.mask()), sel_slot(kSel2.repeat()), 256 / dtype_size(I.type())).repeats};
 }
 
 void vsel_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
@@ -205,11 +217,11 @@ void add_vector_reduce(std::vector<InstrSpec>& t) {
                .summary = "compare elementwise into a bit mask",
                .semantics = "Bit i of repeat r's epr/8 result bytes at `dst + r*epr/8` is `src0[i] cmp src1[i]` for active "
                             "elements (IEEE: every comparison with NaN is false except ne), 0 for inactive ones.",
-               .exec = vcmp_exec, .footprint = vcmp_footprint, .validate = mask_check});
+               .exec = vcmp_exec, .footprint = vcmp_footprint, .validate = mask_check, .work = vcmp_work});
   t.push_back({.mnemonic = "vsel", .pipe = Pipe::V, .ntypes = 1, .types = kFloats, .operands = vsel_operands(),
                .summary = "select elementwise by a bit mask",
                .semantics = "`dst[i] = bit i of sel ? src0[i] : src1[i]`, the bits of repeat r at `sel + r*epr/8`.",
-               .exec = vsel_exec, .footprint = vsel_footprint, .validate = mask_check});
+               .exec = vsel_exec, .footprint = vsel_footprint, .validate = mask_check, .work = vsel_work});
 }
 
 }  // namespace cubekit

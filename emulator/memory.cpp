@@ -69,4 +69,26 @@ void GlobalMemory::fill_inputs(uint64_t seed) {
   }
 }
 
+void atomic_add(uint8_t* dst, const uint8_t* src, int64_t bytes, DType t) {
+  int size = dtype_size(t);
+  for (int64_t e = 0; e + size <= bytes; e += size) {
+    if (t == DType::f32) {
+      float a, b;
+      std::memcpy(&a, dst + e, 4), std::memcpy(&b, src + e, 4);
+      a += b;
+      std::memcpy(dst + e, &a, 4);
+    } else if (t == DType::f16) {
+      uint16_t a, b;
+      std::memcpy(&a, dst + e, 2), std::memcpy(&b, src + e, 2);
+      a = f32_to_f16(f16_to_f32(a) + f16_to_f32(b));  // f32 then f16: one correct rounding (24 >= 2*11+2)
+      std::memcpy(dst + e, &a, 2);
+    } else {
+      uint32_t a, b;
+      std::memcpy(&a, dst + e, 4), std::memcpy(&b, src + e, 4);
+      a += b;
+      std::memcpy(dst + e, &a, 4);
+    }
+  }
+}
+
 }  // namespace cubekit

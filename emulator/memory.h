@@ -27,4 +27,8 @@ struct GlobalMemory {
   void fill_inputs(uint64_t seed);
 };
 
+// gm[e] += src[e] for each element of dtype t in `bytes` (f16 and f32 rounded to nearest even,
+// s32 wrapping): the arithmetic of an atomic-add store.
+void atomic_add(uint8_t* dst, const uint8_t* src, int64_t bytes, DType t);
+
 }  // namespace cubekit

@@ -1,0 +1,439 @@
+#include "emulator/core_sim.h"
+
+#include "emulator/error.h"
+#include "emulator/executor.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace cubekit {
+
+namespace {
+
+// Pipes are examined in this order when two are ready in the same cycle.
+constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), int(Pipe::V), int(Pipe::MTE3)};
+
+bool is_atomic_store(const Issued& I) {
+  const InstrSpec& s = spec_of(*I.instr);
+  int a = s.operand_index("atomic");
+  return a >= 0 && I[a] != 0;
+}
+
+std::optional<DType> atomic_type(const Issued& I) {
+  static constexpr DType types[] = {DType::f32, DType::f32, DType::f16, DType::s32};
+  const InstrSpec& s = spec_of(*I.instr);
+  int a = s.operand_index("atomic");
+  if (a < 0 || I[a] == 0) return std::nullopt;
+  return types[I[a]];
+}
+
+DataPath path_of(Space src, Space dst) {
+  if (src == Space::GM) return dst == Space::L1 ? DataPath::GmToL1 : DataPath::GmToUb;
+  if (dst == Space::GM) return DataPath::UbToGm;
+  if (src == Space::L0C) return DataPath::L0cToUb;
+  if (dst == Space::L0A) return DataPath::L1ToL0a;
+  if (dst == Space::L0B) return DataPath::L1ToL0b;
+  return DataPath::L1ToUb;
+}
+
+}  // namespace
+
+CoreSim::CoreSim(const SimContext& ctx, int core, std::vector<int> blocks)
+    : ctx_(ctx),
+      core_(core),
+      blocks_(std::move(blocks)),
+      fired_(kFlagKeys),
+      pending_sets_(kFlagKeys, 0),
+      last_set_(kFlagKeys, -1),
+      memory_(ctx.chip),
+      view_(ctx.shared, core) {
+  for (PipeState& p : pipes_) p.ring.resize(size_t(ctx.chip.timing.queue_depth));
+  if (ctx.options.checks && !ctx.options.timing_only) shadow_ = std::make_unique<LocalShadow>(ctx.chip);
+  stats_.core = core;
+  stats_.line_cycles.assign(ctx.program.code.size(), 0);
+  for (auto& t : ctx.shared.gm().data) views_.push_back({t.data(), 0});
+  if (blocks_.empty()) done_ = true;
+  else start_block(0);
+}
+
+int CoreSim::flag_key(const Instr& in) { return (int(in.ops[0].imm) * kNumPipes + int(in.ops[1].imm)) * 16 + int(in.ops[2].imm); }
+
+void CoreSim::report(Diagnostic::Kind kind, int index, std::string message) {
+  uint32_t line = index >= 0 && index < int(ctx_.program.code.size()) ? ctx_.program.code[index].line : 0;
+  diagnostics_.report({kind, core_, index, line, std::move(message)});
+}
+
+void CoreSim::start_block(uint64_t t) {
+  block_ = blocks_[next_block_++];
+  regs_ = ScalarState{};
+  regs_.block_idx = block_;
+  regs_.block_num = ctx_.total_blocks;
+  pc_ = 0;
+  s_time_ = t;
+  halted_ = false;
+  waiting_queue_ = -1;
+  steps_ = 0;
+  for (PipeState& p : pipes_) {
+    p.epoch = 0;
+    p.known.fill(0);
+    p.next_start = std::max(p.next_start, t);
+  }
+  for (auto& f : fired_) f.clear();
+  std::fill(pending_sets_.begin(), pending_sets_.end(), 0);
+  if (shadow_) shadow_->reset();
+}
+
+void CoreSim::finish_block() {
+  for (int key = 0; key < kFlagKeys; ++key) {
+    if (pending_sets_[key] <= 0) continue;
+    const Instr& in = ctx_.program.code[last_set_[key]];
+    report(Diagnostic::Kind::Sync, last_set_[key],
+           fmt::format("flag {}->{} event {} is still set when block {} ends: no wait_flag consumed it; remove the "
+                       "set_flag or add the matching wait_flag {}, {}, {}",
+                       pipe_name(Pipe(in.ops[0].imm)), pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm, block_,
+                       pipe_name(Pipe(in.ops[0].imm)), pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm));
+  }
+  uint64_t end = s_time_;
+  for (const PipeState& p : pipes_) end = std::max(end, p.last_completion);
+  stats_.cycles = end;
+  if (next_block_ < blocks_.size()) start_block(end);
+  else done_ = true;
+}
+
+// ---- readiness --------------------------------------------------------------------------------
+
+uint64_t CoreSim::s_ready() const {
+  if (halted_ || waiting_queue_ >= 0) return kNever;
+  if (pc_ >= 0 && pc_ < int64_t(ctx_.program.code.size()) && is_barrier(ctx_.program.code[pc_]) &&
+      Pipe(ctx_.program.code[pc_].ops[0].imm) == Pipe::All) {
+    uint64_t t = s_time_;
+    for (const PipeState& p : pipes_) {
+      if (p.count) return kNever;
+      t = std::max(t, p.last_completion);
+    }
+    return t;
+  }
+  return s_time_;
+}
+
+uint64_t CoreSim::sync_base(const PipeState& q, const Entry& e) const { return std::max(e.ready, q.last_start); }
+
+uint64_t CoreSim::pipe_ready(int p) const {
+  const PipeState& q = pipes_[p];
+  if (!q.count) return kNever;
+  const Entry& e = q.ring[q.head];
+  const Instr& in = *e.I.instr;
+  if (is_wait_flag(in)) {
+    const auto& f = fired_[flag_key(in)];
+    return f.empty() ? kNever : std::max(sync_base(q, e), f.front().time);
+  }
+  if (is_set_flag(in) || is_barrier(in)) return sync_base(q, e);
+  return std::max({e.ready, q.next_start, q.barrier_floor});
+}
+
+uint64_t CoreSim::next_event() const {
+  if (done_) return kNever;
+  uint64_t t = s_ready();
+  for (int p : kPipeOrder) t = std::min(t, pipe_ready(p));
+  return t;
+}
+
+// ---- the event loop -----------------------------------------------------------------------------
+
+void CoreSim::run_until(uint64_t until) {
+  while (!done_) {
+    uint64_t best = kNever;
+    int who = -1;
+    for (int p : kPipeOrder) {
+      uint64_t r = pipe_ready(p);
+      if (r < best) best = r, who = p;
+    }
+    uint64_t s = s_ready();
+    if (s < best) best = s, who = int(Pipe::S);
+    if (best == kNever) {
+      bool drained = true;
+      for (const PipeState& p : pipes_) drained &= p.count == 0;
+      if (halted_ && drained) finish_block();
+      else deadlock();
+      continue;
+    }
+    if (best >= until) return;
+    if (who == int(Pipe::S)) step_scalar(best);
+    else step_pipe(who, best);
+  }
+}
+
+void CoreSim::deadlock() {
+  std::string what;
+  for (int p : kPipeOrder) {
+    const PipeState& q = pipes_[p];
+    if (!q.count) continue;
+    const Instr& in = *q.ring[q.head].I.instr;
+    if (!is_wait_flag(in)) continue;
+    int index = q.ring[q.head].I.index;
+    what += fmt::format("; pipe {} waits at instruction {} (line {}) `{}` for flag {}->{} event {}, and nothing left to "
+                        "run will set it",
+                        pipe_name(Pipe(p)), index, in.line, print_instr(ctx_.program, in), pipe_name(Pipe(in.ops[0].imm)),
+                        pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm);
+  }
+  if (waiting_queue_ >= 0)
+    what += fmt::format("; S waits for a free slot in {}'s queue (depth {}) to issue instruction {} (line {})",
+                        pipe_name(Pipe(waiting_queue_)), ctx_.chip.timing.queue_depth, pc_,
+                        ctx_.program.code[pc_].line);
+  else if (!halted_)
+    what += fmt::format("; S waits at instruction {} (line {}) `barrier ALL` for pipes that cannot drain", pc_,
+                        ctx_.program.code[pc_].line);
+  int index = pc_ < int64_t(ctx_.program.code.size()) ? int(pc_) : -1;
+  report(Diagnostic::Kind::Deadlock, index, fmt::format("block {} can make no progress{}", block_, what));
+  for (PipeState& p : pipes_) p.count = 0;
+  halted_ = true;
+  waiting_queue_ = -1;
+  finish_block();
+}
+
+void CoreSim::step_scalar(uint64_t t) {
+  const Program& prog = ctx_.program;
+  const int scalar = ctx_.chip.timing.scalar_cycles;
+  if (pc_ < 0 || pc_ >= int64_t(prog.code.size())) {
+    report(Diagnostic::Kind::NoEnd, -1, fmt::format("execution ran past the last instruction without reaching 'end' (pc {})", pc_));
+    halted_ = true;
+    return;
+  }
+  if (++steps_ > ctx_.options.max_steps) {
+    report(Diagnostic::Kind::StepLimit, int(pc_),
+           fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit with "
+                       "--max-steps)", ctx_.options.max_steps));
+    halted_ = true;
+    return;
+  }
+  const Instr& in = prog.code[pc_];
+  const InstrSpec& spec = spec_of(in);
+  PipeStats& s = stats_.pipes[int(Pipe::S)];
+  if (spec.pipe == Pipe::S) {
+    Flow flow;
+    try {
+      flow = spec.scalar(in, regs_);
+    } catch (const Fault& f) {
+      report(Diagnostic::Kind::Fault, int(pc_), f.message);
+      halted_ = true;
+      return;
+    }
+    s.busy += scalar, ++s.instructions;
+    stats_.line_cycles[pc_] += scalar;
+    if (ctx_.options.trace) trace_.slices.push_back({uint8_t(Pipe::S), int32_t(pc_), block_, t, t + scalar});
+    s_time_ = t + scalar;
+    if (flow.kind == Flow::End) halted_ = true;
+    pc_ = flow.kind == Flow::Jump ? flow.target : pc_ + 1;
+    return;
+  }
+  if (is_barrier(in) && Pipe(in.ops[0].imm) == Pipe::All) {
+    for (PipeState& p : pipes_) {
+      for (int q = 0; q < kNumPipes; ++q) p.known[q] = pipes_[q].epoch;
+      p.next_start = std::max(p.next_start, t);
+    }
+    s.busy += scalar, ++s.instructions;
+    s_time_ = t + scalar;
+    ++pc_;
+    return;
+  }
+  int p = int(issue_pipe(in));
+  PipeState& q = pipes_[p];
+  if (q.count == q.ring.size()) {
+    waiting_queue_ = p;
+    return;
+  }
+  if (is_set_flag(in) || is_wait_flag(in)) {
+    if (in.ops[2].imm >= ctx_.chip.event_ids) {
+      report(Diagnostic::Kind::Sync, int(pc_),
+             fmt::format("event id {} is out of range: {} has event ids 0-{} per pipe pair", in.ops[2].imm,
+                         ctx_.chip.name, ctx_.chip.event_ids - 1));
+      s_time_ = t + scalar;
+      ++pc_;
+      return;
+    }
+    int key = flag_key(in);
+    if (is_set_flag(in)) {
+      if (pending_sets_[key] >= 1)
+        report(Diagnostic::Kind::Sync, int(pc_),
+               fmt::format("flag {}->{} event {} is set again before a wait_flag consumed the set at instruction {} "
+                           "(line {}); the first signal is lost",
+                           pipe_name(Pipe(in.ops[0].imm)), pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm, last_set_[key],
+                           prog.code[last_set_[key]].line));
+      last_set_[key] = int32_t(pc_);
+      ++pending_sets_[key];
+    } else {
+      --pending_sets_[key];
+    }
+  }
+  q.ring[(q.head + q.count) % q.ring.size()] = {issue(in, int(pc_), regs_), t + scalar};
+  ++q.count;
+  s.busy += scalar, ++s.instructions;
+  s_time_ = t + scalar;
+  ++pc_;
+}
+
+void CoreSim::step_pipe(int p, uint64_t t) {
+  PipeState& q = pipes_[p];
+  Entry e = q.front();
+  q.head = (q.head + 1) % q.ring.size();
+  --q.count;
+  if (waiting_queue_ == p) {
+    waiting_queue_ = -1;
+    s_time_ = std::max(s_time_, t);
+  }
+  const Instr& in = *e.I.instr;
+  if (is_set_flag(in)) {
+    uint64_t fire = std::max(t, q.last_completion);
+    Clock snapshot = q.known;
+    snapshot[p] = q.epoch;
+    fired_[flag_key(in)].push_back({fire, snapshot, e.I.index});
+    q.last_start = t;
+    return;
+  }
+  if (is_wait_flag(in)) {
+    auto& fifo = fired_[flag_key(in)];
+    Fire f = fifo.front();
+    fifo.pop_front();
+    uint64_t base = sync_base(q, e);
+    stats_.pipes[p].flag_stall += f.time > base ? f.time - base : 0;
+    for (int k = 0; k < kNumPipes; ++k) q.known[k] = std::max(q.known[k], f.snapshot[k]);
+    q.next_start = std::max(q.next_start, t);
+    q.last_start = t;
+    if (ctx_.options.trace)
+      trace_.flows.push_back({uint8_t(in.ops[0].imm), uint8_t(p), f.set_index, e.I.index, f.time, t});
+    return;
+  }
+  if (is_barrier(in)) {
+    q.barrier_floor = std::max(q.barrier_floor, q.last_completion);
+    q.known[p] = q.epoch;
+    q.last_start = t;
+    return;
+  }
+  execute_work(p, e, t);
+}
+
+// ---- work instructions ------------------------------------------------------------------------
+
+void CoreSim::execute_work(int p, const Entry& e, uint64_t t) {
+  PipeState& q = pipes_[p];
+  const Issued& I = e.I;
+  ++q.epoch;
+  PipeStats& ps = stats_.pipes[p];
+  ++ps.instructions;
+  Cost c{0, 1};
+  AccessError err = check(I, ctx_.chip, ctx_.shared.gm(), fp_);
+  if (err.kind != AccessError::None) {
+    Diagnostic::Kind kind = err.kind == AccessError::OutOfBounds  ? Diagnostic::Kind::OutOfBounds
+                            : err.kind == AccessError::Misaligned ? Diagnostic::Kind::Misaligned
+                                                                  : Diagnostic::Kind::DtypeMismatch;
+    report(kind, I.index, err.message);
+  } else {
+    c = cost_of(I, fp_, t);
+    if (!ctx_.options.timing_only) {
+      if (shadow_) {
+        Access who{q.epoch, I.index, uint8_t(p), block_, is_atomic_store(I)};
+        RaceReporter out{ctx_.program, diagnostics_, core_};
+        shadow_->check(fp_, who, q.known, out, t);
+        for (int k = 0; k < fp_.count; ++k) {
+          const Region& r = fp_.regions[k];
+          if (r.space != Space::GM || (who.atomic && !r.write)) continue;
+          gm_accesses_.push_back({t, core_, gm_seq_++, r, who, q.known});
+        }
+      }
+      run_functional(I, fp_, t);
+    }
+  }
+  uint64_t completion = t + uint64_t(c.latency + c.occupancy);
+  q.next_start = t + uint64_t(c.occupancy);
+  q.last_completion = std::max(q.last_completion, completion);
+  q.last_start = t;
+  ps.busy += uint64_t(c.occupancy);
+  stats_.line_cycles[I.index] += uint64_t(c.occupancy);
+  if (ctx_.options.trace) trace_.slices.push_back({uint8_t(p), I.index, block_, t, completion});
+}
+
+CoreSim::Cost CoreSim::cost_of(const Issued& I, const Footprint& fp, uint64_t t) {
+  const TimingConfig& tc = ctx_.chip.timing;
+  const InstrSpec& spec = spec_of(*I.instr);
+  Work w = spec.work(I, ctx_.chip);
+  switch (w.kind) {
+    case Work::Kind::Transfer: {
+      Space src = I.instr->ops[1].space, dst = I.instr->ops[0].space;
+      DataPath path = path_of(src, dst);
+      stats_.bytes[int(path)] += w.amount;
+      L2Stats l2;
+      CoreMemoryView::GmCost g;
+      double rate = 0;
+      int64_t latency = spec.pipe == Pipe::V ? tc.vector_latency : tc.mte1_latency;
+      switch (path) {
+        case DataPath::GmToL1:
+        case DataPath::GmToUb: g = view_.read_cost(fp, t, w.amount, l2); break;
+        case DataPath::UbToGm: g = view_.write_cost(fp, t, w.amount, l2); break;
+        case DataPath::L1ToL0a: rate = tc.l1_to_l0a_rate; break;
+        case DataPath::L1ToL0b: rate = tc.l1_to_l0b_rate; break;
+        case DataPath::L1ToUb: rate = tc.l1_to_ub_rate; break;
+        case DataPath::L0cToUb: rate = tc.l0c_to_ub_rate; break;
+      }
+      stats_.l2_hit_lines += l2.hit_lines, stats_.l2_miss_lines += l2.miss_lines;
+      stats_.hbm_read_bytes += l2.hbm_read_bytes, stats_.hbm_write_bytes += l2.hbm_write_bytes;
+      if (rate == 0) return {g.latency, std::max<int64_t>(1, g.occupancy)};
+      return {latency, std::max<int64_t>(1, int64_t(std::ceil(double(w.amount) / rate)))};
+    }
+    case Work::Kind::Cube:
+      stats_.cube_steps += w.amount;
+      return {tc.cube_latency, std::max<int64_t>(1, w.amount)};
+    case Work::Kind::Vector: {
+      int64_t per_repeat = w.vclass == VecClass::Simple   ? tc.vector_simple_cycles
+                           : w.vclass == VecClass::Reduce ? tc.vector_reduce_cycles
+                                                          : tc.vector_complex_cycles;
+      // UB bank groups: the blocks of one repeat that share a group are read one per cycle.
+      int64_t conflict = 1;
+      for (int k = 0; k < fp.count; ++k) {
+        const Region& r = fp.regions[k];
+        if (r.space != Space::UB || r.n1 < 2) continue;
+        std::array<int, 64> count{};
+        int groups = std::min(tc.ub_bank_groups, 64);
+        for (int64_t i = 0; i < std::min<int64_t>(r.n1, 8); ++i)
+          conflict = std::max<int64_t>(conflict, ++count[((r.base + i * r.s1) / 32) % groups]);
+      }
+      stats_.vector_cycles_ideal += w.amount * per_repeat;
+      return {tc.vector_latency, std::max<int64_t>(1, w.amount * per_repeat * conflict)};
+    }
+    case Work::Kind::None: break;
+  }
+  return {0, 1};
+}
+
+// Runs an instruction's semantics. GM is seen through this core's window: reads get a staged
+// copy (committed GM plus this core's pending writes), writes land in a staged buffer and are
+// logged for the end of the window.
+void CoreSim::run_functional(const Issued& I, const Footprint& fp, uint64_t t) {
+  thread_local std::vector<std::vector<uint8_t>> staged;
+  staged.resize(size_t(fp.count));
+  bool atomic = is_atomic_store(I);
+  bool touches_gm = false;
+  for (int k = 0; k < fp.count; ++k) {
+    const Region& r = fp.regions[k];
+    if (r.space != Space::GM || (atomic && !r.write)) continue;
+    touches_gm = true;
+    if (r.write) staged[k].assign(size_t(r.hi() - r.lo()), 0);  // atomic adds start from 0: increments
+    else view_.stage(r.tensor, r.lo(), r.hi(), staged[k]);
+    views_[r.tensor] = {staged[k].data(), r.lo()};
+  }
+  ExecContext ctx{ctx_.chip, memory_, views_.data()};
+  try {
+    spec_of(*I.instr).exec(I, ctx);
+  } catch (const Fault& f) {
+    report(Diagnostic::Kind::Fault, I.index, f.message);
+  }
+  if (!touches_gm) return;
+  for (int k = 0; k < fp.count; ++k) {
+    const Region& r = fp.regions[k];
+    if (r.space != Space::GM || (atomic && !r.write)) continue;
+    if (r.write) view_.log_write(r, staged[k].data(), r.lo(), t, atomic_type(I));
+    views_[r.tensor] = {ctx_.shared.gm().data[r.tensor].data(), 0};
+  }
+}
+
+}  // namespace cubekit

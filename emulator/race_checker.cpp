@@ -1,0 +1,176 @@
+#include "emulator/race_checker.h"
+
+#include <fmt/format.h>
+
+namespace cubekit {
+
+namespace {
+
+std::string describe(const Program& p, const Access& a) {
+  std::string text = a.index >= 0 && a.index < int(p.code.size()) ? print_instr(p, p.code[a.index]) : "?";
+  uint32_t line = a.index >= 0 && a.index < int(p.code.size()) ? p.code[a.index].line : 0;
+  return line ? fmt::format("`{}` (instruction {}, line {}, pipe {})", text, a.index, line, pipe_name(Pipe(a.pipe)))
+              : fmt::format("`{}` (instruction {}, pipe {})", text, a.index, pipe_name(Pipe(a.pipe)));
+}
+
+bool happened_before(const Access& a, const Clock& known) { return known[a.pipe] >= a.epoch; }
+
+// Coalesces consecutive granules with the same conflict into one byte range before reporting.
+class Pending {
+ public:
+  template <class Flush>
+  void add(const Access& other, int kind, int64_t lo, int64_t hi, Flush flush) {
+    if (active_ && other.index == other_.index && other.pipe == other_.pipe && other.block == other_.block &&
+        kind == kind_ && lo <= hi_) {
+      hi_ = std::max(hi_, hi);
+      return;
+    }
+    done(flush);
+    active_ = true, other_ = other, kind_ = kind, lo_ = lo, hi_ = hi;
+  }
+  template <class Flush>
+  void done(Flush flush) {
+    if (active_) flush(other_, kind_, lo_, hi_);
+    active_ = false;
+  }
+
+ private:
+  bool active_ = false;
+  Access other_;
+  int kind_ = 0;
+  int64_t lo_ = 0, hi_ = 0;
+};
+
+enum ConflictKind { kWaw, kWar, kRaw, kUninit };
+
+}  // namespace
+
+void RaceReporter::race(const Access& earlier, const Access& later, bool earlier_writes, bool later_writes,
+                        std::string_view buffer, int64_t lo, int64_t hi, uint64_t time) {
+  std::string fix;
+  if (earlier.block != later.block)
+    fix = fmt::format("blocks {} and {} run in no fixed order: give each its own part of {}, or make both atomic adds",
+                      earlier.block, later.block, buffer);
+  else if (earlier.pipe == later.pipe)
+    fix = fmt::format("instructions of one pipe may overlap: put `barrier {}` between them", pipe_name(Pipe(later.pipe)));
+  else
+    fix = fmt::format("add `set_flag {0}, {1}, ID` after the first and `wait_flag {0}, {1}, ID` before the second",
+                      pipe_name(Pipe(earlier.pipe)), pipe_name(Pipe(later.pipe)));
+  std::string message = fmt::format("{} {} {} bytes [{}, {}) that {} {}, and nothing orders them (cycle {}); {}",
+                                    describe(program, later), later_writes ? "writes" : "reads", buffer, lo, hi,
+                                    describe(program, earlier), earlier_writes ? "wrote" : "read", time, fix);
+  uint32_t line = later.index >= 0 ? program.code[later.index].line : 0;
+  Diagnostic d{Diagnostic::Kind::Race, core, later.index, line, std::move(message)};
+  d.other = earlier.index;
+  sink.report(std::move(d));
+}
+
+void RaceReporter::uninitialised(const Access& reader, std::string_view buffer, int64_t lo, int64_t hi) {
+  uint32_t line = reader.index >= 0 ? program.code[reader.index].line : 0;
+  sink.report({Diagnostic::Kind::Uninitialized, core, reader.index, line,
+               fmt::format("{} reads {} bytes [{}, {}) that nothing has written (in this block)",
+                           describe(program, reader), buffer, lo, hi)});
+}
+
+LocalShadow::LocalShadow(const ChipConfig& chip) {
+  for (int s = 1; s < kNumSpaces; ++s) granules_[s].resize(size_t(chip.buffer_size(Space(s)) / kGranule));
+}
+
+void LocalShadow::reset() {
+  for (int s = 1; s < kNumSpaces; ++s) std::fill(granules_[s].begin(), granules_[s].end(), Granule{});
+}
+
+void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& known, RaceReporter& out, uint64_t time) {
+  for (int k = 0; k < fp.count; ++k) {
+    const Region& r = fp.regions[k];
+    if (r.space == Space::GM) continue;
+    std::string_view buffer = space_name(r.space);
+    std::vector<Granule>& shadow = granules_[int(r.space)];
+    Pending pending, uninit;
+    auto flush = [&](const Access& other, int kind, int64_t lo, int64_t hi) {
+      out.race(other, who, kind != kWar, r.write, buffer, lo, hi, time);
+    };
+    auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
+    for (int64_t j = 0; j < r.n2; ++j)
+      for (int64_t i = 0; i < r.n1; ++i) {
+        int64_t start = r.base + i * r.s1 + j * r.s2;
+        for (int64_t g = start / kGranule; g <= (start + r.bytes - 1) / kGranule; ++g) {
+          Granule& x = shadow[g];
+          int64_t lo = g * kGranule, hi = lo + kGranule;
+          bool self_write = x.write.pipe == who.pipe && x.write.epoch == who.epoch;
+          if (x.write.epoch && !self_write && !happened_before(x.write, known))
+            pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
+          if (r.write) {
+            for (int p = 0; p < kNumPipes; ++p) {
+              uint32_t e = x.read_epoch[p];
+              if (!e || (p == who.pipe && e == who.epoch) || known[p] >= e) continue;
+              pending.add({e, x.read_index[p], uint8_t(p), who.block}, kWar, lo, hi, flush);
+            }
+            x.write = who;
+            x.read_epoch.fill(0);
+            x.written = true;
+          } else {
+            if (!x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);
+            x.read_epoch[who.pipe] = who.epoch;
+            x.read_index[who.pipe] = who.index;
+          }
+        }
+      }
+    pending.done(flush);
+    uninit.done(flush_uninit);
+  }
+}
+
+GmShadow::GmShadow(const GlobalMemory& gm) : tensors_(gm.decls.size()), gm_(gm) {}
+
+void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& program, std::vector<RunResult*>& sinks) {
+  std::sort(accesses.begin(), accesses.end(), [](const GmAccess* a, const GmAccess* b) {
+    return std::tie(a->time, a->core, a->seq) < std::tie(b->time, b->core, b->seq);
+  });
+  for (const GmAccess* a : accesses) {
+    const Region& r = a->region;
+    const Access& who = a->who;
+    std::vector<Granule>& shadow = tensors_[r.tensor];
+    if (shadow.empty()) {
+      shadow.resize(size_t((gm_.data[r.tensor].size() + kGranule - 1) / kGranule));
+      bool input = gm_.decls[r.tensor].role != TensorRole::Out;
+      for (Granule& g : shadow) g.written = input;
+    }
+    RaceReporter out{program, *sinks[a->core], a->core};
+    std::string buffer = "tensor " + gm_.decls[r.tensor].name;
+    Pending pending, uninit;
+    auto flush = [&](const Access& other, int kind, int64_t lo, int64_t hi) {
+      out.race(other, who, kind != kWar, r.write, buffer, lo, hi, a->time);
+    };
+    auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
+    auto ordered = [&](const Access& earlier) {
+      if (earlier.block != who.block) return false;
+      return happened_before(earlier, a->known);
+    };
+    for (int64_t j = 0; j < r.n2; ++j)
+      for (int64_t i = 0; i < r.n1; ++i) {
+        int64_t start = r.base + i * r.s1 + j * r.s2;
+        for (int64_t g = start / kGranule; g <= (start + r.bytes - 1) / kGranule; ++g) {
+          Granule& x = shadow[g];
+          int64_t lo = g * kGranule, hi = lo + kGranule;
+          bool both_atomic = x.write.atomic && who.atomic;
+          if (x.write.epoch && !both_atomic && !ordered(x.write)) pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
+          if (r.write) {
+            if (x.read.epoch && (x.reads_from_many_blocks || !ordered(x.read))) pending.add(x.read, kWar, lo, hi, flush);
+            x.write = who;
+            x.read = {};
+            x.reads_from_many_blocks = false;
+            x.written = true;
+          } else {
+            if (!x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);
+            if (x.read.epoch && x.read.block != who.block) x.reads_from_many_blocks = true;
+            x.read = who;
+          }
+        }
+      }
+    pending.done(flush);
+    uninit.done(flush_uninit);
+  }
+}
+
+}  // namespace cubekit

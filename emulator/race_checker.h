@@ -1,0 +1,93 @@
+// Race and initialisation checks, independent of the timing.
+//
+// Happens-before on one core follows only what orders instructions on the hardware:
+//   - each pipe keeps a vector clock `known[p]`: for every pipe q, how many of q's instructions
+//     are known to have completed before p's next instruction starts;
+//   - instruction b on pipe p (its epoch = its position in p's stream) carries a copy of known[p];
+//     an earlier access a (pipe q, epoch e) happens before b iff known[p][q] >= e;
+//   - `barrier p` sets known[p][p] to p's epoch; `barrier ALL` sets every entry to the current
+//     epochs; `set_flag p, q` snapshots known[p] with known[p][p] = p's epoch, and the wait_flag
+//     that consumes it merges the snapshot into known[q].
+// These values depend only on the program (flags are matched in order), never on cycle counts, so
+// a missing flag is reported even when the timing happened to order the accesses right.
+//
+// Shadow memory keeps, per 32-byte granule, the last write and the last read of each pipe; every
+// access is checked against them. Different cores (blocks) are never ordered: any conflicting
+// GM access between them is a race, except atomic adds against atomic adds.
+#pragma once
+
+#include "emulator/emulator.h"
+#include "emulator/isa.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace cubekit {
+
+using Clock = std::array<uint32_t, kNumPipes>;
+inline constexpr int64_t kGranule = 32;
+
+// A dynamic instruction: which pipe, its epoch there, and its index in the program.
+struct Access {
+  uint32_t epoch = 0;  // 0: none
+  int32_t index = -1;
+  uint8_t pipe = 0;
+  int32_t block = -1;
+  bool atomic = false;
+};
+
+struct RaceReporter {
+  const Program& program;
+  RunResult& sink;  // diagnostics of this core
+  int core;
+  void race(const Access& earlier, const Access& later, bool earlier_writes, bool later_writes, std::string_view buffer,
+            int64_t lo, int64_t hi, uint64_t time);
+  void uninitialised(const Access& reader, std::string_view buffer, int64_t lo, int64_t hi);
+};
+
+// One core's buffers.
+class LocalShadow {
+ public:
+  explicit LocalShadow(const ChipConfig& chip);
+  void reset();  // a new block starts: nothing written, nothing accessed
+  void check(const Footprint& fp, const Access& who, const Clock& known, RaceReporter& out, uint64_t time);
+
+ private:
+  struct Granule {
+    Access write;
+    std::array<uint32_t, kNumPipes> read_epoch{};
+    std::array<int32_t, kNumPipes> read_index{};
+    bool written = false;
+  };
+  std::vector<Granule> granules_[kNumSpaces];
+};
+
+// A GM access waiting for the end of the window.
+struct GmAccess {
+  uint64_t time = 0;
+  int core = 0;
+  uint64_t seq = 0;
+  Region region;
+  Access who;
+  Clock known{};
+};
+
+class GmShadow {
+ public:
+  explicit GmShadow(const GlobalMemory& gm);
+  // Checks accesses in (time, core, seq) order.
+  void check(std::vector<const GmAccess*>& accesses, const Program& program, std::vector<RunResult*>& sinks);
+
+ private:
+  struct Granule {
+    Access write;
+    Access read;
+    bool reads_from_many_blocks = false;
+    bool written = false;
+  };
+  std::vector<std::vector<Granule>> tensors_;
+  const GlobalMemory& gm_;
+};
+
+}  // namespace cubekit

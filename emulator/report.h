@@ -1,0 +1,81 @@
+// What a simulated run reports: cycles, per-pipe utilisation with msprof's names, bytes per data
+// path, L2 behaviour, the roofline bound, hot source lines, and the checker's diagnostics.
+#pragma once
+
+#include "emulator/emulator.h"
+#include "emulator/isa.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cubekit {
+
+enum class DataPath : uint8_t { GmToL1, GmToUb, L1ToL0a, L1ToL0b, L1ToUb, L0cToUb, UbToGm };
+inline constexpr int kNumPaths = 7;
+std::string_view path_name(DataPath p);  // "GM->L1", ...
+
+// msprof's PipeUtilization names: scalar_ratio, mte1_ratio, mte2_ratio, mte3_ratio, mac_ratio, vec_ratio.
+std::string_view ratio_name(Pipe p);
+
+struct PipeStats {
+  uint64_t busy = 0;          // cycles the pipe's throughput was in use (startup latencies overlap)
+  uint64_t instructions = 0;
+  uint64_t flag_stall = 0;    // cycles wait_flag held the pipe beyond when it was otherwise ready
+};
+
+struct CoreStats {
+  int core = 0;
+  uint64_t cycles = 0;  // when its last block finished
+  std::array<PipeStats, kNumPipes> pipes{};
+  std::array<int64_t, kNumPaths> bytes{};
+  int64_t l2_hit_lines = 0, l2_miss_lines = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
+  int64_t cube_steps = 0;          // fractal steps issued to the cube
+  int64_t vector_cycles_ideal = 0; // vector repeats x class cycles, before bank conflicts
+  std::vector<uint64_t> line_cycles;  // per instruction index: busy cycles attributed to it
+};
+
+struct Roofline {
+  uint64_t cube_cycles = 0;    // all cube steps spread over the cores used
+  uint64_t vector_cycles = 0;  // all vector work spread over the cores used
+  uint64_t hbm_cycles = 0;     // all HBM traffic at the chip's HBM rate
+  uint64_t bound = 0;          // the largest of the three
+  std::string limiter;         // "cube", "vector" or "hbm"
+  double efficiency = 0;       // bound / cycles
+};
+
+struct HotSpot {
+  uint32_t line = 0;
+  int index = 0;
+  uint64_t cycles = 0;
+  double share = 0;  // of all busy cycles
+};
+
+struct Report {
+  std::string kernel, chip;
+  double clock_mhz = 0;
+  int blocks = 0, cores = 0;
+  bool timing_only = false;
+  uint64_t cycles = 0;
+  int64_t instructions = 0;
+  std::array<PipeStats, kNumPipes> pipes{};  // summed over cores
+  std::array<double, kNumPipes> ratio{};      // busy / (cycles x cores)
+  std::array<int64_t, kNumPaths> bytes{};
+  int64_t l2_hit_lines = 0, l2_miss_lines = 0, hbm_bytes = 0;
+  double l2_hit_rate = 0;
+  Roofline roofline;
+  std::vector<CoreStats> per_core;
+  std::vector<HotSpot> hot_spots;  // the busiest instructions, most cycles first
+  std::vector<Diagnostic> diagnostics;
+
+  bool clean() const { return diagnostics.empty(); }
+  double microseconds() const { return double(cycles) / clock_mhz; }
+};
+
+// Fills the derived fields (sums, ratios, roofline, hot spots) from per_core.
+void finish_report(Report& r, const Program& program, const ChipConfig& chip);
+std::string report_json(const Report& r, const Program& program, std::string_view source = {});
+std::string report_text(const Report& r, const Program& program, std::string_view source = {});
+
+}  // namespace cubekit
