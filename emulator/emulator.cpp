@@ -16,6 +16,7 @@ std::string_view diagnostic_kind_name(Diagnostic::Kind k) {
     case Diagnostic::Kind::Fault: return "fault";
     case Diagnostic::Kind::NoEnd: return "no-end";
     case Diagnostic::Kind::StepLimit: return "step-limit";
+    case Diagnostic::Kind::Sync: return "sync";
   }
   return "?";
 }
@@ -90,6 +91,10 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
       continue;
     }
     ++result.per_pipe[int(issue_pipe(in))];
+    if ((is_set_flag(in) || is_wait_flag(in)) && in.ops[2].imm >= chip.event_ids)
+      report(Diagnostic::Kind::Sync, int(pc),
+             fmt::format("event id {} is out of range: {} has event ids 0-{} per pipe pair", in.ops[2].imm, chip.name,
+                         chip.event_ids - 1));
     Issued I = issue(in, int(pc), s);
     AccessError e = check(I, chip, gm, fp);
     if (e.kind != AccessError::None) {

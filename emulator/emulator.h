@@ -14,7 +14,7 @@
 namespace cubekit {
 
 struct Diagnostic {
-  enum class Kind : uint8_t { OutOfBounds, Misaligned, DtypeMismatch, Fault, NoEnd, StepLimit };
+  enum class Kind : uint8_t { OutOfBounds, Misaligned, DtypeMismatch, Fault, NoEnd, StepLimit, Sync };
   Kind kind;
   int core = 0;
   int index = -1;     // instruction index, -1 when not about one instruction
