@@ -14,6 +14,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -49,7 +50,8 @@ class Parser {
   }
 
   [[noreturn]] void error(int column, const std::string& message) {
-    std::string caret(std::max(column, 1) - 1, ' ');
+    std::string caret;  // keeps the line's tabs so the caret lands under the column
+    for (int i = 0; i + 1 < column && i < int(line_.size()); ++i) caret += line_[i] == '\t' ? '\t' : ' ';
     user_error("{}:{}:{}: error: {}\n  {}\n  {}^", name_, line_no_, column, message, line_, caret);
   }
 
@@ -118,6 +120,15 @@ class Parser {
     return j;
   }
 
+  // A decimal literal must fit a signed 64-bit integer; hexadecimal ones are bit patterns.
+  int64_t signed_value(const Token& t, bool negative) {
+    bool hex = t.text.size() > 1 && (t.text[1] == 'x' || t.text[1] == 'X');
+    uint64_t limit = negative ? uint64_t(1) << 63 : (hex ? UINT64_MAX : uint64_t(INT64_MAX));
+    if (t.u > limit)
+      error(t.column, fmt::format("number '{}{}' does not fit in 64 bits (signed)", negative ? "-" : "", t.text));
+    return negative ? int64_t(0 - t.u) : int64_t(t.u);
+  }
+
   const Token& peek(int ahead = 0) const { return tokens_[std::min(at_ + ahead, tokens_.size() - 1)]; }
   Token take() { return tokens_[std::min(at_++, tokens_.size() - 1)]; }
   bool is_punct(const Token& t, char c) const { return t.kind == Token::Punct && t.text[0] == c; }
@@ -147,6 +158,8 @@ class Parser {
   }
 
   void define_label(const Token& l) {
+    if (register_number(l.text) >= 0)
+      error(l.column, fmt::format("label '{}' is named like a register; branches would read it as one, so rename it", l.text));
     for (const Label& existing : program_.labels)
       if (existing.name == l.text) error(l.column, fmt::format("label '{}' is defined twice", l.text));
     program_.labels.push_back({l.text, int(program_.code.size())});
@@ -157,19 +170,24 @@ class Parser {
     if (negative) take();
     Token t = take();
     if (t.kind != Token::Int) error(t.column, fmt::format("expected {} (an integer), found {}", what, describe(t)));
-    return negative ? -t.i : t.i;
+    return signed_value(t, negative);
   }
 
   void directive() {
     Token d = take();
     if (d.text == ".kernel") {
+      if (seen_kernel_) error(d.column, "the kernel's name is given twice (one .kernel per program)");
+      seen_kernel_ = true;
       Token n = take();
       if (n.kind != Token::Ident) error(n.column, fmt::format("expected the kernel's name, found {}", describe(n)));
       program_.name = n.text;
     } else if (d.text == ".block_dim") {
+      if (seen_block_dim_) error(d.column, "block_dim is given twice (one .block_dim per program)");
+      seen_block_dim_ = true;
       int column = peek().column;
       int64_t n = integer("the number of cores");
-      if (n < 1 || n > 65535) error(column, fmt::format("block_dim must be 1..65535, got {}", n));
+      std::string problem = check_block_dim(n);
+      if (!problem.empty()) error(column, problem);
       program_.block_dim = int(n);
     } else if (d.text == ".tensor") {
       tensor();
@@ -182,11 +200,8 @@ class Parser {
   void tensor() {
     Token n = take();
     if (n.kind != Token::Ident || n.text[0] == '.') error(n.column, fmt::format("expected the tensor's name, found {}", describe(n)));
-    if (program_.tensor_index(n.text) >= 0) error(n.column, fmt::format("tensor '{}' is declared twice", n.text));
-    std::string lowered = n.text;
-    for (char& c : lowered) c = char(std::tolower(static_cast<unsigned char>(c)));
-    for (int s = 0; s < kNumSpaces; ++s)
-      if (lowered == space_name(Space(s))) error(n.column, fmt::format("'{}' names a buffer; give the tensor another name", n.text));
+    std::string problem = check_tensor_decl(program_, n.text, DType::u8, {1});
+    if (!problem.empty()) error(n.column, problem);
     Token t = take();
     auto dtype = t.kind == Token::Ident ? parse_dtype(t.text) : std::nullopt;
     if (!dtype) error(t.column, fmt::format("expected a dtype (f16 f32 s8 u8 s16 u16 s32), found {}", describe(t)));
@@ -207,6 +222,8 @@ class Parser {
     else if (r.text == "out") role = TensorRole::Out;
     else if (r.text == "inout") role = TensorRole::InOut;
     else error(r.column, fmt::format("expected the tensor's role (in, out or inout), found {}", describe(r)));
+    problem = check_tensor_decl(program_, n.text, *dtype, shape);
+    if (!problem.empty()) error(n.column, problem);
     program_.tensors.push_back({n.text, *dtype, shape, role});
   }
 
@@ -252,7 +269,7 @@ class Parser {
     Arg a;
     a.column = column;
     if (t.kind == Token::Int) {
-      a.kind = Arg::Kind::Int, a.value = negative ? -t.i : t.i;
+      a.kind = Arg::Kind::Int, a.value = signed_value(t, negative);
     } else if (t.kind == Token::Float) {
       a.kind = Arg::Kind::Float, a.f = negative ? -t.f : t.f;
     } else if (t.kind == Token::Ident && register_number(t.text) >= 0 && !negative) {
@@ -316,7 +333,7 @@ class Parser {
         bool minus = take().text == "-";
         Token off = take();
         if (off.kind != Token::Int) error(off.column, fmt::format("expected a byte offset, found {}", describe(off)));
-        a.value = minus ? -off.i : off.i;
+        a.value = signed_value(off, minus);
       }
     } else {
       a.value = integer("a register or a byte offset");
@@ -353,6 +370,7 @@ class Parser {
   size_t at_ = 0;
   Program program_;
   std::vector<Pending> pending_;
+  bool seen_kernel_ = false, seen_block_dim_ = false;
 };
 
 std::string number_text(double f) {
@@ -407,6 +425,8 @@ bool is_default(const OperandSpec& spec, const Operand& o) {
 Program parse_program(std::string_view text, std::string_view source_name) { return Parser(text, source_name).run(); }
 
 Program load_program(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) user_error("cannot read program file '{}': not a file", path);
   std::ifstream in(path);
   if (!in) user_error("cannot read program file '{}'", path);
   std::stringstream ss;

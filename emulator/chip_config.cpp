@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -99,6 +101,24 @@ class Reader {
       user_error("{}: chip config field '{}' has the wrong type ({})", origin_, key, it->dump());
     }
   }
+  // A whole number in [lo, hi]; a fraction or a value out of range is named with the value given.
+  int64_t integer(const char* key, int64_t lo, int64_t hi, const char* what = "") {
+    const json& v = sub(key);
+    if (!v.is_number_integer())
+      user_error("{}: chip config field '{}' must be a whole number{}, got {}", origin_, key, what, v.dump());
+    int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
+    if (x < lo || x > hi)
+      user_error("{}: chip config field '{}' must be in {}..{}{}, got {}", origin_, key, lo, hi, what, v.dump());
+    return x;
+  }
+  double positive_number(const char* key) {
+    const json& v = sub(key);
+    if (!v.is_number()) user_error("{}: chip config field '{}' must be a number, got {}", origin_, key, v.dump());
+    double x = v.get<double>();
+    if (!(x > 0) || !std::isfinite(x)) user_error("{}: chip config field '{}' must be positive, got {}", origin_, key, v.dump());
+    return x;
+  }
+
   const json& sub(const char* key) {
     seen_.push_back(key);
     auto it = j_.find(key);
@@ -124,23 +144,35 @@ DType dtype_field(const std::string& s, const std::string& where) {
   return *t;
 }
 
+// What the emulator's ISA fixes: a config may not change it (the fields are in the JSON so that a
+// config documents the whole chip).
+constexpr int kVectorRepeatBytes = 256, kBlockBytes = 32, kMaxRepeat = 255;
+
 void validate(const ChipConfig& c, const std::string& origin) {
-  auto positive = [&](int64_t v, const char* what) {
-    if (v <= 0) user_error("{}: {} must be positive, got {}", origin, what, v);
-  };
-  positive(c.cores, "cores");
-  positive(int64_t(c.clock_mhz), "clock_mhz");
-  positive(c.event_ids, "event_ids");
-  positive(c.block_bytes, "block_bytes");
-  positive(c.vector_repeat_bytes, "vector_repeat_bytes");
-  positive(c.max_repeat, "max_repeat");
-  for (int s = 1; s < kNumSpaces; ++s) {
-    positive(c.size[s], "buffer sizes");
-    int64_t a = c.align[s];
-    if (a <= 0 || (a & (a - 1))) user_error("{}: alignment of {} must be a power of two, got {}", origin, space_name(Space(s)), a);
-  }
   if (c.core_kind != "coupled")
     user_error("{}: core_kind '{}' is not modelled; only 'coupled' (cube and vector in one core) is", origin, c.core_kind);
+  auto fixed = [&](const char* key, int got, int want) {
+    if (got != want)
+      user_error("{}: chip config field '{}' is {}, but the ISA cubekit models fixes it at {}", origin, key, got, want);
+  };
+  fixed("vector_repeat_bytes", c.vector_repeat_bytes, kVectorRepeatBytes);
+  fixed("block_bytes", c.block_bytes, kBlockBytes);
+  fixed("max_repeat", c.max_repeat, kMaxRepeat);
+  for (size_t i = 0; i < c.cube.size(); ++i) {
+    const CubeFractal& f = c.cube[i];
+    bool f16 = f.input == DType::f16, s8 = f.input == DType::s8;
+    if (!f16 && !s8) user_error("{}: cube input '{}' is not modelled; mmad takes f16 or s8", origin, dtype_name(f.input));
+    DType acc = f16 ? DType::f32 : DType::s32;
+    if (f.accumulator != acc)
+      user_error("{}: cube accumulator for {} is '{}', but mmad accumulates {} inputs in {}", origin,
+                 dtype_name(f.input), dtype_name(f.accumulator), dtype_name(f.input), dtype_name(acc));
+    int k0 = 32 / dtype_size(f.input);
+    if (f.m0 != 16 || f.n0 != 16 || f.k0 != k0)
+      user_error("{}: cube fractal for {} is m0 {} k0 {} n0 {}, but the emulator's fractals are 512 B: m0 16, k0 {}, "
+                 "n0 16", origin, dtype_name(f.input), f.m0, f.k0, f.n0, k0);
+    for (size_t j = 0; j < i; ++j)
+      if (c.cube[j].input == f.input) user_error("{}: the cube lists {} twice", origin, dtype_name(f.input));
+  }
 }
 
 // The timing fields, listed once for both directions of the JSON mapping.
@@ -179,8 +211,9 @@ json timing_to_json(TimingConfig t) {
 
 void timing_from_json(Reader& r, TimingConfig& t) {
   for_each_timing_field(t, [&](const char* key, auto& v) {
-    v = r.get<std::remove_reference_t<decltype(v)>>(key);
-    if (!(v > 0)) user_error("{}: timing field '{}' must be positive, got {}", r.origin(), key, v);
+    using T = std::remove_reference_t<decltype(v)>;
+    if constexpr (std::is_floating_point_v<T>) v = r.positive_number(key);
+    else v = T(r.integer(key, 1, std::numeric_limits<T>::max()));
   });
 }
 
@@ -231,21 +264,33 @@ ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
   c.name = r.get<std::string>("name");
   c.description = r.get<std::string>("description");
   c.core_kind = r.get<std::string>("core_kind");
-  c.cores = r.get<int>("cores");
-  c.clock_mhz = r.get<double>("clock_mhz");
-  for (const char* table : {"buffer_bytes", "align_bytes"}) {
-    Reader t(r.sub(table), origin + " (" + table + ")");
+  c.cores = int(r.integer("cores", 1, 4096));
+  c.clock_mhz = r.positive_number("clock_mhz");
+  {
+    Reader t(r.sub("buffer_bytes"), origin + " (buffer_bytes)");
     for (int s = 1; s < kNumSpaces; ++s) {
-      int64_t v = t.get<int64_t>(std::string(space_name(Space(s))).c_str());
-      (table[0] == 'b' ? c.size : c.align)[s] = v;
+      std::string key(space_name(Space(s)));
+      const json& v = t.sub(key.c_str());
+      if (v.is_number_integer() && v.get<int64_t>() <= 0)
+        user_error("{}: buffer {} must be positive, got {}", t.origin(), key, v.dump());
+      c.size[s] = t.integer(key.c_str(), 1, int64_t(1) << 30, " bytes (cubekit models buffers up to 1 GiB)");
+    }
+    t.finish();
+  }
+  {
+    Reader t(r.sub("align_bytes"), origin + " (align_bytes)");
+    for (int s = 1; s < kNumSpaces; ++s) {
+      int64_t a = t.integer(std::string(space_name(Space(s))).c_str(), 1, 4096);
+      if (a & (a - 1)) user_error("{}: alignment of {} must be a power of two, got {}", origin, space_name(Space(s)), a);
+      c.align[s] = a;
     }
     t.finish();
   }
   c.align[int(Space::GM)] = 1;
-  c.event_ids = r.get<int>("event_ids");
-  c.vector_repeat_bytes = r.get<int>("vector_repeat_bytes");
-  c.block_bytes = r.get<int>("block_bytes");
-  c.max_repeat = r.get<int>("max_repeat");
+  c.event_ids = int(r.integer("event_ids", 1, 16, " (the ISA's event operand takes 0..15)"));
+  c.vector_repeat_bytes = int(r.integer("vector_repeat_bytes", 1, 1 << 20));
+  c.block_bytes = int(r.integer("block_bytes", 1, 1 << 20));
+  c.max_repeat = int(r.integer("max_repeat", 1, 1 << 20));
   const json& cube = r.sub("cube");
   if (!cube.is_array()) user_error("{}: chip config field 'cube' must be an array", origin);
   for (const json& f : cube) {
@@ -253,9 +298,9 @@ ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
     CubeFractal cf;
     cf.input = dtype_field(fr.get<std::string>("input"), origin);
     cf.accumulator = dtype_field(fr.get<std::string>("accumulator"), origin);
-    cf.m0 = fr.get<int>("m0");
-    cf.k0 = fr.get<int>("k0");
-    cf.n0 = fr.get<int>("n0");
+    cf.m0 = int(fr.integer("m0", 1, 1024));
+    cf.k0 = int(fr.integer("k0", 1, 1024));
+    cf.n0 = int(fr.integer("n0", 1, 1024));
     fr.finish();
     c.cube.push_back(cf);
   }

@@ -96,6 +96,10 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
       continue;
     }
     ++result.per_pipe[int(issue_pipe(in))];
+    if ((is_set_flag(in) || is_wait_flag(in)) && in.ops[2].imm >= chip.event_ids)
+      report(Diagnostic::Kind::Sync, int(pc),
+             fmt::format("event id {} is out of range: {} has event ids 0-{} per pipe pair", in.ops[2].imm, chip.name,
+                         chip.event_ids - 1));
     Issued I = issue(in, int(pc), s);
     AccessError e = check(I, chip, gm, fp);
     if (e.kind != AccessError::None) {

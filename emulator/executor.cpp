@@ -62,7 +62,7 @@ Issued issue(const Instr& in, int index, const ScalarState& s) {
       continue;
     }
     switch (o.kind) {
-      case Operand::Kind::Mem: I.v[i] = (o.reg == kNoReg ? 0 : s.x[o.reg]) + o.imm; break;
+      case Operand::Kind::Mem: I.v[i] = int64_t(uint64_t(o.reg == kNoReg ? 0 : s.x[o.reg]) + uint64_t(o.imm)); break;
       case Operand::Kind::Reg: I.v[i] = s.x[o.reg]; break;
       default: I.v[i] = o.imm; break;
     }
@@ -87,11 +87,13 @@ AccessError check(const Issued& I, const ChipConfig& chip, const GlobalMemory& g
       return {AccessError::DtypeMismatch,
               fmt::format("operand '{}' accesses tensor {} as {}, but it is declared {}", operand, tensor->name,
                           dtype_name(*want), dtype_name(tensor->dtype))};
-    if (r.lo() < 0 || r.hi() > size)
+    // The extent of a region is bounded by its operands' ranges; only the base can be anything.
+    int64_t extent = r.hi() - r.lo();
+    if (r.lo() < 0 || r.lo() > size || extent > size - r.lo())
       return {AccessError::OutOfBounds,
               fmt::format("operand '{}' {} {} bytes [{}, {}), outside its {} bytes [0, {}){}", operand,
-                          r.write ? "writes" : "reads", buffer, r.lo(), r.hi(), buffer, size,
-                          r.lo() < 0 ? " (a negative address)" : "")};
+                          r.write ? "writes" : "reads", buffer, r.lo(), int64_t(uint64_t(r.lo()) + uint64_t(extent)),
+                          buffer, size, r.lo() < 0 ? " (a negative address)" : "")};
     auto misaligned = [&](int64_t address) {
       return AccessError{AccessError::Misaligned,
                          fmt::format("operand '{}' {} address {} is not {}-byte aligned ({} mod {} = {})", operand,

@@ -20,7 +20,8 @@ std::string_view pipe_name(Pipe p) {
 int64_t Region::lo() const { return base; }
 int64_t Region::hi() const {
   if (n1 <= 0 || n2 <= 0 || bytes <= 0) return base;
-  return base + (n1 - 1) * s1 + (n2 - 1) * s2 + bytes;
+  // Wrapping: a wild base register must give a wrong number the bounds check rejects, not UB.
+  return int64_t(uint64_t(base) + uint64_t((n1 - 1) * s1 + (n2 - 1) * s2 + bytes));
 }
 
 void Footprint::add(const Region& r) {

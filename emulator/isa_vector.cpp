@@ -143,12 +143,17 @@ std::string mask_check(const Instr& in, int& operand) {
     operand = repeat;
     return "in counter mode the repeat count follows from the element count: drop 'repeat'";
   }
-  if (mask >= 0 && in.ops[mask].mask == MaskMode::Count) {
-    int epr = 256 / std::max(dtype_size(in.type[0]), in.ntypes > 1 ? dtype_size(in.type[1]) : 1);
-    if (in.ops[mask].imm < 1 || in.ops[mask].imm > epr) {
-      operand = mask;
-      return fmt::format("mask={} is out of range: a {}-element repeat takes 1..{}", in.ops[mask].imm, epr, epr);
-    }
+  if (mask < 0) return {};
+  int epr = 256 / std::max(dtype_size(in.type[0]), in.ntypes > 1 ? dtype_size(in.type[1]) : 1);
+  const Operand& m = in.ops[mask];
+  if (m.mask == MaskMode::Count && (m.imm < 1 || m.imm > epr)) {
+    operand = mask;
+    return fmt::format("mask={} is out of range: a {}-element repeat takes 1..{}", m.imm, epr, epr);
+  }
+  if (m.mask == MaskMode::Bits && epr <= 64 && m.hi != 0) {
+    operand = mask;
+    return fmt::format("mask={:#x}:{:#x} sets bits above 63, but a {}-element repeat has only bits 0..{}: clear the "
+                       "high word", m.hi, uint64_t(m.imm), epr, epr - 1);
   }
   return {};
 }

@@ -38,6 +38,29 @@ const TensorDecl& Program::tensor(std::string_view n) const {
   return tensors[i];
 }
 
+std::string check_tensor_decl(const Program& program, std::string_view name, DType dtype,
+                              const std::vector<int64_t>& shape) {
+  if (program.tensor_index(name) >= 0) return fmt::format("tensor '{}' is declared twice", name);
+  std::string lowered(name);
+  for (char& c : lowered) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (int s = 0; s < kNumSpaces; ++s)
+    if (lowered == space_name(Space(s))) return fmt::format("'{}' names a buffer; give the tensor another name", name);
+  if (shape.empty()) return fmt::format("tensor '{}' needs at least one dimension", name);
+  int64_t bytes = dtype_size(dtype);
+  for (int64_t d : shape) {
+    if (d <= 0) return fmt::format("tensor '{}' has a dimension {} (dimensions must be positive)", name, d);
+    if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes)
+      return fmt::format("tensor '{}' would need more than {} bytes, cubekit's limit for one GM tensor (it is kept "
+                         "in host memory); use a smaller shape", name, kMaxTensorBytes);
+  }
+  return {};
+}
+
+std::string check_block_dim(int64_t n) {
+  if (n < 1 || n > kMaxBlockDim) return fmt::format("block_dim must be 1..{}, got {}", kMaxBlockDim, n);
+  return {};
+}
+
 // ---- Arg helpers --------------------------------------------------------------------------------
 
 Arg x(int reg) { return {.kind = Arg::Kind::Reg, .reg = reg}; }
@@ -129,6 +152,7 @@ std::optional<Space> buffer_space(std::string_view n) {
 struct Maker {
   const Program& program;
   const InstrSpec& spec;
+  const Instr& in;  // its types are known when operands are converted
   FailFn fail;
   void* context;
   std::vector<LabelRef>& label_refs;
@@ -180,6 +204,7 @@ struct Maker {
         else if (a.kind == Arg::Kind::Name && (lower(a.name) == "inf" || lower(a.name) == "nan"))
           out.kind = Operand::Kind::Float, out.f = lower(a.name) == "inf" ? INFINITY : NAN;
         else bad("a register or a number");
+        if (out.kind == Operand::Kind::Float && !is_float(in.type[0])) check_integer_scalar(o, out.f, a.column);
         break;
       case OperandKind::Mem: convert_mem(o, a, out); break;
       case OperandKind::Label:
@@ -221,6 +246,17 @@ struct Maker {
         break;
     }
     return out;
+  }
+
+  // An immediate scalar of an integer instruction must be a value of its type, not wrap or truncate.
+  void check_integer_scalar(const OperandSpec& o, double v, int column) {
+    DType t = in.type[0];
+    int bits = dtype_size(t) * 8;
+    bool is_signed = t == DType::s8 || t == DType::s16 || t == DType::s32;
+    double lo = is_signed ? -std::ldexp(1.0, bits - 1) : 0, hi = is_signed ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+    if (v != std::trunc(v) || !(v >= lo && v <= hi))
+      error(column, fmt::format("{} is {}, which is not an {} value (a whole number in {}..{})", where(o), v,
+                                dtype_name(t), int64_t(lo), int64_t(hi)));
   }
 
   void convert_mem(const OperandSpec& o, const Arg& a, Operand& out) {
@@ -287,7 +323,7 @@ Instr make_instr(const Program& program, std::string_view mnemonic, int mcol, co
   if (spec.ntypes && std::find(spec.types.begin(), spec.types.end(), in.type) == spec.types.end())
     die(mcol, fmt::format("'{}' is not a form of {}; it has {}", sig_text(spec, in.type), spec.mnemonic, allowed_sigs(spec)));
 
-  Maker maker{program, spec, fail, context, label_refs};
+  Maker maker{program, spec, in, fail, context, label_refs};
   std::vector<const Arg*> by_slot(spec.operands.size(), nullptr);
   size_t next_positional = 0;
   std::vector<int> positional_slots;
@@ -360,15 +396,15 @@ Instr make_instr(const Program& program, std::string_view mnemonic, int mcol, co
 ProgramBuilder::ProgramBuilder(std::string kernel_name) { program_.name = std::move(kernel_name); }
 
 int ProgramBuilder::tensor(std::string n, DType dtype, std::vector<int64_t> shape, TensorRole role) {
-  if (program_.tensor_index(n) >= 0) user_error("kernel '{}': tensor '{}' is declared twice", program_.name, n);
-  for (int64_t d : shape)
-    if (d <= 0) user_error("kernel '{}': tensor '{}' has a dimension {} (dimensions must be positive)", program_.name, n, d);
+  std::string problem = check_tensor_decl(program_, n, dtype, shape);
+  if (!problem.empty()) user_error("kernel '{}': {}", program_.name, problem);
   program_.tensors.push_back({std::move(n), dtype, std::move(shape), role});
   return int(program_.tensors.size()) - 1;
 }
 
 void ProgramBuilder::block_dim(int n) {
-  if (n < 1) user_error("kernel '{}': block_dim must be at least 1, got {}", program_.name, n);
+  std::string problem = check_block_dim(n);
+  if (!problem.empty()) user_error("kernel '{}': {}", program_.name, problem);
   program_.block_dim = n;
 }
 

@@ -43,6 +43,13 @@ struct Program {
   const TensorDecl& tensor(std::string_view name) const;
 };
 
+// Checks shared by the parser and ProgramBuilder; each returns an error message, empty when fine.
+std::string check_tensor_decl(const Program& program, std::string_view name, DType dtype,
+                              const std::vector<int64_t>& shape);
+std::string check_block_dim(int64_t n);
+inline constexpr int64_t kMaxTensorBytes = int64_t(16) << 30;  // GM lives in host memory
+inline constexpr int64_t kMaxBlockDim = 65535;
+
 // An operand as written, before it is checked against the table: what the parser reads and what
 // the builder's helper functions make.
 struct Arg {

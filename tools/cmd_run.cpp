@@ -8,6 +8,7 @@
 #include "tools/npy.h"
 
 #include <fmt/format.h>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace cubekit::cli {
@@ -53,6 +54,7 @@ int run(const RunArgs& args) {
   ChipConfig chip = load_chip(args.chip);
   Program program = load_program(args.program);
   if (args.cores < 0) user_error("--cores must be positive, got {}", args.cores);
+  if (args.max_steps < 1) user_error("--max-steps must be positive, got {}", args.max_steps);
   GlobalMemory gm = GlobalMemory::for_program(program);
   gm.fill_inputs(args.seed);
   for (const std::string& in : args.inputs) load_input(gm, in);
@@ -60,6 +62,7 @@ int run(const RunArgs& args) {
   for (const std::string& out : args.outputs) {
     auto [name, path] = split_binding(out, "--output");
     outputs.push_back({gm.index(name), path});
+    if (!std::ofstream(path, std::ios::app)) user_error("--output {}: cannot write '{}'", name, path);
   }
   RunResult r = run_in_order(chip, program, gm, {.cores = args.cores, .max_steps = args.max_steps});
   for (const auto& [t, path] : outputs) write_npy(path, gm.decls[t].dtype, gm.decls[t].shape, gm.data[t]);

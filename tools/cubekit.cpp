@@ -13,16 +13,35 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   cubekit::cli::add_run(app, exit_code);
   cubekit::cli::add_info(app, exit_code);
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known |= sub->get_name() == argv[1];
+    }
+    if (!known) {
+      fmt::print(stderr, "cubekit: error: unknown command '{}'; the commands are {} (cubekit --help)\n", argv[1], names);
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   } catch (const cubekit::UserError& e) {
-    fmt::print(stderr, "cubekit: error: {}\n", e.what());
+    std::string_view m = e.what();  // parse errors already read "file:line:col: error: ..."
+    fmt::print(stderr, "cubekit: {}{}\n", m.find(": error: ") == std::string_view::npos ? "error: " : "", m);
     return 2;
   } catch (const cubekit::InternalError& e) {
     fmt::print(stderr, "cubekit: {}\n", e.what());
+    return 3;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "cubekit: error: out of host memory (the emulated tensors or buffers are too large)\n");
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "cubekit: internal error: {} (this is a cubekit bug)\n", e.what());
     return 3;
   }
   return exit_code;

@@ -56,12 +56,25 @@ NpyArray read_npy(const std::string& path) {
     user_error("'{}' is stored in Fortran order; save it with numpy.ascontiguousarray(...)", path);
   if (!std::regex_search(header, m, std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)"))) user_error("'{}': .npy header has no 'shape'", path);
   std::string dims = m[1];
-  static const std::regex digits("\\d+");
-  for (std::sregex_iterator it(dims.begin(), dims.end(), digits), end; it != end; ++it)
-    a.shape.push_back(std::stoll(it->str()));
+  static const std::regex number("-?\\d+");
+  for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it) {
+    const std::string& text = it->str();
+    if (text[0] == '-' || text.size() > 15) user_error("'{}': shape dimension {} is not valid", path, text);
+    a.shape.push_back(std::stoll(text));
+  }
+  // Check the claimed size against the file before allocating it.
   int64_t n = 1;
-  for (int64_t d : a.shape) n *= d;
-  a.data.resize(size_t(n * dtype_size(a.dtype)));
+  for (int64_t d : a.shape)
+    if (__builtin_mul_overflow(n, d, &n)) user_error("'{}': the shape's element count overflows", path);
+  auto here = in.tellg();
+  in.seekg(0, std::ios::end);
+  int64_t available = int64_t(in.tellg() - here);
+  in.seekg(here);
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(n, int64_t(dtype_size(a.dtype)), &bytes) || bytes > available)
+    user_error("'{}': the file ends before its {} elements ({} bytes of data, {} needed)", path, n, available,
+               n * dtype_size(a.dtype));
+  a.data.resize(size_t(bytes));
   if (!in.read(reinterpret_cast<char*>(a.data.data()), std::streamsize(a.data.size())))
     user_error("'{}': the file ends before its {} elements", path, n);
   return a;

@@ -1,0 +1,276 @@
+// User errors through the `cubekit` command line (tools/cubekit.cpp, tools/cmd_run.cpp): the exit
+// code says what happened -- 0 a clean run, 1 the run reported a diagnostic (on stdout), 2 bad input
+// (the message on stderr) -- and bad input never crashes or hangs the tool.
+#include "error_test_util.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+
+namespace cubekit::test {
+namespace {
+
+using testing::HasSubstr;
+
+struct CliResult {
+  int exit_code = -1;  // 128 + N when killed by signal N (the shell's convention)
+  std::string out, err;
+  std::string describe() const {
+    std::string how = exit_code > 128 ? " (killed by signal " + std::to_string(exit_code - 128) + ")" : "";
+    return "exit " + std::to_string(exit_code) + how + "\n--- stdout:\n" + out + "--- stderr:\n" + err;
+  }
+};
+
+// Runs `cubekit ARGS` with stderr through a pipe and stdout into a file. The run is bounded in time
+// and address space so that a hang or a runaway allocation fails the test instead of the machine.
+CliResult cubekit(const TempDir& dir, const std::string& args) {
+  std::string out_file = (dir.path() / "stdout.txt").string();
+  std::string command = "ulimit -v 8000000; timeout 120 '" CUBEKIT_CLI "' " + args + " 2>&1 1>'" + out_file + "'";
+  CliResult r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) {
+    ADD_FAILURE() << "popen failed for: " << command;
+    return r;
+  }
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.err.append(buffer, n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  std::ifstream in(out_file, std::ios::binary);
+  r.out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return r;
+}
+
+std::string shell_quoted(const std::string& path) { return "'" + path + "'"; }
+
+const std::string kMatmul = CUBEKIT_SOURCE_DIR "/examples/asm/matmul_f16.s";
+
+// A minimal .npy (version 1) of `dtype_descr` ('<f2', '<f4', ...) with `shape` and `bytes` of data.
+std::string npy(const std::string& descr, const std::string& shape, size_t bytes) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+  std::string out = "\x93NUMPY\x01";
+  out += '\0';
+  out += char(header.size() & 0xff);
+  out += char(header.size() >> 8);
+  return out + header + std::string(bytes, '\0');
+}
+
+// ---- exit codes ----------------------------------------------------------------------------------
+
+TEST(CliExit, CleanRunIsZero) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul));
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_THAT(r.out, HasSubstr("checks: clean"));
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliExit, DiagnosticIsOneOnStdout) {
+  TempDir dir("cli");
+  std::string s = dir.write("oob.s", lines({".kernel t", ".tensor A f16 [16] in", "    copy_gm_ub ub[0], A[0], len=2", "    end"}));
+  CliResult r = cubekit(dir, "run " + shell_quoted(s));
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_THAT(r.out, HasSubstr("checks: 1 problem"));
+  EXPECT_THAT(r.out, HasSubstr(s + ":3: error: out-of-bounds: core 0, instruction 0 `copy_gm_ub ub[0], A[0], len=2`: "
+                                   "operand 'src' reads tensor A bytes [0, 64), outside its tensor A bytes [0, 32)"));
+  EXPECT_EQ(r.err, "");
+}
+
+// An endless loop ends at --max-steps with a step-limit diagnostic (exit 1), not a hang.
+TEST(CliExit, EndlessLoopStopsAtMaxSteps) {
+  TempDir dir("cli");
+  std::string s = dir.write("loop.s", lines({".kernel t", "top:", "    add x1, x1, 1", "    jmp top", "    end"}));
+  CliResult r = cubekit(dir, "run " + shell_quoted(s) + " --max-steps 100000");
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_THAT(r.out, HasSubstr(s + ":3: error: step-limit: core 0, instruction 0 `add x1, x1, 1`: stopped after 100000 "
+                                   "instructions without reaching 'end': an endless loop? (raise the limit with --max-steps)"));
+}
+
+// ---- bad program or chip: exit 2, the message on stderr ------------------------------------------
+
+TEST(CliBadInput, UnparsableProgram) {
+  TempDir dir("cli");
+  std::string s = dir.write("typo.s", lines({".kernel t", "", "    vaddd.f16 ub[0], ub[256], ub[512]", "    end"}));
+  CliResult r = cubekit(dir, "run " + shell_quoted(s));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: " + s + ":3:5: error: unknown instruction 'vaddd' (did you mean 'vadd'?)"));
+  EXPECT_THAT(r.err, HasSubstr("\n      vaddd.f16 ub[0], ub[256], ub[512]\n      ^"));
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(CliBadInput, MissingProgramFile) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run /nonexistent/cubekit/kernel.s");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: cannot read program file '/nonexistent/cubekit/kernel.s'"));
+}
+
+// Currently fails: a directory reads as an empty program; the run exits 1 with "no-end: ... ran past
+// the last instruction" instead of exit 2 and "cannot read program file".
+TEST(CliBadInput, ProgramIsADirectory) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(dir.path().string()));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cannot read program file"));
+}
+
+TEST(CliBadInput, UnknownChip) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --chip ascend999");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: unknown chip 'ascend999': the presets are ascend910 (see 'cubekit "
+                               "chips'), or give a path to a JSON chip config"));
+}
+
+TEST(CliBadInput, InvalidChipJson) {
+  TempDir dir("cli");
+  std::string chip = dir.write("chip.json", "{ \"name\": ");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --chip " + shell_quoted(chip));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: " + chip + ": not valid JSON"));
+}
+
+// Currently fails (SIGFPE, exit 136): a cube fractal with k0 = 0 is accepted and mmad divides by it.
+TEST(CliBadInput, ChipWithZeroK0IsNotACrash) {
+  TempDir dir("cli");
+  CliResult chips = cubekit(dir, "chips --json");
+  std::string json = chips.out.substr(chips.out.find('{'), chips.out.rfind('}') - chips.out.find('{') + 1);
+  json.replace(json.find("\"k0\": 16"), 8, "\"k0\": 0");
+  std::string chip = dir.write("k0.json", json);
+  std::string s = dir.write("mm.s", lines({".kernel t", "    mmad.f16 l0c[0], l0a[0], l0b[0], m=16, n=16, k=16, init", "    end"}));
+  CliResult r = cubekit(dir, "run " + shell_quoted(s) + " --chip " + shell_quoted(chip));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("k0"));
+}
+
+// Currently fails (std::bad_alloc -> abort, exit 134): 10^22 elements overflow the byte count and
+// GM allocation throws an exception nothing catches.
+TEST(CliBadInput, TensorTooLargeIsNotACrash) {
+  TempDir dir("cli");
+  std::string s = dir.write("huge.s", lines({".kernel t", ".tensor A f16 [100000000000, 100000000000] in", "    end"}));
+  CliResult r = cubekit(dir, "run " + shell_quoted(s));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("tensor 'A'"));
+}
+
+TEST(CliBadInput, NegativeCores) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --cores -2");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --cores must be positive, got -2"));
+}
+
+// Currently fails: --max-steps -1 runs and reports "step-limit: ... stopped after -1 instructions"
+// (exit 1) instead of rejecting the option.
+TEST(CliBadInput, MaxStepsNotPositive) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --max-steps -1");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--max-steps"));
+}
+
+// Currently fails: a misspelt subcommand gets "A subcommand is required", which does not say that
+// 'rnu' is not one, nor which there are (run, isa, chips).
+TEST(CliBadInput, UnknownSubcommand) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "rnu " + shell_quoted(kMatmul));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("rnu"));
+}
+
+TEST(CliBadInput, MissingProgramArgument) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("program is required"));
+}
+
+// ---- --input / --output ----------------------------------------------------------------------------
+
+TEST(CliInput, WithoutEquals) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --input A");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --input takes NAME=FILE.npy, got 'A'"));
+}
+
+TEST(CliInput, WithoutName) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --input =a.npy");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --input takes NAME=FILE.npy, got '=a.npy'"));
+}
+
+TEST(CliInput, OutputWithoutFile) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --output C=");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --output takes NAME=FILE.npy, got 'C='"));
+}
+
+TEST(CliInput, UnknownTensor) {
+  TempDir dir("cli");
+  std::string a = dir.write("a.npy", npy("<f2", "(128, 128)", 128 * 128 * 2));
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --input D=" + shell_quoted(a));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: no tensor 'D' (the program declares: A, B, C)"));
+}
+
+TEST(CliInput, OutputOfUnknownTensor) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --output D=" + shell_quoted((dir.path() / "d.npy").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: no tensor 'D' (the program declares: A, B, C)"));
+}
+
+TEST(CliInput, DtypeMismatch) {
+  TempDir dir("cli");
+  std::string a = dir.write("a32.npy", npy("<f4", "(128, 128)", 128 * 128 * 4));
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --input A=" + shell_quoted(a));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --input A: '" + a + "' holds f32 but tensor A is f16"));
+}
+
+TEST(CliInput, ShapeMismatch) {
+  TempDir dir("cli");
+  std::string a = dir.write("a4.npy", npy("<f2", "(4,)", 8));
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --input A=" + shell_quoted(a));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --input A: '" + a + "' has shape [4] but tensor A is [128, 128]"));
+}
+
+TEST(CliInput, MissingFile) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --input A=/nonexistent/cubekit/a.npy");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: cannot read '/nonexistent/cubekit/a.npy'"));
+}
+
+TEST(CliInput, NotAnNpyFile) {
+  TempDir dir("cli");
+  std::string a = dir.write("a.csv", "1,2,3\n");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --input A=" + shell_quoted(a));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: '" + a + "' is not a .npy file (no \\x93NUMPY magic)"));
+}
+
+// Currently fails (std::bad_alloc -> abort, exit 134): the 2 TB the header promises are allocated
+// before the file's size is looked at; it should say the file ends before its elements.
+TEST(CliInput, ShapeFarBeyondTheFileIsNotACrash) {
+  TempDir dir("cli");
+  std::string a = dir.write("big.npy", npy("<f2", "(1000000000000,)", 8));
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --input A=" + shell_quoted(a));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("the file ends before its 1000000000000 elements"));
+}
+
+TEST(CliInput, UnwritableOutput) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --output C=/nonexistent/cubekit/c.npy");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --output C: cannot write '/nonexistent/cubekit/c.npy'"));
+}
+
+}  // namespace
+}  // namespace cubekit::test
