@@ -391,6 +391,27 @@ Instr make_instr(const Program& program, std::string_view mnemonic, int mcol, co
   return in;
 }
 
+Program without_instructions(const Program& program, std::vector<int> indices) {
+  std::sort(indices.begin(), indices.end());
+  std::vector<int> new_index(program.code.size() + 1);
+  Program out = program;
+  out.code.clear();
+  size_t d = 0;
+  for (size_t i = 0; i <= program.code.size(); ++i) {
+    new_index[i] = int(out.code.size());
+    bool removed = d < indices.size() && indices[d] == int(i);
+    if (removed) ++d;
+    else if (i < program.code.size()) out.code.push_back(program.code[i]);
+  }
+  for (Label& l : out.labels) l.index = new_index[l.index];
+  for (Instr& in : out.code) {
+    const InstrSpec& spec = spec_of(in);
+    for (size_t k = 0; k < spec.operands.size(); ++k)
+      if (spec.operands[k].kind == OperandKind::Label) in.ops[k].imm = new_index[in.ops[k].imm];
+  }
+  return out;
+}
+
 // ---- ProgramBuilder -------------------------------------------------------------------------------
 
 ProgramBuilder::ProgramBuilder(std::string kernel_name) { program_.name = std::move(kernel_name); }

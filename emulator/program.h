@@ -106,6 +106,10 @@ class ProgramBuilder {
   std::vector<std::pair<int, LabelRef>> pending_;  // (instruction, reference)
 };
 
+// The program without the instructions at `indices`: labels and branch targets move to the next
+// instruction kept. (Mutation tests delete synchronisation this way.)
+Program without_instructions(const Program& program, std::vector<int> indices);
+
 // Text form. parse_program reports errors as "<source>:line:column: error: ..." with the line.
 Program parse_program(std::string_view text, std::string_view source_name = "<input>");
 Program load_program(const std::string& path);

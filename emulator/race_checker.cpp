@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace cubekit {
 
 namespace {
@@ -56,9 +58,12 @@ void RaceReporter::race(const Access& earlier, const Access& later, bool earlier
   else
     fix = fmt::format("add `set_flag {0}, {1}, ID` after the first and `wait_flag {0}, {1}, ID` before the second",
                       pipe_name(Pipe(earlier.pipe)), pipe_name(Pipe(later.pipe)));
-  std::string message = fmt::format("{} {} {} bytes [{}, {}) that {} {}, and nothing orders them (cycle {}); {}",
-                                    describe(program, later), later_writes ? "writes" : "reads", buffer, lo, hi,
-                                    describe(program, earlier), earlier_writes ? "wrote" : "read", time, fix);
+  std::string blocks = earlier.block != later.block ? fmt::format(" in block {}", earlier.block) : "";
+  std::string message = fmt::format("(pipe {}{}) {} {} bytes [{}, {}) that {}{} {}, and nothing orders them (cycle {}); {}",
+                                    pipe_name(Pipe(later.pipe)),
+                                    earlier.block != later.block ? fmt::format(", block {}", later.block) : "",
+                                    later_writes ? "writes" : "reads", buffer, lo, hi, describe(program, earlier), blocks,
+                                    earlier_writes ? "wrote" : "read", time, fix);
   uint32_t line = later.index >= 0 ? program.code[later.index].line : 0;
   Diagnostic d{Diagnostic::Kind::Race, core, later.index, line, std::move(message)};
   d.other = earlier.index;
@@ -68,8 +73,8 @@ void RaceReporter::race(const Access& earlier, const Access& later, bool earlier
 void RaceReporter::uninitialised(const Access& reader, std::string_view buffer, int64_t lo, int64_t hi) {
   uint32_t line = reader.index >= 0 ? program.code[reader.index].line : 0;
   sink.report({Diagnostic::Kind::Uninitialized, core, reader.index, line,
-               fmt::format("{} reads {} bytes [{}, {}) that nothing has written (in this block)",
-                           describe(program, reader), buffer, lo, hi)});
+               fmt::format("(pipe {}) reads {} bytes [{}, {}) that nothing has written (in block {})",
+                           pipe_name(Pipe(reader.pipe)), buffer, lo, hi, reader.block)});
 }
 
 LocalShadow::LocalShadow(const ChipConfig& chip) {

@@ -1,26 +1,47 @@
-// The window driver: blocks are spread over the chip's cores (block b on core b % cores, one
-// after another), every core runs one window of simulated time, possibly on several host threads,
-// and then the shared state is brought up to date in a fixed order (memory_system.h).
-#include "emulator/core_sim.h"
+// The driver. Timing first, data second, window by window:
+//   1. every core's timing advances to the end of the window, one event at a time in simulated
+//      order over all cores (one thread: cores meet in the L2 and at HBM, deterministically);
+//   2. every core replays the work instructions it started in the window, computing data and
+//      checking races, on as many host threads as asked -- each with its own buffers and GM window;
+//   3. the GM writes of the window are applied in a fixed order and GM accesses are checked
+//      across cores.
+// Blocks go to cores round-robin (block b on core b % cores) and run one after another.
 #include "emulator/error.h"
+#include "emulator/functional_core.h"
 
 #include <algorithm>
+#include <queue>
 #include <thread>
 
 namespace cubekit {
 
 namespace {
 
-void run_window(std::vector<std::unique_ptr<CoreSim>>& cores, uint64_t until, int threads) {
+void replay_window(std::vector<std::unique_ptr<FunctionalCore>>& data, std::vector<std::unique_ptr<TimingCore>>& timing,
+                   int threads) {
+  auto work = [&](size_t c) {
+    data[c]->replay(timing[c]->stream());
+    timing[c]->stream().clear();
+  };
   if (threads <= 1) {
-    for (auto& c : cores) c->run_until(until);
+    for (size_t c = 0; c < data.size(); ++c) work(c);
     return;
   }
   std::vector<std::jthread> workers;
   for (int w = 0; w < threads; ++w)
     workers.emplace_back([&, w] {
-      for (size_t c = size_t(w); c < cores.size(); c += size_t(threads)) cores[c]->run_until(until);
+      for (size_t c = size_t(w); c < data.size(); c += size_t(threads)) work(c);
     });
+}
+
+void merge(std::vector<Diagnostic>& into, std::vector<Diagnostic>& from) {
+  for (Diagnostic& d : from) {
+    auto same = std::find_if(into.begin(), into.end(), [&](const Diagnostic& x) {
+      return x.kind == d.kind && x.index == d.index && x.other == d.other;
+    });
+    if (same != into.end()) same->repeats += d.repeats;
+    else into.push_back(std::move(d));
+  }
 }
 
 }  // namespace
@@ -28,44 +49,53 @@ void run_window(std::vector<std::unique_ptr<CoreSim>>& cores, uint64_t until, in
 SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const SimOptions& options) {
   int blocks = options.blocks > 0 ? options.blocks : program.block_dim;
   if (blocks < 1) user_error("a launch needs at least one block, got {}", blocks);
-  int ncores = std::min(blocks, chip.cores);
-  SharedMemory shared(chip, gm);
-  SimContext ctx{chip, program, shared, options, blocks};
-  std::vector<std::unique_ptr<CoreSim>> cores;
+  const int ncores = std::min(blocks, chip.cores);
+  const bool functional = !options.timing_only, checks = functional && options.checks;
+  L2Model l2(chip);
+  SimContext ctx{chip, program, gm, l2, options, blocks};
+  std::vector<std::unique_ptr<TimingCore>> timing;
+  std::vector<std::unique_ptr<FunctionalCore>> data;
   for (int c = 0; c < ncores; ++c) {
     std::vector<int> mine;
     for (int b = c; b < blocks; b += ncores) mine.push_back(b);
-    cores.push_back(std::make_unique<CoreSim>(ctx, c, std::move(mine)));
+    timing.push_back(std::make_unique<TimingCore>(ctx, c, std::move(mine)));
+    if (functional) data.push_back(std::make_unique<FunctionalCore>(chip, program, gm, c, checks));
   }
   int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, ncores);
   std::unique_ptr<GmShadow> gm_shadow;
-  if (options.checks && !options.timing_only) gm_shadow = std::make_unique<GmShadow>(gm);
+  if (checks) gm_shadow = std::make_unique<GmShadow>(gm);
 
+  using Event = std::pair<uint64_t, int>;  // (time, core): ties go to the lower core
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  for (int c = 0; c < ncores; ++c)
+    if (!timing[c]->done()) events.push({timing[c]->next_event(), c});
   const uint64_t window = uint64_t(chip.timing.window_cycles);
   for (uint64_t until = window;;) {
-    run_window(cores, until, threads);
-    std::vector<SharedMemory::CoreWindow*> windows;
-    for (auto& c : cores) windows.push_back(&c->memory().window());
-    shared.commit(windows);
-    if (gm_shadow) {
-      std::vector<const GmAccess*> accesses;
-      std::vector<RunResult*> sinks;
-      for (auto& c : cores) {
-        for (const GmAccess& a : c->gm_accesses()) accesses.push_back(&a);
-        sinks.push_back(&c->diagnostics());
+    while (!events.empty() && events.top().first < until) {
+      int c = events.top().second;
+      events.pop();
+      timing[c]->step();
+      if (!timing[c]->done()) events.push({timing[c]->next_event(), c});
+    }
+    if (functional) {
+      replay_window(data, timing, threads);
+      std::vector<GmWindow*> windows;
+      for (auto& d : data) windows.push_back(&d->gm_window());
+      if (gm_shadow) {
+        std::vector<const GmAccess*> accesses;
+        std::vector<RunResult*> sinks;
+        for (auto& d : data) {
+          for (const GmAccess& a : d->gm_accesses()) accesses.push_back(&a);
+          sinks.push_back(&d->diagnostics());
+        }
+        gm_shadow->check(accesses, program, sinks);
+        for (auto& d : data) d->gm_accesses().clear();
       }
-      gm_shadow->check(accesses, program, sinks);
+      commit_gm(gm, windows);
     }
-    uint64_t next = UINT64_MAX;
-    for (auto& c : cores) {
-      c->memory().clear_window();
-      c->gm_accesses().clear();
-      next = std::min(next, c->next_event());
-    }
-    if (next == UINT64_MAX) break;
-    // Skip windows in which nothing happens.
-    until = std::max(until + window, (next / window + 1) * window);
+    if (events.empty()) break;
+    until = std::max(until + window, (events.top().first / window + 1) * window);  // skip idle windows
   }
 
   SimResult result;
@@ -76,19 +106,11 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   r.blocks = blocks;
   r.cores = ncores;
   r.timing_only = options.timing_only;
-  for (auto& c : cores) {
-    r.per_core.push_back(std::move(c->stats()));
-    for (Diagnostic& d : c->diagnostics().diagnostics) {
-      RunResult merged;
-      merged.diagnostics = std::move(r.diagnostics);
-      int64_t repeats = d.repeats;
-      merged.report(d);
-      if (merged.diagnostics.size() == r.diagnostics.size())
-        for (Diagnostic& m : merged.diagnostics)
-          if (m.kind == d.kind && m.index == d.index && m.other == d.other) m.repeats += repeats - 1;
-      r.diagnostics = std::move(merged.diagnostics);
-    }
-    if (options.trace) result.traces.push_back(std::move(c->trace()));
+  for (int c = 0; c < ncores; ++c) {
+    r.per_core.push_back(std::move(timing[c]->stats()));
+    merge(r.diagnostics, timing[c]->diagnostics().diagnostics);
+    if (functional) merge(r.diagnostics, data[c]->diagnostics().diagnostics);
+    if (options.trace) result.traces.push_back(std::move(timing[c]->trace()));
   }
   finish_report(r, program, chip);
   return result;

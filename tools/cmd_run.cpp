@@ -4,6 +4,7 @@
 #include "emulator/error.h"
 #include "emulator/memory.h"
 #include "emulator/program.h"
+#include "emulator/simulator.h"
 #include "tools/commands.h"
 #include "tools/npy.h"
 
@@ -23,6 +24,9 @@ struct RunArgs {
   int64_t max_steps = RunOptions{}.max_steps;
   std::vector<std::string> inputs, outputs;
   bool json = false;
+  bool timing_only = false, no_checks = false, in_order = false;
+  int threads = 0;
+  std::string trace;
 };
 
 std::pair<std::string, std::string> split_binding(const std::string& s, const char* option) {
@@ -50,6 +54,31 @@ void load_input(GlobalMemory& gm, const std::string& binding) {
   gm.data[t] = std::move(a.data);
 }
 
+// --in-order: the functional model alone, every instruction at once in program order.
+int run_functional(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunArgs& args,
+                   const std::vector<std::pair<int, std::string>>& outputs) {
+  RunResult r = run_in_order(chip, program, gm, {.cores = args.cores, .max_steps = args.max_steps});
+  for (const auto& [t, path] : outputs) write_npy(path, gm.decls[t].dtype, gm.decls[t].shape, gm.data[t]);
+  if (args.json) {
+    nlohmann::json j;
+    j["kernel"] = program.name;
+    j["chip"] = chip.name;
+    j["cores"] = r.cores;
+    j["instructions"] = r.instructions;
+    j["diagnostics"] = nlohmann::json::array();
+    for (const Diagnostic& d : r.diagnostics)
+      j["diagnostics"].push_back({{"kind", diagnostic_kind_name(d.kind)}, {"message", d.message},
+                                  {"text", format_diagnostic(program, d, args.program)}});
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("kernel {} on {} in program order: {} block{}, {} instructions executed\n", program.name, chip.name,
+               r.cores, r.cores == 1 ? "" : "s", r.instructions);
+    if (r.clean()) fmt::print("checks: clean\n");
+    for (const Diagnostic& d : r.diagnostics) fmt::print("  {}\n", format_diagnostic(program, d, args.program));
+  }
+  return r.clean() ? 0 : 1;
+}
+
 int run(const RunArgs& args) {
   ChipConfig chip = load_chip(args.chip);
   Program program = load_program(args.program);
@@ -64,35 +93,21 @@ int run(const RunArgs& args) {
     outputs.push_back({gm.index(name), path});
     if (!std::ofstream(path, std::ios::app)) user_error("--output {}: cannot write '{}'", name, path);
   }
-  RunResult r = run_in_order(chip, program, gm, {.cores = args.cores, .max_steps = args.max_steps});
-  for (const auto& [t, path] : outputs) write_npy(path, gm.decls[t].dtype, gm.decls[t].shape, gm.data[t]);
-
+  if (args.in_order) return run_functional(chip, program, gm, args, outputs);
+  SimOptions options{.blocks = args.cores, .timing_only = args.timing_only, .checks = !args.no_checks,
+                     .trace = !args.trace.empty(), .threads = args.threads, .max_steps = args.max_steps};
+  SimResult result = simulate(chip, program, gm, options);
+  if (!args.timing_only)
+    for (const auto& [t, path] : outputs) write_npy(path, gm.decls[t].dtype, gm.decls[t].shape, gm.data[t]);
+  if (!args.trace.empty()) write_trace(args.trace, result, program, chip);
   if (args.json) {
-    nlohmann::json j;
-    j["kernel"] = program.name;
-    j["chip"] = chip.name;
-    j["cores"] = r.cores;
-    j["instructions"] = r.instructions;
-    for (int p = 0; p < kNumPipes; ++p) j["instructions_per_pipe"][std::string(pipe_name(Pipe(p)))] = r.per_pipe[p];
-    j["diagnostics"] = nlohmann::json::array();
-    for (const Diagnostic& d : r.diagnostics)
-      j["diagnostics"].push_back({{"kind", diagnostic_kind_name(d.kind)}, {"core", d.core}, {"instruction", d.index},
-                                  {"line", d.line}, {"message", d.message}, {"repeats", d.repeats},
-                                  {"text", format_diagnostic(program, d, args.program)}});
-    for (const auto& [t, path] : outputs) j["outputs"][gm.decls[t].name] = path;
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", report_json(result.report, program, args.program));
   } else {
-    fmt::print("kernel {} on {}: {} core{}, {} instructions executed\n", program.name, chip.name, r.cores,
-               r.cores == 1 ? "" : "s", r.instructions);
-    std::string pipes;
-    for (int p = 0; p < kNumPipes; ++p) pipes += fmt::format("  {} {}", pipe_name(Pipe(p)), r.per_pipe[p]);
-    fmt::print("per pipe:{}\n", pipes);
+    fmt::print("{}", report_text(result.report, program, args.program));
     for (const auto& [t, path] : outputs) fmt::print("wrote {} to {}\n", gm.decls[t].name, path);
-    if (r.clean()) fmt::print("checks: clean\n");
-    else fmt::print("checks: {} problem{}\n", r.diagnostics.size(), r.diagnostics.size() == 1 ? "" : "s");
-    for (const Diagnostic& d : r.diagnostics) fmt::print("  {}\n", format_diagnostic(program, d, args.program));
+    if (!args.trace.empty()) fmt::print("wrote the trace to {} (open it in https://ui.perfetto.dev)\n", args.trace);
   }
-  return r.clean() ? 0 : 1;
+  return result.report.clean() ? 0 : 1;
 }
 
 }  // namespace
@@ -102,12 +117,18 @@ void add_run(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("run", "assemble and run a program on the emulator");
   cmd->add_option("program", args->program, "the program (.s)")->required();
   cmd->add_option("--chip", args->chip, "chip preset or JSON config")->capture_default_str();
-  cmd->add_option("--cores", args->cores, "cores to launch (default: the program's .block_dim)");
+  cmd->add_option("--cores,--blocks", args->cores, "blocks to launch (default: the program's .block_dim); they run on "
+                                                    "min(blocks, the chip's cores) cores");
   cmd->add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str();
   cmd->add_option("--input", args->inputs, "NAME=FILE.npy: a tensor's contents (repeatable)");
   cmd->add_option("--output", args->outputs, "NAME=FILE.npy: save a tensor after the run (repeatable)");
   cmd->add_option("--max-steps", args->max_steps, "instructions per core before a run counts as a hang")->capture_default_str();
-  cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->add_flag("--json", args->json, "print the report as one JSON object");
+  cmd->add_option("--trace", args->trace, "write a Chrome trace (Perfetto, chrome://tracing) to this file");
+  cmd->add_flag("--timing-only", args->timing_only, "cycles only: skip the data and the race checks (fast, for tuning)");
+  cmd->add_flag("--no-checks", args->no_checks, "skip the race, initialisation and sync checks");
+  cmd->add_option("--threads", args->threads, "host threads (default: all); results never depend on it");
+  cmd->add_flag("--in-order", args->in_order, "the functional model only: every instruction in program order, no timing");
   cmd->callback([args, &exit_code] { exit_code = run(*args); });
 }
 

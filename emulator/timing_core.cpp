@@ -1,9 +1,11 @@
-#include "emulator/core_sim.h"
+#include "emulator/timing_core.h"
 
 #include "emulator/error.h"
 #include "emulator/executor.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include <cmath>
 
@@ -13,20 +15,6 @@ namespace {
 
 // Pipes are examined in this order when two are ready in the same cycle.
 constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), int(Pipe::V), int(Pipe::MTE3)};
-
-bool is_atomic_store(const Issued& I) {
-  const InstrSpec& s = spec_of(*I.instr);
-  int a = s.operand_index("atomic");
-  return a >= 0 && I[a] != 0;
-}
-
-std::optional<DType> atomic_type(const Issued& I) {
-  static constexpr DType types[] = {DType::f32, DType::f32, DType::f16, DType::s32};
-  const InstrSpec& s = spec_of(*I.instr);
-  int a = s.operand_index("atomic");
-  if (a < 0 || I[a] == 0) return std::nullopt;
-  return types[I[a]];
-}
 
 DataPath path_of(Space src, Space dst) {
   if (src == Space::GM) return dst == Space::L1 ? DataPath::GmToL1 : DataPath::GmToUb;
@@ -39,32 +27,24 @@ DataPath path_of(Space src, Space dst) {
 
 }  // namespace
 
-CoreSim::CoreSim(const SimContext& ctx, int core, std::vector<int> blocks)
-    : ctx_(ctx),
-      core_(core),
-      blocks_(std::move(blocks)),
-      fired_(kFlagKeys),
-      pending_sets_(kFlagKeys, 0),
-      last_set_(kFlagKeys, -1),
-      memory_(ctx.chip),
-      view_(ctx.shared, core) {
+TimingCore::TimingCore(const SimContext& ctx, int core, std::vector<int> blocks)
+    : ctx_(ctx), core_(core), blocks_(std::move(blocks)), fired_(kFlagKeys), pending_sets_(kFlagKeys, 0),
+      last_set_(kFlagKeys, -1) {
   for (PipeState& p : pipes_) p.ring.resize(size_t(ctx.chip.timing.queue_depth));
-  if (ctx.options.checks && !ctx.options.timing_only) shadow_ = std::make_unique<LocalShadow>(ctx.chip);
   stats_.core = core;
   stats_.line_cycles.assign(ctx.program.code.size(), 0);
-  for (auto& t : ctx.shared.gm().data) views_.push_back({t.data(), 0});
   if (blocks_.empty()) done_ = true;
   else start_block(0);
 }
 
-int CoreSim::flag_key(const Instr& in) { return (int(in.ops[0].imm) * kNumPipes + int(in.ops[1].imm)) * 16 + int(in.ops[2].imm); }
+int TimingCore::flag_key(const Instr& in) { return (int(in.ops[0].imm) * kNumPipes + int(in.ops[1].imm)) * 16 + int(in.ops[2].imm); }
 
-void CoreSim::report(Diagnostic::Kind kind, int index, std::string message) {
+void TimingCore::report(Diagnostic::Kind kind, int index, std::string message) {
   uint32_t line = index >= 0 && index < int(ctx_.program.code.size()) ? ctx_.program.code[index].line : 0;
   diagnostics_.report({kind, core_, index, line, std::move(message)});
 }
 
-void CoreSim::start_block(uint64_t t) {
+void TimingCore::start_block(uint64_t t) {
   block_ = blocks_[next_block_++];
   regs_ = ScalarState{};
   regs_.block_idx = block_;
@@ -81,10 +61,9 @@ void CoreSim::start_block(uint64_t t) {
   }
   for (auto& f : fired_) f.clear();
   std::fill(pending_sets_.begin(), pending_sets_.end(), 0);
-  if (shadow_) shadow_->reset();
 }
 
-void CoreSim::finish_block() {
+void TimingCore::finish_block() {
   for (int key = 0; key < kFlagKeys; ++key) {
     if (pending_sets_[key] <= 0) continue;
     const Instr& in = ctx_.program.code[last_set_[key]];
@@ -103,7 +82,7 @@ void CoreSim::finish_block() {
 
 // ---- readiness --------------------------------------------------------------------------------
 
-uint64_t CoreSim::s_ready() const {
+uint64_t TimingCore::s_ready() const {
   if (halted_ || waiting_queue_ >= 0) return kNever;
   if (pc_ >= 0 && pc_ < int64_t(ctx_.program.code.size()) && is_barrier(ctx_.program.code[pc_]) &&
       Pipe(ctx_.program.code[pc_].ops[0].imm) == Pipe::All) {
@@ -117,9 +96,9 @@ uint64_t CoreSim::s_ready() const {
   return s_time_;
 }
 
-uint64_t CoreSim::sync_base(const PipeState& q, const Entry& e) const { return std::max(e.ready, q.last_start); }
+uint64_t TimingCore::sync_base(const PipeState& q, const Entry& e) const { return std::max(e.ready, q.last_start); }
 
-uint64_t CoreSim::pipe_ready(int p) const {
+uint64_t TimingCore::pipe_ready(int p) const {
   const PipeState& q = pipes_[p];
   if (!q.count) return kNever;
   const Entry& e = q.ring[q.head];
@@ -132,39 +111,40 @@ uint64_t CoreSim::pipe_ready(int p) const {
   return std::max({e.ready, q.next_start, q.barrier_floor});
 }
 
-uint64_t CoreSim::next_event() const {
+uint64_t TimingCore::next_event() const {
   if (done_) return kNever;
   uint64_t t = s_ready();
   for (int p : kPipeOrder) t = std::min(t, pipe_ready(p));
-  return t;
+  if (t != kNever) return t;
+  // Nothing can start: the block has ended (or is stuck), which step() settles at once.
+  uint64_t now = s_time_;
+  for (const PipeState& p : pipes_) now = std::max(now, p.last_completion);
+  return now;
 }
 
 // ---- the event loop -----------------------------------------------------------------------------
 
-void CoreSim::run_until(uint64_t until) {
-  while (!done_) {
-    uint64_t best = kNever;
-    int who = -1;
-    for (int p : kPipeOrder) {
-      uint64_t r = pipe_ready(p);
-      if (r < best) best = r, who = p;
-    }
-    uint64_t s = s_ready();
-    if (s < best) best = s, who = int(Pipe::S);
-    if (best == kNever) {
-      bool drained = true;
-      for (const PipeState& p : pipes_) drained &= p.count == 0;
-      if (halted_ && drained) finish_block();
-      else deadlock();
-      continue;
-    }
-    if (best >= until) return;
+void TimingCore::step() {
+  uint64_t best = kNever;
+  int who = -1;
+  for (int p : kPipeOrder) {
+    uint64_t r = pipe_ready(p);
+    if (r < best) best = r, who = p;
+  }
+  uint64_t s = s_ready();
+  if (s < best) best = s, who = int(Pipe::S);
+  if (best != kNever) {
     if (who == int(Pipe::S)) step_scalar(best);
     else step_pipe(who, best);
+    return;
   }
+  bool drained = true;
+  for (const PipeState& p : pipes_) drained &= p.count == 0;
+  if (halted_ && drained) finish_block();
+  else deadlock();
 }
 
-void CoreSim::deadlock() {
+void TimingCore::deadlock() {
   std::string what;
   for (int p : kPipeOrder) {
     const PipeState& q = pipes_[p];
@@ -192,7 +172,7 @@ void CoreSim::deadlock() {
   finish_block();
 }
 
-void CoreSim::step_scalar(uint64_t t) {
+void TimingCore::step_scalar(uint64_t t) {
   const Program& prog = ctx_.program;
   const int scalar = ctx_.chip.timing.scalar_cycles;
   if (pc_ < 0 || pc_ >= int64_t(prog.code.size())) {
@@ -273,7 +253,7 @@ void CoreSim::step_scalar(uint64_t t) {
   ++pc_;
 }
 
-void CoreSim::step_pipe(int p, uint64_t t) {
+void TimingCore::step_pipe(int p, uint64_t t) {
   PipeState& q = pipes_[p];
   Entry e = q.front();
   q.head = (q.head + 1) % q.ring.size();
@@ -315,14 +295,14 @@ void CoreSim::step_pipe(int p, uint64_t t) {
 
 // ---- work instructions ------------------------------------------------------------------------
 
-void CoreSim::execute_work(int p, const Entry& e, uint64_t t) {
+void TimingCore::execute_work(int p, const Entry& e, uint64_t t) {
   PipeState& q = pipes_[p];
   const Issued& I = e.I;
   ++q.epoch;
   PipeStats& ps = stats_.pipes[p];
   ++ps.instructions;
   Cost c{0, 1};
-  AccessError err = check(I, ctx_.chip, ctx_.shared.gm(), fp_);
+  AccessError err = check(I, ctx_.chip, ctx_.gm, fp_);
   if (err.kind != AccessError::None) {
     Diagnostic::Kind kind = err.kind == AccessError::OutOfBounds  ? Diagnostic::Kind::OutOfBounds
                             : err.kind == AccessError::Misaligned ? Diagnostic::Kind::Misaligned
@@ -330,19 +310,7 @@ void CoreSim::execute_work(int p, const Entry& e, uint64_t t) {
     report(kind, I.index, err.message);
   } else {
     c = cost_of(I, fp_, t);
-    if (!ctx_.options.timing_only) {
-      if (shadow_) {
-        Access who{q.epoch, I.index, uint8_t(p), block_, is_atomic_store(I)};
-        RaceReporter out{ctx_.program, diagnostics_, core_};
-        shadow_->check(fp_, who, q.known, out, t);
-        for (int k = 0; k < fp_.count; ++k) {
-          const Region& r = fp_.regions[k];
-          if (r.space != Space::GM || (who.atomic && !r.write)) continue;
-          gm_accesses_.push_back({t, core_, gm_seq_++, r, who, q.known});
-        }
-      }
-      run_functional(I, fp_, t);
-    }
+    if (!ctx_.options.timing_only) stream_.push_back({I, t, q.known, q.epoch, uint8_t(p), block_});
   }
   uint64_t completion = t + uint64_t(c.latency + c.occupancy);
   q.next_start = t + uint64_t(c.occupancy);
@@ -353,7 +321,7 @@ void CoreSim::execute_work(int p, const Entry& e, uint64_t t) {
   if (ctx_.options.trace) trace_.slices.push_back({uint8_t(p), I.index, block_, t, completion});
 }
 
-CoreSim::Cost CoreSim::cost_of(const Issued& I, const Footprint& fp, uint64_t t) {
+TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint64_t t) {
   const TimingConfig& tc = ctx_.chip.timing;
   const InstrSpec& spec = spec_of(*I.instr);
   Work w = spec.work(I, ctx_.chip);
@@ -362,14 +330,14 @@ CoreSim::Cost CoreSim::cost_of(const Issued& I, const Footprint& fp, uint64_t t)
       Space src = I.instr->ops[1].space, dst = I.instr->ops[0].space;
       DataPath path = path_of(src, dst);
       stats_.bytes[int(path)] += w.amount;
-      L2Stats l2;
-      CoreMemoryView::GmCost g;
+      L2Counts l2;
+      L2Model::Cost g;
       double rate = 0;
       int64_t latency = spec.pipe == Pipe::V ? tc.vector_latency : tc.mte1_latency;
       switch (path) {
         case DataPath::GmToL1:
-        case DataPath::GmToUb: g = view_.read_cost(fp, t, w.amount, l2); break;
-        case DataPath::UbToGm: g = view_.write_cost(fp, t, w.amount, l2); break;
+        case DataPath::GmToUb: g = ctx_.l2.read(fp, t, w.amount, l2); break;
+        case DataPath::UbToGm: g = ctx_.l2.write(fp, t, w.amount, l2); break;
         case DataPath::L1ToL0a: rate = tc.l1_to_l0a_rate; break;
         case DataPath::L1ToL0b: rate = tc.l1_to_l0b_rate; break;
         case DataPath::L1ToUb: rate = tc.l1_to_ub_rate; break;
@@ -403,37 +371,6 @@ CoreSim::Cost CoreSim::cost_of(const Issued& I, const Footprint& fp, uint64_t t)
     case Work::Kind::None: break;
   }
   return {0, 1};
-}
-
-// Runs an instruction's semantics. GM is seen through this core's window: reads get a staged
-// copy (committed GM plus this core's pending writes), writes land in a staged buffer and are
-// logged for the end of the window.
-void CoreSim::run_functional(const Issued& I, const Footprint& fp, uint64_t t) {
-  thread_local std::vector<std::vector<uint8_t>> staged;
-  staged.resize(size_t(fp.count));
-  bool atomic = is_atomic_store(I);
-  bool touches_gm = false;
-  for (int k = 0; k < fp.count; ++k) {
-    const Region& r = fp.regions[k];
-    if (r.space != Space::GM || (atomic && !r.write)) continue;
-    touches_gm = true;
-    if (r.write) staged[k].assign(size_t(r.hi() - r.lo()), 0);  // atomic adds start from 0: increments
-    else view_.stage(r.tensor, r.lo(), r.hi(), staged[k]);
-    views_[r.tensor] = {staged[k].data(), r.lo()};
-  }
-  ExecContext ctx{ctx_.chip, memory_, views_.data()};
-  try {
-    spec_of(*I.instr).exec(I, ctx);
-  } catch (const Fault& f) {
-    report(Diagnostic::Kind::Fault, I.index, f.message);
-  }
-  if (!touches_gm) return;
-  for (int k = 0; k < fp.count; ++k) {
-    const Region& r = fp.regions[k];
-    if (r.space != Space::GM || (atomic && !r.write)) continue;
-    if (r.write) view_.log_write(r, staged[k].data(), r.lo(), t, atomic_type(I));
-    views_[r.tensor] = {ctx_.shared.gm().data[r.tensor].data(), 0};
-  }
 }
 
 }  // namespace cubekit

@@ -1,39 +1,48 @@
-// One physical core in the timing model (see simulator.h for the model): its scalar unit, its
-// pipe queues, flags, the blocks it runs one after another, and its checks. Internal to
-// simulate.cpp; a CoreSim touches nothing shared except through its CoreMemoryView, so cores of
-// one window may run on different threads.
+// One physical core in the timing model (see simulator.h): its scalar unit, pipe queues, flags,
+// the vector clocks of the race checker, and the blocks it runs one after another. It computes
+// no data: every work instruction it starts goes to its stream, which a FunctionalCore replays.
+// Internal to simulate.cpp, which steps all cores in simulated-time order on one thread.
 #pragma once
 
-#include "emulator/memory_system.h"
+#include "emulator/l2_model.h"
 #include "emulator/race_checker.h"
 #include "emulator/simulator.h"
 
 #include <deque>
-#include <memory>
 
 namespace cubekit {
 
 struct SimContext {
   const ChipConfig& chip;
   const Program& program;
-  SharedMemory& shared;
+  const GlobalMemory& gm;  // for bounds checks only: the timing model reads no data
+  L2Model& l2;
   const SimOptions& options;
   int total_blocks;
 };
 
-class CoreSim {
- public:
-  CoreSim(const SimContext& ctx, int core, std::vector<int> blocks);
+// A work instruction as it started, for the functional replay and the race checker.
+struct Started {
+  Issued I;
+  uint64_t start;
+  Clock known;  // what its pipe knew to have completed when it started
+  uint32_t epoch;
+  uint8_t pipe;
+  int32_t block;
+};
 
-  void run_until(uint64_t until);  // processes every event that happens before `until`
+class TimingCore {
+ public:
+  TimingCore(const SimContext& ctx, int core, std::vector<int> blocks);
+
+  uint64_t next_event() const;  // UINT64_MAX when done
+  void step();                  // processes the core's earliest event
   bool done() const { return done_; }
-  uint64_t next_event() const;     // UINT64_MAX when done
 
   CoreStats& stats() { return stats_; }
   CoreTrace& trace() { return trace_; }
   RunResult& diagnostics() { return diagnostics_; }
-  CoreMemoryView& memory() { return view_; }
-  std::vector<GmAccess>& gm_accesses() { return gm_accesses_; }
+  std::vector<Started>& stream() { return stream_; }
 
  private:
   static constexpr uint64_t kNever = UINT64_MAX;
@@ -56,6 +65,9 @@ class CoreSim {
     Clock snapshot;
     int32_t set_index;
   };
+  struct Cost {
+    int64_t latency = 0, occupancy = 0;
+  };
 
   uint64_t s_ready() const;
   uint64_t pipe_ready(int p) const;
@@ -63,11 +75,7 @@ class CoreSim {
   void step_scalar(uint64_t t);
   void step_pipe(int p, uint64_t t);
   void execute_work(int p, const Entry& e, uint64_t t);
-  struct Cost {
-    int64_t latency = 0, occupancy = 0;
-  };
   Cost cost_of(const Issued& I, const Footprint& fp, uint64_t t);
-  void run_functional(const Issued& I, const Footprint& fp, uint64_t t);
   void start_block(uint64_t t);
   void finish_block();
   void deadlock();
@@ -90,20 +98,15 @@ class CoreSim {
   int64_t steps_ = 0;
 
   std::array<PipeState, kNumPipes> pipes_;
-  std::vector<std::deque<Fire>> fired_;       // per flag key: fired, not yet consumed
-  std::vector<int> pending_sets_;             // per flag key: sets minus waits, in dispatch order
-  std::vector<int32_t> last_set_;             // per flag key: the last set_flag dispatched
+  std::vector<std::deque<Fire>> fired_;  // per flag key: fired, not yet consumed
+  std::vector<int> pending_sets_;        // per flag key: sets minus waits, in dispatch order
+  std::vector<int32_t> last_set_;        // per flag key: the last set_flag dispatched
 
-  CoreMemory memory_;
-  CoreMemoryView view_;
-  std::unique_ptr<LocalShadow> shadow_;
-  std::vector<GmAccess> gm_accesses_;
-  uint64_t gm_seq_ = 0;
   CoreStats stats_;
   CoreTrace trace_;
   RunResult diagnostics_;
   Footprint fp_;
-  std::vector<GmView> views_;
+  std::vector<Started> stream_;
 };
 
 }  // namespace cubekit

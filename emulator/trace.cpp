@@ -1,0 +1,84 @@
+// Chrome trace JSON ("Trace Event Format"), streamed: traces of big kernels have millions of
+// slices, so they are written line by line rather than built as one JSON value.
+#include "emulator/error.h"
+#include "emulator/simulator.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <memory>
+
+namespace cubekit {
+
+namespace {
+
+// Track (thread) ids: the pipes in the order data flows, so viewers list them that way.
+int track_of(Pipe p) {
+  switch (p) {
+    case Pipe::S: return 0;
+    case Pipe::MTE2: return 1;
+    case Pipe::MTE1: return 2;
+    case Pipe::M: return 3;
+    case Pipe::V: return 4;
+    case Pipe::MTE3: return 5;
+    default: return 6;
+  }
+}
+
+}  // namespace
+
+void write_trace(const std::string& path, const SimResult& result, const Program& program, const ChipConfig& chip) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
+  if (!f) user_error("cannot write the trace to '{}'", path);
+  const double us_per_cycle = 1.0 / chip.clock_mhz;
+  bool first = true;
+  auto emit = [&](const std::string& event) {
+    fmt::print(f.get(), "{}{}", first ? "" : ",\n", event);
+    first = false;
+  };
+  fmt::print(f.get(), "{{\"displayTimeUnit\": \"ns\", \"otherData\": {{\"kernel\": {}, \"chip\": {}, \"cycles\": {}}},\n"
+                      "\"traceEvents\": [\n",
+             nlohmann::json(program.name).dump(), nlohmann::json(chip.name).dump(), result.report.cycles);
+  for (size_t core = 0; core < result.traces.size(); ++core) {
+    emit(fmt::format(R"({{"ph": "M", "pid": {}, "name": "process_name", "args": {{"name": "core {}"}}}})", core, core));
+    for (Pipe p : {Pipe::S, Pipe::MTE2, Pipe::MTE1, Pipe::M, Pipe::V, Pipe::MTE3}) {
+      emit(fmt::format(R"({{"ph": "M", "pid": {}, "tid": {}, "name": "thread_name", "args": {{"name": "{}"}}}})", core,
+                       track_of(p), pipe_name(p)));
+      emit(fmt::format(R"({{"ph": "M", "pid": {}, "tid": {}, "name": "thread_sort_index", "args": {{"sort_index": {}}}}})",
+                       core, track_of(p), track_of(p)));
+    }
+    const CoreTrace& t = result.traces[core];
+    for (const TraceSlice& s : t.slices) {
+      const Instr& in = program.code[s.index];
+      emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": {:.4f}, "name": "{}", )"
+                       R"("args": {{"line": {}, "instruction": {}, "block": {}, "cycles": {}, "text": {}}}}})",
+                       core, track_of(Pipe(s.pipe)), double(s.start) * us_per_cycle,
+                       double(s.end - s.start) * us_per_cycle, spec_of(in).mnemonic, in.line, s.index, s.block,
+                       s.end - s.start, nlohmann::json(print_instr(program, in)).dump()));
+    }
+    // A flow arrow from the flag's firing on the source pipe to its release of the waiting pipe,
+    // each end bound to a zero-length slice so viewers can attach it.
+    for (size_t k = 0; k < t.flows.size(); ++k) {
+      const TraceFlow& fl = t.flows[k];
+      uint64_t id = (uint64_t(core) << 32) | k;
+      double a = double(fl.fired) * us_per_cycle, b = double(fl.released) * us_per_cycle;
+      const Instr& set = program.code[fl.set_index];
+      const Instr& wait = program.code[fl.wait_index];
+      emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": 0, "name": "set_flag", )"
+                       R"("args": {{"line": {}, "instruction": {}}}}})",
+                       core, track_of(Pipe(fl.src)), a, set.line, fl.set_index));
+      emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": 0, "name": "wait_flag", )"
+                       R"("args": {{"line": {}, "instruction": {}}}}})",
+                       core, track_of(Pipe(fl.dst)), b, wait.line, fl.wait_index));
+      emit(fmt::format(R"({{"ph": "s", "pid": {}, "tid": {}, "ts": {:.4f}, "id": {}, "name": "flag", "cat": "sync"}})",
+                       core, track_of(Pipe(fl.src)), a, id));
+      emit(fmt::format(R"({{"ph": "f", "bp": "e", "pid": {}, "tid": {}, "ts": {:.4f}, "id": {}, "name": "flag", "cat": "sync"}})",
+                       core, track_of(Pipe(fl.dst)), b, id));
+    }
+  }
+  fmt::print(f.get(), "\n]}}\n");
+  if (std::ferror(f.get())) user_error("writing the trace to '{}' failed", path);
+}
+
+}  // namespace cubekit
