@@ -376,8 +376,9 @@ class Parser {
 std::string number_text(double f) {
   if (std::isnan(f)) return "nan";
   if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
-  if (f == 0 && std::signbit(f)) return "-0.0";  // "-0" would read back as the integer 0
-  return fmt::format("{}", f);
+  std::string text = fmt::format("{}", f);  // the shortest text that reads back as f
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";  // a number, not an integer: 1.0, -0.0
+  return text;
 }
 
 std::string operand_text(const Program& p, const OperandSpec& spec, const Operand& o) {

@@ -215,6 +215,8 @@ void timing_from_json(Reader& r, TimingConfig& t) {
     if constexpr (std::is_floating_point_v<T>) v = r.positive_number(key);
     else v = T(r.integer(key, 1, std::numeric_limits<T>::max()));
   });
+  if (t.l2_line_bytes & (t.l2_line_bytes - 1))
+    user_error("{}: timing field 'l2_line_bytes' must be a power of two, got {}", r.origin(), t.l2_line_bytes);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ void FunctionalCore::replay(const std::vector<Started>& stream) {
     fp.count = 0;
     spec_of(*s.I.instr).footprint(s.I, chip_, fp);
     if (shadow_) {
-      Access who{s.epoch, s.I.index, s.pipe, s.block, atomic_type(s.I).has_value()};
+      Access who{s.epoch, s.I.index, s.pipe, s.block, atomic_type(s.I).has_value(), s.order};
       RaceReporter out{program_, diagnostics_, core_};
       shadow_->check(fp, who, s.known, out, s.start);
       for (int k = 0; k < fp.count; ++k) {

@@ -11,10 +11,9 @@
 
 #include "emulator/chip_config.h"
 #include "emulator/isa.h"
+#include "emulator/program.h"
 
 #include <cstdint>
-#include <set>
-#include <unordered_map>
 #include <vector>
 
 namespace cubekit {
@@ -25,7 +24,7 @@ struct L2Counts {
 
 class L2Model {
  public:
-  explicit L2Model(const ChipConfig& chip);
+  L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors);
 
   struct Cost {
     int64_t latency = 0, occupancy = 0;
@@ -35,18 +34,26 @@ class L2Model {
   Cost write(const Footprint& fp, uint64_t time, int64_t bytes, L2Counts& counts);
 
  private:
+  // Lines in least-recently-used order: requests come in simulated-time order, so the order of
+  // use is the order of requests, and a doubly linked list keeps it in O(1).
   struct Line {
-    uint64_t ready;     // when its data is in L2
-    uint64_t last_use;  // for LRU
+    uint64_t key;
+    uint64_t ready;  // when its data is in L2
+    int32_t prev, next;
   };
   void lines_of(const Footprint& fp, bool writes, std::vector<uint64_t>& out) const;
-  void use(uint64_t line, Line& l, uint64_t time);
-  void evict_if_full();
+  Line* find(uint64_t key);
+  void insert(uint64_t key, uint64_t ready);  // as the most recently used, evicting the least
+  void touch(int32_t index);                  // becomes the most recently used
+  void unlink(int32_t index);
+  void link_last(int32_t index);
   uint64_t reserve_hbm(uint64_t time, int64_t bytes);  // when a transfer of `bytes` starting at `time` ends
 
   const TimingConfig& t_;
-  std::unordered_map<uint64_t, Line> lines_;
-  std::set<std::pair<uint64_t, uint64_t>> lru_;  // (last use, line)
+  std::vector<uint64_t> first_line_;  // per tensor: the id of its first line (lines are numbered densely)
+  std::vector<int32_t> index_;        // per line id: its slot in lines_, -1 when not in L2
+  std::vector<Line> lines_;
+  int32_t first_ = -1, last_ = -1;  // least and most recently used
   size_t capacity_;
   double hbm_free_ = 0;  // when HBM can start the next transfer
 };

@@ -47,8 +47,13 @@ enum ConflictKind { kWaw, kWar, kRaw, kUninit };
 
 }  // namespace
 
-void RaceReporter::race(const Access& earlier, const Access& later, bool earlier_writes, bool later_writes,
+void RaceReporter::race(const Access& first, const Access& second, bool first_writes, bool second_writes,
                         std::string_view buffer, int64_t lo, int64_t hi, uint64_t time) {
+  // `first` ran first in simulated time; the report speaks of program order, where the fix goes.
+  bool swap = first.block == second.block && second.order < first.order;
+  const Access& earlier = swap ? second : first;
+  const Access& later = swap ? first : second;
+  bool earlier_writes = swap ? second_writes : first_writes, later_writes = swap ? first_writes : second_writes;
   std::string fix;
   if (earlier.block != later.block)
     fix = fmt::format("blocks {} and {} run in no fixed order: give each its own part of {}, or make both atomic adds",
@@ -109,7 +114,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
             for (int p = 0; p < kNumPipes; ++p) {
               uint32_t e = x.read_epoch[p];
               if (!e || (p == who.pipe && e == who.epoch) || known[p] >= e) continue;
-              pending.add({e, x.read_index[p], uint8_t(p), who.block}, kWar, lo, hi, flush);
+              pending.add({e, x.read_index[p], uint8_t(p), who.block, false, x.read_order[p]}, kWar, lo, hi, flush);
             }
             x.write = who;
             x.read_epoch.fill(0);
@@ -118,6 +123,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
             if (!x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);
             x.read_epoch[who.pipe] = who.epoch;
             x.read_index[who.pipe] = who.index;
+            x.read_order[who.pipe] = who.order;
           }
         }
       }

@@ -35,6 +35,7 @@ struct Access {
   uint8_t pipe = 0;
   int32_t block = -1;
   bool atomic = false;
+  uint64_t order = 0;  // when the scalar unit issued it: races are told in program order
 };
 
 struct RaceReporter {
@@ -58,6 +59,7 @@ class LocalShadow {
     Access write;
     std::array<uint32_t, kNumPipes> read_epoch{};
     std::array<int32_t, kNumPipes> read_index{};
+    std::array<uint64_t, kNumPipes> read_order{};
     bool written = false;
   };
   std::vector<Granule> granules_[kNumSpaces];

@@ -51,8 +51,19 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   if (blocks < 1) user_error("a launch needs at least one block, got {}", blocks);
   const int ncores = std::min(blocks, chip.cores);
   const bool functional = !options.timing_only, checks = functional && options.checks;
-  L2Model l2(chip);
-  SimContext ctx{chip, program, gm, l2, options, blocks};
+  L2Model l2(chip, gm.decls);
+  SimContext ctx{chip, program, gm, l2, options, blocks, {}, {}, {}};
+  for (const Instr& in : program.code) {
+    Kind k = spec_of(in).pipe == Pipe::S ? Kind::Scalar
+             : is_set_flag(in)           ? Kind::SetFlag
+             : is_wait_flag(in)          ? Kind::WaitFlag
+             : !is_barrier(in)           ? Kind::Work
+             : Pipe(in.ops[0].imm) == Pipe::All ? Kind::BarrierAll
+                                                : Kind::Barrier;
+    ctx.kinds.push_back(k);
+    ctx.scalar.push_back(spec_of(in).scalar);
+    ctx.pipes.push_back(uint8_t(k == Kind::Scalar || k == Kind::BarrierAll ? Pipe::S : issue_pipe(in)));
+  }
   std::vector<std::unique_ptr<TimingCore>> timing;
   std::vector<std::unique_ptr<FunctionalCore>> data;
   for (int c = 0; c < ncores; ++c) {
@@ -72,10 +83,13 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
     if (!timing[c]->done()) events.push({timing[c]->next_event(), c});
   const uint64_t window = uint64_t(chip.timing.window_cycles);
   for (uint64_t until = window;;) {
+    // Only GM accesses meet other cores (in the L2 and at HBM), so a core runs on by itself up
+    // to its next GM access that another core's events must precede.
     while (!events.empty() && events.top().first < until) {
       int c = events.top().second;
       events.pop();
-      timing[c]->step();
+      uint64_t others = events.empty() ? UINT64_MAX : events.top().first;
+      timing[c]->run(until, others);
       if (!timing[c]->done()) events.push({timing[c]->next_event(), c});
     }
     if (functional) {
@@ -112,6 +126,14 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
     if (functional) merge(r.diagnostics, data[c]->diagnostics().diagnostics);
     if (options.trace) result.traces.push_back(std::move(timing[c]->trace()));
   }
+  // A read of unwritten memory that a race explains (it ran before the write it should have
+  // waited for) is the race's symptom: report the race alone.
+  std::erase_if(r.diagnostics, [&](const Diagnostic& u) {
+    if (u.kind != Diagnostic::Kind::Uninitialized) return false;
+    return std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& d) {
+      return d.kind == Diagnostic::Kind::Race && (d.index == u.index || d.other == u.index);
+    });
+  });
   finish_report(r, program, chip);
   return result;
 }

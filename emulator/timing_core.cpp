@@ -50,6 +50,7 @@ void TimingCore::start_block(uint64_t t) {
   regs_.block_idx = block_;
   regs_.block_num = ctx_.total_blocks;
   pc_ = 0;
+  issued_ = 0;
   s_time_ = t;
   halted_ = false;
   waiting_queue_ = -1;
@@ -58,6 +59,7 @@ void TimingCore::start_block(uint64_t t) {
     p.epoch = 0;
     p.known.fill(0);
     p.next_start = std::max(p.next_start, t);
+    p.dirty = true;
   }
   for (auto& f : fired_) f.clear();
   std::fill(pending_sets_.begin(), pending_sets_.end(), 0);
@@ -84,8 +86,7 @@ void TimingCore::finish_block() {
 
 uint64_t TimingCore::s_ready() const {
   if (halted_ || waiting_queue_ >= 0) return kNever;
-  if (pc_ >= 0 && pc_ < int64_t(ctx_.program.code.size()) && is_barrier(ctx_.program.code[pc_]) &&
-      Pipe(ctx_.program.code[pc_].ops[0].imm) == Pipe::All) {
+  if (pc_ >= 0 && pc_ < int64_t(ctx_.program.code.size()) && ctx_.kinds[pc_] == Kind::BarrierAll) {
     uint64_t t = s_time_;
     for (const PipeState& p : pipes_) {
       if (p.count) return kNever;
@@ -100,44 +101,72 @@ uint64_t TimingCore::sync_base(const PipeState& q, const Entry& e) const { retur
 
 uint64_t TimingCore::pipe_ready(int p) const {
   const PipeState& q = pipes_[p];
+  if (q.dirty) q.ready = compute_ready(p), q.dirty = false;
+  return q.ready;
+}
+
+uint64_t TimingCore::compute_ready(int p) const {
+  const PipeState& q = pipes_[p];
   if (!q.count) return kNever;
   const Entry& e = q.ring[q.head];
-  const Instr& in = *e.I.instr;
-  if (is_wait_flag(in)) {
-    const auto& f = fired_[flag_key(in)];
-    return f.empty() ? kNever : std::max(sync_base(q, e), f.front().time);
+  switch (e.kind) {
+    case Kind::WaitFlag: {
+      const auto& f = fired_[flag_key(*e.I.instr)];
+      return f.empty() ? kNever : std::max(sync_base(q, e), f.front().time);
+    }
+    case Kind::SetFlag:
+    case Kind::Barrier: return sync_base(q, e);
+    default: return std::max({e.ready, q.next_start, q.barrier_floor});
   }
-  if (is_set_flag(in) || is_barrier(in)) return sync_base(q, e);
-  return std::max({e.ready, q.next_start, q.barrier_floor});
 }
 
 uint64_t TimingCore::next_event() const {
-  if (done_) return kNever;
-  uint64_t t = s_ready();
-  for (int p : kPipeOrder) t = std::min(t, pipe_ready(p));
-  if (t != kNever) return t;
-  // Nothing can start: the block has ended (or is stuck), which step() settles at once.
-  uint64_t now = s_time_;
-  for (const PipeState& p : pipes_) now = std::max(now, p.last_completion);
-  return now;
+  int who;
+  return done_ ? kNever : earliest(who);
 }
 
 // ---- the event loop -----------------------------------------------------------------------------
 
-void TimingCore::step() {
+void TimingCore::run(uint64_t until, uint64_t others) {
+  int who;
+  uint64_t t = earliest(who);
+  process(who, t);
+  while (!done_) {
+    t = earliest(who);
+    if (t >= until) return;
+    // A GM access waits for the other cores' earlier events (ties: the heap orders the cores).
+    if (t >= others && who >= 0 && pipes_[who].ring[pipes_[who].head].kind == Kind::Work &&
+        (who == int(Pipe::MTE2) || who == int(Pipe::MTE3)))
+      return;
+    process(who, t);
+  }
+}
+
+uint64_t TimingCore::earliest(int& who) const {
   uint64_t best = kNever;
-  int who = -1;
+  who = -1;
   for (int p : kPipeOrder) {
     uint64_t r = pipe_ready(p);
     if (r < best) best = r, who = p;
   }
   uint64_t s = s_ready();
   if (s < best) best = s, who = int(Pipe::S);
-  if (best != kNever) {
-    if (who == int(Pipe::S)) step_scalar(best);
-    else step_pipe(who, best);
-    return;
-  }
+  if (best != kNever) return best;
+  // Nothing can start: the block has ended (or is stuck), which process() settles at once.
+  uint64_t now = s_time_;
+  for (const PipeState& p : pipes_) now = std::max(now, p.last_completion);
+  return done_ ? kNever : now;
+}
+
+void TimingCore::step() {
+  int who;
+  uint64_t t = earliest(who);
+  process(who, t);
+}
+
+void TimingCore::process(int who, uint64_t t) {
+  if (who == int(Pipe::S)) return step_scalar(t);
+  if (who >= 0) return step_pipe(who, t);
   bool drained = true;
   for (const PipeState& p : pipes_) drained &= p.count == 0;
   if (halted_ && drained) finish_block();
@@ -150,7 +179,7 @@ void TimingCore::deadlock() {
     const PipeState& q = pipes_[p];
     if (!q.count) continue;
     const Instr& in = *q.ring[q.head].I.instr;
-    if (!is_wait_flag(in)) continue;
+    if (q.ring[q.head].kind != Kind::WaitFlag) continue;
     int index = q.ring[q.head].I.index;
     what += fmt::format("; pipe {} waits at instruction {} (line {}) `{}` for flag {}->{} event {}, and nothing left to "
                         "run will set it",
@@ -166,7 +195,7 @@ void TimingCore::deadlock() {
                         ctx_.program.code[pc_].line);
   int index = pc_ < int64_t(ctx_.program.code.size()) ? int(pc_) : -1;
   report(Diagnostic::Kind::Deadlock, index, fmt::format("block {} can make no progress{}", block_, what));
-  for (PipeState& p : pipes_) p.count = 0;
+  for (PipeState& p : pipes_) p.count = 0, p.dirty = true;
   halted_ = true;
   waiting_queue_ = -1;
   finish_block();
@@ -191,24 +220,39 @@ void TimingCore::step_scalar(uint64_t t) {
   const InstrSpec& spec = spec_of(in);
   PipeStats& s = stats_.pipes[int(Pipe::S)];
   if (spec.pipe == Pipe::S) {
-    Flow flow;
-    try {
-      flow = spec.scalar(in, regs_);
-    } catch (const Fault& f) {
-      report(Diagnostic::Kind::Fault, int(pc_), f.message);
-      halted_ = true;
-      return;
+    // A run of scalar instructions touches nothing another pipe or core sees: do it in one step.
+    for (uint64_t now = t;; now += scalar) {
+      Flow flow;
+      try {
+        flow = ctx_.scalar[pc_](prog.code[pc_], regs_);
+      } catch (const Fault& f) {
+        report(Diagnostic::Kind::Fault, int(pc_), f.message);
+        halted_ = true;
+        return;
+      }
+      s.busy += scalar, ++s.instructions;
+      stats_.line_cycles[pc_] += scalar;
+      if (ctx_.options.trace) trace_.slices.push_back({uint8_t(Pipe::S), int32_t(pc_), block_, now, now + scalar});
+      s_time_ = now + scalar;
+      if (flow.kind == Flow::End) {
+        halted_ = true;
+        return;
+      }
+      pc_ = flow.kind == Flow::Jump ? flow.target : pc_ + 1;
+      if (pc_ < 0 || pc_ >= int64_t(prog.code.size()) || ctx_.kinds[pc_] != Kind::Scalar) return;
+      if (++steps_ > ctx_.options.max_steps) {
+        report(Diagnostic::Kind::StepLimit, int(pc_),
+               fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit "
+                           "with --max-steps)", ctx_.options.max_steps));
+        halted_ = true;
+        return;
+      }
     }
-    s.busy += scalar, ++s.instructions;
-    stats_.line_cycles[pc_] += scalar;
-    if (ctx_.options.trace) trace_.slices.push_back({uint8_t(Pipe::S), int32_t(pc_), block_, t, t + scalar});
-    s_time_ = t + scalar;
-    if (flow.kind == Flow::End) halted_ = true;
-    pc_ = flow.kind == Flow::Jump ? flow.target : pc_ + 1;
-    return;
   }
-  if (is_barrier(in) && Pipe(in.ops[0].imm) == Pipe::All) {
+  const Kind kind = ctx_.kinds[pc_];
+  if (kind == Kind::BarrierAll) {
     for (PipeState& p : pipes_) {
+      p.dirty = true;
       for (int q = 0; q < kNumPipes; ++q) p.known[q] = pipes_[q].epoch;
       p.next_start = std::max(p.next_start, t);
     }
@@ -217,13 +261,13 @@ void TimingCore::step_scalar(uint64_t t) {
     ++pc_;
     return;
   }
-  int p = int(issue_pipe(in));
+  int p = ctx_.pipes[pc_];
   PipeState& q = pipes_[p];
   if (q.count == q.ring.size()) {
     waiting_queue_ = p;
     return;
   }
-  if (is_set_flag(in) || is_wait_flag(in)) {
+  if (kind == Kind::SetFlag || kind == Kind::WaitFlag) {
     if (in.ops[2].imm >= ctx_.chip.event_ids) {
       report(Diagnostic::Kind::Sync, int(pc_),
              fmt::format("event id {} is out of range: {} has event ids 0-{} per pipe pair", in.ops[2].imm,
@@ -233,7 +277,7 @@ void TimingCore::step_scalar(uint64_t t) {
       return;
     }
     int key = flag_key(in);
-    if (is_set_flag(in)) {
+    if (kind == Kind::SetFlag) {
       if (pending_sets_[key] >= 1)
         report(Diagnostic::Kind::Sync, int(pc_),
                fmt::format("flag {}->{} event {} is set again before a wait_flag consumed the set at instruction {} "
@@ -246,8 +290,8 @@ void TimingCore::step_scalar(uint64_t t) {
       --pending_sets_[key];
     }
   }
-  q.ring[(q.head + q.count) % q.ring.size()] = {issue(in, int(pc_), regs_), t + scalar};
-  ++q.count;
+  q.ring[(q.head + q.count) % q.ring.size()] = {issue(in, int(pc_), regs_), t + scalar, issued_++, kind};
+  if (q.count++ == 0) q.dirty = true;
   s.busy += scalar, ++s.instructions;
   s_time_ = t + scalar;
   ++pc_;
@@ -255,26 +299,28 @@ void TimingCore::step_scalar(uint64_t t) {
 
 void TimingCore::step_pipe(int p, uint64_t t) {
   PipeState& q = pipes_[p];
-  Entry e = q.front();
+  const Entry& e = q.front();  // stays valid: only S adds to queues, and not during this step
   q.head = (q.head + 1) % q.ring.size();
   --q.count;
+  q.dirty = true;
   if (waiting_queue_ == p) {
     waiting_queue_ = -1;
     s_time_ = std::max(s_time_, t);
   }
   const Instr& in = *e.I.instr;
-  if (is_set_flag(in)) {
+  if (e.kind == Kind::SetFlag) {
     uint64_t fire = std::max(t, q.last_completion);
+    pipes_[in.ops[1].imm].dirty = true;  // its waiting pipe may now go
     Clock snapshot = q.known;
     snapshot[p] = q.epoch;
     fired_[flag_key(in)].push_back({fire, snapshot, e.I.index});
     q.last_start = t;
     return;
   }
-  if (is_wait_flag(in)) {
+  if (e.kind == Kind::WaitFlag) {
     auto& fifo = fired_[flag_key(in)];
     Fire f = fifo.front();
-    fifo.pop_front();
+    fifo.erase(fifo.begin());
     uint64_t base = sync_base(q, e);
     stats_.pipes[p].flag_stall += f.time > base ? f.time - base : 0;
     for (int k = 0; k < kNumPipes; ++k) q.known[k] = std::max(q.known[k], f.snapshot[k]);
@@ -284,7 +330,7 @@ void TimingCore::step_pipe(int p, uint64_t t) {
       trace_.flows.push_back({uint8_t(in.ops[0].imm), uint8_t(p), f.set_index, e.I.index, f.time, t});
     return;
   }
-  if (is_barrier(in)) {
+  if (e.kind == Kind::Barrier) {
     q.barrier_floor = std::max(q.barrier_floor, q.last_completion);
     q.known[p] = q.epoch;
     q.last_start = t;
@@ -310,7 +356,7 @@ void TimingCore::execute_work(int p, const Entry& e, uint64_t t) {
     report(kind, I.index, err.message);
   } else {
     c = cost_of(I, fp_, t);
-    if (!ctx_.options.timing_only) stream_.push_back({I, t, q.known, q.epoch, uint8_t(p), block_});
+    if (!ctx_.options.timing_only) stream_.push_back({I, t, q.known, q.epoch, uint8_t(p), block_, e.order});
   }
   uint64_t completion = t + uint64_t(c.latency + c.occupancy);
   q.next_start = t + uint64_t(c.occupancy);

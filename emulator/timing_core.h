@@ -8,9 +8,11 @@
 #include "emulator/race_checker.h"
 #include "emulator/simulator.h"
 
-#include <deque>
 
 namespace cubekit {
+
+// What the timing model does with an instruction, decided once per program instruction.
+enum class Kind : uint8_t { Scalar, Work, SetFlag, WaitFlag, Barrier, BarrierAll };
 
 struct SimContext {
   const ChipConfig& chip;
@@ -19,6 +21,9 @@ struct SimContext {
   L2Model& l2;
   const SimOptions& options;
   int total_blocks;
+  std::vector<Kind> kinds;       // per instruction
+  std::vector<uint8_t> pipes;    // per instruction: the queue it goes to
+  std::vector<ScalarFn> scalar;  // per instruction: its behaviour, for scalar ones
 };
 
 // A work instruction as it started, for the functional replay and the race checker.
@@ -29,6 +34,7 @@ struct Started {
   uint32_t epoch;
   uint8_t pipe;
   int32_t block;
+  uint64_t order;  // its position in the block's issue order
 };
 
 class TimingCore {
@@ -37,6 +43,9 @@ class TimingCore {
 
   uint64_t next_event() const;  // UINT64_MAX when done
   void step();                  // processes the core's earliest event
+  // Processes events before `until`; an event that touches GM only while it comes no later than
+  // `others` (the earliest event of any other core). Processes at least one event.
+  void run(uint64_t until, uint64_t others);
   bool done() const { return done_; }
 
   CoreStats& stats() { return stats_; }
@@ -51,6 +60,8 @@ class TimingCore {
   struct Entry {
     Issued I;
     uint64_t ready;
+    uint64_t order;
+    Kind kind;
   };
   struct PipeState {
     std::vector<Entry> ring;
@@ -58,6 +69,8 @@ class TimingCore {
     uint64_t next_start = 0, barrier_floor = 0, last_completion = 0, last_start = 0;
     uint32_t epoch = 0;
     Clock known{};
+    mutable uint64_t ready = 0;  // cached pipe_ready(); valid unless `dirty`
+    mutable bool dirty = true;
     Entry& front() { return ring[head]; }
   };
   struct Fire {
@@ -71,6 +84,10 @@ class TimingCore {
 
   uint64_t s_ready() const;
   uint64_t pipe_ready(int p) const;
+  uint64_t compute_ready(int p) const;
+  // The earliest event: its time (kNever if none) and who (a pipe, or S).
+  uint64_t earliest(int& who) const;
+  void process(int who, uint64_t t);  // the event earliest() found
   uint64_t sync_base(const PipeState& q, const Entry& e) const;
   void step_scalar(uint64_t t);
   void step_pipe(int p, uint64_t t);
@@ -96,9 +113,10 @@ class TimingCore {
   bool halted_ = false;
   int waiting_queue_ = -1;  // S waits for a slot in this pipe's queue
   int64_t steps_ = 0;
+  uint64_t issued_ = 0;  // instructions issued in this block
 
   std::array<PipeState, kNumPipes> pipes_;
-  std::vector<std::deque<Fire>> fired_;  // per flag key: fired, not yet consumed
+  std::vector<std::vector<Fire>> fired_;  // per flag key: fired, not yet consumed (oldest first)
   std::vector<int> pending_sets_;        // per flag key: sets minus waits, in dispatch order
   std::vector<int32_t> last_set_;        // per flag key: the last set_flag dispatched
 

@@ -1,0 +1,286 @@
+// The checker on hand-written programs: each class of race, each sync error, a deadlock, reads
+// of unwritten memory -- and correct programs reporting nothing.
+#include "emulator/simulator.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace cubekit {
+namespace {
+
+using testing::HasSubstr;
+
+struct Checked {
+  Program program;
+  Report report;
+};
+
+Checked check(const std::string& body, int blocks = 1) {
+  std::string text = ".kernel k\n.tensor X f16 [4096] inout\n.tensor Y f32 [4096] out\n" + body + "    end\n";
+  Checked c{parse_program(text, "k.s"), {}};
+  GlobalMemory gm = GlobalMemory::for_program(c.program);
+  gm.fill_inputs(1);
+  c.report = simulate(load_chip("ascend910"), c.program, gm, {.blocks = blocks}).report;
+  return c;
+}
+
+// The line of a program text line that contains `needle` (1-based, counting the 3 header lines).
+uint32_t line_of(const Checked& c, std::string_view mnemonic_prefix, int nth = 0) {
+  for (const Instr& in : c.program.code)
+    if (print_instr(c.program, in).starts_with(mnemonic_prefix) && nth-- == 0) return in.line;
+  return 0;
+}
+
+const Diagnostic* find(const Checked& c, Diagnostic::Kind kind) {
+  for (const Diagnostic& d : c.report.diagnostics)
+    if (d.kind == kind) return &d;
+  return nullptr;
+}
+
+void expect_only(const Checked& c, Diagnostic::Kind kind) {
+  for (const Diagnostic& d : c.report.diagnostics)
+    EXPECT_EQ(d.kind, kind) << "unexpected: " << format_diagnostic(c.program, d);
+  ASSERT_NE(find(c, kind), nullptr) << "no " << diagnostic_kind_name(kind) << " reported";
+}
+
+// A race names both instructions (index and line), the buffer and the bytes.
+void expect_race(const Checked& c, std::string_view earlier, std::string_view later, std::string_view bytes) {
+  expect_only(c, Diagnostic::Kind::Race);
+  const Diagnostic& d = *find(c, Diagnostic::Kind::Race);
+  std::string text = format_diagnostic(c.program, d);
+  EXPECT_EQ(d.line, line_of(c, later)) << text;
+  EXPECT_EQ(c.program.code[d.other].line, line_of(c, earlier)) << text;
+  EXPECT_THAT(text, HasSubstr(std::string(bytes))) << text;
+  EXPECT_THAT(text, HasSubstr(fmt::format("line {}", line_of(c, earlier)))) << text;
+}
+
+TEST(Checker, CorrectProgramsReportNothing) {
+  for (const char* name : {"matmul_f16.s", "matmul_f16_kloop.s", "matmul_f16_db.s"}) {
+    Program p = load_program((std::filesystem::path(__FILE__).parent_path() / "../../examples/asm" / name).string());
+    GlobalMemory gm = GlobalMemory::for_program(p);
+    gm.fill_inputs(3);
+    Report r = simulate(load_chip("ascend910"), p, gm).report;
+    for (const Diagnostic& d : r.diagnostics) ADD_FAILURE() << name << ": " << format_diagnostic(p, d);
+  }
+}
+
+TEST(Checker, Mte2ToVectorWithoutAFlag) {
+  Checked c = check(
+      "    copy_gm_ub ub[0], X[0], len=8\n"
+      "    vadds.f16 ub[256], ub[0], 1.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm X[256], ub[256], len=8\n");
+  expect_race(c, "copy_gm_ub", "vadds", "ub bytes [0, 256)");
+  EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("set_flag MTE2, V"));
+}
+
+TEST(Checker, Mte1ToCubeWithoutAFlag) {
+  Checked c = check(
+      "    copy_gm_l1 l1[0], X[0], len=16\n"
+      "    set_flag MTE2, MTE1, 0\n"
+      "    wait_flag MTE2, MTE1, 0\n"
+      "    load2d.f16 l0a[0], l1[0]\n"
+      "    load2d.f16 l0b[0], l1[0]\n"
+      "    mmad.f16 l0c[0], l0a[0], l0b[0], m=16, n=16, k=16, init\n"
+      "    set_flag M, V, 0\n"
+      "    wait_flag M, V, 0\n"
+      "    mov_l0c_ub.f32.f32 ub[0], l0c[0]\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm Y[0], ub[0], len=32\n");
+  expect_race(c, "load2d.f16 l0a", "mmad", "l0a bytes [0, 512)");
+}
+
+TEST(Checker, CubeToVectorWithoutAFlag) {
+  Checked c = check(
+      "    copy_gm_l1 l1[0], X[0], len=16\n"
+      "    set_flag MTE2, MTE1, 0\n"
+      "    wait_flag MTE2, MTE1, 0\n"
+      "    load2d.f16 l0a[0], l1[0]\n"
+      "    load2d.f16 l0b[0], l1[0]\n"
+      "    set_flag MTE1, M, 0\n"
+      "    wait_flag MTE1, M, 0\n"
+      "    mmad.f16 l0c[0], l0a[0], l0b[0], m=16, n=16, k=16, init\n"
+      "    mov_l0c_ub.f32.f32 ub[0], l0c[0]\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm Y[0], ub[0], len=32\n");
+  expect_race(c, "mmad", "mov_l0c_ub", "l0c bytes [0, 1024)");
+}
+
+TEST(Checker, VectorToMte3WithoutAFlag) {
+  Checked c = check(
+      "    copy_gm_ub ub[0], X[0], len=8\n"
+      "    set_flag MTE2, V, 0\n"
+      "    wait_flag MTE2, V, 0\n"
+      "    vadds.f16 ub[256], ub[0], 1.0\n"
+      "    copy_ub_gm X[256], ub[256], len=8\n");
+  expect_race(c, "vadds", "copy_ub_gm", "ub bytes [256, 512)");
+  EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("set_flag V, MTE3"));
+}
+
+TEST(Checker, DependentVectorInstructionsWithoutABarrier) {
+  Checked c = check(
+      "    copy_gm_ub ub[0], X[0], len=8\n"
+      "    set_flag MTE2, V, 0\n"
+      "    wait_flag MTE2, V, 0\n"
+      "    vadds.f16 ub[256], ub[0], 1.0\n"
+      "    vmuls.f16 ub[512], ub[256], 2.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm X[256], ub[512], len=8\n");
+  expect_race(c, "vadds", "vmuls", "ub bytes [256, 512)");
+  EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("barrier V"));
+}
+
+TEST(Checker, ABarrierOrdersThem) {
+  Checked c = check(
+      "    copy_gm_ub ub[0], X[0], len=8\n"
+      "    set_flag MTE2, V, 0\n"
+      "    wait_flag MTE2, V, 0\n"
+      "    vadds.f16 ub[256], ub[0], 1.0\n"
+      "    barrier V\n"
+      "    vmuls.f16 ub[512], ub[256], 2.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm X[256], ub[512], len=8\n");
+  for (const Diagnostic& d : c.report.diagnostics) ADD_FAILURE() << format_diagnostic(c.program, d);
+}
+
+TEST(Checker, PingPongBufferOverwrittenWhileRead) {
+  // Two tiles through one UB buffer: the second load must wait until V has read the first.
+  Checked c = check(
+      "    copy_gm_ub ub[0], X[0], len=8\n"
+      "    set_flag MTE2, V, 0\n"
+      "    wait_flag MTE2, V, 0\n"
+      "    vadds.f16 ub[1024], ub[0], 1.0\n"
+      "    copy_gm_ub ub[0], X[256], len=8\n"  // missing: V -> MTE2 before reusing ub[0]
+      "    set_flag MTE2, V, 1\n"
+      "    wait_flag MTE2, V, 1\n"
+      "    barrier V\n"
+      "    vadds.f16 ub[1280], ub[0], 1.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm X[512], ub[1024], len=16\n");
+  // Without V -> MTE2 nothing orders the second load after the read (WAR), nor after the first
+  // load (WAW, same pipe): both are reported.
+  expect_only(c, Diagnostic::Kind::Race);
+  bool war = false;
+  for (const Diagnostic& d : c.report.diagnostics) {
+    if (d.line != line_of(c, "copy_gm_ub ub[0], X[256]") || c.program.code[d.other].line != line_of(c, "vadds")) continue;
+    war = true;
+    EXPECT_THAT(d.message, HasSubstr("writes ub bytes [0, 256) that `vadds.f16 ub[1024], ub[0], 1.0`"));
+    EXPECT_THAT(d.message, HasSubstr("set_flag V, MTE2"));
+  }
+  EXPECT_TRUE(war) << "the write-after-read was not reported";
+}
+
+TEST(Checker, RaceIsFoundEvenWhenTimingHidesIt) {
+  // A long vector instruction makes the copy finish long before the read, yet nothing orders them.
+  Checked c = check(
+      "    copy_gm_ub ub[0], X[0], len=1\n"
+      "    vexp.f16 ub[8192], ub[4096], repeat=255\n"
+      "    vadds.f16 ub[256], ub[0], 1.0, mask=16\n");
+  const Diagnostic* race = find(c, Diagnostic::Kind::Race);
+  ASSERT_NE(race, nullptr);
+  EXPECT_EQ(race->line, line_of(c, "vadds"));
+}
+
+TEST(Checker, BlocksWritingTheSameGmBytes) {
+  Checked c = check(
+      "    vdup.f16 ub[0], 1.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm X[0], ub[0], len=8\n",
+      2);
+  expect_only(c, Diagnostic::Kind::Race);
+  std::string text = format_diagnostic(c.program, *find(c, Diagnostic::Kind::Race));
+  EXPECT_THAT(text, HasSubstr("tensor X bytes [0, 256)"));
+  EXPECT_THAT(text, HasSubstr("blocks 0 and 1 run in no fixed order"));
+}
+
+TEST(Checker, BlocksAddingAtomicallyDoNotRace) {
+  Checked c = check(
+      "    vdup.f32 ub[0], 1.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm Y[0], ub[0], len=8, atomic=f32\n",
+      4);
+  for (const Diagnostic& d : c.report.diagnostics) ADD_FAILURE() << format_diagnostic(c.program, d);
+}
+
+TEST(Checker, BlocksWritingTheirOwnSlicesDoNotRace) {
+  Checked c = check(
+      "    block_idx x1\n"
+      "    mul x1, x1, 256\n"
+      "    vdup.f16 ub[0], 1.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm X[x1], ub[0], len=8\n",
+      16);
+  for (const Diagnostic& d : c.report.diagnostics) ADD_FAILURE() << format_diagnostic(c.program, d);
+}
+
+TEST(Checker, ReadOfUnwrittenMemory) {
+  Checked c = check("    vadds.f16 ub[256], ub[0], 1.0\n");
+  expect_only(c, Diagnostic::Kind::Uninitialized);
+  std::string text = format_diagnostic(c.program, *find(c, Diagnostic::Kind::Uninitialized));
+  EXPECT_THAT(text, HasSubstr("reads ub bytes [0, 256) that nothing has written"));
+}
+
+TEST(Checker, ReadOfAnOutputTensorBeforeItIsWritten) {
+  Checked c = check("    copy_gm_ub ub[0], Y[0], len=8\n");
+  expect_only(c, Diagnostic::Kind::Uninitialized);
+  EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("tensor Y bytes [0, 256)"));
+}
+
+TEST(Checker, EventIdOutOfRange) {
+  Checked c = check("    set_flag MTE2, V, 5\n    wait_flag MTE2, V, 5\n");
+  expect_only(c, Diagnostic::Kind::Sync);
+  EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("event id 5 is out of range: ascend910 has event ids 0-3"));
+  EXPECT_EQ(c.report.diagnostics[0].line, line_of(c, "set_flag"));
+}
+
+TEST(Checker, FlagSetTwiceBeforeItsWait) {
+  Checked c = check("    set_flag MTE2, V, 1\n    set_flag MTE2, V, 1\n    wait_flag MTE2, V, 1\n    wait_flag MTE2, V, 1\n");
+  const Diagnostic* d = find(c, Diagnostic::Kind::Sync);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->line, line_of(c, "set_flag", 1));
+  EXPECT_THAT(d->message, HasSubstr("set again before a wait_flag consumed the set at instruction 0 (line 4)"));
+}
+
+TEST(Checker, FlagStillSetAtTheEnd) {
+  Checked c = check("    set_flag MTE2, MTE3, 2\n");
+  expect_only(c, Diagnostic::Kind::Sync);
+  EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("flag MTE2->MTE3 event 2 is still set when block 0 ends"));
+  EXPECT_EQ(c.report.diagnostics[0].line, line_of(c, "set_flag"));
+}
+
+TEST(Checker, DeadlockNamesTheWaitAndTheFlag) {
+  Checked c = check(
+      "    wait_flag MTE3, V, 0\n"  // nothing ever sets MTE3 -> V
+      "    vdup.f16 ub[0], 1.0\n");
+  expect_only(c, Diagnostic::Kind::Deadlock);
+  const Diagnostic& d = *find(c, Diagnostic::Kind::Deadlock);
+  EXPECT_THAT(d.message, HasSubstr("pipe V waits at instruction 0 (line 4) `wait_flag MTE3, V, 0` for flag MTE3->V event 0, "
+                                   "and nothing left to run will set it"));
+}
+
+TEST(Checker, DeadlockOnAFullQueue) {
+  // V waits for a flag that MTE2 sets only after 40 more V instructions have been issued: S fills
+  // V's queue (depth 32) and never reaches the set_flag.
+  std::string body = "    wait_flag MTE2, V, 0\n";
+  for (int i = 0; i < 40; ++i) body += "    vdup.f16 ub[0], 1.0\n";
+  body += "    set_flag MTE2, V, 0\n";
+  Checked c = check(body);
+  const Diagnostic* d = find(c, Diagnostic::Kind::Deadlock);
+  ASSERT_NE(d, nullptr);
+  EXPECT_THAT(d->message, HasSubstr("S waits for a free slot in V's queue (depth 32)"));
+}
+
+}  // namespace
+}  // namespace cubekit
