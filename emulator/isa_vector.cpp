@@ -34,18 +34,28 @@ namespace {
 
 using namespace isa;
 
+// x * y + z, rounded once: what the fused instructions return for their domain to evaluate.
+template <class T>
+struct Fma {
+  T x, y, z;
+};
+
 // How each dtype is loaded into the arithmetic domain and stored back.
 struct DomF16 {
   using T = double;
   static T get(const uint8_t* p) { return f16_to_f32(load<uint16_t>(p)); }
   static void put(uint8_t* p, T v) { store<uint16_t>(p, f64_to_f16(v)); }
   static T from_scalar(double s) { return s; }
+  // For f16 operands the exact x*y+z spans few enough bits that double arithmetic followed by the
+  // rounding to f16 rounds it once.
+  static T fma(const Fma<T>& f) { return f.x * f.y + f.z; }
 };
 struct DomF32 {
   using T = double;
   static T get(const uint8_t* p) { return load<float>(p); }
   static void put(uint8_t* p, T v) { store<float>(p, float(v)); }
   static T from_scalar(double s) { return s; }
+  static T fma(const Fma<T>& f) { return std::fmaf(float(f.x), float(f.y), float(f.z)); }  // IEEE fused
 };
 template <class S>
 struct DomInt {
@@ -53,6 +63,7 @@ struct DomInt {
   static T get(const uint8_t* p) { return load<S>(p); }
   static void put(uint8_t* p, T v) { store<S>(p, S(uint64_t(v))); }
   static T from_scalar(double s) { return int64_t(s); }
+  static T fma(const Fma<T>& f) { return f.x * f.y + f.z; }
 };
 
 enum Kinds { kFloat = 1, kInt = 2 };
@@ -85,14 +96,16 @@ void run_elementwise(const Issued& I, const ExecContext& ctx) {
     }
     for (int i = 0; i < n; ++i) {
       if (!m.active(r, i)) continue;
-      T out;
-      if constexpr (NSrc == 0) out = op(scalar);
-      else if constexpr (NSrc == 1 && !HasScalar) out = op(a[i]);
-      else if constexpr (NSrc == 1 && !ReadsDst) out = op(a[i], scalar);
-      else if constexpr (NSrc == 1) out = op(a[i], scalar, d[i]);
-      else if constexpr (!ReadsDst) out = op(a[i], b[i]);
-      else out = op(a[i], b[i], d[i]);
-      Dom::put(dst_base + dst.offset(r, i), out);
+      auto value = [&] {
+        if constexpr (NSrc == 0) return op(scalar);
+        else if constexpr (NSrc == 1 && !HasScalar) return op(a[i]);
+        else if constexpr (NSrc == 1 && !ReadsDst) return op(a[i], scalar);
+        else if constexpr (NSrc == 1) return op(a[i], scalar, d[i]);
+        else if constexpr (!ReadsDst) return op(a[i], b[i]);
+        else return op(a[i], b[i], d[i]);
+      }();
+      if constexpr (std::is_same_v<decltype(value), Fma<T>>) Dom::put(dst_base + dst.offset(r, i), Dom::fma(value));
+      else Dom::put(dst_base + dst.offset(r, i), T(value));
     }
   }
 }
@@ -257,14 +270,14 @@ void add_vector_elementwise(std::vector<InstrSpec>& t) {
   t.push_back(vec_spec<1, true, false, FI>("vmins", kArith, "dst = min(src, scalar)", "`dst[i] = min(src[i], scalar)`",
                                            [](auto a, auto s) { return min_of(a, s); }));
   t.push_back(vec_spec<1, true, true, F>("vaxpy", kFloats, "dst = scalar * src + dst",
-                                         "`dst[i] = scalar * src[i] + dst[i]`, computed in double, rounded once",
-                                         [](auto a, auto s, auto d) { return s * a + d; }));
+                                         "`dst[i] = scalar * src[i] + dst[i]`, fused: the exact value rounded once",
+                                         [](auto a, auto s, auto d) { return Fma<decltype(a)>{s, a, d}; }));
   t.push_back(vec_spec<2, false, true, F>("vmla", kFloats, "dst = src0 * src1 + dst",
-                                          "`dst[i] = src0[i] * src1[i] + dst[i]`, computed in double, rounded once",
-                                          [](auto a, auto b, auto d) { return a * b + d; }));
+                                          "`dst[i] = src0[i] * src1[i] + dst[i]`, fused: the exact value rounded once",
+                                          [](auto a, auto b, auto d) { return Fma<decltype(a)>{a, b, d}; }));
   t.push_back(vec_spec<2, false, true, F>("vmadd", kFloats, "dst = src0 * dst + src1",
-                                          "`dst[i] = src0[i] * dst[i] + src1[i]`, computed in double, rounded once",
-                                          [](auto a, auto b, auto d) { return a * d + b; }));
+                                          "`dst[i] = src0[i] * dst[i] + src1[i]`, fused: the exact value rounded once",
+                                          [](auto a, auto b, auto d) { return Fma<decltype(a)>{a, d, b}; }));
   t.push_back(vec_spec<0, true, false, FI>("vdup", {{DType::f16}, {DType::f32}, {DType::s16}, {DType::u16}, {DType::s32}},
                                            "dst = scalar", "`dst[i] = scalar`", [](auto s) { return s; }));
 }

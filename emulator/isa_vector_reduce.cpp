@@ -67,9 +67,11 @@ void reduce_exec(const Issued& I, const ExecContext& ctx) {
       store_from_double(d + r * I[kRDstRep] * size, t, tree<Op>(v, epr, t));
       continue;
     }
-    int blocks = int(ceil_div(m.prefix(r), epb));  // blocks with no active element are not written
-    for (int b = 0; b < blocks; ++b)
-      store_from_double(d + (r * I[kRDstRep] * 8 + b) * size, t, tree<Op>(v + b * epb, epb, t));
+    for (int b = 0; b < 8; ++b) {  // a block with no active element is not written
+      bool any = false;
+      for (int i = b * epb; i < (b + 1) * epb; ++i) any |= m.active(r, i);
+      if (any) store_from_double(d + (r * I[kRDstRep] * 8 + b) * size, t, tree<Op>(v + b * epb, epb, t));
+    }
   }
 }
 

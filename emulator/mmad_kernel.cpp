@@ -83,15 +83,31 @@ void gemm_plain(float* C, const float* A, const float* B, int M, int N, int K) {
 
 }  // namespace
 
-void gemm_f16_products(float* C, const float* A, const float* B, int M, int N, int K) {
+bool gemm_variant_supported(GemmVariant v) {
+  __builtin_cpu_init();
+  switch (v) {
+    case GemmVariant::Portable: return true;
+    case GemmVariant::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case GemmVariant::Avx512: return __builtin_cpu_supports("avx512f");
+  }
+  return false;
+}
+
+void gemm_f16_products(GemmVariant v, float* C, const float* A, const float* B, int M, int N, int K) {
   CUBEKIT_ASSERT(M % 16 == 0 && N % 16 == 0, "gemm shape {}x{} is not fractal-aligned", M, N);
-  static const auto kernel = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return gemm_avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return gemm_avx2;
-    return gemm_plain;
-  }();
-  kernel(C, A, B, M, N, K);
+  CUBEKIT_ASSERT(gemm_variant_supported(v), "this host cannot run gemm variant {}", int(v));
+  switch (v) {
+    case GemmVariant::Portable: return gemm_plain(C, A, B, M, N, K);
+    case GemmVariant::Avx2: return gemm_avx2(C, A, B, M, N, K);
+    case GemmVariant::Avx512: return gemm_avx512(C, A, B, M, N, K);
+  }
+}
+
+void gemm_f16_products(float* C, const float* A, const float* B, int M, int N, int K) {
+  static const GemmVariant best = gemm_variant_supported(GemmVariant::Avx512) ? GemmVariant::Avx512
+                                  : gemm_variant_supported(GemmVariant::Avx2) ? GemmVariant::Avx2
+                                                                              : GemmVariant::Portable;
+  gemm_f16_products(best, C, A, B, M, N, K);
 }
 
 __attribute__((target_clones("arch=skylake-avx512", "avx2", "default"))) void gemm_s8(int32_t* C, const int8_t* A,

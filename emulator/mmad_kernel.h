@@ -13,6 +13,12 @@ namespace cubekit {
 
 // Requires: M and N multiples of 16; every A and B value exactly representable in f16.
 void gemm_f16_products(float* C, const float* A, const float* B, int M, int N, int K);
+
+// The instruction-set variants behind gemm_f16_products (the best the host has is used); tests run
+// each one the host supports, since they must agree bit for bit.
+enum class GemmVariant { Portable, Avx2, Avx512 };
+bool gemm_variant_supported(GemmVariant v);
+void gemm_f16_products(GemmVariant v, float* C, const float* A, const float* B, int M, int N, int K);
 void gemm_s8(int32_t* C, const int8_t* A, const int8_t* B, int M, int N, int K);
 
 }  // namespace cubekit

@@ -23,7 +23,8 @@ float f16_to_f32(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000) << 16;
   uint32_t exp = (h >> 10) & 0x1f;
   uint32_t mant = h & 0x3ff;
-  if (exp == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
+  if (exp == 0x1f)  // infinity, or a NaN made quiet with its payload kept, as IEEE conversion does
+    return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13) | (mant ? 0x00400000u : 0));
   if (exp == 0) {
     if (mant == 0) return std::bit_cast<float>(sign);
     float v = float(mant) * 0x1p-24f;  // subnormal: exact

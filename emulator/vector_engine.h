@@ -20,6 +20,7 @@ struct VecMask {
   int64_t repeats = 0;
 
   bool active(int64_t r, int i) const {
+    if (i >= epr) return false;
     switch (mode) {
       case MaskMode::Full: return true;
       case MaskMode::Count: return i < count;
@@ -33,7 +34,7 @@ struct VecMask {
     switch (mode) {
       case MaskMode::Full: return epr;
       case MaskMode::Count: return int(std::min<int64_t>(count, epr));
-      case MaskMode::Bits: return hi ? 128 - std::countl_zero(hi) : 64 - std::countl_zero(lo);
+      case MaskMode::Bits: return std::min(epr, hi ? 128 - std::countl_zero(hi) : 64 - std::countl_zero(lo));
       case MaskMode::Counter: return int(std::clamp<int64_t>(count - r * epr, 0, epr));
     }
     return 0;
