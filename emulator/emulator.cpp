@@ -34,6 +34,15 @@ std::string format_diagnostic(const Program& p, const Diagnostic& d, std::string
   return fmt::format("{}: error: {}: {}: {}{}", where, diagnostic_kind_name(d.kind), what, d.message, repeats);
 }
 
+std::string no_end_message(int64_t pc) {
+  return fmt::format("execution ran past the last instruction without reaching 'end' (pc {})", pc);
+}
+
+std::string step_limit_message(int64_t max_steps) {
+  return fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit with "
+                     "--max-steps)", max_steps);
+}
+
 void RunResult::report(Diagnostic d) {
   for (Diagnostic& seen : diagnostics)
     if (seen.kind == d.kind && seen.index == d.index && seen.other == d.other) {
@@ -69,14 +78,11 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
   int64_t pc = 0, steps = 0;
   for (;;) {
     if (pc < 0 || pc >= int64_t(program.code.size())) {
-      report(Diagnostic::Kind::NoEnd, -1,
-             fmt::format("execution ran past the last instruction without reaching 'end' (pc {})", pc));
+      report(Diagnostic::Kind::NoEnd, -1, no_end_message(pc));
       return;
     }
     if (++steps > options.max_steps) {
-      report(Diagnostic::Kind::StepLimit, int(pc),
-             fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit "
-                         "with --max-steps)", options.max_steps));
+      report(Diagnostic::Kind::StepLimit, int(pc), step_limit_message(options.max_steps));
       return;
     }
     const Instr& in = program.code[pc];

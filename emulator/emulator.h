@@ -31,6 +31,10 @@ std::string_view diagnostic_kind_name(Diagnostic::Kind k);
 // "matmul.s:42: error: out-of-bounds: core 3, instruction 17 `copy_ub_gm ...`: operand 'dst' ..."
 std::string format_diagnostic(const Program& program, const Diagnostic& d, std::string_view source = {});
 
+// The messages both drivers give when a core runs past its program or its step budget.
+std::string no_end_message(int64_t pc);
+std::string step_limit_message(int64_t max_steps);
+
 struct RunOptions {
   int cores = 0;                     // 0: the program's block_dim
   int64_t max_steps = 500'000'000;   // instructions per core before the run is stopped as a hang

@@ -51,8 +51,13 @@ std::optional<DType> gm_dtype(const InstrSpec& spec, const Issued& I) {
 }  // namespace
 
 Issued issue(const Instr& in, int index, const ScalarState& s) {
-  const InstrSpec& spec = spec_of(in);
   Issued I;
+  issue_into(I, in, index, s);
+  return I;
+}
+
+void issue_into(Issued& I, const Instr& in, int index, const ScalarState& s) {
+  const InstrSpec& spec = spec_of(in);
   I.instr = &in;
   I.index = index;
   for (size_t i = 0; i < spec.operands.size(); ++i) {
@@ -68,7 +73,6 @@ Issued issue(const Instr& in, int index, const ScalarState& s) {
     }
   }
   I.fmatrix = s.fmatrix;
-  return I;
 }
 
 AccessError check(const Issued& I, const ChipConfig& chip, const GlobalMemory& gm, Footprint& fp) {

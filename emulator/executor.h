@@ -12,6 +12,7 @@
 namespace cubekit {
 
 Issued issue(const Instr& in, int index, const ScalarState& s);
+void issue_into(Issued& I, const Instr& in, int index, const ScalarState& s);  // the same, in place
 
 struct AccessError {
   enum Kind { None, OutOfBounds, Misaligned, DtypeMismatch } kind = None;

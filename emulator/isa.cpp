@@ -24,11 +24,7 @@ int64_t Region::hi() const {
   return int64_t(uint64_t(base) + uint64_t((n1 - 1) * s1 + (n2 - 1) * s2 + bytes));
 }
 
-void Footprint::add(const Region& r) {
-  CUBEKIT_ASSERT(count < int(regions.size()), "footprint has more than {} regions", regions.size());
-  if (r.n1 <= 0 || r.n2 <= 0 || r.bytes <= 0) return;
-  regions[count++] = r;
-}
+void Footprint::overflow() { CUBEKIT_ASSERT(false, "an instruction's footprint has more than 16 regions"); }
 
 uint8_t* ExecContext::ptr(const Issued& I, int operand) const {
   const Operand& o = I.instr->ops[operand];
@@ -68,7 +64,6 @@ const std::vector<InstrSpec>& isa_table() {
   return table;
 }
 
-const InstrSpec& spec_of(const Instr& in) { return isa_table()[in.op]; }
 
 int find_mnemonic(std::string_view mnemonic) {
   static const std::unordered_map<std::string_view, int> index = [] {

@@ -55,12 +55,14 @@ struct Operand {
   MaskMode mask = MaskMode::Full;
   uint16_t tensor = 0;        // Mem in GM: index of the tensor
   int64_t imm = 0;            // Imm; Mem offset; Label target; Sym index; Flag; Mask count or low bits
-  uint64_t hi = 0;            // Mask high bits
-  double f = 0;               // Float
+  union {                     // never both: kept small, the program is walked constantly
+    uint64_t hi = 0;          // Mask high bits
+    double f;                 // Float
+  };
 
   bool operator==(const Operand& o) const {  // numbers by their bits, so a NaN equals itself
     return kind == o.kind && reg == o.reg && space == o.space && mask == o.mask && tensor == o.tensor &&
-           imm == o.imm && hi == o.hi && std::bit_cast<uint64_t>(f) == std::bit_cast<uint64_t>(o.f);
+           imm == o.imm && hi == o.hi;
   }
 };
 
@@ -115,7 +117,12 @@ struct Region {
 struct Footprint {
   std::array<Region, 16> regions;
   int count = 0;
-  void add(const Region& r);
+  void add(const Region& r) {  // empty regions are dropped
+    if (r.n1 <= 0 || r.n2 <= 0 || r.bytes <= 0) return;
+    if (count == int(regions.size())) overflow();
+    regions[count++] = r;
+  }
+  [[noreturn]] static void overflow();
 };
 
 struct CoreMemory;
@@ -201,7 +208,10 @@ struct InstrSpec {
 
 // The table, in the order of docs/isa.md.
 const std::vector<InstrSpec>& isa_table();
-const InstrSpec& spec_of(const Instr& in);
+inline const InstrSpec& spec_of(const Instr& in) {
+  static const InstrSpec* const table = isa_table().data();  // hot: no lookup beyond the first
+  return table[in.op];
+}
 int find_mnemonic(std::string_view mnemonic);  // -1 when unknown
 
 // The pipe whose queue an instruction goes to (sync instructions: the pipe their operands name).

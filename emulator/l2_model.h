@@ -1,6 +1,8 @@
 // The memory system the cores share in the timing model: a line-granular L2 with LRU
 // replacement in front of HBM, modelled in simulated-time order (one thread, so deterministic).
 //
+// Replacement is CLOCK (second chance), the pseudo-LRU of real caches: a hit sets the line's
+// referenced bit; a miss in a full L2 evicts the first line the clock hand finds unreferenced.
 // A read of a line that is in L2 is a hit; a read of a line being filled (another core missed it
 // a moment ago) merges with that fill: it waits for the data but costs HBM nothing; any other read
 // misses, fetches the line from HBM and makes it present once the fill completes. HBM is one
@@ -34,28 +36,27 @@ class L2Model {
   Cost write(const Footprint& fp, uint64_t time, int64_t bytes, L2Counts& counts);
 
  private:
-  // Lines in least-recently-used order: requests come in simulated-time order, so the order of
-  // use is the order of requests, and a doubly linked list keeps it in O(1).
   struct Line {
     uint64_t key;
-    uint64_t ready;  // when its data is in L2
-    int32_t prev, next;
+    uint64_t ready;      // when its data is in L2
+    uint64_t request;    // the last request that visited it (so a request counts it once)
+    bool referenced;
   };
-  void lines_of(const Footprint& fp, bool writes, std::vector<uint64_t>& out) const;
-  Line* find(uint64_t key);
-  void insert(uint64_t key, uint64_t ready);  // as the most recently used, evicting the least
-  void touch(int32_t index);                  // becomes the most recently used
-  void unlink(int32_t index);
-  void link_last(int32_t index);
+  // Calls f(line id) for every line the GM regions of one direction touch (a line may repeat).
+  template <class F>
+  void for_each_line(const Footprint& fp, bool writes, F f) const;
+  int32_t insert(uint64_t key, uint64_t ready);  // its slot; evicts a line when L2 is full
   uint64_t reserve_hbm(uint64_t time, int64_t bytes);  // when a transfer of `bytes` starting at `time` ends
 
   const TimingConfig& t_;
   std::vector<uint64_t> first_line_;  // per tensor: the id of its first line (lines are numbered densely)
   std::vector<int32_t> index_;        // per line id: its slot in lines_, -1 when not in L2
   std::vector<Line> lines_;
-  int32_t first_ = -1, last_ = -1;  // least and most recently used
+  size_t hand_ = 0;                   // the clock hand
   size_t capacity_;
   double hbm_free_ = 0;  // when HBM can start the next transfer
+  std::vector<int32_t> missed_;  // slots of the lines the current request fetches
+  uint64_t request_ = 0;
 };
 
 }  // namespace cubekit

@@ -45,6 +45,16 @@ class Pending {
 
 enum ConflictKind { kWaw, kWar, kRaw, kUninit };
 
+// Calls f(granule index) for every 32-byte granule a region touches.
+template <class F>
+void for_each_granule(const Region& r, F f) {
+  for (int64_t j = 0; j < r.n2; ++j)
+    for (int64_t i = 0; i < r.n1; ++i) {
+      int64_t start = r.base + i * r.s1 + j * r.s2;
+      for (int64_t g = start / kGranule; g <= (start + r.bytes - 1) / kGranule; ++g) f(g);
+    }
+}
+
 }  // namespace
 
 void RaceReporter::race(const Access& first, const Access& second, bool first_writes, bool second_writes,
@@ -101,10 +111,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
       out.race(other, who, kind != kWar, r.write, buffer, lo, hi, time);
     };
     auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
-    for (int64_t j = 0; j < r.n2; ++j)
-      for (int64_t i = 0; i < r.n1; ++i) {
-        int64_t start = r.base + i * r.s1 + j * r.s2;
-        for (int64_t g = start / kGranule; g <= (start + r.bytes - 1) / kGranule; ++g) {
+    for_each_granule(r, [&](int64_t g) {
           Granule& x = shadow[g];
           int64_t lo = g * kGranule, hi = lo + kGranule;
           bool self_write = x.write.pipe == who.pipe && x.write.epoch == who.epoch;
@@ -125,8 +132,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
             x.read_index[who.pipe] = who.index;
             x.read_order[who.pipe] = who.order;
           }
-        }
-      }
+        });
     pending.done(flush);
     uninit.done(flush_uninit);
   }
@@ -158,10 +164,7 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
       if (earlier.block != who.block) return false;
       return happened_before(earlier, a->known);
     };
-    for (int64_t j = 0; j < r.n2; ++j)
-      for (int64_t i = 0; i < r.n1; ++i) {
-        int64_t start = r.base + i * r.s1 + j * r.s2;
-        for (int64_t g = start / kGranule; g <= (start + r.bytes - 1) / kGranule; ++g) {
+    for_each_granule(r, [&](int64_t g) {
           Granule& x = shadow[g];
           int64_t lo = g * kGranule, hi = lo + kGranule;
           bool both_atomic = x.write.atomic && who.atomic;
@@ -177,8 +180,7 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
             if (x.read.epoch && x.read.block != who.block) x.reads_from_many_blocks = true;
             x.read = who;
           }
-        }
-      }
+        });
     pending.done(flush);
     uninit.done(flush_uninit);
   }

@@ -54,7 +54,7 @@ void finish_report(Report& r, const Program& program, const ChipConfig& chip) {
     vector_cycles += c.vector_cycles_ideal;
     for (size_t i = 0; i < c.line_cycles.size(); ++i) per_instr[i] += c.line_cycles[i];
   }
-  for (const PipeStats& p : r.pipes) r.instructions += int64_t(p.instructions);
+  r.instructions = int64_t(r.pipes[int(Pipe::S)].instructions);  // S issues every instruction once
   double capacity = double(std::max<uint64_t>(1, r.cycles)) * std::max(1, r.cores);
   for (int p = 0; p < kNumPipes; ++p) r.ratio[p] = double(r.pipes[p].busy) / capacity;
   int64_t lines = r.l2_hit_lines + r.l2_miss_lines;

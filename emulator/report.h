@@ -21,7 +21,7 @@ std::string_view ratio_name(Pipe p);
 
 struct PipeStats {
   uint64_t busy = 0;          // cycles the pipe's throughput was in use (startup latencies overlap)
-  uint64_t instructions = 0;
+  uint64_t instructions = 0;  // S: every instruction it issued; other pipes: the work they did (no sync)
   uint64_t flag_stall = 0;    // cycles wait_flag held the pipe beyond when it was otherwise ready
 };
 
@@ -58,7 +58,7 @@ struct Report {
   int blocks = 0, cores = 0;
   bool timing_only = false;
   uint64_t cycles = 0;
-  int64_t instructions = 0;
+  int64_t instructions = 0;  // executed, over all cores
   std::array<PipeStats, kNumPipes> pipes{};  // summed over cores
   std::array<double, kNumPipes> ratio{};      // busy / (cycles x cores)
   std::array<int64_t, kNumPaths> bytes{};

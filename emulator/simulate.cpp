@@ -52,7 +52,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   const int ncores = std::min(blocks, chip.cores);
   const bool functional = !options.timing_only, checks = functional && options.checks;
   L2Model l2(chip, gm.decls);
-  SimContext ctx{chip, program, gm, l2, options, blocks, {}, {}, {}};
+  SimContext ctx{chip, program, gm, l2, options, blocks, {}, {}, {}, {}};
   for (const Instr& in : program.code) {
     Kind k = spec_of(in).pipe == Pipe::S ? Kind::Scalar
              : is_set_flag(in)           ? Kind::SetFlag
@@ -62,6 +62,10 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
                                                 : Kind::Barrier;
     ctx.kinds.push_back(k);
     ctx.scalar.push_back(spec_of(in).scalar);
+    bool gm_operand = false;
+    for (size_t k = 0; k < spec_of(in).operands.size(); ++k)
+      gm_operand |= in.ops[k].kind == Operand::Kind::Mem && in.ops[k].space == Space::GM;
+    ctx.gm_touching.push_back(gm_operand);
     ctx.pipes.push_back(uint8_t(k == Kind::Scalar || k == Kind::BarrierAll ? Pipe::S : issue_pipe(in)));
   }
   std::vector<std::unique_ptr<TimingCore>> timing;

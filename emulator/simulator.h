@@ -61,8 +61,8 @@ struct SimResult {
 SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const SimOptions& options = {});
 
 // Chrome trace JSON (Perfetto, chrome://tracing): one process per core, one track per pipe, a
-// slice per instruction (1 us in the viewer = 1 cycle... scaled by the clock: times are real us),
-// flow arrows from each set_flag to the wait_flag it releases.
+// slice per instruction (times in microseconds at the chip's clock, each slice's cycles in its
+// args), flow arrows from each set_flag's firing to the wait_flag it releases.
 void write_trace(const std::string& path, const SimResult& result, const Program& program, const ChipConfig& chip);
 
 }  // namespace cubekit

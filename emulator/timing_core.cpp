@@ -201,21 +201,23 @@ void TimingCore::deadlock() {
   finish_block();
 }
 
-void TimingCore::step_scalar(uint64_t t) {
+// Counts an instruction against the step budget; past it, reports the hang and halts.
+bool TimingCore::count_step() {
+  if (++steps_ <= ctx_.options.max_steps) return true;
+  report(Diagnostic::Kind::StepLimit, int(pc_), step_limit_message(ctx_.options.max_steps));
+  halted_ = true;
+  return false;
+}
+
+void TimingCore::scalar_one(uint64_t t) {
   const Program& prog = ctx_.program;
   const int scalar = ctx_.chip.timing.scalar_cycles;
   if (pc_ < 0 || pc_ >= int64_t(prog.code.size())) {
-    report(Diagnostic::Kind::NoEnd, -1, fmt::format("execution ran past the last instruction without reaching 'end' (pc {})", pc_));
+    report(Diagnostic::Kind::NoEnd, -1, no_end_message(pc_));
     halted_ = true;
     return;
   }
-  if (++steps_ > ctx_.options.max_steps) {
-    report(Diagnostic::Kind::StepLimit, int(pc_),
-           fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit with "
-                       "--max-steps)", ctx_.options.max_steps));
-    halted_ = true;
-    return;
-  }
+  if (!count_step()) return;
   const Instr& in = prog.code[pc_];
   const InstrSpec& spec = spec_of(in);
   PipeStats& s = stats_.pipes[int(Pipe::S)];
@@ -240,13 +242,7 @@ void TimingCore::step_scalar(uint64_t t) {
       }
       pc_ = flow.kind == Flow::Jump ? flow.target : pc_ + 1;
       if (pc_ < 0 || pc_ >= int64_t(prog.code.size()) || ctx_.kinds[pc_] != Kind::Scalar) return;
-      if (++steps_ > ctx_.options.max_steps) {
-        report(Diagnostic::Kind::StepLimit, int(pc_),
-               fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit "
-                           "with --max-steps)", ctx_.options.max_steps));
-        halted_ = true;
-        return;
-      }
+      if (!count_step()) return;
     }
   }
   const Kind kind = ctx_.kinds[pc_];
@@ -290,11 +286,24 @@ void TimingCore::step_scalar(uint64_t t) {
       --pending_sets_[key];
     }
   }
-  q.ring[(q.head + q.count) % q.ring.size()] = {issue(in, int(pc_), regs_), t + scalar, issued_++, kind};
+  Entry& slot = q.ring[(q.head + q.count) % q.ring.size()];
+  issue_into(slot.I, in, int(pc_), regs_);
+  slot.ready = t + scalar, slot.order = issued_++, slot.kind = kind;
   if (q.count++ == 0) q.dirty = true;
   s.busy += scalar, ++s.instructions;
   s_time_ = t + scalar;
   ++pc_;
+}
+
+// S issues on by itself until it must wait: issuing touches nothing a pipe reads before the
+// entry's own ready time, and a full queue still stops it (it resumes when a slot frees).
+void TimingCore::step_scalar(uint64_t t) {
+  for (;;) {
+    scalar_one(t);
+    if (halted_ || waiting_queue_ >= 0) return;
+    t = s_ready();
+    if (t == kNever) return;
+  }
 }
 
 void TimingCore::step_pipe(int p, uint64_t t) {
@@ -348,7 +357,12 @@ void TimingCore::execute_work(int p, const Entry& e, uint64_t t) {
   PipeStats& ps = stats_.pipes[p];
   ++ps.instructions;
   Cost c{0, 1};
-  AccessError err = check(I, ctx_.chip, ctx_.gm, fp_);
+  // Timing-only skips the checks; it still needs the footprint of GM transfers (their L2 lines,
+  // which must then be in bounds) and of vector instructions (their UB banks).
+  AccessError err;
+  const bool gm = ctx_.gm_touching[I.index];
+  if (!ctx_.options.timing_only || gm) err = check(I, ctx_.chip, ctx_.gm, fp_);
+  else if (p == int(Pipe::V)) fp_.count = 0, spec_of(*I.instr).footprint(I, ctx_.chip, fp_);
   if (err.kind != AccessError::None) {
     Diagnostic::Kind kind = err.kind == AccessError::OutOfBounds  ? Diagnostic::Kind::OutOfBounds
                             : err.kind == AccessError::Misaligned ? Diagnostic::Kind::Misaligned

@@ -24,6 +24,7 @@ struct SimContext {
   std::vector<Kind> kinds;       // per instruction
   std::vector<uint8_t> pipes;    // per instruction: the queue it goes to
   std::vector<ScalarFn> scalar;  // per instruction: its behaviour, for scalar ones
+  std::vector<bool> gm_touching; // per instruction: has a GM operand
 };
 
 // A work instruction as it started, for the functional replay and the race checker.
@@ -90,6 +91,8 @@ class TimingCore {
   void process(int who, uint64_t t);  // the event earliest() found
   uint64_t sync_base(const PipeState& q, const Entry& e) const;
   void step_scalar(uint64_t t);
+  void scalar_one(uint64_t t);  // one instruction, or a run of scalar ones
+  bool count_step();
   void step_pipe(int p, uint64_t t);
   void execute_work(int p, const Entry& e, uint64_t t);
   Cost cost_of(const Issued& I, const Footprint& fp, uint64_t t);

@@ -84,6 +84,9 @@ int run(const RunArgs& args) {
   Program program = load_program(args.program);
   if (args.cores < 0) user_error("--cores must be positive, got {}", args.cores);
   if (args.max_steps < 1) user_error("--max-steps must be positive, got {}", args.max_steps);
+  if (args.threads < 0) user_error("--threads must be 0 (all) or more, got {}", args.threads);
+  if (!args.trace.empty() && !std::ofstream(args.trace, std::ios::app))
+    user_error("--trace: cannot write '{}'", args.trace);
   GlobalMemory gm = GlobalMemory::for_program(program);
   gm.fill_inputs(args.seed);
   for (const std::string& in : args.inputs) load_input(gm, in);

@@ -94,6 +94,16 @@ const ErrorCase kValues[] = {
      {"my_chip.json", "block_bytes", "64"}},
     {"MaxRepeatNotModelled", preset_with(R"("max_repeat": 255)", R"("max_repeat": 1000)"),
      {"my_chip.json", "max_repeat", "1000"}},
+    {"TimingFieldMissing", preset_with(R"("l2_hit_latency": 241,)", ""),
+     {"my_chip.json (timing): chip config has no field 'l2_hit_latency'"}},
+    {"TimingRateNotPositive", preset_with(R"("hbm_rate": 1000.0)", R"("hbm_rate": 0)"),
+     {"my_chip.json (timing): chip config field 'hbm_rate' must be positive, got 0"}},
+    {"TimingLatencyNotPositive", preset_with(R"("cube_latency": 20)", R"("cube_latency": -3)"),
+     {"my_chip.json (timing): chip config field 'cube_latency' must be in 1..", "got -3"}},
+    {"L2LineNotAPowerOfTwo", preset_with(R"("l2_line_bytes": 512)", R"("l2_line_bytes": 500)"),
+     {"my_chip.json (timing): timing field 'l2_line_bytes' must be a power of two, got 500"}},
+    {"TimingFieldUnknown", preset_with(R"("hbm_rate": 1000.0)", R"("hbm_rate": 1000.0, "hbm_speed": 3)"),
+     {"my_chip.json (timing): chip config has an unknown field 'hbm_speed'"}},
 };
 INSTANTIATE_TEST_SUITE_P(Values, ChipJsonError, testing::ValuesIn(kValues), case_name);
 

@@ -272,5 +272,19 @@ TEST(CliInput, UnwritableOutput) {
   EXPECT_THAT(r.err, HasSubstr("cubekit: error: --output C: cannot write '/nonexistent/cubekit/c.npy'"));
 }
 
+TEST(CliInput, UnwritableTrace) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --trace /nonexistent/cubekit/t.json");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --trace: cannot write '/nonexistent/cubekit/t.json'"));
+}
+
+TEST(CliBadInput, NegativeThreads) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --threads -2");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--threads must be 0 (all) or more, got -2"));
+}
+
 }  // namespace
 }  // namespace cubekit::test
