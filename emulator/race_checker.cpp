@@ -45,13 +45,14 @@ class Pending {
 
 enum ConflictKind { kWaw, kWar, kRaw, kUninit };
 
-// Calls f(granule index) for every 32-byte granule a region touches.
+// Calls f(granule, lo, hi) for every 32-byte granule a region touches, with the bytes it covers.
 template <class F>
-void for_each_granule(const Region& r, F f) {
+void for_each_piece(const Region& r, F f) {
   for (int64_t j = 0; j < r.n2; ++j)
     for (int64_t i = 0; i < r.n1; ++i) {
-      int64_t start = r.base + i * r.s1 + j * r.s2;
-      for (int64_t g = start / kGranule; g <= (start + r.bytes - 1) / kGranule; ++g) f(g);
+      int64_t start = r.base + i * r.s1 + j * r.s2, end = start + r.bytes;
+      for (int64_t g = start / kGranule; g <= (end - 1) / kGranule; ++g)
+        f(g, std::max(start, g * kGranule), std::min(end, (g + 1) * kGranule));
     }
 }
 
@@ -97,7 +98,7 @@ LocalShadow::LocalShadow(const ChipConfig& chip) {
 }
 
 void LocalShadow::reset() {
-  for (int s = 1; s < kNumSpaces; ++s) std::fill(granules_[s].begin(), granules_[s].end(), Granule{});
+  for (int s = 1; s < kNumSpaces; ++s) granules_[s].reset();
 }
 
 void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& known, RaceReporter& out, uint64_t time) {
@@ -105,15 +106,14 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     const Region& r = fp.regions[k];
     if (r.space == Space::GM) continue;
     std::string_view buffer = space_name(r.space);
-    std::vector<Granule>& shadow = granules_[int(r.space)];
+    Granules<Entry>& shadow = granules_[int(r.space)];
     Pending pending, uninit;
     auto flush = [&](const Access& other, int kind, int64_t lo, int64_t hi) {
       out.race(other, who, kind != kWar, r.write, buffer, lo, hi, time);
     };
     auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
-    for_each_granule(r, [&](int64_t g) {
-          Granule& x = shadow[g];
-          int64_t lo = g * kGranule, hi = lo + kGranule;
+    for_each_piece(r, [&](int64_t g, int64_t piece_lo, int64_t piece_hi) {
+      shadow.visit(g, piece_lo, piece_hi, [&](Entry& x, int64_t lo, int64_t hi) {
           bool self_write = x.write.pipe == who.pipe && x.write.epoch == who.epoch;
           if (x.write.epoch && !self_write && !happened_before(x.write, known))
             pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
@@ -133,6 +133,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
             x.read_order[who.pipe] = who.order;
           }
         });
+    });
     pending.done(flush);
     uninit.done(flush_uninit);
   }
@@ -147,11 +148,11 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
   for (const GmAccess* a : accesses) {
     const Region& r = a->region;
     const Access& who = a->who;
-    std::vector<Granule>& shadow = tensors_[r.tensor];
-    if (shadow.empty()) {
+    Granules<Entry>& shadow = tensors_[r.tensor];
+    if (shadow.coarse.empty()) {
       shadow.resize(size_t((gm_.data[r.tensor].size() + kGranule - 1) / kGranule));
       bool input = gm_.decls[r.tensor].role != TensorRole::Out;
-      for (Granule& g : shadow) g.written = input;
+      for (Entry& g : shadow.coarse) g.written = input;
     }
     RaceReporter out{program, *sinks[a->core], a->core};
     std::string buffer = "tensor " + gm_.decls[r.tensor].name;
@@ -164,9 +165,8 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
       if (earlier.block != who.block) return false;
       return happened_before(earlier, a->known);
     };
-    for_each_granule(r, [&](int64_t g) {
-          Granule& x = shadow[g];
-          int64_t lo = g * kGranule, hi = lo + kGranule;
+    for_each_piece(r, [&](int64_t g, int64_t piece_lo, int64_t piece_hi) {
+      shadow.visit(g, piece_lo, piece_hi, [&](Entry& x, int64_t lo, int64_t hi) {
           bool both_atomic = x.write.atomic && who.atomic;
           if (x.write.epoch && !both_atomic && !ordered(x.write)) pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
           if (r.write) {
@@ -181,6 +181,7 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
             x.read = who;
           }
         });
+    });
     pending.done(flush);
     uninit.done(flush_uninit);
   }

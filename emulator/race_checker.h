@@ -47,6 +47,31 @@ struct RaceReporter {
   void uninitialised(const Access& reader, std::string_view buffer, int64_t lo, int64_t hi);
 };
 
+// Shadow state is kept per 32-byte granule, and refined to per-byte entries for a granule the
+// first time an access covers only part of it (two tiles' rows meeting inside a granule write
+// different bytes: no race).
+template <class Entry>
+struct Granules {
+  std::vector<Entry> coarse;
+  std::vector<int32_t> fine_of;                // per granule: its per-byte entries, or -1
+  std::vector<std::array<Entry, 32>> fine;
+  void resize(size_t n) { coarse.assign(n, Entry{}), fine_of.assign(n, -1), fine.clear(); }
+  void reset() { std::fill(coarse.begin(), coarse.end(), Entry{}), std::fill(fine_of.begin(), fine_of.end(), -1), fine.clear(); }
+  // Calls f(entry, lo, hi) for the entries covering bytes [lo, hi) of granule g (absolute bytes).
+  template <class F>
+  void visit(int64_t g, int64_t lo, int64_t hi, F f) {
+    int64_t start = g * kGranule;
+    if (fine_of[size_t(g)] < 0) {
+      if (lo == start && hi == start + kGranule) return f(coarse[size_t(g)], lo, hi);
+      fine_of[size_t(g)] = int32_t(fine.size());
+      fine.emplace_back();
+      fine.back().fill(coarse[size_t(g)]);
+    }
+    auto& bytes = fine[size_t(fine_of[size_t(g)])];
+    for (int64_t b = lo; b < hi; ++b) f(bytes[size_t(b - start)], b, b + 1);
+  }
+};
+
 // One core's buffers.
 class LocalShadow {
  public:
@@ -55,14 +80,14 @@ class LocalShadow {
   void check(const Footprint& fp, const Access& who, const Clock& known, RaceReporter& out, uint64_t time);
 
  private:
-  struct Granule {
+  struct Entry {
     Access write;
     std::array<uint32_t, kNumPipes> read_epoch{};
     std::array<int32_t, kNumPipes> read_index{};
     std::array<uint64_t, kNumPipes> read_order{};
     bool written = false;
   };
-  std::vector<Granule> granules_[kNumSpaces];
+  Granules<Entry> granules_[kNumSpaces];
 };
 
 // A GM access waiting for the end of the window.
@@ -82,13 +107,13 @@ class GmShadow {
   void check(std::vector<const GmAccess*>& accesses, const Program& program, std::vector<RunResult*>& sinks);
 
  private:
-  struct Granule {
+  struct Entry {
     Access write;
     Access read;
     bool reads_from_many_blocks = false;
     bool written = false;
   };
-  std::vector<std::vector<Granule>> tensors_;
+  std::vector<Granules<Entry>> tensors_;
   const GlobalMemory& gm_;
 };
 

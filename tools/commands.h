@@ -8,5 +8,6 @@ namespace cubekit::cli {
 
 void add_run(CLI::App& app, int& exit_code);
 void add_info(CLI::App& app, int& exit_code);  // isa, chips
+void add_kernel(CLI::App& app, int& exit_code);  // kernel, compile
 
 }  // namespace cubekit::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   cubekit::cli::add_run(app, exit_code);
   cubekit::cli::add_info(app, exit_code);
+  cubekit::cli::add_kernel(app, exit_code);
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;
     bool known = false;

@@ -1,0 +1,52 @@
+// The lowering passes, in order. Each reads and rewrites the Kernel IR (ir.h).
+#include "codegen/lower.h"
+
+#include "codegen/contraction_nest.h"
+#include "codegen/emit.h"
+#include "codegen/select.h"
+#include "codegen/storage.h"
+#include "codegen/sync.h"
+#include "schedules/contraction.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+namespace cubekit::codegen {
+
+namespace {
+
+bool debug_lower() {
+  const char* d = std::getenv("CUBEKIT_DEBUG");
+  return d && std::strstr(d, "lower");
+}
+
+void log(const char* pass, const std::string& ir) {
+  if (debug_lower()) fmt::print(stderr, "\n==== after {} ====\n{}", pass, ir);
+}
+
+}  // namespace
+
+Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
+  auto start = std::chrono::steady_clock::now();
+  sched::ContractionPlan plan = sched::plan_contraction(f, chip);
+  log("schedule", plan.str() + "\n");
+
+  Kernel k = build_contraction_nest(plan, chip);  // loops, scopes, Move and Mmad
+  log("loop nest", k.str());
+  select_instructions(k, chip);                    // Moves and Mmads become ISA instructions
+  log("instruction selection", k.str());
+  plan_storage(k, chip);                           // offsets of every buffer copy
+  log("storage planning", k.str());
+  insert_sync(k, chip);                            // tokens between pipes, barriers within
+  log("synchronisation", k.str());
+  Program program = emit_program(k, chip);         // registers, real loops, branches
+  log("scalar code", print_program(program));
+
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return {std::move(program), ms};
+}
+
+}  // namespace cubekit::codegen

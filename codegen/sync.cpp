@@ -1,0 +1,309 @@
+#include "codegen/sync.h"
+
+#include "emulator/error.h"
+#include "emulator/executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace cubekit::codegen {
+
+namespace {
+
+// One memory access of an instruction, relative to its Ref's address.
+struct Access {
+  int ref;
+  bool write;
+  int64_t lo, hi;
+};
+
+std::vector<Access> accesses_of(const Kernel& k, const Node& n, const ChipConfig& chip) {
+  Instr in = to_instr(k, n);
+  Issued I = issue(in, 0, ScalarState{});
+  Footprint fp;
+  spec_of(in).footprint(I, chip, fp);
+  std::map<int, int> ref_of_slot;  // positional operand -> ref
+  int slot = 0;
+  for (const Arg& a : n.args) {
+    if (!a.key.empty()) continue;
+    if (a.kind == Arg::Kind::Mem) ref_of_slot[slot] = std::stoi(a.name.substr(1));
+    ++slot;
+  }
+  std::vector<Access> out;
+  for (int i = 0; i < fp.count; ++i) {
+    const Region& r = fp.regions[size_t(i)];
+    out.push_back({ref_of_slot.at(r.operand), r.write, r.lo(), r.hi()});
+  }
+  return out;
+}
+
+struct Group {
+  std::vector<int> buffers;  // sorted
+  Pipe p, q;                 // producer, consumer
+  int copies = 1;
+  int counter = -1;
+  std::vector<int> full, free;  // event ids per copy
+};
+
+class SyncPass {
+ public:
+  SyncPass(Kernel& k, const ChipConfig& chip) : k_(k), chip_(chip) {}
+
+  void run() {
+    tokens(k_.body);
+    allocate_events();
+    std::vector<Node> body = prologue();
+    for (Node& n : k_.body) body.push_back(std::move(n));
+    for (Node& n : epilogue()) body.push_back(std::move(n));
+    k_.body = std::move(body);
+    State state;
+    barriers(k_.body, state);
+    insert_barriers(k_.body);
+  }
+
+ private:
+  // ---- which pipes write and read a buffer inside some nodes ----
+  void pipes_of(const std::vector<Node>& body, int buffer, std::set<Pipe>& writers, std::set<Pipe>& readers) {
+    for (const Node& n : body) {
+      if (n.kind == Node::Kind::Instr)
+        for (const Access& a : accesses_of(k_, n, chip_))
+          if (n.refs[size_t(a.ref)].buffer == buffer) (a.write ? writers : readers).insert(n.pipe);
+      pipes_of(n.body, buffer, writers, readers);
+      pipes_of(n.orelse, buffer, writers, readers);
+    }
+  }
+  bool touches(const Node& n, const std::vector<int>& buffers, Pipe pipe, bool write) {
+    if (n.kind == Node::Kind::Instr && n.pipe == pipe)
+      for (const Access& a : accesses_of(k_, n, chip_))
+        if (a.write == write && std::count(buffers.begin(), buffers.end(), n.refs[size_t(a.ref)].buffer)) return true;
+    for (const Node& c : n.body)
+      if (touches(c, buffers, pipe, write)) return true;
+    for (const Node& c : n.orelse)
+      if (touches(c, buffers, pipe, write)) return true;
+    return false;
+  }
+
+  // ---- tokens between pipes, per scope ----
+  void tokens(std::vector<Node>& body) {
+    for (Node& n : body) {
+      tokens(n.body);
+      tokens(n.orelse);
+      if (n.kind == Node::Kind::Scope) scope_tokens(n);
+    }
+  }
+
+  void scope_tokens(Node& s) {
+    std::map<std::pair<Pipe, Pipe>, std::vector<int>> by_pipes;
+    for (int b : s.stages) {
+      std::set<Pipe> w, r;
+      pipes_of(s.body, b, w, r);
+      CUBEKIT_ASSERT(w.size() == 1, "buffer {} has {} writer pipes in one scope", k_.buffers[size_t(b)].name, w.size());
+      Pipe p = *w.begin();
+      r.erase(p);
+      CUBEKIT_ASSERT(r.size() <= 1, "buffer {} has {} reader pipes besides its writer", k_.buffers[size_t(b)].name, r.size());
+      if (r.empty()) continue;  // one pipe: barriers only
+      by_pipes[{p, *r.begin()}].push_back(b);
+    }
+    for (auto& [pipes, buffers] : by_pipes) {
+      std::sort(buffers.begin(), buffers.end());
+      Group& g = group(buffers, pipes.first, pipes.second);
+      place(s, g);
+    }
+  }
+
+  Group& group(const std::vector<int>& buffers, Pipe p, Pipe q) {
+    for (Group& g : groups_)
+      if (g.buffers == buffers && g.p == p && g.q == q) return g;
+    Group g{buffers, p, q, k_.buffers[size_t(buffers[0])].copies};
+    for (int b : buffers)
+      CUBEKIT_ASSERT(k_.buffers[size_t(b)].copies == g.copies, "buffers sharing a token differ in copies");
+    std::string name;
+    for (int b : buffers) name += (name.empty() ? "" : "_") + k_.buffers[size_t(b)].name;
+    g.counter = k_.new_var("uses_" + name);
+    for (int b : buffers) k_.buffers[size_t(b)].counter = g.counter;
+    groups_.push_back(g);
+    return groups_.back();
+  }
+
+  Node sync(const char* kind, Pipe src, Pipe dst, const Group& g, bool full) {
+    Node n{Node::Kind::Sync};
+    n.sync = kind, n.from = src, n.to = dst;
+    n.counter = g.copies > 1 ? g.counter : -1;
+    n.events = {int(&g - groups_.data()), full ? 1 : 0};  // resolved to ids by allocate_events()
+    return n;
+  }
+
+  // Inserts the four token operations around the scope's first and last writes and reads.
+  void place(Node& s, const Group& g) {
+    int first_w = -1, last_w = -1, first_r = -1, last_r = -1;
+    for (int i = 0; i < int(s.body.size()); ++i) {
+      if (touches(s.body[size_t(i)], g.buffers, g.p, true)) {
+        if (first_w < 0) first_w = i;
+        last_w = i;
+      }
+      if (touches(s.body[size_t(i)], g.buffers, g.q, false)) {
+        if (first_r < 0) first_r = i;
+        last_r = i;
+      }
+    }
+    CUBEKIT_ASSERT(first_w >= 0 && first_r > last_w, "scope uses of a token group are not write-then-read");
+    std::vector<Node> out;
+    for (int i = 0; i < int(s.body.size()); ++i) {
+      if (i == first_w) out.push_back(sync("wait", g.q, g.p, g, false));
+      if (i == first_r) out.push_back(sync("wait", g.p, g.q, g, true));
+      out.push_back(std::move(s.body[size_t(i)]));
+      if (i == last_w) out.push_back(sync("set", g.p, g.q, g, true));
+      if (i == last_r) out.push_back(sync("set", g.q, g.p, g, false));
+    }
+    if (g.copies > 1) out.push_back(let(g.counter, Affine::var(g.counter), "+", 1));
+    s.body = std::move(out);
+  }
+
+  // Event ids: each group takes `copies` ids for each of its two directions.
+  void allocate_events() {
+    std::map<std::pair<Pipe, Pipe>, int> next;
+    for (Group& g : groups_) {
+      for (int c = 0; c < g.copies; ++c) g.full.push_back(next[{g.p, g.q}]++), g.free.push_back(next[{g.q, g.p}]++);
+      for (auto [pair, used] : next)
+        if (used > chip_.event_ids)
+          user_error("{}: the schedule needs {} event ids from {} to {} but {} has {}; drop double_buffer() or stage "
+                     "fewer buffers between those pipes",
+                     k_.name, used, pipe_name(pair.first), pipe_name(pair.second), chip_.name, chip_.event_ids);
+    }
+    resolve(k_.body);
+  }
+  void resolve(std::vector<Node>& body) {
+    for (Node& n : body) {
+      resolve(n.body);
+      resolve(n.orelse);
+      if (n.kind != Node::Kind::Sync || n.sync == "barrier" || n.events.size() != 2) continue;
+      const Group& g = groups_[size_t(n.events[0])];
+      n.events = n.events[1] ? g.full : g.free;
+    }
+  }
+
+  std::vector<Node> prologue() {
+    std::vector<Node> out;
+    for (const Group& g : groups_) {
+      if (g.copies > 1) out.push_back(let(g.counter, Affine(0), "+", 0));
+      for (int c = 0; c < g.copies; ++c) {
+        Node n{Node::Kind::Sync};
+        n.sync = "set", n.from = g.q, n.to = g.p, n.events = {g.free[size_t(c)]};
+        out.push_back(n);
+      }
+    }
+    return out;
+  }
+
+  std::vector<Node> epilogue() {
+    std::vector<Node> out;
+    for (const Group& g : groups_)
+      for (int c = 0; c < g.copies; ++c) {
+        Node n{Node::Kind::Sync};
+        n.sync = "wait", n.from = g.q, n.to = g.p, n.events = {g.free[size_t(c)]};
+        out.push_back(n);
+      }
+    return out;
+  }
+
+  // ---- barriers within one pipe ----
+  struct Pending {
+    int buffer;
+    Affine lo;
+    int64_t extent;
+    bool write;
+  };
+  using State = std::array<std::vector<Pending>, kNumPipes>;
+
+  static bool may_overlap(const Affine& a, int64_t a_extent, const Affine& b, int64_t b_extent) {
+    Affine d = a - b;
+    if (!d.constant()) return true;
+    return d.c < b_extent && -d.c < a_extent;
+  }
+
+  bool token_buffer(int b) const {
+    for (const Group& g : groups_)
+      if (std::count(g.buffers.begin(), g.buffers.end(), b)) return true;
+    return false;
+  }
+
+  void barriers(std::vector<Node>& body, State& st) {
+    for (Node& n : body) {
+      switch (n.kind) {
+        case Node::Kind::Scope:
+          // A token orders this use of its buffers after the previous one on every pipe.
+          for (auto& pending : st)
+            std::erase_if(pending, [&](const Pending& x) {
+              return token_buffer(x.buffer) && std::count(n.stages.begin(), n.stages.end(), x.buffer);
+            });
+          barriers(n.body, st);
+          break;
+        case Node::Kind::Loop: {
+          barriers(n.body, st);  // the first iteration
+          if (n.step.constant())  // what the previous iteration left, seen from the next one
+            for (auto& pending : st)
+              for (Pending& x : pending) x.lo = x.lo - Affine(x.lo.coefficient(n.var) * n.step.c);
+          barriers(n.body, st);  // a later iteration: barriers found here repeat every iteration
+          break;
+        }
+        case Node::Kind::If: {
+          State other = st;
+          barriers(n.body, st);
+          barriers(n.orelse, other);
+          for (int p = 0; p < kNumPipes; ++p) st[size_t(p)].insert(st[size_t(p)].end(), other[size_t(p)].begin(), other[size_t(p)].end());
+          break;
+        }
+        case Node::Kind::Sync:
+          if (n.sync == "barrier") st[size_t(n.from)].clear();
+          break;
+        case Node::Kind::Instr: {
+          auto& pending = st[size_t(n.pipe)];
+          std::vector<Access> accs = accesses_of(k_, n, chip_);
+          for (const Access& a : accs) {
+            const Ref& r = n.refs[size_t(a.ref)];
+            if (r.buffer < 0) continue;
+            for (const Pending& x : pending)
+              if (x.buffer == r.buffer && (x.write || a.write) &&
+                  may_overlap(r.offset + Affine(a.lo), a.hi - a.lo, x.lo, x.extent))
+                n.barrier_before = true;
+          }
+          if (n.barrier_before) pending.clear();
+          for (const Access& a : accs) {
+            const Ref& r = n.refs[size_t(a.ref)];
+            if (r.buffer >= 0) pending.push_back({r.buffer, r.offset + Affine(a.lo), a.hi - a.lo, a.write});
+          }
+          break;
+        }
+        default: break;
+      }
+    }
+  }
+
+  void insert_barriers(std::vector<Node>& body) {
+    std::vector<Node> out;
+    for (Node& n : body) {
+      insert_barriers(n.body);
+      insert_barriers(n.orelse);
+      if (n.kind == Node::Kind::Instr && n.barrier_before) {
+        Node b{Node::Kind::Sync};
+        b.sync = "barrier", b.from = n.pipe;
+        out.push_back(b);
+      }
+      out.push_back(std::move(n));
+    }
+    body = std::move(out);
+  }
+
+  Kernel& k_;
+  const ChipConfig& chip_;
+  std::vector<Group> groups_;
+};
+
+}  // namespace
+
+void insert_sync(Kernel& kernel, const ChipConfig& chip) { SyncPass(kernel, chip).run(); }
+
+}  // namespace cubekit::codegen

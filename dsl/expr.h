@@ -1,0 +1,99 @@
+// Expressions of the DSL: a small immutable tree. Every node has a type; binary operators need
+// both sides of the same type (cast explicitly), except that a plain number takes the other
+// side's type, as in Halide.
+#pragma once
+
+#include "emulator/dtype.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cubekit::dsl {
+
+struct InputImpl;
+struct FuncImpl;
+
+// A loop variable: pure (Var) or reduction (RVar). Identity is the object, names are for messages.
+struct VarImpl {
+  std::string name;
+  bool reduction = false;
+  int64_t min = 0, extent = 0;  // reductions: the domain
+};
+
+enum class Op : uint8_t {
+  Const, Var, Input, Func,                    // leaves and calls
+  Cast, Add, Sub, Mul, Div, Min, Max, Neg,    // arithmetic
+  Exp, Log, Sqrt, Abs,                        // math
+  Lt, Le, Gt, Ge, Eq, Ne, Select,             // comparisons make bool
+  Sum, Maximum, Minimum                       // reductions over the RVars inside
+};
+std::string_view op_name(Op op);
+
+struct Type {
+  DType dtype = DType::f32;
+  bool boolean = false;
+  bool operator==(const Type&) const = default;
+};
+std::string type_name(Type t);
+
+struct ExprNode;
+class Expr {
+ public:
+  Expr() = default;
+  Expr(double value);  // NOLINT: numbers take the type of what they meet (f32 alone)
+  Expr(int value);     // NOLINT
+  explicit Expr(std::shared_ptr<const ExprNode> node) : node_(std::move(node)) {}
+
+  bool defined() const { return node_ != nullptr; }
+  const ExprNode& node() const { return *node_; }
+  const ExprNode* get() const { return node_.get(); }
+  Type type() const;
+  std::string str() const;
+
+ private:
+  std::shared_ptr<const ExprNode> node_;
+};
+
+struct ExprNode {
+  Op op;
+  Type type;
+  bool untyped_const = false;  // a literal that adopts its partner's type
+  double value = 0;            // Const
+  std::shared_ptr<VarImpl> var;        // Var
+  std::shared_ptr<InputImpl> input;    // Input calls
+  std::shared_ptr<FuncImpl> func;      // Func calls
+  std::vector<Expr> args;              // call indices / operands
+};
+
+// Where an expression node sits in the user's source, for messages ("C(m, n) = ..." line).
+Expr make(Op op, Type type, std::vector<Expr> args);
+
+Expr cast(DType t, const Expr& e);
+Expr operator+(const Expr& a, const Expr& b);
+Expr operator-(const Expr& a, const Expr& b);
+Expr operator*(const Expr& a, const Expr& b);
+Expr operator/(const Expr& a, const Expr& b);
+Expr operator-(const Expr& a);
+Expr min(const Expr& a, const Expr& b);
+Expr max(const Expr& a, const Expr& b);
+Expr exp(const Expr& e);
+Expr log(const Expr& e);
+Expr sqrt(const Expr& e);
+Expr abs(const Expr& e);
+Expr operator<(const Expr& a, const Expr& b);
+Expr operator<=(const Expr& a, const Expr& b);
+Expr operator>(const Expr& a, const Expr& b);
+Expr operator>=(const Expr& a, const Expr& b);
+Expr operator==(const Expr& a, const Expr& b);
+Expr operator!=(const Expr& a, const Expr& b);
+Expr select(const Expr& condition, const Expr& if_true, const Expr& if_false);
+// Reductions over every RVar the expression uses (one reduction domain at a time).
+Expr sum(const Expr& e);
+Expr maximum(const Expr& e);
+Expr minimum(const Expr& e);
+
+// The distinct reduction variables an expression uses, in first-use order.
+std::vector<std::shared_ptr<VarImpl>> rvars_of(const Expr& e);
+
+}  // namespace cubekit::dsl

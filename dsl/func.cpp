@@ -1,0 +1,215 @@
+#include "dsl/func.h"
+
+#include "emulator/error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+
+namespace cubekit::dsl {
+
+namespace {
+
+std::string fresh(std::string name, const char* prefix) {
+  static std::atomic<int> counter{0};
+  return name.empty() ? fmt::format("{}{}", prefix, ++counter) : name;
+}
+
+Expr var_expr(const std::shared_ptr<VarImpl>& v) {
+  auto n = std::make_shared<ExprNode>();
+  n->op = Op::Var;
+  n->type = Type{DType::s32};
+  n->var = v;
+  return Expr(std::move(n));
+}
+
+void check_index(const Expr& e, const std::string& callee, size_t i) {
+  if (!e.defined()) user_error("{}: index {} is an undefined expression", callee, i);
+  if (e.type().boolean || is_float(e.type().dtype))
+    if (!e.node().untyped_const)
+      user_error("{}: index {} `{}` is {}, but indices are integers (Vars, RDoms and integer arithmetic)", callee, i,
+                 e.str(), type_name(e.type()));
+}
+
+void collect_inputs(const Expr& e, std::vector<std::shared_ptr<InputImpl>>& out) {
+  if (!e.defined()) return;
+  const ExprNode& n = e.node();
+  if (n.op == Op::Input && std::find(out.begin(), out.end(), n.input) == out.end()) out.push_back(n.input);
+  for (const Expr& a : n.args) collect_inputs(a, out);
+}
+
+// Extents of `v` implied by the inputs it indexes directly (as a whole index).
+void implied_extents(const Expr& e, const VarImpl* v, std::vector<std::pair<int64_t, std::string>>& out) {
+  if (!e.defined()) return;
+  const ExprNode& n = e.node();
+  if (n.op == Op::Input)
+    for (size_t d = 0; d < n.args.size(); ++d)
+      if (n.args[d].node().op == Op::Var && n.args[d].node().var.get() == v)
+        out.push_back({n.input->shape[d], fmt::format("{}'s dimension {}", n.input->name, d)});
+  for (const Expr& a : n.args) implied_extents(a, v, out);
+}
+
+std::string names(const std::vector<LoopVar>& vars) {
+  std::string s;
+  for (const LoopVar& v : vars) s += (s.empty() ? "" : ", ") + v.impl->name;
+  return s;
+}
+
+}  // namespace
+
+std::string_view level_name(Level l) {
+  static constexpr std::string_view n[] = {"GM", "L1", "L0A", "L0B", "L0C", "UB"};
+  return n[int(l)];
+}
+
+Var::Var(std::string name) : impl(std::make_shared<VarImpl>(VarImpl{fresh(std::move(name), "v")})) {}
+Var::operator Expr() const { return var_expr(impl); }
+
+RVar::RVar(std::string name) : impl(std::make_shared<VarImpl>(VarImpl{fresh(std::move(name), "r"), true})) {}
+RVar::operator Expr() const { return var_expr(impl); }
+
+RDom::RDom(int64_t min, int64_t extent, std::string name) : RVar(std::move(name)) {
+  if (extent < 1) user_error("RDom {}: extent must be at least 1, got {}", impl->name, extent);
+  impl->min = min;
+  impl->extent = extent;
+}
+
+Input::Input(std::string name, DType dtype, std::vector<int64_t> shape)
+    : impl(std::make_shared<InputImpl>(InputImpl{std::move(name), dtype, std::move(shape)})) {
+  if (impl->shape.empty()) user_error("input {}: give it a shape (at least one dimension)", impl->name);
+  for (int64_t d : impl->shape)
+    if (d < 1) user_error("input {}: dimension {} must be at least 1", impl->name, d);
+}
+
+Expr Input::call(std::vector<Expr> index) const {
+  if (index.size() != impl->shape.size())
+    user_error("{} has {} dimensions but is called with {} indices", impl->name, impl->shape.size(), index.size());
+  for (size_t i = 0; i < index.size(); ++i) check_index(index[i], impl->name, i);
+  auto n = std::make_shared<ExprNode>();
+  n->op = Op::Input;
+  n->type = Type{impl->dtype};
+  n->input = impl;
+  n->args = std::move(index);
+  return Expr(std::move(n));
+}
+
+void FuncRef::operator=(const Expr& value) {
+  if (func_->value.defined()) user_error("{} is defined twice; a Func has one definition", func_->name);
+  if (!value.defined()) user_error("{}: the definition is an undefined expression", func_->name);
+  if (value.type().boolean) user_error("{}: the definition `{}` is a comparison; use select()", func_->name, value.str());
+  for (const Expr& a : args_) {
+    if (a.node().op != Op::Var || a.node().var->reduction)
+      user_error("{}: define it over plain Vars, e.g. {}(m, n) = ...; `{}` is not one", func_->name, func_->name, a.str());
+    for (const auto& seen : func_->args)
+      if (seen == a.node().var) user_error("{}: variable {} appears twice on the left", func_->name, seen->name);
+    func_->args.push_back(a.node().var);
+  }
+  func_->value = value;
+}
+
+FuncRef::operator Expr() const {
+  if (!func_->value.defined()) user_error("{} is used before it is defined", func_->name);
+  if (args_.size() != func_->args.size())
+    user_error("{} has {} variables but is called with {}", func_->name, func_->args.size(), args_.size());
+  auto n = std::make_shared<ExprNode>();
+  n->op = Op::Func;
+  n->type = func_->value.type();
+  n->func = func_;
+  n->args = args_;
+  return Expr(std::move(n));
+}
+
+Func::Func(std::string name) : impl(std::make_shared<FuncImpl>()) { impl->name = fresh(std::move(name), "f"); }
+
+Type Func::type() const {
+  if (!defined()) user_error("{} has no definition yet", name());
+  return impl->value.type();
+}
+
+std::vector<int64_t> Func::shape() const {
+  if (!defined()) user_error("{} has no definition yet", name());
+  std::vector<int64_t> out;
+  for (const auto& v : impl->args) {
+    auto bound = std::find_if(impl->schedule.begin(), impl->schedule.end(), [&](const Directive& d) {
+      return d.kind == Directive::Kind::Bound && d.vars[0] == v;
+    });
+    if (bound != impl->schedule.end()) {
+      out.push_back(bound->factor);
+      continue;
+    }
+    std::vector<std::pair<int64_t, std::string>> extents;
+    implied_extents(impl->value, v.get(), extents);
+    if (extents.empty())
+      user_error("{}: the extent of {} cannot be inferred (it indexes no input directly); give it with "
+                 "{}.bound({}, 0, EXTENT)", name(), v->name, name(), v->name);
+    for (const auto& [e, where] : extents)
+      if (e != extents[0].first)
+        user_error("{}: {} indexes {} (extent {}) and {} (extent {}); give its extent with bound()", name(), v->name,
+                   extents[0].second, extents[0].first, where, e);
+    out.push_back(extents[0].first);
+  }
+  return out;
+}
+
+std::vector<std::shared_ptr<InputImpl>> Func::inputs() const {
+  std::vector<std::shared_ptr<InputImpl>> out;
+  collect_inputs(impl->value, out);
+  return out;
+}
+
+Func& Func::directive(Directive d) {
+  impl->schedule.push_back(std::move(d));
+  return *this;
+}
+
+Func& Func::bound(const Var& v, int64_t min, int64_t extent) {
+  if (min != 0) user_error("{}.bound({}, {}, {}): cubekit Funcs start at 0", name(), v.name(), min, extent);
+  if (extent < 1) user_error("{}.bound({}, 0, {}): the extent must be at least 1", name(), v.name(), extent);
+  return directive({Directive::Kind::Bound, {v.impl}, extent, min, Level::GM, nullptr,
+                    fmt::format("bound({}, {}, {})", v.name(), min, extent)});
+}
+
+Func& Func::split(const LoopVar& old, const LoopVar& outer, const LoopVar& inner, int64_t factor) {
+  return directive({Directive::Kind::Split, {old.impl, outer.impl, inner.impl}, factor, 0, Level::GM, nullptr,
+                    fmt::format("split({}, {}, {}, {})", old.impl->name, outer.impl->name, inner.impl->name, factor)});
+}
+
+Func& Func::tile(const Var& x, const Var& y, const Var& xo, const Var& yo, const Var& xi, const Var& yi, int64_t fx,
+                 int64_t fy) {
+  split(x, xo, xi, fx);
+  split(y, yo, yi, fy);
+  return reorder({xi, yi, xo, yo});
+}
+
+Func& Func::reorder(std::vector<LoopVar> vars) {
+  Directive d{Directive::Kind::Reorder, {}, 0, 0, Level::GM, nullptr, fmt::format("reorder({})", names(vars))};
+  for (const LoopVar& v : vars) d.vars.push_back(v.impl);
+  return directive(std::move(d));
+}
+
+Func& Func::cores(std::vector<LoopVar> vars) {
+  Directive d{Directive::Kind::Cores, {}, 0, 0, Level::GM, nullptr, fmt::format("cores({})", names(vars))};
+  for (const LoopVar& v : vars) d.vars.push_back(v.impl);
+  return directive(std::move(d));
+}
+
+Func& Func::stage(const Input& input, Level level, const LoopVar& at) {
+  return directive({Directive::Kind::Stage, {at.impl}, 0, 0, level, input.impl,
+                    fmt::format("stage({}, {}, {})", input.name(), level_name(level), at.impl->name)});
+}
+
+Func& Func::cube(const Var& mi, const Var& ni, const LoopVar& ki) {
+  return directive({Directive::Kind::Cube, {mi.impl, ni.impl, ki.impl}, 0, 0, Level::GM, nullptr,
+                    fmt::format("cube({}, {}, {})", mi.name(), ni.name(), ki.impl->name)});
+}
+
+Func& Func::store_in(Level level) {
+  return directive({Directive::Kind::StoreIn, {}, 0, 0, level, nullptr, fmt::format("store_in({})", level_name(level))});
+}
+
+Func& Func::double_buffer() {
+  return directive({Directive::Kind::DoubleBuffer, {}, 0, 0, Level::GM, nullptr, "double_buffer()"});
+}
+
+}  // namespace cubekit::dsl

@@ -1,0 +1,132 @@
+// Var, RDom, Input and Func. A Func is defined once (`C(m, n) = expr`), has a static extent for
+// each of its variables (inferred from the inputs its variables index, or given with bound()),
+// and records its schedule as directives for schedules/ to interpret.
+#pragma once
+
+#include "dsl/expr.h"
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cubekit::dsl {
+
+class Var {
+ public:
+  explicit Var(std::string name = "");
+  operator Expr() const;  // NOLINT: a Var is an index expression
+  const std::string& name() const { return impl->name; }
+  std::shared_ptr<VarImpl> impl;
+};
+
+// A reduction variable; an RDom is one with a domain [min, min + extent).
+class RVar {
+ public:
+  explicit RVar(std::string name = "");
+  operator Expr() const;  // NOLINT
+  const std::string& name() const { return impl->name; }
+  std::shared_ptr<VarImpl> impl;
+};
+
+class RDom : public RVar {
+ public:
+  RDom(int64_t min, int64_t extent, std::string name = "");
+};
+
+// Either kind of loop variable, for the schedule calls that take both.
+struct LoopVar {
+  LoopVar(const Var& v) : impl(v.impl) {}   // NOLINT
+  LoopVar(const RVar& v) : impl(v.impl) {}  // NOLINT
+  std::shared_ptr<VarImpl> impl;
+};
+
+// Buffer levels of the AI Core, GM included.
+enum class Level : uint8_t { GM, L1, L0A, L0B, L0C, UB };
+std::string_view level_name(Level l);
+
+struct InputImpl {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+};
+
+// A GM tensor the kernel reads: row-major, the last dimension contiguous.
+class Input {
+ public:
+  Input(std::string name, DType dtype, std::vector<int64_t> shape);
+  template <class... Args>
+  Expr operator()(const Args&... index) const {
+    return call({Expr(index)...});
+  }
+  Expr call(std::vector<Expr> index) const;
+  const std::string& name() const { return impl->name; }
+  DType dtype() const { return impl->dtype; }
+  const std::vector<int64_t>& shape() const { return impl->shape; }
+  std::shared_ptr<InputImpl> impl;
+};
+
+// One schedule call, as written. schedules/ checks and interprets the list.
+struct Directive {
+  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Bound };
+  Kind kind;
+  std::vector<std::shared_ptr<VarImpl>> vars;
+  int64_t factor = 0, min = 0;
+  Level level = Level::GM;
+  std::shared_ptr<InputImpl> input;
+  std::string text;  // "split(k, ko, ki, 64)", for messages
+};
+
+struct FuncImpl {
+  std::string name;
+  std::vector<std::shared_ptr<VarImpl>> args;
+  Expr value;
+  std::vector<Directive> schedule;
+};
+
+class Func;
+
+// `C(m, n)`: defines C when assigned to, calls it otherwise.
+class FuncRef {
+ public:
+  FuncRef(std::shared_ptr<FuncImpl> f, std::vector<Expr> args) : func_(std::move(f)), args_(std::move(args)) {}
+  void operator=(const Expr& value);  // NOLINT: the definition
+  operator Expr() const;             // NOLINT: a call
+ private:
+  std::shared_ptr<FuncImpl> func_;
+  std::vector<Expr> args_;
+};
+
+class Func {
+ public:
+  explicit Func(std::string name);
+  template <class... Args>
+  FuncRef operator()(const Args&... args) const {
+    return FuncRef(impl, {Expr(args)...});
+  }
+
+  const std::string& name() const { return impl->name; }
+  bool defined() const { return impl->value.defined(); }
+  Type type() const;
+  // The extent of each of the Func's variables, in order (static shapes).
+  std::vector<int64_t> shape() const;
+  std::vector<std::shared_ptr<InputImpl>> inputs() const;  // in first-use order
+
+  // Schedule. Loop lists are innermost first, as in Halide.
+  Func& bound(const Var& v, int64_t min, int64_t extent);
+  Func& split(const LoopVar& old, const LoopVar& outer, const LoopVar& inner, int64_t factor);
+  Func& tile(const Var& x, const Var& y, const Var& xo, const Var& yo, const Var& xi, const Var& yi, int64_t fx, int64_t fy);
+  Func& reorder(std::vector<LoopVar> innermost_first);
+  Func& cores(std::vector<LoopVar> loops);  // the iterations of these outer loops go to AI cores
+  Func& stage(const Input& input, Level level, const LoopVar& at);  // at each iteration of `at`
+  Func& cube(const Var& mi, const Var& ni, const LoopVar& ki);       // the innermost loops onto mmad
+  Func& store_in(Level level);                                        // where results accumulate
+  Func& double_buffer();                                              // every staged buffer
+
+  std::shared_ptr<FuncImpl> impl;
+
+ private:
+  Func& directive(Directive d);
+};
+
+}  // namespace cubekit::dsl

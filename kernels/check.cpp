@@ -1,0 +1,50 @@
+#include "kernels/check.h"
+
+#include "codegen/lower.h"
+#include "dsl/host.h"
+#include "emulator/isa_helpers.h"
+
+#include <cmath>
+
+namespace cubekit::kernels {
+
+Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, DType dtype, double atol) {
+  Comparison c;
+  c.bit_exact = got == want;
+  c.rtol = is_float(dtype) ? (dtype == DType::f16 ? 1e-2 : 1e-4) : 0;
+  c.atol = atol >= 0 ? atol : c.rtol;
+  int size = dtype_size(dtype);
+  size_t n = std::min(got.size(), want.size()) / size_t(size);
+  for (size_t i = 0; i < n; ++i) {
+    double g = isa::load_as_double(got.data() + i * size_t(size), dtype);
+    double w = isa::load_as_double(want.data() + i * size_t(size), dtype);
+    double err = std::fabs(g - w);
+    if (std::isnan(g) != std::isnan(w)) err = INFINITY;
+    else if (std::isnan(g)) err = 0;
+    c.max_abs = std::max(c.max_abs, err);
+    if (w != 0) c.max_rel = std::max(c.max_rel, err / std::fabs(w));
+    if (!(err <= c.atol + c.rtol * std::fabs(w))) ++c.mismatches;
+  }
+  c.pass = got.size() == want.size() && c.mismatches == 0;
+  return c;
+}
+
+KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunSettings& s) {
+  KernelRun run;
+  codegen::Compiled compiled = codegen::compile(f, chip);
+  run.program = std::move(compiled.program);
+  run.compile_ms = compiled.milliseconds;
+  run.gm = GlobalMemory::for_program(run.program);
+  run.gm.fill_inputs(s.seed);
+  run.sim = simulate(chip, run.program, run.gm, s.sim);
+  if (!s.reference || s.sim.timing_only) return run;
+  std::map<std::string, const std::vector<uint8_t>*> inputs;
+  for (size_t t = 0; t < run.gm.decls.size(); ++t)
+    if (run.gm.decls[t].role != TensorRole::Out) inputs[run.gm.decls[t].name] = &run.gm.data[t];
+  dsl::HostTensor want = dsl::run_on_host(f, inputs);
+  run.check = compare(run.gm.bytes(f.name()), want.data, want.dtype, s.atol);
+  run.checked = true;
+  return run;
+}
+
+}  // namespace cubekit::kernels

@@ -1,0 +1,41 @@
+// Compile a Func, run it on the emulator with seeded inputs, and compare with the Halide host
+// reference: what `cubekit kernel`, the tests, the benchmarks and the Python module all do.
+#pragma once
+
+#include "dsl/func.h"
+#include "emulator/simulator.h"
+
+namespace cubekit::kernels {
+
+struct Comparison {
+  double max_abs = 0, max_rel = 0;
+  int64_t mismatches = 0;  // elements outside the tolerance
+  bool bit_exact = false;
+  bool pass = false;
+  double atol = 0, rtol = 0;
+};
+
+// got vs want (same dtype and size), with a tolerance for the dtype: exact for integers, 1e-4
+// (f32) or 1e-2 (f16) relative plus the same absolute, for a different summation order.
+// `atol` < 0: the default for the dtype.
+Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, DType dtype, double atol = -1);
+
+struct KernelRun {
+  Program program;
+  double compile_ms = 0;
+  SimResult sim;
+  GlobalMemory gm;
+  Comparison check;  // when the reference ran
+  bool checked = false;
+};
+
+struct RunSettings {
+  uint64_t seed = 0;
+  SimOptions sim;
+  bool reference = true;  // run the Halide reference and compare
+  double atol = -1;       // absolute tolerance (< 0: the dtype's default)
+};
+
+KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunSettings& settings = {});
+
+}  // namespace cubekit::kernels

@@ -1,0 +1,118 @@
+#include "kernels/matmul.h"
+
+#include "emulator/error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cubekit::kernels {
+
+using dsl::Level;
+using dsl::LoopVar;
+
+namespace {
+
+int64_t up16(int64_t x) { return (x + 15) / 16 * 16; }
+
+// Tile sizes for the default schedule: the fewest waves of tiles over the cores (each tile one
+// core's L0C accumulator), then the biggest tiles (less traffic per MAC).
+std::pair<int64_t, int64_t> choose_tiles(const MatmulOptions& o, const ChipConfig& chip, int64_t batches, int cores) {
+  auto candidates = [](int64_t extent) {
+    std::vector<int64_t> c;
+    for (int64_t t = 16; t <= 256 && t < extent; t += 16) c.push_back(t);
+    if (extent <= 256) c.push_back(extent);
+    return c;
+  };
+  int64_t best_m = 0, best_n = 0;
+  double best = 1e300;
+  for (int64_t tm : candidates(o.m))
+    for (int64_t tn : candidates(o.n)) {
+      if (up16(tm) * up16(tn) * 4 > chip.buffer_size(Space::L0C)) continue;
+      int64_t tiles = batches * ((o.m + tm - 1) / tm) * ((o.n + tn - 1) / tn);
+      int64_t waves = (tiles + cores - 1) / cores;
+      double cost = double(waves) * double(up16(tm) * up16(tn)) * (1.0 + 32.0 * double(up16(tm) + up16(tn)) / double(up16(tm) * up16(tn)));
+      if (cost < best) best = cost, best_m = tm, best_n = tn;
+    }
+  return {best_m, best_n};
+}
+
+}  // namespace
+
+Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
+  if (o.m < 1 || o.n < 1 || o.k < 1) user_error("matmul: m, n and k must be at least 1 (got {}, {}, {})", o.m, o.n, o.k);
+  if (o.batch < 0) user_error("matmul: the batch must be at least 1 (or 0 for none), got {}", o.batch);
+  std::vector<int64_t> lead = o.batch ? std::vector<int64_t>{o.batch} : std::vector<int64_t>{};
+  auto shape = [&](int64_t r, int64_t c) {
+    std::vector<int64_t> s = lead;
+    s.push_back(r);
+    s.push_back(c);
+    return s;
+  };
+  Matmul mm{dsl::Input("A", o.in, o.transpose_a ? shape(o.k, o.m) : shape(o.m, o.k)),
+            dsl::Input("B", o.in, o.transpose_b ? shape(o.n, o.k) : shape(o.k, o.n)), dsl::Func("C")};
+  const CubeFractal* frac = chip.fractal(o.in);
+  DType acc = frac ? frac->accumulator : DType::f32;
+  dsl::Var b("b"), m("m"), n("n");
+  dsl::RDom k(0, o.k, "k");
+  auto index = [&](dsl::Expr r, dsl::Expr c) {
+    std::vector<dsl::Expr> i;
+    if (o.batch) i.push_back(b);
+    i.push_back(r);
+    i.push_back(c);
+    return i;
+  };
+  dsl::Expr a = mm.a.call(o.transpose_a ? index(k, m) : index(m, k));
+  dsl::Expr bb = mm.b.call(o.transpose_b ? index(n, k) : index(k, n));
+  dsl::Expr value = dsl::sum(dsl::cast(acc, a) * dsl::cast(acc, bb));
+  if (o.out != acc) value = dsl::cast(o.out, value);
+  if (o.batch) mm.c(b, m, n) = value;
+  else mm.c(m, n) = value;
+
+  // ---- schedule ----
+  bool naive = o.schedule == MatmulOptions::Schedule::Naive;
+  int64_t k0 = 32 / dtype_size(o.in), s = dtype_size(o.in);
+  bool cores = o.use_cores.value_or(!naive), db = o.double_buffer.value_or(!naive);
+  int64_t copies = db ? 2 : 1, batches = std::max<int64_t>(o.batch, 1);
+  auto [tm, tn] = naive ? std::pair<int64_t, int64_t>{std::min<int64_t>(o.m, 64), std::min<int64_t>(o.n, 64)}
+                        : choose_tiles(o, chip, batches, cores ? chip.cores : 1);
+  if (o.tm) tm = o.tm;
+  if (o.tn) tn = o.tn;
+  // The L0 k step: as much as L0A and L0B hold; the L1 step: a multiple of it that L1 holds.
+  int64_t l0 = std::min(chip.buffer_size(Space::L0A) / (up16(tm) * s * copies), chip.buffer_size(Space::L0B) / (up16(tn) * s * copies));
+  int64_t tk0 = o.tk_l0 ? o.tk_l0 : std::max<int64_t>(k0, std::min<int64_t>(naive ? 64 : 256, l0) / k0 * k0);
+  if (tk0 >= o.k) tk0 = o.k;
+  int64_t l1 = chip.buffer_size(Space::L1) / ((up16(tm) + up16(tn)) * s * copies);
+  int64_t tk1 = o.tk_l1 ? o.tk_l1 : (naive ? tk0 : std::max(tk0, std::min<int64_t>(512, l1) / tk0 * tk0));
+  if (tk1 >= o.k) tk1 = o.k;
+
+  dsl::Var mo("mo"), mi("mi"), no("no"), ni("ni");
+  dsl::RVar ko("ko"), ki("ki"), kio("kio"), kii("kii");
+  mm.c.split(m, mo, mi, tm).split(n, no, ni, tn);
+  std::vector<LoopVar> order = {ni, mi};  // innermost first
+  LoopVar cube_k = k, l0_at = no, l1_at = no;
+  if (tk0 < o.k) {
+    if (tk1 > tk0 && tk1 < o.k) {
+      mm.c.split(k, ko, ki, tk1).split(ki, kio, kii, tk0);
+      order = {kii, ni, mi, kio, ko};
+      cube_k = kii, l0_at = kio, l1_at = ko;
+    } else {
+      mm.c.split(k, kio, kii, tk0);
+      order = {kii, ni, mi, kio};
+      cube_k = kii, l0_at = kio, l1_at = tk1 >= o.k ? LoopVar(no) : LoopVar(kio);
+    }
+  } else {
+    order = {k, ni, mi};
+  }
+  order.push_back(no);
+  order.push_back(mo);
+  if (o.batch) order.push_back(b);
+  mm.c.reorder(order);
+  if (cores) mm.c.cores(o.batch ? std::vector<LoopVar>{b, mo, no} : std::vector<LoopVar>{mo, no});
+  mm.c.stage(mm.a, Level::L1, l1_at).stage(mm.b, Level::L1, l1_at);
+  mm.c.stage(mm.a, Level::L0A, l0_at).stage(mm.b, Level::L0B, l0_at);
+  mm.c.cube(mi, ni, cube_k);
+  if (db) mm.c.double_buffer();
+  return mm;
+}
+
+}  // namespace cubekit::kernels

@@ -1,0 +1,65 @@
+// The cube path: recognising a contraction and planning how a schedule maps it.
+//
+// The loop nest a ContractionPlan describes, per core (double buffering optional at each level):
+//
+//   for tile in my share of (batch, m-tiles, n-tiles):      tile loops; the first ones on cores
+//     for ko in K / tk_l1:                                  L1: A[tm x tk_l1], B[tk_l1 x tn]  (or once per tile)
+//       for kio in tk_l1 / tk_l0:                           L0A: A[tm x tk_l0], L0B: B[tk_l0 x tn]
+//         for kii in tk_l0 / tk_mmad:
+//           mmad L0C[tm x tn] += L0A[.., kii] x L0B[kii, ..]
+//     for strip in tn / 16:                                 UB: 16 columns of the tile at a time
+//       L0C -> UB (cast to the output type) -> GM
+#pragma once
+
+#include "dsl/func.h"
+#include "emulator/chip_config.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cubekit::sched {
+
+// What the cube computes: C(b.., m, n) = sum_k A(b.., m, k) * B(b.., k, n), with A or B possibly
+// transposed ((k, m) / (n, k) in their last two dimensions) and the result possibly cast.
+struct Contraction {
+  std::shared_ptr<dsl::InputImpl> a, b;
+  bool a_transposed = false, b_transposed = false;
+  DType in = DType::f16, acc = DType::f32, out = DType::f32;
+  std::vector<int64_t> batch;  // extents of the leading batch dimensions
+  int64_t m = 0, n = 0, k = 0;
+  std::vector<std::shared_ptr<dsl::VarImpl>> batch_vars;
+  std::shared_ptr<dsl::VarImpl> mv, nv, kv;
+  int64_t batches() const;
+};
+
+// Recognises the Func as a contraction the chip's cube can do, or says why not (user error).
+Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip);
+
+struct ContractionPlan {
+  enum class Dim : uint8_t { Batch, M, N };
+  struct TileLoop {
+    Dim dim;
+    int batch = 0;       // which batch dimension
+    int64_t extent = 0;  // iterations
+    std::string name;
+  };
+  Contraction c;
+  std::string func_name;
+  int64_t tm = 0, tn = 0;            // the output tile accumulated in L0C
+  int64_t tk_l1 = 0, tk_l0 = 0, tk_mmad = 0;
+  std::vector<TileLoop> tile_loops;  // outermost first
+  int core_loops = 0;                // how many of the outermost tile loops are spread over cores
+  bool double_buffer = false;
+  int64_t c0 = 16;                   // elements per 32 B along k (16 for f16, 32 for s8)
+
+  int64_t tiles() const;             // iterations of all tile loops together
+  std::string str() const;
+};
+
+// Checks the Func's schedule for the cube path and sizes every buffer against the chip.
+ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip);
+
+inline int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+}  // namespace cubekit::sched

@@ -1,0 +1,94 @@
+#include "schedules/loops.h"
+
+#include "emulator/error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace cubekit::sched {
+
+using dsl::Directive;
+
+int LoopNest::find(const std::shared_ptr<dsl::VarImpl>& v) const {
+  for (size_t i = 0; i < loops.size(); ++i)
+    if (loops[i].var == v) return int(i);
+  return -1;
+}
+
+std::string LoopNest::str() const {
+  std::string s;
+  for (size_t i = 0; i < loops.size(); ++i)
+    s += fmt::format("{}{}{}[{}]", i ? " > " : "", int(i) < cores ? "cores:" : "", loops[i].name(), loops[i].extent);
+  return s;
+}
+
+LoopNest build_loop_nest(const dsl::Func& f) {
+  const std::string& fname = f.name();
+  LoopNest nest;
+  std::vector<int64_t> shape = f.shape();
+  for (size_t i = 0; i < f.impl->args.size(); ++i)
+    nest.loops.push_back({f.impl->args[i], f.impl->args[i], shape[i], 1, 0, false});
+  for (const auto& r : dsl::rvars_of(f.impl->value)) nest.loops.push_back({r, r, r->extent, 1, 0, true});
+
+  for (const Directive& d : f.impl->schedule) {
+    auto where = [&](const char* what) { return fmt::format("{}.{}: {}", fname, d.text, what); };
+    switch (d.kind) {
+      case Directive::Kind::Split: {
+        int at = nest.find(d.vars[0]);
+        if (at < 0) user_error("{}", where(fmt::format("{} is not a loop of {} (its loops: {})", d.vars[0]->name, fname, nest.str()).c_str()));
+        if (nest.find(d.vars[1]) >= 0 || nest.find(d.vars[2]) >= 0 || d.vars[1] == d.vars[2])
+          user_error("{}", where("the new loop names must be fresh variables"));
+        if (d.vars[1]->reduction != d.vars[0]->reduction || d.vars[2]->reduction != d.vars[0]->reduction)
+          user_error("{}", where("split a Var into Vars and an RVar (RDom) into RVars"));
+        Loop old = nest.loops[size_t(at)];
+        if (d.factor < 1 || d.factor > old.extent)
+          user_error("{}", where(fmt::format("the factor must be 1..{} (the extent of {}), got {}", old.extent,
+                                             old.name(), d.factor).c_str()));
+        Loop outer{d.vars[1], old.origin, (old.extent + d.factor - 1) / d.factor, old.stride * d.factor, d.factor, old.reduction};
+        Loop inner{d.vars[2], old.origin, d.factor, old.stride, 0, old.reduction};
+        nest.loops[size_t(at)] = outer;
+        nest.loops.insert(nest.loops.begin() + at + 1, inner);
+        break;
+      }
+      case Directive::Kind::Reorder: {
+        std::vector<int> pos;
+        for (const auto& v : d.vars) {
+          int at = nest.find(v);
+          if (at < 0) user_error("{}", where(fmt::format("{} is not a loop of {} (its loops: {})", v->name, fname, nest.str()).c_str()));
+          if (std::find(pos.begin(), pos.end(), at) != pos.end()) user_error("{}", where(fmt::format("{} is listed twice", v->name).c_str()));
+          pos.push_back(at);
+        }
+        std::vector<int> slots = pos;
+        std::sort(slots.begin(), slots.end(), std::greater<int>());  // innermost slot first
+        std::vector<Loop> moved;
+        for (int p : pos) moved.push_back(nest.loops[size_t(p)]);
+        for (size_t i = 0; i < slots.size(); ++i) nest.loops[size_t(slots[i])] = moved[i];
+        break;
+      }
+      case Directive::Kind::Cores: {
+        for (const auto& v : d.vars) {
+          int at = nest.find(v);
+          if (at < 0) user_error("{}", where(fmt::format("{} is not a loop of {} (its loops: {})", v->name, fname, nest.str()).c_str()));
+          if (v->reduction) user_error("{}", where(fmt::format("{} is a reduction loop; cores take independent iterations (pure loops)", v->name).c_str()));
+        }
+        break;  // checked below, once the order is final
+      }
+      default: break;
+    }
+  }
+  // cores(...) must name the outermost loops, in any order.
+  for (const Directive& d : f.impl->schedule) {
+    if (d.kind != Directive::Kind::Cores) continue;
+    std::vector<int> pos;
+    for (const auto& v : d.vars) pos.push_back(nest.find(v));
+    std::sort(pos.begin(), pos.end());
+    for (size_t i = 0; i < pos.size(); ++i)
+      if (pos[i] != int(i))
+        user_error("{}.{}: the loops given to cores must be the outermost ones; the loops are {}", fname, d.text, nest.str());
+    nest.cores = int(pos.size());
+  }
+  return nest;
+}
+
+}  // namespace cubekit::sched
