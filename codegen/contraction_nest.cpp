@@ -11,9 +11,25 @@ namespace {
 using sched::ContractionPlan;
 using sched::round_up;
 
+// One output tile: where it is and how big (the edge tiles of a shape that does not divide are
+// smaller).
+struct Tile {
+  Affine m0, n0;      // origin in C (elements)
+  Affine ba, bb, bc;  // batch offsets of A, B and C (elements)
+  Affine indices;     // the tile loop indices weighted for stagger (see stagger_weights)
+  int64_t mt = 0, nt = 0;
+};
+
+std::vector<Node>& operator+=(std::vector<Node>& a, std::vector<Node> b) {
+  for (Node& n : b) a.push_back(std::move(n));
+  return a;
+}
+
 class Builder {
  public:
-  Builder(const ContractionPlan& p, const ChipConfig& chip) : p_(p), chip_(chip) {}
+  Builder(const ContractionPlan& p, const ChipConfig& chip)
+      : p_(p), chip_(chip), full_(p.c.k / p.tk_l1), tail_(p.c.k % p.tk_l1), chunks_(full_ + (tail_ ? 1 : 0)),
+        ahead_(p.l1_copies - 1), rotate_(p.stagger && full_ > 1) {}
 
   Kernel build() {
     const sched::Contraction& c = p_.c;
@@ -29,78 +45,157 @@ class Builder {
     int copies = p_.double_buffer ? 2 : 1;
     int64_t s = dtype_size(c.in), m16 = round_up(p_.tm, 16), n16 = round_up(p_.tn, 16);
     auto nz = [&](int64_t rows, int64_t cols) { return round_up(rows, 16) * round_up(cols, p_.c0) * s; };
-    l1a_ = k_.new_buffer("L1A", Space::L1, c.a_transposed ? nz(p_.tk_l1, p_.tm) : nz(p_.tm, p_.tk_l1), copies);
-    l1b_ = k_.new_buffer("L1B", Space::L1, c.b_transposed ? nz(p_.tn, p_.tk_l1) : nz(p_.tk_l1, p_.tn), copies);
+    l1a_ = k_.new_buffer("L1A", Space::L1, c.a_transposed ? nz(p_.tk_l1, p_.tm) : nz(p_.tm, p_.tk_l1), p_.l1_copies);
+    l1b_ = k_.new_buffer("L1B", Space::L1, c.b_transposed ? nz(p_.tn, p_.tk_l1) : nz(p_.tk_l1, p_.tn), p_.l1_copies);
     int64_t k0 = round_up(p_.tk_l0, p_.c0);
     l0a_ = k_.new_buffer("L0A", Space::L0A, m16 * k0 * s, copies);
     l0b_ = k_.new_buffer("L0B", Space::L0B, k0 * n16 * s, copies);
     l0c_ = k_.new_buffer("L0C", Space::L0C, m16 * n16 * 4, 1);
-    ub_ = k_.new_buffer("UB", Space::UB, m16 * 16 * dtype_size(c.out), copies);
+    ub_ = k_.new_buffer("UB", Space::UB, m16 * p_.strip * dtype_size(c.out), copies);
     k_.body = tiles();
     return std::move(k_);
   }
 
  private:
-  // ---- tiles: the core loops fused and spread over cores, the rest serial ----
+  // ---- the tiles of one core, in one loop ----
+  //   rounds = (fused - 1 - block_idx) / block_dim          (with tile loops on cores)
+  //   fill chunks 0 .. ahead - 1 of this core                 (fills ahead of use)
+  //   for w = 0; w < (rounds + 1) * serial; w += 1
+  //     <decode w into the tile loop indices>
+  //     <the tile, specialised for edge tiles>
+  // Core c takes the fused core iterations c, c + block_dim, ...; inside each, every iteration of
+  // the serial tile loops. One loop makes "the next tile" a matter of decoding w + 1.
   std::vector<Node> tiles() {
     const auto& loops = p_.tile_loops;
-    int64_t fused = 1;
-    for (int i = 0; i < p_.core_loops; ++i) fused *= loops[size_t(i)].extent;
-    k_.block_dim = int(std::min<int64_t>(fused, chip_.cores));
-    index_.assign(loops.size(), -1);
-    std::vector<Node> decompose;
-    if (p_.core_loops > 0) {
-      int u = k_.new_var("tile");
-      int rest = u;
-      for (int i = p_.core_loops - 1; i >= 0; --i) {
-        index_[size_t(i)] = k_.new_var(loops[size_t(i)].name);
-        decompose.push_back(let(index_[size_t(i)], Affine::var(rest), "%", loops[size_t(i)].extent));
-        if (i > 0) {
-          int next = k_.new_var(loops[size_t(i)].name + "_rest");
-          decompose.push_back(let(next, Affine::var(rest), "/", loops[size_t(i)].extent));
-          rest = next;
-        }
-      }
-      std::vector<Node> body = std::move(decompose);
-      for (Node& n : serial(size_t(p_.core_loops))) body.push_back(std::move(n));
-      return {loop(u, Affine::var(kBlockIdx), Affine(fused), Affine::var(kBlockNum), std::move(body))};
+    fused_ = 1, serial_ = 1;
+    for (size_t i = 0; i < loops.size(); ++i) (int(i) < p_.core_loops ? fused_ : serial_) *= loops[i].extent;
+    k_.block_dim = p_.core_loops ? int(std::min<int64_t>(fused_, chip_.cores)) : 1;
+    std::vector<Node> out;
+    count_ = Affine(serial_);
+    stagger_weights();
+    if (p_.core_loops) {
+      int rounds = k_.new_var("rounds");
+      out.push_back(let(rounds, Affine(fused_ - 1) - Affine::var(kBlockIdx), "/", k_.block_dim));
+      count_ = Affine::var(rounds, serial_) + Affine(serial_);
     }
-    return serial(0);
+    w_ = k_.new_var("w");
+    for (int64_t g = 0; g < ahead_; ++g) out += fill_ahead(Affine(g));
+    out.push_back(loop(w_, Affine(0), count_, Affine(1), decoded(Affine::var(w_), "", [&](const Tile& t) { return one_tile(t); })));
+    return out;
   }
 
-  std::vector<Node> serial(size_t i) {
-    if (i == p_.tile_loops.size()) return tile_body();
-    index_[i] = k_.new_var(p_.tile_loops[i].name);
-    return {loop(index_[i], Affine(0), Affine(p_.tile_loops[i].extent), Affine(1), serial(i + 1))};
+  // Stagger starts tile (.., x, y)'s chunks at (.. + wx x + wy y) mod full, x and y the last two
+  // core loops. The cores running together cover about X' x Y' tiles (X' = G with a group G);
+  // those sharing an A panel (same x) differ in y: wy = full / Y' spreads their starts evenly over
+  // the chunks, so each of them fetches (misses) about 1/Y' of the panel and reads the rest after
+  // another fetched it. Likewise wx = full / X' for those sharing y.
+  void stagger_weights() {
+    weight_.assign(p_.tile_loops.size(), 1);
+    if (p_.core_loops < 2) return;
+    size_t xi = size_t(p_.core_loops - 2), yi = xi + 1;
+    int64_t Y = p_.tile_loops[yi].extent, cores = k_.block_dim;
+    int64_t y_wave = p_.core_group > 1 ? std::min(Y, (cores + p_.core_group - 1) / p_.core_group) : std::min(Y, cores);
+    int64_t x_wave = p_.core_group > 1 ? p_.core_group : (cores + Y - 1) / Y;
+    weight_[xi] = std::max<int64_t>(1, full_ / std::max<int64_t>(1, x_wave));
+    weight_[yi] = std::max<int64_t>(1, full_ / std::max<int64_t>(1, y_wave));
   }
 
-  // ---- one output tile, specialised for partial m / n tiles ----
-  std::vector<Node> tile_body() {
+  // Decodes tile number `w` of this core into the tile loop indices (variables named with
+  // `suffix`), then makes `f(tile)` for each edge variant of it.
+  template <class F>
+  std::vector<Node> decoded(const Affine& w, const std::string& suffix, F f) {
+    std::vector<Node> out;
+    std::vector<int> index(p_.tile_loops.size(), -1);
+    int rest = k_.new_var("rest" + suffix);
+    if (p_.core_loops) {
+      Affine round = w;
+      if (serial_ > 1) {
+        out.push_back(let(rest, w, "/", serial_));
+        round = Affine::var(rest);
+      }
+      int u = k_.new_var("tile" + suffix);
+      out.push_back(let(u, Affine::var(kBlockIdx) + round * k_.block_dim, "+", 0));
+      int inner = p_.core_loops;
+      if (p_.core_group > 1) {
+        out += grouped(u, rest, index, suffix);
+        inner -= 2;
+      } else {
+        out.push_back(let(rest, Affine::var(u), "+", 0));
+      }
+      out += row_major(rest, 0, inner, index, suffix);
+    }
+    if (size_t(p_.core_loops) < p_.tile_loops.size()) {
+      out.push_back(let(rest, w, serial_ > 1 ? "%" : "+", serial_ > 1 ? serial_ : 0));
+      out += row_major(rest, p_.core_loops, int(p_.tile_loops.size()), index, suffix);
+    }
+    out += variants(index, f);
+    return out;
+  }
+
+  // Loops [lo, hi) from the index in `rest`, the last loop varying fastest (`rest` is consumed).
+  std::vector<Node> row_major(int rest, int lo, int hi, std::vector<int>& index, const std::string& suffix) {
+    std::vector<Node> out;
+    for (int i = hi - 1; i >= lo; --i) {
+      const auto& l = p_.tile_loops[size_t(i)];
+      index[size_t(i)] = k_.new_var(l.name + suffix);
+      out.push_back(let(index[size_t(i)], Affine::var(rest), "%", l.extent));
+      if (i > lo) out.push_back(let(rest, Affine::var(rest), "/", l.extent));
+    }
+    return out;
+  }
+
+  // The last two core loops x, y (extents X, Y) from the fused index u, x varying fastest within
+  // groups of G of its iterations, y walking backwards in every other group (so that the cores
+  // at a turn keep the panels of y they have just used); `rest` becomes the index of the outer
+  // core loops:
+  //   rest = u / (X*Y);  v = u % (X*Y)
+  //   g = v / (G*Y);  r = v % (G*Y);  x = g*G + r % G;  y = r / G;  if g % 2 == 1: y = Y-1 - y
+  std::vector<Node> grouped(int u, int rest, std::vector<int>& index, const std::string& suffix) {
+    const auto& loops = p_.tile_loops;
+    size_t xi = size_t(p_.core_loops - 2), yi = xi + 1;
+    int64_t X = loops[xi].extent, Y = loops[yi].extent, G = p_.core_group;
+    std::vector<Node> out;
+    int v = k_.new_var("in_block" + suffix), g = k_.new_var("group" + suffix), r = k_.new_var("in_group" + suffix);
+    index[xi] = k_.new_var(loops[xi].name + suffix);
+    index[yi] = k_.new_var(loops[yi].name + suffix);
+    out.push_back(let(rest, Affine::var(u), "/", X * Y));
+    out.push_back(let(v, Affine::var(u), "%", X * Y));
+    out.push_back(let(g, Affine::var(v), "/", G * Y));
+    out.push_back(let(r, Affine::var(v), "%", G * Y));
+    out.push_back(let(index[xi], Affine::var(r), "%", G));
+    out.push_back(let(index[xi], Affine::var(index[xi]) + Affine::var(g, G), "+", 0));
+    out.push_back(let(index[yi], Affine::var(r), "/", G));
+    out.push_back(let(g, Affine::var(g), "%", 2));
+    out.push_back(when(Affine::var(g), 1, {let(index[yi], Affine(Y - 1) - Affine::var(index[yi]), "+", 0)}, {}));
+    return out;
+  }
+
+  // `f(tile)` for the tile at these loop indices, specialised for a partial last m or n tile.
+  template <class F>
+  std::vector<Node> variants(const std::vector<int>& index, F f) {
     const sched::Contraction& c = p_.c;
-    Affine mo, no;
-    std::vector<std::pair<int, int64_t>> batch_index;  // (variable, batch dimension)
+    Affine mo, no, indices, ba, bb, bc;
     int64_t mo_count = 1, no_count = 1;
     for (size_t i = 0; i < p_.tile_loops.size(); ++i) {
-      const auto& t = p_.tile_loops[i];
-      if (t.dim == ContractionPlan::Dim::M) mo = Affine::var(index_[i]), mo_count = t.extent;
-      else if (t.dim == ContractionPlan::Dim::N) no = Affine::var(index_[i]), no_count = t.extent;
-      else batch_index.push_back({index_[i], t.batch});
+      const auto& l = p_.tile_loops[i];
+      Affine v = Affine::var(index[i]);
+      indices = indices + v * weight_[i];
+      if (l.dim == ContractionPlan::Dim::M) mo = v, mo_count = l.extent;
+      else if (l.dim == ContractionPlan::Dim::N) no = v, no_count = l.extent;
+      else {  // batch offsets in elements of A, B and C
+        int64_t sa = 1, sb = 1, sc = c.m * c.n;
+        for (size_t j = size_t(l.batch) + 1; j < c.a->shape.size(); ++j) sa *= c.a->shape[j];
+        for (size_t j = size_t(l.batch) + 1; j < c.b->shape.size(); ++j) sb *= c.b->shape[j];
+        for (size_t j = size_t(l.batch) + 1; j < c.batch.size(); ++j) sc *= c.batch[j];
+        ba = ba + v * sa, bb = bb + v * sb, bc = bc + v * sc;
+      }
     }
-    // Batch offsets in elements of A, B and C.
-    Affine ba, bb, bc;
-    for (auto [var, d] : batch_index) {
-      int64_t sa = 1, sb = 1, sc = c.m * c.n;
-      for (size_t j = size_t(d) + 1; j < c.a->shape.size(); ++j) sa *= c.a->shape[j];
-      for (size_t j = size_t(d) + 1; j < c.b->shape.size(); ++j) sb *= c.b->shape[j];
-      for (size_t j = size_t(d) + 1; j < c.batch.size(); ++j) sc *= c.batch[j];
-      ba = ba + Affine::var(var, sa), bb = bb + Affine::var(var, sb), bc = bc + Affine::var(var, sc);
-    }
-    Tile t{mo * p_.tm, no * p_.tn, ba, bb, bc, 0, 0};
+    Tile t{mo * p_.tm, no * p_.tn, ba, bb, bc, indices, 0, 0};
     int64_t m_tail = c.m - (mo_count - 1) * p_.tm, n_tail = c.n - (no_count - 1) * p_.tn;
     auto with = [&](int64_t mt, int64_t nt) {
       Tile v = t;
       v.mt = mt, v.nt = nt;
-      return one_tile(v);
+      return f(v);
     };
     auto by_n = [&](int64_t mt) {
       if (n_tail == p_.tn) return with(mt, p_.tn);
@@ -110,45 +205,79 @@ class Builder {
     return {when(mo, mo_count - 1, by_n(m_tail), by_n(p_.tm))};
   }
 
-  struct Tile {
-    Affine m0, n0, ba, bb, bc;  // origin (elements) and batch offsets (elements)
-    int64_t mt, nt;
-  };
-
+  // ---- one tile: its k chunks through L1, then the epilogue ----
+  //   k_start = indices % full                      (stagger; else 0)
+  //   fill chunk g + ahead                          (g: this core's chunk number, w * chunks + i)
+  //   use chunk k_start (its first mmad starts the sum)
+  //   for j = 1; j < full; j += 1
+  //     kc = (j + k_start) % full
+  //     fill chunk g + ahead;  use chunk kc
+  //   fill chunk g + ahead;  use the tail chunk (k % tk_l1)
+  //   epilogue
+  // With `ahead` = L1 copies - 1 > 0 the fills run ahead of the uses through this core's chunks,
+  // across tiles, so that the cube does not wait for GM when a fill takes up to `ahead` steps.
   std::vector<Node> one_tile(const Tile& t) {
-    std::vector<Node> body = chunks(p_.tk_l1, p_.c.k, Affine(0), true, [&](const Affine& k1, int64_t kt1, bool first) {
-      return l1_fill(t, k1, kt1, first);
-    });
-    for (Node& n : epilogue(t)) body.push_back(std::move(n));
+    std::vector<Node> body;
+    int start = -1;
+    if (rotate_) {
+      start = k_.new_var("k_start");
+      body.push_back(let(start, t.indices, "%", full_));
+    }
+    auto step = [&](const Affine& i, const Affine& k1, int64_t kt1, bool first) {
+      std::vector<Node> out = ahead_ ? fill_ahead(Affine::var(w_, chunks_) + i + Affine(ahead_)) : fill(t, k1, kt1);
+      return out += use(t, k1, kt1, first);
+    };
+    if (full_) body += step(Affine(0), rotate_ ? Affine::var(start, p_.tk_l1) : Affine(0), p_.tk_l1, true);
+    if (full_ >= 2) {
+      int j = k_.new_var("j");
+      std::vector<Node> each;
+      Affine k = chunk_k(Affine::var(j), start, each);
+      each += step(Affine::var(j), k, p_.tk_l1, false);
+      body.push_back(loop(j, Affine(1), Affine(full_), Affine(1), std::move(each)));
+    }
+    if (tail_) body += step(Affine(full_), Affine(full_ * p_.tk_l1), tail_, full_ == 0);
+    body += epilogue(t);
     return {scope({l0c_}, std::move(body))};
   }
 
-  // Walks `extent` in chunks of `step` (the last one shorter when it does not divide): a loop over
-  // the full chunks and the tail peeled; `f(offset, size, first)` makes one chunk's nodes. With
-  // `peel_first`, the first chunk is peeled too, so that it can differ (the first mmad of a tile
-  // starts the accumulation instead of adding to it).
-  template <class F>
-  std::vector<Node> chunks(int64_t step, int64_t extent, const Affine& origin, bool peel_first, F f) {
-    std::vector<Node> out;
-    auto append = [&](std::vector<Node> nodes) {
-      for (Node& n : nodes) out.push_back(std::move(n));
-    };
-    int64_t full = extent / step, tail = extent % step, first = 0;
-    if (peel_first && full > 0) append(f(origin, step, true)), first = 1;
-    if (full - first == 1) append(f(origin + Affine(first * step), step, first == 0 && peel_first));
-    else if (full - first > 1) {
-      int v = k_.new_var(fmt::format("k{}", step));
-      out.push_back(loop(v, Affine(first), Affine(full), Affine(1), f(origin + Affine::var(v, step), step, false)));
-    }
-    if (tail) append(f(origin + Affine(full * step), tail, full == 0 && peel_first));
-    return out;
+  // The k offset of full chunk number `j` (rotated by k_start when staggered); may add a Let.
+  Affine chunk_k(const Affine& j, int start, std::vector<Node>& out) {
+    if (!rotate_) return j * p_.tk_l1;
+    int kc = k_.new_var("kc");
+    out.push_back(let(kc, j + Affine::var(start), "%", full_));
+    return Affine::var(kc, p_.tk_l1);
   }
 
-  // GM -> L1 for one k chunk [k1, k1 + kt1), then its L0 fills.
-  std::vector<Node> l1_fill(const Tile& t, const Affine& k1, int64_t kt1, bool first) {
+  // Fills this core's chunk number g (tile g / chunks, its chunk g % chunks in the order the
+  // tile uses them), if there is one.
+  std::vector<Node> fill_ahead(const Affine& g) {
+    int w = k_.new_var("w_ahead"), i = k_.new_var("chunk_ahead");
+    std::vector<Node> body = {let(w, g, "/", chunks_), let(i, g, "%", chunks_)};
+    body += decoded(Affine::var(w), "_ahead", [&](const Tile& t) { return fill_chunk(t, i); });
+    return {when_less(g - count_ * chunks_, 0, std::move(body), {})};
+  }
+
+  std::vector<Node> fill_chunk(const Tile& t, int i) {
+    auto full_chunk = [&] {
+      std::vector<Node> out;
+      int start = -1;
+      if (rotate_) {
+        start = k_.new_var("k_start_ahead");
+        out.push_back(let(start, t.indices, "%", full_));
+      }
+      Affine k = chunk_k(Affine::var(i), start, out);
+      return out += fill(t, k, p_.tk_l1);
+    };
+    if (!tail_) return full_chunk();
+    std::vector<Node> tail = fill(t, Affine(full_ * p_.tk_l1), tail_);
+    if (!full_) return tail;
+    return {when(Affine::var(i), full_, std::move(tail), full_chunk())};
+  }
+
+  // The L1 tiles of A and B for the k chunk [k1, k1 + kt1): the GM -> L1 moves.
+  std::pair<Node, Node> l1_moves(const Tile& t, const Affine& k1, int64_t kt1) {
     const sched::Contraction& c = p_.c;
     int64_t s = dtype_size(c.in);
-    std::vector<Node> body;
     // A: logical (m, k); stored (m, k) with row stride K, or transposed (k, m) with row stride M.
     Node a{Node::Kind::Move};
     a.src = {{0, -1, (t.ba + (c.a_transposed ? k1 * c.m + t.m0 : t.m0 * c.k + k1)) * s}, Layout::ND, c.in,
@@ -160,13 +289,39 @@ class Builder {
              c.b_transposed ? t.nt : kt1, c.b_transposed ? kt1 : t.nt, c.b_transposed ? c.k : c.n};
     b.dst = {{-1, l1b_, 0}, Layout::NZ, c.in, b.src.rows, b.src.cols, round_up(b.src.rows, 16)};
     b.src.transposed = b.dst.transposed = c.b_transposed;
-    body.push_back(a);
-    body.push_back(b);
-    for (Node& n : chunks(p_.tk_l0, kt1, Affine(0), first, [&](const Affine& k0, int64_t kt0, bool first0) {
-           return l0_fill(t, a.dst, b.dst, k0, kt0, first0);
-         }))
-      body.push_back(std::move(n));
-    return {scope({l1a_, l1b_}, std::move(body))};
+    return {a, b};
+  }
+
+  std::vector<Node> fill(const Tile& t, const Affine& k1, int64_t kt1) {
+    auto [a, b] = l1_moves(t, k1, kt1);
+    return {scope({l1a_, l1b_}, {a, b}, Node::Phase::Fill)};
+  }
+
+  // The L0 fills and mmads of one L1 chunk.
+  std::vector<Node> use(const Tile& t, const Affine& k1, int64_t kt1, bool first) {
+    auto [a, b] = l1_moves(t, k1, kt1);
+    std::vector<Node> body = chunks(p_.tk_l0, kt1, first, [&](const Affine& k0, int64_t kt0, bool init) {
+      return l0_fill(t, a.dst, b.dst, k0, kt0, init);
+    });
+    return {scope({l1a_, l1b_}, std::move(body), Node::Phase::Use)};
+  }
+
+  // Walks `extent` in chunks of `step` (the last one shorter when it does not divide): a loop over
+  // the full chunks and the tail peeled; `f(offset, size, first)` makes one chunk's nodes. With
+  // `peel_first`, the first chunk is peeled too, so that it can differ (the first mmad of a tile
+  // starts the accumulation instead of adding to it).
+  template <class F>
+  std::vector<Node> chunks(int64_t step, int64_t extent, bool peel_first, F f) {
+    std::vector<Node> out;
+    int64_t full = extent / step, tail = extent % step, first = 0;
+    if (peel_first && full > 0) out += f(Affine(0), step, true), first = 1;
+    if (full - first == 1) out += f(Affine(first * step), step, first == 0 && peel_first);
+    else if (full - first > 1) {
+      int v = k_.new_var(fmt::format("k{}", step));
+      out.push_back(loop(v, Affine(first), Affine(full), Affine(1), f(Affine::var(v, step), step, false)));
+    }
+    if (tail) out += f(Affine(full * step), tail, full == 0 && peel_first);
+    return out;
   }
 
   // L1 -> L0A / L0B for [k0, k0 + kt0) of the chunk, and the mmad.
@@ -188,35 +343,42 @@ class Builder {
     return {scope({l0a_, l0b_}, {a, b, mmad})};
   }
 
-  // L0C -> UB -> GM, 16 columns at a time.
+  // L0C -> UB -> GM, `strip` columns (whole fractal columns) at a time; UB holds them as in L0C.
   std::vector<Node> epilogue(const Tile& t) {
     const sched::Contraction& c = p_.c;
+    int64_t m16 = round_up(t.mt, 16);
     auto strip = [&](const Affine& col, int64_t cols) {
       Node drain{Node::Kind::Move};
-      drain.src = {{-1, l0c_, 0}, Layout::NZ16, c.acc, t.mt, cols, round_up(t.mt, 16)};
+      drain.src = {{-1, l0c_, 0}, Layout::NZ16, c.acc, t.mt, cols, m16};
       drain.src.col0 = col;
-      drain.dst = {{-1, ub_, 0}, Layout::ND, c.out, round_up(t.mt, 16), 16, 16};
+      drain.dst = {{-1, ub_, 0}, Layout::NZ16, c.out, t.mt, cols, m16};
       Node store{Node::Kind::Move};
-      store.src = {{-1, ub_, 0}, Layout::ND, c.out, t.mt, cols, 16};
+      store.src = drain.dst;
       store.dst = {{2, -1, (t.bc + t.m0 * c.n + t.n0 + col) * dtype_size(c.out)}, Layout::ND, c.out, t.mt, cols, c.n};
       return std::vector<Node>{scope({ub_}, {drain, store})};
     };
     std::vector<Node> out;
-    int64_t full = t.nt / 16, tail = t.nt % 16;
-    if (full == 1) out = strip(Affine(0), 16);
+    int64_t full = t.nt / p_.strip, tail = t.nt % p_.strip;
+    if (full == 1) out = strip(Affine(0), p_.strip);
     else if (full > 1) {
       int v = k_.new_var("strip");
-      out.push_back(loop(v, Affine(0), Affine(full), Affine(1), strip(Affine::var(v, 16), 16)));
+      out.push_back(loop(v, Affine(0), Affine(full), Affine(1), strip(Affine::var(v, p_.strip), p_.strip)));
     }
-    if (tail)
-      for (Node& n : strip(Affine(full * 16), tail)) out.push_back(std::move(n));
+    if (tail) out += strip(Affine(full * p_.strip), tail);
     return out;
   }
 
   const ContractionPlan& p_;
   const ChipConfig& chip_;
+  const int64_t full_, tail_;  // full L1 chunks of k, and the size of the last partial one
+  const int64_t chunks_;       // L1 chunks per tile
+  const int64_t ahead_;        // how many chunks the L1 fills run ahead of their use
+  const bool rotate_;
   Kernel k_;
-  std::vector<int> index_;  // the variable of each tile loop
+  int64_t fused_ = 1, serial_ = 1;  // iterations of the core loops (fused) and of the others
+  Affine count_;                    // tiles of this core
+  int w_ = -1;                      // this core's tile number
+  std::vector<int64_t> weight_;     // per tile loop, its weight in a tile's stagger start
   int l1a_ = -1, l1b_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1, ub_ = -1;
 };
 
@@ -227,4 +389,3 @@ Kernel build_contraction_nest(const sched::ContractionPlan& plan, const ChipConf
 }
 
 }  // namespace cubekit::codegen
-

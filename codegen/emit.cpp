@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 namespace cubekit::codegen {
 
@@ -25,7 +26,7 @@ class Emitter {
     bind(kBlockNum);
     b_.emit("block_num", {x(reg(kBlockNum))});
     for (int v = 0; v < int(k_.vars.size()); ++v)  // use counters live throughout
-      if (k_.vars[size_t(v)].name.rfind("uses_", 0) == 0) bind(v);
+      if (is_counter(v)) bind(v);
     block(k_.body);
     b_.emit("end", {});
     return b_.finish();
@@ -84,7 +85,7 @@ class Emitter {
     compute(t, addr);
     if (copies > 1) {
       const Buffer& buf = k_.buffers[size_t(r.buffer)];
-      b_.emit("and", {x(kScratch), x(reg(buf.counter)), imm(1)});
+      b_.emit("rem", {x(kScratch), x(reg(r.counter >= 0 ? r.counter : buf.counter)), imm(copies)});
       b_.emit("mul", {x(kScratch), x(kScratch), imm(buf.stride)});
       b_.emit("add", {x(t), x(t), x(kScratch)});
     }
@@ -112,19 +113,64 @@ class Emitter {
     std::string op = n.sync + "_flag";
     auto one = [&](int event) { b_.emit(op, {name(pipe_name(n.from)), name(pipe_name(n.to)), imm(event)}); };
     if (n.counter < 0 || n.events.size() == 1) return one(n.events[0]);
-    std::string odd = label(), done = label();
-    b_.emit("and", {x(kScratch), x(reg(n.counter)), imm(1)});
-    b_.emit("bne", {x(kScratch), imm(0), name(odd)});
-    one(n.events[0]);
-    b_.emit("jmp", {name(done)});
-    b_.label(odd);
-    one(n.events[1]);
+    // The event of copy `counter % copies`: an immediate operand, so one branch per copy.
+    std::string done = label();
+    b_.emit("rem", {x(kScratch), x(reg(n.counter)), imm(int64_t(n.events.size()))});
+    for (size_t c = 0; c + 1 < n.events.size(); ++c) {
+      std::string next = label();
+      b_.emit("bne", {x(kScratch), imm(int64_t(c)), name(next)});
+      one(n.events[c]);
+      b_.emit("jmp", {name(done)});
+      b_.label(next);
+    }
+    one(n.events.back());
     b_.label(done);
   }
 
+  bool is_counter(int var) const {
+    const std::string& name = k_.vars[size_t(var)].name;
+    return name.rfind("uses_", 0) == 0 || name.rfind("fills_", 0) == 0;
+  }
+
+  // Every variable a node (and what it contains) reads or writes.
+  static void mentions(const Node& n, std::set<int>& vars) {
+    auto add = [&](const Affine& a) {
+      for (auto [v, c] : a.terms) vars.insert(v);
+    };
+    if (n.var >= 0) vars.insert(n.var);
+    if (n.counter >= 0) vars.insert(n.counter);
+    add(n.a), add(n.begin), add(n.end), add(n.step);
+    for (const Ref& r : n.refs) {
+      add(r.offset);
+      if (r.counter >= 0) vars.insert(r.counter);
+    }
+    for (const Node& c : n.body) mentions(c, vars);
+    for (const Node& c : n.orelse) mentions(c, vars);
+  }
+
+  // A Let's register is free again after the last node of its block that mentions the variable.
   void block(const std::vector<Node>& body) {
     std::vector<int> lets;
-    for (const Node& n : body) {
+    std::map<int, size_t> last;
+    for (size_t i = 0; i < body.size(); ++i) {
+      std::set<int> vars;
+      mentions(body[i], vars);
+      for (int v : vars) last[v] = i;
+    }
+    for (size_t i = 0; i < body.size(); ++i) {
+      const Node& n = body[i];
+      node(n, lets);
+      std::erase_if(lets, [&](int v) {
+        if (last[v] > i) return false;
+        unbind(v);
+        return true;
+      });
+    }
+    for (int v : lets) unbind(v);
+  }
+
+  void node(const Node& n, std::vector<int>& lets) {
+    {
       switch (n.kind) {
         case Node::Kind::Loop: {
           int r = bind(n.var);
@@ -144,7 +190,7 @@ class Emitter {
         case Node::Kind::Let: {
           bool fresh = !reg_.count(n.var);
           int r = fresh ? bind(n.var) : reg(n.var);
-          if (fresh) lets.push_back(n.var);
+          if (fresh && !is_counter(n.var)) lets.push_back(n.var);
           compute(kFirstTemp, n.a);
           const char* op = n.op == "/" ? "div" : n.op == "%" ? "rem" : "add";
           b_.emit(op, {x(r), x(kFirstTemp), imm(n.b)});
@@ -153,7 +199,7 @@ class Emitter {
         case Node::Kind::If: {
           std::string other = label(), done = label();
           compute(kFirstTemp, n.a);
-          b_.emit("bne", {x(kFirstTemp), imm(n.b), name(other)});
+          b_.emit(n.op == "<" ? "bge" : "bne", {x(kFirstTemp), imm(n.b), name(other)});
           block(n.body);
           b_.emit("jmp", {name(done)});
           b_.label(other);
@@ -168,8 +214,6 @@ class Emitter {
         case Node::Kind::Mmad: CUBEKIT_ASSERT(false, "emission before instruction selection");
       }
     }
-    for (int v : lets)
-      if (k_.vars[size_t(v)].name.rfind("uses_", 0) != 0) unbind(v);
   }
 
   const Kernel& k_;

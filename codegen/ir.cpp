@@ -70,9 +70,15 @@ Node when(Affine a, int64_t equals, std::vector<Node> then, std::vector<Node> ot
   return n;
 }
 
-Node scope(std::vector<int> stages, std::vector<Node> body) {
+Node when_less(Affine a, int64_t bound, std::vector<Node> then, std::vector<Node> otherwise) {
+  Node n = when(std::move(a), bound, std::move(then), std::move(otherwise));
+  n.op = "<";
+  return n;
+}
+
+Node scope(std::vector<int> stages, std::vector<Node> body, Node::Phase phase) {
   Node n{Node::Kind::Scope};
-  n.stages = std::move(stages), n.body = std::move(body);
+  n.stages = std::move(stages), n.body = std::move(body), n.phase = phase;
   return n;
 }
 
@@ -155,7 +161,7 @@ void print(const Kernel& k, const std::vector<Node>& body, int depth, std::strin
         out += fmt::format("{}{} = ({}) {} {}\n", pad, name(n.var), affine_str(k, n.a), n.op, n.b);
         break;
       case Node::Kind::If:
-        out += fmt::format("{}if {} == {}\n", pad, affine_str(k, n.a), n.b);
+        out += fmt::format("{}if {} {} {}\n", pad, affine_str(k, n.a), n.op == "<" ? "<" : "==", n.b);
         print(k, n.body, depth + 1, out);
         if (!n.orelse.empty()) {
           out += pad + "else\n";
@@ -165,7 +171,8 @@ void print(const Kernel& k, const std::vector<Node>& body, int depth, std::strin
       case Node::Kind::Scope: {
         std::string names;
         for (int b : n.stages) names += (names.empty() ? "" : " ") + k.buffers[size_t(b)].name;
-        out += fmt::format("{}scope [{}]\n", pad, names);
+        static constexpr const char* phases[] = {"", "fill ", "use "};
+        out += fmt::format("{}scope {}[{}]\n", pad, phases[int(n.phase)], names);
         print(k, n.body, depth + 1, out);
         break;
       }

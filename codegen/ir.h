@@ -41,7 +41,7 @@ struct Buffer {
   std::string name;
   Space space;
   int64_t bytes = 0;  // one copy
-  int copies = 1;     // 2: ping-pong, the copy chosen by `counter` (uses so far) modulo 2
+  int copies = 1;     // > 1: the copy is chosen by `counter` (uses so far) modulo copies
   int counter = -1;   // the variable counting its uses (set by the sync pass)
   int64_t base = -1;  // storage planning: the first copy's offset
   int64_t stride = 0; //                   and the distance between copies
@@ -52,6 +52,7 @@ struct Ref {
   int tensor = -1;
   int buffer = -1;
   Affine offset;
+  int counter = -1;  // the variable selecting the buffer's copy, when not the buffer's own (fills)
 };
 
 // A matrix tile and how it is stored (before instruction selection).
@@ -78,14 +79,19 @@ struct Node {
 
   // Loop: for (var = begin; var < end; var += step)
   // Let:  var = a / b, a % b or a + b   (op: "/", "%" or "+")
-  // If:   if (a == b) body else orelse
+  // If:   if (a == b) body else orelse       (op "<": if (a < b))
   int var = -1;
   Affine begin, end, step, a;
   int64_t b = 0;
   std::string op;
 
-  // Scope: `stages` are filled and consumed once in `body`
+  // Scope: `stages` are filled and consumed once in `body` (Whole); or only filled (Fill), or
+  // only consumed (Use), where a Fill is issued ahead of the Use of the previous fill (preloading:
+  // with two copies, the next fill then overlaps the current use). Fills and Uses of one buffer
+  // come in the same order.
+  enum class Phase : uint8_t { Whole, Fill, Use };
   std::vector<int> stages;
+  Phase phase = Phase::Whole;
 
   // Move (src -> dst, possibly casting) and Mmad (c += a x b over m x n x k; init: c = a x b)
   View src, dst;
@@ -133,7 +139,8 @@ Instr to_instr(const Kernel& kernel, const Node& n);
 Node loop(int var, Affine begin, Affine end, Affine step, std::vector<Node> body);
 Node let(int var, Affine a, std::string op, int64_t b);
 Node when(Affine a, int64_t equals, std::vector<Node> then, std::vector<Node> otherwise);
-Node scope(std::vector<int> stages, std::vector<Node> body);
+Node when_less(Affine a, int64_t bound, std::vector<Node> then, std::vector<Node> otherwise);
+Node scope(std::vector<int> stages, std::vector<Node> body, Node::Phase phase = Node::Phase::Whole);
 Node instr(std::string mnemonic, Pipe pipe, std::vector<Ref> refs, std::vector<Arg> args);
 
 std::string affine_str(const Kernel& k, const Affine& a);

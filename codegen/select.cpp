@@ -45,8 +45,8 @@ class Selector {
     if (s.layout == Layout::ND && d.layout == Layout::NZ) return {nd2nz(s, d)};
     if (s.layout == Layout::NZ && d.layout == Layout::ZZ) return to_l0a(s, d);
     if (s.layout == Layout::NZ && d.layout == Layout::ZN) return to_l0b(s, d);
-    if (s.layout == Layout::NZ16 && d.layout == Layout::ND) return {drain(s, d, n.relu)};
-    if (s.layout == Layout::ND && d.layout == Layout::ND && d.at.tensor >= 0) return {store(s, d)};
+    if (s.layout == Layout::NZ16 && d.layout == Layout::NZ16 && d.at.buffer >= 0) return {drain(s, d, n.relu)};
+    if (s.layout == Layout::NZ16 && d.layout == Layout::ND && d.at.tensor >= 0) return store(s, d);
     CUBEKIT_ASSERT(false, "no instruction moves layout {} to {}", int(s.layout), int(d.layout));
   }
 
@@ -60,36 +60,55 @@ class Selector {
   // A loop over `count` instructions `make(index)` (no loop for one).
   template <class F>
   std::vector<Node> repeat(int64_t count, const char* name, F make) {
+    if (count == 0) return {};
     if (count == 1) return {make(Affine(0))};
     int v = k_.new_var(name);
     return {loop(v, Affine(0), Affine(count), Affine(1), {make(Affine::var(v))})};
   }
 
-  // L1 (NZ, `ld` stored rows per column block) -> L0A (zZ): one load2d per row of fractals.
-  std::vector<Node> to_l0a(const View& s, const View& d) {
-    int64_t c0 = 32 / dtype_size(s.dtype), kf = cdiv(s.cols, c0), mf = cdiv(s.rows, 16), R = s.ld;
-    return repeat(mf, "mf", [&](const Affine& mb) {
-      if (!s.transposed)  // stored (m, k): fractal (mb, kb) at (kb*R + mb*16) rows of 32 B
-        return instr(typed("load2d", s.dtype), Pipe::MTE1,
-                     {at(d.at, mb * (kf * 512)), at(s.at, s.col0 * (R * 32 / c0) + mb * 512)},
-                     {mem0(), mem1(), kw("repeat", imm(kf)), kw("src_stride", imm(R / 16))});
-      // stored (k, m): fractal (kb, mb) at (mb*R + kb*16) rows; transpose each
-      return instr(typed("load2d", s.dtype), Pipe::MTE1, {at(d.at, mb * (kf * 512)), at(s.at, mb * (R * 32) + s.col0 * 32)},
-                   {mem0(), mem1(), kw("repeat", imm(kf)), kw("src_stride", imm(1)), flag("transpose")});
+  // L1 -> L0 fractal by fractal: the destination holds `outer` x `inner` fractals row-major, and
+  // src(o, i) is the byte offset of fractal (o, i) in L1 (affine in o and i). One load2d walks one
+  // row (`inner` fractals) or, when there are fewer of them, one column (`outer` fractals, with a
+  // gap in the destination): the fewer instructions, the less the scalar unit stalls on a full
+  // MTE1 queue.
+  template <class Src>
+  std::vector<Node> load2d(const View& s, const View& d, int64_t outer, int64_t inner, bool transpose, Src src) {
+    auto make = [&](const Ref& to, const Ref& from, int64_t repeat, int64_t stride, int64_t gap) {
+      std::vector<Arg> args = {mem0(), mem1(), kw("repeat", imm(repeat)), kw("src_stride", imm(stride))};
+      if (gap) args.push_back(kw("dst_gap", imm(gap)));
+      if (transpose) args.push_back(flag("transpose"));
+      return instr(typed("load2d", s.dtype), Pipe::MTE1, {to, from}, std::move(args));
+    };
+    Affine origin = src(Affine(0), Affine(0));
+    int64_t along_inner = (src(Affine(0), Affine(1)) - origin).c / 512, along_outer = (src(Affine(1), Affine(0)) - origin).c / 512;
+    if (outer <= inner)
+      return repeat(outer, "row", [&](const Affine& o) {
+        return make(at(d.at, o * (inner * 512)), at(s.at, src(o, Affine(0))), inner, along_inner, 0);
+      });
+    return repeat(inner, "col", [&](const Affine& i) {
+      return make(at(d.at, i * 512), at(s.at, src(Affine(0), i)), outer, along_outer, inner - 1);
     });
   }
 
-  // L1 (NZ) -> L0B (zN): one load2d per row of fractals (a k-step of the tile).
+  // L1 (NZ, `ld` stored rows per column block) -> L0A (zZ: mf x kf fractals).
+  std::vector<Node> to_l0a(const View& s, const View& d) {
+    int64_t c0 = 32 / dtype_size(s.dtype), kf = cdiv(s.cols, c0), mf = cdiv(s.rows, 16), R = s.ld;
+    if (!s.transposed)  // stored (m, k): fractal (mb, kb) at (kb*R + mb*16) rows of 32 B
+      return load2d(s, d, mf, kf, false, [&](const Affine& mb, const Affine& kb) {
+        return s.col0 * (R * 32 / c0) + kb * (R * 32) + mb * 512;
+      });
+    // stored (k, m): fractal (kb, mb) at (mb*R + kb*16) rows; transpose each
+    return load2d(s, d, mf, kf, true, [&](const Affine& mb, const Affine& kb) { return mb * (R * 32) + s.col0 * 32 + kb * 512; });
+  }
+
+  // L1 (NZ) -> L0B (zN: kf x nf fractals).
   std::vector<Node> to_l0b(const View& s, const View& d) {
     int64_t c0 = 32 / dtype_size(s.dtype), kf = cdiv(s.rows, c0), nf = cdiv(s.cols, 16), R = s.ld;
-    return repeat(kf, "kf", [&](const Affine& kb) {
-      if (!s.transposed)  // stored (k, n): fractal (kb, nb) at (nb*R + kb*16) rows; transpose each
-        return instr(typed("load2d", s.dtype), Pipe::MTE1, {at(d.at, kb * (nf * 512)), at(s.at, s.row0 * 32 + kb * 512)},
-                     {mem0(), mem1(), kw("repeat", imm(nf)), kw("src_stride", imm(R / 16)), flag("transpose")});
-      // stored (n, k): fractal (nb, kb) at (kb*R + nb*16) rows: already zN
-      return instr(typed("load2d", s.dtype), Pipe::MTE1,
-                   {at(d.at, kb * (nf * 512)), at(s.at, s.row0 * (R * 32 / c0) + kb * (R * 32))},
-                   {mem0(), mem1(), kw("repeat", imm(nf)), kw("src_stride", imm(1))});
+    if (!s.transposed)  // stored (k, n): fractal (kb, nb) at (nb*R + kb*16) rows; transpose each
+      return load2d(s, d, kf, nf, true, [&](const Affine& kb, const Affine& nb) { return s.row0 * 32 + kb * 512 + nb * (R * 32); });
+    // stored (n, k): fractal (nb, kb) at (kb*R + nb*16) rows: already zN
+    return load2d(s, d, kf, nf, false, [&](const Affine& kb, const Affine& nb) {
+      return s.row0 * (R * 32 / c0) + kb * (R * 32) + nb * 512;
     });
   }
 
@@ -99,22 +118,28 @@ class Selector {
     return instr(typed("mmad", n.in_type), Pipe::M, {n.c, n.lhs, n.rhs}, std::move(args));
   }
 
-  // One 16-column strip of L0C (NZ: its fractals are contiguous) -> UB, cast on the way.
+  // Whole fractal columns of L0C (NZ16: each column's fractals contiguous) -> UB, cast on the way.
   Node drain(const View& s, const View& d, bool relu) {
     int64_t mf = s.ld / 16;
-    std::vector<Arg> args = {mem0(), mem1(), kw("len", imm(mf))};
+    std::vector<Arg> args = {mem0(), mem1(), kw("len", imm(mf * cdiv(s.cols, 16)))};
     if (relu) args.push_back(flag("relu"));
     return instr(fmt::format("mov_l0c_ub.{}.{}", dtype_name(d.dtype), dtype_name(s.dtype)), Pipe::V,
                  {d.at, at(s.at, s.col0 * (mf * 64))}, std::move(args));
   }
 
-  // UB rows -> GM rows, byte-granular on the GM side.
-  Node store(const View& s, const View& d) {
-    int64_t size = dtype_size(d.dtype), len = s.cols * size;
-    int64_t src_gap = s.ld * size / 32 - cdiv(len, 32), dst_gap = (d.ld - s.cols) * size;
-    return instr("copy_ub_gm_pad", Pipe::MTE3, {d.at, s.at},
-                 {mem0(), mem1(), kw("nburst", imm(s.rows)), kw("len", imm(len)), kw("src_gap", imm(src_gap)),
-                  kw("dst_gap", imm(dst_gap))});
+  // UB (NZ16: `ld` rows of 16 elements per fractal column) -> GM rows, one copy per fractal
+  // column, byte-granular on the GM side.
+  std::vector<Node> store(const View& s, const View& d) {
+    int64_t size = dtype_size(d.dtype), column = s.ld * 16 * size;
+    auto copy = [&](const Affine& cb, int64_t cols) {
+      int64_t len = cols * size, src_gap = 16 * size / 32 - cdiv(len, 32), dst_gap = (d.ld - cols) * size;
+      return instr("copy_ub_gm_pad", Pipe::MTE3, {at(d.at, cb * (16 * size)), at(s.at, cb * column)},
+                   {mem0(), mem1(), kw("nburst", imm(s.rows)), kw("len", imm(len)), kw("src_gap", imm(src_gap)),
+                    kw("dst_gap", imm(dst_gap))});
+    };
+    std::vector<Node> out = repeat(s.cols / 16, "column", [&](const Affine& cb) { return copy(cb, 16); });
+    if (s.cols % 16) out.push_back(copy(Affine(s.cols / 16), s.cols % 16));
+    return out;
   }
 
   Kernel& k_;

@@ -44,8 +44,11 @@ struct Group {
   std::vector<int> buffers;  // sorted
   Pipe p, q;                 // producer, consumer
   int copies = 1;
-  int counter = -1;
+  int counter = -1;          // uses so far (Whole scopes: also the fills)
+  int fills = -1;            // fills so far, when Fill and Use scopes are separate
+  bool whole = false;        // staged in Whole scopes
   std::vector<int> full, free;  // event ids per copy
+  std::string name;
 };
 
 class SyncPass {
@@ -53,6 +56,7 @@ class SyncPass {
   SyncPass(Kernel& k, const ChipConfig& chip) : k_(k), chip_(chip) {}
 
   void run() {
+    collect_pipes(k_.body);
     tokens(k_.body);
     allocate_events();
     std::vector<Node> body = prologue();
@@ -87,6 +91,17 @@ class SyncPass {
   }
 
   // ---- tokens between pipes, per scope ----
+  // The writer and reader pipes of each buffer, over every scope staging it (a Fill scope sees
+  // only the writer, a Use scope only the readers).
+  void collect_pipes(const std::vector<Node>& body) {
+    for (const Node& n : body) {
+      collect_pipes(n.body);
+      collect_pipes(n.orelse);
+      if (n.kind != Node::Kind::Scope) continue;
+      for (int b : n.stages) pipes_of(n.body, b, writers_[b], readers_[b]);
+    }
+  }
+
   void tokens(std::vector<Node>& body) {
     for (Node& n : body) {
       tokens(n.body);
@@ -98,8 +113,7 @@ class SyncPass {
   void scope_tokens(Node& s) {
     std::map<std::pair<Pipe, Pipe>, std::vector<int>> by_pipes;
     for (int b : s.stages) {
-      std::set<Pipe> w, r;
-      pipes_of(s.body, b, w, r);
+      std::set<Pipe> w = writers_[b], r = readers_[b];
       CUBEKIT_ASSERT(w.size() == 1, "buffer {} has {} writer pipes in one scope", k_.buffers[size_t(b)].name, w.size());
       Pipe p = *w.begin();
       r.erase(p);
@@ -110,7 +124,16 @@ class SyncPass {
     for (auto& [pipes, buffers] : by_pipes) {
       std::sort(buffers.begin(), buffers.end());
       Group& g = group(buffers, pipes.first, pipes.second);
-      place(s, g);
+      if (s.phase == Node::Phase::Whole) {
+        CUBEKIT_ASSERT(g.fills < 0, "buffers {} are both preloaded and not", g.name);
+        g.whole = true;
+        place(s, g);
+        continue;
+      }
+      CUBEKIT_ASSERT(!g.whole, "buffers {} are both preloaded and not", g.name);
+      if (g.fills < 0) g.fills = k_.new_var("fills_" + g.name);
+      if (s.phase == Node::Phase::Fill) place_fill(s, g);
+      else place_use(s, g);
     }
   }
 
@@ -120,18 +143,17 @@ class SyncPass {
     Group g{buffers, p, q, k_.buffers[size_t(buffers[0])].copies};
     for (int b : buffers)
       CUBEKIT_ASSERT(k_.buffers[size_t(b)].copies == g.copies, "buffers sharing a token differ in copies");
-    std::string name;
-    for (int b : buffers) name += (name.empty() ? "" : "_") + k_.buffers[size_t(b)].name;
-    g.counter = k_.new_var("uses_" + name);
+    for (int b : buffers) g.name += (g.name.empty() ? "" : "_") + k_.buffers[size_t(b)].name;
+    g.counter = k_.new_var("uses_" + g.name);
     for (int b : buffers) k_.buffers[size_t(b)].counter = g.counter;
     groups_.push_back(g);
     return groups_.back();
   }
 
-  Node sync(const char* kind, Pipe src, Pipe dst, const Group& g, bool full) {
+  Node sync(const char* kind, Pipe src, Pipe dst, const Group& g, bool full, int counter = -1) {
     Node n{Node::Kind::Sync};
     n.sync = kind, n.from = src, n.to = dst;
-    n.counter = g.copies > 1 ? g.counter : -1;
+    n.counter = g.copies > 1 ? (counter >= 0 ? counter : g.counter) : -1;
     n.events = {int(&g - groups_.data()), full ? 1 : 0};  // resolved to ids by allocate_events()
     return n;
   }
@@ -158,6 +180,38 @@ class SyncPass {
       if (i == last_w) out.push_back(sync("set", g.p, g.q, g, true));
       if (i == last_r) out.push_back(sync("set", g.q, g.p, g, false));
     }
+    if (g.copies > 1) out.push_back(let(g.counter, Affine::var(g.counter), "+", 1));
+    s.body = std::move(out);
+  }
+
+  // A Fill scope: the producer half of the token protocol, on the fill counter; its accesses to
+  // the buffers select their copy by that counter too.
+  void place_fill(Node& s, const Group& g) {
+    CUBEKIT_ASSERT(!std::any_of(s.body.begin(), s.body.end(), [&](const Node& n) { return touches(n, g.buffers, g.q, false); }),
+                   "a fill scope of {} reads it", g.name);
+    std::vector<Node> out = {sync("wait", g.q, g.p, g, false, g.fills)};
+    for (Node& n : s.body) out.push_back(std::move(n));
+    out.push_back(sync("set", g.p, g.q, g, true, g.fills));
+    if (g.copies > 1) out.push_back(let(g.fills, Affine::var(g.fills), "+", 1));
+    set_counter(out, g.buffers, g.fills);
+    s.body = std::move(out);
+  }
+  static void set_counter(std::vector<Node>& body, const std::vector<int>& buffers, int counter) {
+    for (Node& n : body) {
+      for (Ref& r : n.refs)
+        if (std::count(buffers.begin(), buffers.end(), r.buffer)) r.counter = counter;
+      set_counter(n.body, buffers, counter);
+      set_counter(n.orelse, buffers, counter);
+    }
+  }
+
+  // A Use scope: the consumer half, on the use counter.
+  void place_use(Node& s, const Group& g) {
+    CUBEKIT_ASSERT(!std::any_of(s.body.begin(), s.body.end(), [&](const Node& n) { return touches(n, g.buffers, g.p, true); }),
+                   "a use scope of {} writes it", g.name);
+    std::vector<Node> out = {sync("wait", g.p, g.q, g, true)};
+    for (Node& n : s.body) out.push_back(std::move(n));
+    out.push_back(sync("set", g.q, g.p, g, false));
     if (g.copies > 1) out.push_back(let(g.counter, Affine::var(g.counter), "+", 1));
     s.body = std::move(out);
   }
@@ -189,6 +243,7 @@ class SyncPass {
     std::vector<Node> out;
     for (const Group& g : groups_) {
       if (g.copies > 1) out.push_back(let(g.counter, Affine(0), "+", 0));
+      if (g.copies > 1 && g.fills >= 0) out.push_back(let(g.fills, Affine(0), "+", 0));
       for (int c = 0; c < g.copies; ++c) {
         Node n{Node::Kind::Sync};
         n.sync = "set", n.from = g.q, n.to = g.p, n.events = {g.free[size_t(c)]};
@@ -300,6 +355,7 @@ class SyncPass {
   Kernel& k_;
   const ChipConfig& chip_;
   std::vector<Group> groups_;
+  std::map<int, std::set<Pipe>> writers_, readers_;
 };
 
 }  // namespace

@@ -188,8 +188,9 @@ Func& Func::reorder(std::vector<LoopVar> vars) {
   return directive(std::move(d));
 }
 
-Func& Func::cores(std::vector<LoopVar> vars) {
-  Directive d{Directive::Kind::Cores, {}, 0, 0, Level::GM, nullptr, fmt::format("cores({})", names(vars))};
+Func& Func::cores(std::vector<LoopVar> vars, int64_t group) {
+  std::string text = group == 1 ? fmt::format("cores({})", names(vars)) : fmt::format("cores({}, {})", names(vars), group);
+  Directive d{Directive::Kind::Cores, {}, group, 0, Level::GM, nullptr, text};
   for (const LoopVar& v : vars) d.vars.push_back(v.impl);
   return directive(std::move(d));
 }
@@ -211,5 +212,12 @@ Func& Func::store_in(Level level) {
 Func& Func::double_buffer() {
   return directive({Directive::Kind::DoubleBuffer, {}, 0, 0, Level::GM, nullptr, "double_buffer()"});
 }
+
+Func& Func::multi_buffer(Level level, int copies) {
+  return directive({Directive::Kind::MultiBuffer, {}, copies, 0, level, nullptr,
+                    fmt::format("multi_buffer({}, {})", level_name(level), copies)});
+}
+
+Func& Func::stagger() { return directive({Directive::Kind::Stagger, {}, 0, 0, Level::GM, nullptr, "stagger()"}); }
 
 }  // namespace cubekit::dsl

@@ -68,7 +68,7 @@ class Input {
 
 // One schedule call, as written. schedules/ checks and interprets the list.
 struct Directive {
-  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Bound };
+  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Bound, Stagger, MultiBuffer };
   Kind kind;
   std::vector<std::shared_ptr<VarImpl>> vars;
   int64_t factor = 0, min = 0;
@@ -117,11 +117,23 @@ class Func {
   Func& split(const LoopVar& old, const LoopVar& outer, const LoopVar& inner, int64_t factor);
   Func& tile(const Var& x, const Var& y, const Var& xo, const Var& yo, const Var& xi, const Var& yi, int64_t fx, int64_t fy);
   Func& reorder(std::vector<LoopVar> innermost_first);
-  Func& cores(std::vector<LoopVar> loops);  // the iterations of these outer loops go to AI cores
+  // The iterations of these outermost loops go to AI cores, fused, in turn (core c takes c,
+  // c + cores, ...). With group G > 1 the last two of them are handed out G iterations of the first
+  // at a time, it varying fastest: the cores running together then cover a G x (cores / G) block of
+  // tiles, which share input panels in L2 (rasterisation). G must divide that loop's extent.
+  Func& cores(std::vector<LoopVar> loops, int64_t group = 1);
   Func& stage(const Input& input, Level level, const LoopVar& at);  // at each iteration of `at`
   Func& cube(const Var& mi, const Var& ni, const LoopVar& ki);       // the innermost loops onto mmad
   Func& store_in(Level level);                                        // where results accumulate
   Func& double_buffer();                                              // every staged buffer
+  // `copies` copies of the buffers staged at `level` (L1), each filled `copies - 1` fills ahead of
+  // its use: deeper than double buffering, to hide fills slower than one step of compute (L2 misses).
+  Func& multi_buffer(Level level, int copies);
+  // Each output tile starts its reduction at a different L1 chunk ((tile indices summed) mod the
+  // chunk count) and wraps around, so that cores sharing an input panel read different parts of
+  // it at once: one core's L2 miss becomes the others' hit instead of all of them waiting on the
+  // same miss. Reassociates the sum: float results change by rounding only.
+  Func& stagger();
 
   std::shared_ptr<FuncImpl> impl;
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <list>
 
 namespace cubekit::kernels {
 
@@ -34,6 +35,45 @@ std::pair<int64_t, int64_t> choose_tiles(const MatmulOptions& o, const ChipConfi
       if (cost < best) best = cost, best_m = tm, best_n = tn;
     }
   return {best_m, best_n};
+}
+
+// Tiles go to the cores G m-tiles at a time (Func::cores with a group), serpentine over the
+// n-tiles: the cores running together then share G panels of A and about cores / G panels of B.
+// Picks the G (a divisor of the m-tile count) whose tile order reads the fewest panel bytes from
+// HBM, replaying the order wave by wave against an LRU of panels as big as L2 (less what a wave
+// writes); 1 when one wave covers every tile anyway.
+int64_t choose_group(int64_t m_tiles, int64_t n_tiles, int64_t batches, int64_t a_panel, int64_t b_panel,
+                     int64_t c_tile, const ChipConfig& chip) {
+  int64_t cores = chip.cores, tiles = batches * m_tiles * n_tiles;
+  if (tiles <= cores || m_tiles < 2 || n_tiles < 2) return 1;
+  int64_t capacity = chip.timing.l2_bytes - cores * c_tile;
+  auto traffic = [&](int64_t g) {
+    std::list<int64_t> lru;  // panel ids, most recent first: A panels >= 0, B panels < 0
+    int64_t bytes = 0, used = 0;
+    auto touch = [&](int64_t id, int64_t size) {
+      auto it = std::find(lru.begin(), lru.end(), id);
+      if (it != lru.end()) return lru.splice(lru.begin(), lru, it);
+      bytes += size, used += size;
+      lru.push_front(id);
+      while (used > capacity && !lru.empty()) used -= lru.back() >= 0 ? a_panel : b_panel, lru.pop_back();
+    };
+    for (int64_t wave = 0; wave * cores < tiles; ++wave)
+      for (int64_t u = wave * cores; u < std::min(tiles, (wave + 1) * cores); ++u) {
+        int64_t v = u % (m_tiles * n_tiles), b = u / (m_tiles * n_tiles);
+        int64_t grp = v / (g * n_tiles), r = v % (g * n_tiles);
+        int64_t mo = grp * g + r % g, no = grp % 2 ? n_tiles - 1 - r / g : r / g;
+        touch(b * m_tiles + mo, a_panel);
+        touch(-1 - (b * n_tiles + no), b_panel);
+      }
+    return bytes;
+  };
+  int64_t best = 1, best_bytes = INT64_MAX;
+  for (int64_t g = 1; g <= std::min<int64_t>(m_tiles, cores); ++g) {
+    if (m_tiles % g) continue;
+    int64_t bytes = traffic(g);
+    if (bytes < best_bytes) best_bytes = bytes, best = g;
+  }
+  return best;
 }
 
 }  // namespace
@@ -81,8 +121,12 @@ Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
   int64_t l0 = std::min(chip.buffer_size(Space::L0A) / (up16(tm) * s * copies), chip.buffer_size(Space::L0B) / (up16(tn) * s * copies));
   int64_t tk0 = o.tk_l0 ? o.tk_l0 : std::max<int64_t>(k0, std::min<int64_t>(naive ? 64 : 256, l0) / k0 * k0);
   if (tk0 >= o.k) tk0 = o.k;
-  int64_t l1 = chip.buffer_size(Space::L1) / ((up16(tm) + up16(tn)) * s * copies);
-  int64_t tk1 = o.tk_l1 ? o.tk_l1 : (naive ? tk0 : std::max(tk0, std::min<int64_t>(512, l1) / tk0 * tk0));
+  // L1 holds up to four copies (one event id each) so that fills run three chunks ahead: enough
+  // to hide a chunk that misses L2 while the cube works on the ones before it.
+  int l1_copies = o.l1_copies ? o.l1_copies : (db ? std::min(4, chip.event_ids) : 1);
+  auto l1_k = [&](int c) { return chip.buffer_size(Space::L1) / ((up16(tm) + up16(tn)) * s * c); };
+  while (!o.l1_copies && l1_copies > 2 && l1_k(l1_copies) < tk0) --l1_copies;
+  int64_t tk1 = o.tk_l1 ? o.tk_l1 : (naive ? tk0 : std::max(tk0, std::min<int64_t>(512, l1_k(l1_copies)) / tk0 * tk0));
   if (tk1 >= o.k) tk1 = o.k;
 
   dsl::Var mo("mo"), mi("mi"), no("no"), ni("ni");
@@ -107,11 +151,17 @@ Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
   order.push_back(mo);
   if (o.batch) order.push_back(b);
   mm.c.reorder(order);
-  if (cores) mm.c.cores(o.batch ? std::vector<LoopVar>{b, mo, no} : std::vector<LoopVar>{mo, no});
+  int64_t group = naive || !cores ? 1
+                                  : choose_group((o.m + tm - 1) / tm, (o.n + tn - 1) / tn, batches, up16(tm) * o.k * s,
+                                                 up16(tn) * o.k * s, up16(tm) * up16(tn) * dtype_size(o.out), chip);
+  if (o.core_group) group = o.core_group;
+  if (cores) mm.c.cores(o.batch ? std::vector<LoopVar>{b, mo, no} : std::vector<LoopVar>{mo, no}, group);
   mm.c.stage(mm.a, Level::L1, l1_at).stage(mm.b, Level::L1, l1_at);
   mm.c.stage(mm.a, Level::L0A, l0_at).stage(mm.b, Level::L0B, l0_at);
   mm.c.cube(mi, ni, cube_k);
   if (db) mm.c.double_buffer();
+  if (l1_copies != copies) mm.c.multi_buffer(Level::L1, l1_copies);
+  if (o.stagger.value_or(cores && !naive)) mm.c.stagger();
   return mm;
 }
 

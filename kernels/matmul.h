@@ -21,8 +21,11 @@ struct MatmulOptions {
   enum class Schedule { Default, Naive } schedule = Schedule::Default;
   // Overrides of the default schedule (0: choose), for exploring schedules.
   int64_t tm = 0, tn = 0, tk_l0 = 0, tk_l1 = 0;
+  int64_t core_group = 0;  // Func::cores group
+  int l1_copies = 0;       // Func::multi_buffer(L1, n)
   std::optional<bool> double_buffer;
   std::optional<bool> use_cores;
+  std::optional<bool> stagger;  // rotate each tile's k chunks (Func::stagger); default: with cores
 };
 
 struct Matmul {

@@ -155,11 +155,13 @@ std::string ContractionPlan::str() const {
   for (size_t i = 0; i < tile_loops.size(); ++i)
     loops += fmt::format("{}{}{}[{}]", i ? " > " : "", int(i) < core_loops ? "cores:" : "", tile_loops[i].name,
                          tile_loops[i].extent);
+  if (core_group > 1) loops += fmt::format(", in groups of {}", core_group);
   return fmt::format("{}: {}x{}x{} {}{} x {}{} -> {}; tiles {} ({}), tm {} tn {}, k per L1 fill {}, per L0 fill {}, per "
-                     "mmad {}{}",
+                     "mmad {}{}{}{}",
                      func_name, c.m, c.n, c.k, dtype_name(c.in), c.a_transposed ? " (A transposed)" : "",
                      dtype_name(c.in), c.b_transposed ? " (B transposed)" : "", dtype_name(c.out), tiles(), loops, tm,
-                     tn, tk_l1, tk_l0, tk_mmad, double_buffer ? ", double-buffered" : "");
+                     tn, tk_l1, tk_l0, tk_mmad, double_buffer ? ", double-buffered" : "",
+                     l1_copies > 2 ? fmt::format(", {} copies in L1", l1_copies) : "", stagger ? ", staggered" : "");
 }
 
 namespace {
@@ -177,8 +179,8 @@ Sizes sizes_of(const ContractionPlan& p) {
   int64_t a1 = p.c.a_transposed ? nz(p.tk_l1, p.tm) : nz(p.tm, p.tk_l1);
   int64_t b1 = p.c.b_transposed ? nz(p.tn, p.tk_l1) : nz(p.tk_l1, p.tn);
   int64_t k0 = round_up(p.tk_l0, p.c0);
-  return {(a1 + b1) * copies, m16 * k0 * s * copies, k0 * n16 * s * copies, m16 * n16 * 4,
-          m16 * 16 * dtype_size(p.c.out) * copies};
+  return {(a1 + b1) * p.l1_copies, m16 * k0 * s * copies, k0 * n16 * s * copies, m16 * n16 * 4,
+          m16 * p.strip * dtype_size(p.c.out) * copies};
 }
 
 }  // namespace
@@ -193,11 +195,24 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
 
   // The cube takes the innermost loop of each of m, n and k.
   const Directive* cube = nullptr;
+  const Directive* multi = nullptr;
   for (const Directive& d : f.impl->schedule) {
     if (d.kind == Directive::Kind::Cube) cube = &d;
     if (d.kind == Directive::Kind::DoubleBuffer) p.double_buffer = true;
+    if (d.kind == Directive::Kind::Stagger) p.stagger = true;
+    if (d.kind == Directive::Kind::MultiBuffer) multi = &d;
     if (d.kind == Directive::Kind::StoreIn && d.level != Level::L0C)
       user_error("{}.{}: the cube accumulates in L0C; store_in({}) has no cube path", fname, d.text, dsl::level_name(d.level));
+  }
+  p.l1_copies = p.double_buffer ? 2 : 1;
+  if (multi) {
+    if (multi->level != Level::L1)
+      user_error("{}.{}: only L1 fills run ahead of their use; double_buffer() gives L0A, L0B and UB two copies", fname,
+                 multi->text);
+    if (multi->factor < 1 || multi->factor > chip.event_ids)
+      user_error("{}.{}: the copies must be 1..{} ({} has {} event ids per pipe pair, one per copy)", fname,
+                 multi->text, chip.event_ids, chip.name, chip.event_ids);
+    p.l1_copies = int(multi->factor);
   }
   if (!cube) user_error("{}: map its innermost loops onto the cube with {}.cube(mi, ni, ki)", fname, fname);
   const size_t L = nest.loops.size();
@@ -247,6 +262,7 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}: the reduction {} is split into {} loops outside the cube; the cube path takes at most two (L1 and L0 "
                "fills)", fname, p.c.kv->name, k_loops.size());
   p.core_loops = nest.cores;
+  p.core_group = nest.core_group;
 
   // Where A and B are staged: L1, then L0A / L0B, at a tile or k loop.
   auto stage_of = [&](const std::shared_ptr<dsl::InputImpl>& in, Level level) -> const Directive* {
@@ -305,23 +321,29 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}: with reduction loops outside the cube, stage the L0 operands at the innermost of them ({})", fname,
                nest.loops[size_t(k_loops.back())].name());
 
+  // The epilogue moves L0C out through UB in strips of whole fractal columns: as wide as half of
+  // UB allows (the wider, the sooner L0C is free for the next tile).
+  int64_t per_column = round_up(p.tm, 16) * dtype_size(p.c.out) * (p.double_buffer ? 2 : 1);
+  p.strip = std::clamp<int64_t>(chip.buffer_size(Space::UB) / per_column / 16 * 16, 16, round_up(p.tn, 16));
+
   // Every buffer against the chip.
   Sizes s = sizes_of(p);
-  const char* db = p.double_buffer ? " (double-buffered: two copies)" : "";
   auto fits = [&](Space space, int64_t need, const std::string& what, const std::string& fix) {
-    int64_t have = chip.buffer_size(space);
+    int64_t have = chip.buffer_size(space), copies = space == Space::L1 ? p.l1_copies : (p.double_buffer ? 2 : 1);
+    if (space == Space::L0C) copies = 1;
+    std::string db = copies > 1 ? fmt::format(" ({} copies)", copies) : "";
     if (need > have)
       user_error("{}: {} needs {} bytes of {}{} but {} has {}; {}", fname, what, need, space_name(space), db, chip.name,
                  have, fix);
   };
   fits(Space::L1, s.l1, fmt::format("staging {} and {} (k {} per fill)", p.c.a->name, p.c.b->name, p.tk_l1),
-       "fill L1 more often (stage at an inner reduction loop), use smaller tiles, or drop double_buffer()");
+       "fill L1 more often (stage at an inner reduction loop), use smaller tiles, or fewer copies");
   fits(Space::L0A, s.l0a, fmt::format("{} in L0A ({}x{} per fill)", p.c.a->name, p.tm, p.tk_l0),
        "split the reduction finer for the L0 fill, use a smaller m tile, or drop double_buffer()");
   fits(Space::L0B, s.l0b, fmt::format("{} in L0B ({}x{} per fill)", p.c.b->name, p.tk_l0, p.tn),
        "split the reduction finer for the L0 fill, use a smaller n tile, or drop double_buffer()");
   fits(Space::L0C, s.l0c, fmt::format("the {}x{} accumulator tile", p.tm, p.tn), "use a smaller m or n tile");
-  fits(Space::UB, s.ub, fmt::format("the output strips of {} rows", p.tm), "use a smaller m tile");
+  fits(Space::UB, s.ub, fmt::format("the output strips of {}x{}", p.tm, p.strip), "use a smaller m tile");
   return p;
 }
 

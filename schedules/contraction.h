@@ -7,7 +7,7 @@
 //       for kio in tk_l1 / tk_l0:                           L0A: A[tm x tk_l0], L0B: B[tk_l0 x tn]
 //         for kii in tk_l0 / tk_mmad:
 //           mmad L0C[tm x tn] += L0A[.., kii] x L0B[kii, ..]
-//     for strip in tn / 16:                                 UB: 16 columns of the tile at a time
+//     for strip in tn / strip:                              UB: `strip` columns of the tile at a time
 //       L0C -> UB (cast to the output type) -> GM
 #pragma once
 
@@ -50,7 +50,11 @@ struct ContractionPlan {
   int64_t tk_l1 = 0, tk_l0 = 0, tk_mmad = 0;
   std::vector<TileLoop> tile_loops;  // outermost first
   int core_loops = 0;                // how many of the outermost tile loops are spread over cores
-  bool double_buffer = false;
+  int64_t core_group = 1;            // rasterisation of the last two core loops (Func::cores)
+  bool double_buffer = false;        // two copies of L0A, L0B and UB (and of L1 unless l1_copies says)
+  int l1_copies = 1;                 // copies of L1A / L1B: each filled l1_copies - 1 chunks ahead
+  bool stagger = false;              // each tile starts its k chunks at (tile indices summed) mod chunks
+  int64_t strip = 16;                // columns of the tile per UB strip on the way out
   int64_t c0 = 16;                   // elements per 32 B along k (16 for f16, 32 for s8)
 
   int64_t tiles() const;             // iterations of all tile loops together

@@ -87,6 +87,16 @@ LoopNest build_loop_nest(const dsl::Func& f) {
       if (pos[i] != int(i))
         user_error("{}.{}: the loops given to cores must be the outermost ones; the loops are {}", fname, d.text, nest.str());
     nest.cores = int(pos.size());
+    nest.core_group = d.factor;
+    if (d.factor == 1) continue;
+    if (d.factor < 1) user_error("{}.{}: the group must be at least 1, got {}", fname, d.text, d.factor);
+    if (nest.cores < 2)
+      user_error("{}.{}: a group needs two loops on cores (it hands out tiles of the first of the last two in groups)",
+                 fname, d.text);
+    const Loop& g = nest.loops[size_t(nest.cores - 2)];
+    if (g.extent % d.factor != 0)
+      user_error("{}.{}: the group {} must divide the {} iterations of {}; use a divisor of {}", fname, d.text,
+                 d.factor, g.extent, g.name(), g.extent);
   }
   return nest;
 }

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <optional>
 
 namespace cubekit::cli {
 
@@ -22,7 +23,17 @@ struct MatmulArgs {
   bool transpose_a = false, transpose_b = false, json = false, timing_only = false, no_check = false;
   uint64_t seed = 0;
   int threads = 0;
+  int64_t tm = 0, tn = 0, tk_l0 = 0, tk_l1 = 0, group = 0;
+  int l1_copies = 0;
+  std::string double_buffer, cores, stagger;  // "on", "off" or "" (the schedule's choice)
 };
+
+std::optional<bool> on_off(const std::string& v, const char* option) {
+  if (v.empty()) return std::nullopt;
+  if (v == "on") return true;
+  if (v == "off") return false;
+  user_error("{} must be on or off, got '{}'", option, v);
+}
 
 kernels::MatmulOptions options_of(const MatmulArgs& a) {
   kernels::MatmulOptions o;
@@ -39,6 +50,11 @@ kernels::MatmulOptions options_of(const MatmulArgs& a) {
   if (a.schedule == "default") o.schedule = kernels::MatmulOptions::Schedule::Default;
   else if (a.schedule == "naive") o.schedule = kernels::MatmulOptions::Schedule::Naive;
   else user_error("--schedule must be default or naive, got '{}'", a.schedule);
+  o.tm = a.tm, o.tn = a.tn, o.tk_l0 = a.tk_l0, o.tk_l1 = a.tk_l1, o.core_group = a.group;
+  o.l1_copies = a.l1_copies;
+  o.double_buffer = on_off(a.double_buffer, "--double-buffer");
+  o.use_cores = on_off(a.cores, "--cores");
+  o.stagger = on_off(a.stagger, "--stagger");
   return o;
 }
 
@@ -53,6 +69,15 @@ void add_shape_options(CLI::App* cmd, MatmulArgs& a) {
   cmd->add_flag("--transpose-b", a.transpose_b, "B is stored [n, k]");
   cmd->add_option("--schedule", a.schedule, "default or naive")->capture_default_str();
   cmd->add_option("--chip", a.chip, "chip preset or JSON config")->capture_default_str();
+  cmd->add_option("--tm", a.tm, "override: rows of the output tile (L0C)");
+  cmd->add_option("--tn", a.tn, "override: columns of the output tile (L0C)");
+  cmd->add_option("--tk-l0", a.tk_l0, "override: k per L0A/L0B fill");
+  cmd->add_option("--tk-l1", a.tk_l1, "override: k per L1 fill");
+  cmd->add_option("--group", a.group, "override: hand out m tiles to the cores this many at a time");
+  cmd->add_option("--l1-copies", a.l1_copies, "override: copies of the L1 buffers (fills run copies - 1 ahead)");
+  cmd->add_option("--double-buffer", a.double_buffer, "override: on or off");
+  cmd->add_option("--cores", a.cores, "override: spread tiles over all cores, on or off");
+  cmd->add_option("--stagger", a.stagger, "override: rotate each tile's k chunks, on or off");
 }
 
 int run_matmul(const MatmulArgs& a) {
