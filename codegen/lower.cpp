@@ -23,8 +23,10 @@ bool debug_lower() {
   return d && std::strstr(d, "lower");
 }
 
-void log(const char* pass, const std::string& ir) {
-  if (debug_lower()) fmt::print(stderr, "\n==== after {} ====\n{}", pass, ir);
+// `ir()` only runs when CUBEKIT_DEBUG asks for the log.
+template <class F>
+void log(const char* pass, F ir) {
+  if (debug_lower()) fmt::print(stderr, "\n==== after {} ====\n{}", pass, ir());
 }
 
 }  // namespace
@@ -32,18 +34,18 @@ void log(const char* pass, const std::string& ir) {
 Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
   sched::ContractionPlan plan = sched::plan_contraction(f, chip);
-  log("schedule", plan.str() + "\n");
+  log("schedule", [&] { return plan.str() + "\n"; });
 
   Kernel k = build_contraction_nest(plan, chip);  // loops, scopes, Move and Mmad
-  log("loop nest", k.str());
+  log("loop nest", [&] { return k.str(); });
   select_instructions(k, chip);                    // Moves and Mmads become ISA instructions
-  log("instruction selection", k.str());
+  log("instruction selection", [&] { return k.str(); });
   plan_storage(k, chip);                           // offsets of every buffer copy
-  log("storage planning", k.str());
+  log("storage planning", [&] { return k.str(); });
   insert_sync(k, chip);                            // tokens between pipes, barriers within
-  log("synchronisation", k.str());
+  log("synchronisation", [&] { return k.str(); });
   Program program = emit_program(k, chip);         // registers, real loops, branches
-  log("scalar code", print_program(program));
+  log("scalar code", [&] { return print_program(program); });
 
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return {std::move(program), ms};

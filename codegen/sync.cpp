@@ -7,17 +7,52 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace cubekit::codegen {
 
 namespace {
 
-// One memory access of an instruction, relative to its Ref's address.
+// The bytes an access touches, relative to its Ref's address: sorted, disjoint [lo, hi) chunks
+// (a strided footprint, e.g. a load2d that skips fractals, is not one range).
+using Chunks = std::shared_ptr<const std::vector<std::pair<int64_t, int64_t>>>;
+
+Chunks chunks_of(const Region& r) {
+  auto c = std::make_shared<std::vector<std::pair<int64_t, int64_t>>>();
+  for (int64_t i2 = 0; i2 < r.n2; ++i2)
+    for (int64_t i1 = 0; i1 < r.n1; ++i1) {
+      int64_t lo = r.base + i1 * r.s1 + i2 * r.s2;
+      c->push_back({lo, lo + r.bytes});
+    }
+  std::sort(c->begin(), c->end());
+  std::vector<std::pair<int64_t, int64_t>> merged;
+  for (auto [lo, hi] : *c) {
+    if (!merged.empty() && lo <= merged.back().second) merged.back().second = std::max(merged.back().second, hi);
+    else merged.push_back({lo, hi});
+  }
+  *c = std::move(merged);
+  return c;
+}
+
+// Whether the chunks of `a` shifted by `shift` bytes meet those of `b`.
+bool chunks_meet(const Chunks& a, int64_t shift, const Chunks& b) {
+  size_t i = 0, j = 0;
+  while (i < a->size() && j < b->size()) {
+    int64_t alo = (*a)[i].first + shift, ahi = (*a)[i].second + shift;
+    auto [blo, bhi] = (*b)[j];
+    if (alo < bhi && blo < ahi) return true;
+    if (ahi <= blo) ++i;
+    else ++j;
+  }
+  return false;
+}
+
+// One memory access of an instruction.
 struct Access {
   int ref;
   bool write;
-  int64_t lo, hi;
+  Chunks chunks;
 };
 
 std::vector<Access> accesses_of(const Kernel& k, const Node& n, const ChipConfig& chip) {
@@ -35,7 +70,7 @@ std::vector<Access> accesses_of(const Kernel& k, const Node& n, const ChipConfig
   std::vector<Access> out;
   for (int i = 0; i < fp.count; ++i) {
     const Region& r = fp.regions[size_t(i)];
-    out.push_back({ref_of_slot.at(r.operand), r.write, r.lo(), r.hi()});
+    out.push_back({ref_of_slot.at(r.operand), r.write, chunks_of(r)});
   }
   return out;
 }
@@ -267,22 +302,32 @@ class SyncPass {
   // ---- barriers within one pipe ----
   struct Pending {
     int buffer;
-    Affine lo;
-    int64_t extent;
+    Affine offset;  // of the Ref the chunks are relative to
+    Chunks chunks;
     bool write;
   };
   using State = std::array<std::vector<Pending>, kNumPipes>;
 
-  static bool may_overlap(const Affine& a, int64_t a_extent, const Affine& b, int64_t b_extent) {
+  // Offsets known only at run time may meet unless they differ by a constant.
+  static bool may_overlap(const Affine& a, const Chunks& ac, const Affine& b, const Chunks& bc) {
     Affine d = a - b;
     if (!d.constant()) return true;
-    return d.c < b_extent && -d.c < a_extent;
+    return chunks_meet(ac, d.c, bc);
   }
 
   bool token_buffer(int b) const {
     for (const Group& g : groups_)
       if (std::count(g.buffers.begin(), g.buffers.end(), b)) return true;
     return false;
+  }
+
+  // Adds an access unless the same one is pending already (branches and loop passes repeat them).
+  static void add(std::vector<Pending>& pending, Pending x) {
+    for (const Pending& y : pending)
+      if (y.buffer == x.buffer && y.write == x.write && (y.offset - x.offset).constant() && (y.offset - x.offset).c == 0 &&
+          (y.chunks == x.chunks || *y.chunks == *x.chunks))
+        return;
+    pending.push_back(std::move(x));
   }
 
   void barriers(std::vector<Node>& body, State& st) {
@@ -300,7 +345,7 @@ class SyncPass {
           barriers(n.body, st);  // the first iteration
           if (n.step.constant())  // what the previous iteration left, seen from the next one
             for (auto& pending : st)
-              for (Pending& x : pending) x.lo = x.lo - Affine(x.lo.coefficient(n.var) * n.step.c);
+              for (Pending& x : pending) x.offset = x.offset - Affine(x.offset.coefficient(n.var) * n.step.c);
           barriers(n.body, st);  // a later iteration: barriers found here repeat every iteration
           break;
         }
@@ -308,7 +353,8 @@ class SyncPass {
           State other = st;
           barriers(n.body, st);
           barriers(n.orelse, other);
-          for (int p = 0; p < kNumPipes; ++p) st[size_t(p)].insert(st[size_t(p)].end(), other[size_t(p)].begin(), other[size_t(p)].end());
+          for (int p = 0; p < kNumPipes; ++p)
+            for (Pending& x : other[size_t(p)]) add(st[size_t(p)], std::move(x));
           break;
         }
         case Node::Kind::Sync:
@@ -321,14 +367,13 @@ class SyncPass {
             const Ref& r = n.refs[size_t(a.ref)];
             if (r.buffer < 0) continue;
             for (const Pending& x : pending)
-              if (x.buffer == r.buffer && (x.write || a.write) &&
-                  may_overlap(r.offset + Affine(a.lo), a.hi - a.lo, x.lo, x.extent))
+              if (x.buffer == r.buffer && (x.write || a.write) && may_overlap(r.offset, a.chunks, x.offset, x.chunks))
                 n.barrier_before = true;
           }
           if (n.barrier_before) pending.clear();
           for (const Access& a : accs) {
             const Ref& r = n.refs[size_t(a.ref)];
-            if (r.buffer >= 0) pending.push_back({r.buffer, r.offset + Affine(a.lo), a.hi - a.lo, a.write});
+            if (r.buffer >= 0) add(pending, {r.buffer, r.offset, a.chunks, a.write});
           }
           break;
         }
