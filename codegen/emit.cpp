@@ -41,7 +41,13 @@ class Emitter {
   int bind(int var) {
     int r = 1;
     while (r < kFirstTemp && in_use_[size_t(r)]) ++r;
-    if (r == kFirstTemp) user_error("{}: the kernel needs more than {} live loop variables; simplify the schedule", k_.name, kFirstTemp - 1);
+    if (r == kFirstTemp) {
+      std::string live;
+      for (auto [v, reg] : reg_) live += (live.empty() ? "" : ", ") + k_.vars[size_t(v)].name;
+      user_error("{}: the kernel needs more than {} scalar registers for its loop variables ({} and {} live at once); "
+                 "use fewer loops, e.g. fewer batch dimensions or splits", k_.name, kFirstTemp - 1,
+                 k_.vars[size_t(var)].name, live);
+    }
     in_use_[size_t(r)] = true;
     reg_[var] = r;
     return r;

@@ -19,8 +19,9 @@ void plan_storage(Kernel& k, const ChipConfig& chip) {
     std::string list;
     for (const Buffer& b : k.buffers)
       if (int(b.space) == s) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, b.stride, b.copies);
-    user_error("{}: the buffers in {} need {} bytes ({}) but {} has {}; use smaller tiles or drop double_buffer()",
-               k.name, space_name(Space(s)), next[s], list, chip.name, chip.buffer_size(Space(s)));
+    user_error("{}: the buffers in {} need {} bytes ({}, each copy rounded up to the {}-byte alignment) but {} has {}; "
+               "use smaller tiles or fewer copies", k.name, space_name(Space(s)), next[s], list, chip.alignment(Space(s)),
+               chip.name, chip.buffer_size(Space(s)));
   }
 }
 

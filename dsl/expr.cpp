@@ -39,13 +39,13 @@ Expr literal(double value, Type type, bool untyped) {
   return Expr(std::move(n));
 }
 
-void need(const Expr& e, std::string_view where) {
-  if (!e.defined()) user_error("{}: an operand is an undefined expression", where);
+void need(const Expr& e, std::string_view where, const char* side = "an") {
+  if (!e.defined()) user_error("{}: {} operand is an undefined expression (an Expr declared but never assigned)", where, side);
 }
 
 // The common type of two operands: a plain number adopts the other side's type.
 std::pair<Expr, Expr> unify(const Expr& a, const Expr& b, std::string_view op) {
-  need(a, op), need(b, op);
+  need(a, op, "the left"), need(b, op, "the right");
   const ExprNode &x = a.node(), &y = b.node();
   if (x.untyped_const && !y.untyped_const) return {literal(x.value, y.type, false), b};
   if (y.untyped_const && !x.untyped_const) return {a, literal(y.value, x.type, false)};

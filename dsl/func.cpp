@@ -3,6 +3,7 @@
 #include "emulator/error.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
@@ -50,6 +51,19 @@ void implied_extents(const Expr& e, const VarImpl* v, std::vector<std::pair<int6
   for (const Expr& a : n.args) implied_extents(a, v, out);
 }
 
+void collect_vars(const Expr& e, std::vector<std::shared_ptr<VarImpl>>& out) {
+  if (!e.defined()) return;
+  const ExprNode& n = e.node();
+  if (n.op == Op::Var && std::find(out.begin(), out.end(), n.var) == out.end()) out.push_back(n.var);
+  for (const Expr& a : n.args) collect_vars(a, out);
+}
+
+std::string var_names(const std::vector<std::shared_ptr<VarImpl>>& vars) {
+  std::string s;
+  for (const auto& v : vars) s += (s.empty() ? "" : ", ") + v->name;
+  return s;
+}
+
 std::string names(const std::vector<LoopVar>& vars) {
   std::string s;
   for (const LoopVar& v : vars) s += (s.empty() ? "" : ", ") + v.impl->name;
@@ -78,8 +92,10 @@ RDom::RDom(int64_t min, int64_t extent, std::string name) : RVar(std::move(name)
 Input::Input(std::string name, DType dtype, std::vector<int64_t> shape)
     : impl(std::make_shared<InputImpl>(InputImpl{std::move(name), dtype, std::move(shape)})) {
   if (impl->shape.empty()) user_error("input {}: give it a shape (at least one dimension)", impl->name);
-  for (int64_t d : impl->shape)
-    if (d < 1) user_error("input {}: dimension {} must be at least 1", impl->name, d);
+  for (size_t i = 0; i < impl->shape.size(); ++i)
+    if (impl->shape[i] < 1)
+      user_error("input {}: dimension {} is {}; every dimension must be at least 1 (shape [{}])", impl->name, i,
+                 impl->shape[i], fmt::join(impl->shape, ", "));
 }
 
 Expr Input::call(std::vector<Expr> index) const {
@@ -105,6 +121,12 @@ void FuncRef::operator=(const Expr& value) {
       if (seen == a.node().var) user_error("{}: variable {} appears twice on the left", func_->name, seen->name);
     func_->args.push_back(a.node().var);
   }
+  std::vector<std::shared_ptr<VarImpl>> used;
+  collect_vars(value, used);
+  for (const auto& v : used)
+    if (!v->reduction && std::find(func_->args.begin(), func_->args.end(), v) == func_->args.end())
+      user_error("{}: {} is used on the right but is not one of {}'s variables ({}); add it on the left or reduce "
+                 "over an RDom instead", func_->name, v->name, func_->name, var_names(func_->args));
   func_->value = value;
 }
 
@@ -134,19 +156,23 @@ std::vector<int64_t> Func::shape() const {
     auto bound = std::find_if(impl->schedule.begin(), impl->schedule.end(), [&](const Directive& d) {
       return d.kind == Directive::Kind::Bound && d.vars[0] == v;
     });
+    std::vector<std::pair<int64_t, std::string>> extents;
+    implied_extents(impl->value, v.get(), extents);
     if (bound != impl->schedule.end()) {
+      for (const auto& [e, where] : extents)
+        if (bound->factor > e)
+          user_error("{}.{}: {} indexes {} (extent {}); the bound must not exceed it", name(), bound->text, v->name,
+                     where, e);
       out.push_back(bound->factor);
       continue;
     }
-    std::vector<std::pair<int64_t, std::string>> extents;
-    implied_extents(impl->value, v.get(), extents);
     if (extents.empty())
       user_error("{}: the extent of {} cannot be inferred (it indexes no input directly); give it with "
                  "{}.bound({}, 0, EXTENT)", name(), v->name, name(), v->name);
     for (const auto& [e, where] : extents)
       if (e != extents[0].first)
-        user_error("{}: {} indexes {} (extent {}) and {} (extent {}); give its extent with bound()", name(), v->name,
-                   extents[0].second, extents[0].first, where, e);
+        user_error("{}: {} indexes {} (extent {}) and {} (extent {}); the inputs must agree on its extent", name(),
+                   v->name, extents[0].second, extents[0].first, where, e);
     out.push_back(extents[0].first);
   }
   return out;

@@ -116,13 +116,19 @@ struct HostPipeline::Impl {
   std::vector<std::shared_ptr<InputImpl>> inputs;
   DType dtype;
   std::vector<int64_t> shape;
+  std::string name;
 };
 
 HostPipeline::HostPipeline(const Func& output, bool parallel) : impl_(std::make_unique<Impl>()) {
   impl_->inputs = output.inputs();
+  impl_->name = output.name();
   impl_->dtype = output.type().dtype;
   impl_->shape = output.shape();
-  impl_->output = impl_->lowering.define(output.impl);
+  try {
+    impl_->output = impl_->lowering.define(output.impl);
+  } catch (const Halide::Error& e) {
+    throw InternalError(std::string("Halide rejected the definition of ") + output.name() + ": " + e.what());
+  }
   if (parallel) {
     std::vector<Halide::Var> args = impl_->output.args();
     if (args.size() >= 2) impl_->output.parallel(args.back());
@@ -154,7 +160,11 @@ HostTensor HostPipeline::run(const std::map<std::string, const std::vector<uint8
   }
   std::vector<int> sizes(impl_->shape.rbegin(), impl_->shape.rend());
   Halide::Buffer<> out(halide_type(impl_->dtype), sizes);
-  impl_->output.realize(out);
+  try {
+    impl_->output.realize(out);
+  } catch (const Halide::RuntimeError& e) {  // an index expression reads outside an input
+    user_error("the host reference of {}: {}; check its index expressions and bound()", impl_->name, e.what());
+  }
   HostTensor t{impl_->dtype, impl_->shape, {}};
   t.data.resize(out.size_in_bytes());
   std::memcpy(t.data.data(), out.data(), t.data.size());

@@ -147,7 +147,8 @@ std::string report_text(const Report& r, const Program& program, std::string_vie
   if (!r.hot_spots.empty()) out += "  hot spots (busy cycles over all cores):\n";
   for (size_t k = 0; k < r.hot_spots.size() && k < 5; ++k) {
     const HotSpot& h = r.hot_spots[k];
-    out += fmt::format("    {:>5.1f}%  line {:<5} {}\n", 100 * h.share, h.line, instr_text(program, h.index));
+    std::string where = h.line ? fmt::format("line {}", h.line) : fmt::format("instr {}", h.index);
+    out += fmt::format("    {:>5.1f}%  {:<11} {}\n", 100 * h.share, where, instr_text(program, h.index));
   }
   if (r.clean()) out += "checks: clean\n";
   else out += fmt::format("checks: {} problem{}\n", r.diagnostics.size(), r.diagnostics.size() == 1 ? "" : "s");

@@ -32,7 +32,9 @@ Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& 
 KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunSettings& s) {
   KernelRun run;
   codegen::Compiled compiled = codegen::compile(f, chip);
-  run.program = std::move(compiled.program);
+  // Through the text form, so that reports and diagnostics name lines of the program `cubekit
+  // compile` writes (a built program has no source lines).
+  run.program = parse_program(print_program(compiled.program), f.name() + ".s");
   run.compile_ms = compiled.milliseconds;
   run.gm = GlobalMemory::for_program(run.program);
   run.gm.fill_inputs(s.seed);

@@ -81,6 +81,9 @@ int64_t choose_group(int64_t m_tiles, int64_t n_tiles, int64_t batches, int64_t 
 Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
   if (o.m < 1 || o.n < 1 || o.k < 1) user_error("matmul: m, n and k must be at least 1 (got {}, {}, {})", o.m, o.n, o.k);
   if (o.batch < 0) user_error("matmul: the batch must be at least 1 (or 0 for none), got {}", o.batch);
+  for (auto [name, v] : {std::pair<const char*, int64_t>{"tm", o.tm}, {"tn", o.tn}, {"tk_l0", o.tk_l0}, {"tk_l1", o.tk_l1},
+                         {"core_group", o.core_group}, {"l1_copies", o.l1_copies}})
+    if (v < 0) user_error("matmul: {} must be at least 1 (or 0 to let the schedule choose), got {}", name, v);
   std::vector<int64_t> lead = o.batch ? std::vector<int64_t>{o.batch} : std::vector<int64_t>{};
   auto shape = [&](int64_t r, int64_t c) {
     std::vector<int64_t> s = lead;

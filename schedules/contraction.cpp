@@ -86,8 +86,10 @@ Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip) {
   c.kv = rvars[0];
   c.k = c.kv->extent;
   if (c.kv->min != 0) user_error("{}: the reduction {} must start at 0 for the cube", fname, c.kv->name);
-  if (!uses(a, c.kv) || !uses(b, c.kv))
-    user_error("{}: both operands must be indexed by the reduction variable {}", fname, c.kv->name);
+  for (int side : {0, 1})
+    if (!uses(side ? b : a, c.kv))
+      user_error("{}: both operands must be indexed by the reduction variable {}; `{}` is not", fname, c.kv->name,
+                 prod->args[size_t(side)].str());
 
   // Output variables: in both operands = batch, in A only = m, in B only = n.
   const auto& out = f.impl->args;
@@ -96,7 +98,10 @@ Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip) {
     if (in_a && in_b) c.batch_vars.push_back(ov);
     else if (in_a && !c.mv) c.mv = ov;
     else if (in_b && !c.nv) c.nv = ov;
-    else user_error("{}: the output variable {} does not fit {}", fname, ov->name, kShape);
+    else if (!in_a && !in_b) user_error("{}: the output variable {} indexes neither operand; {}", fname, ov->name, kShape);
+    else
+      user_error("{}: the output variable {} is a second one of {} alone (after {}); {}", fname, ov->name,
+                 in_a ? a.input->name : b.input->name, in_a ? c.mv->name : c.nv->name, kShape);
   }
   if (!c.mv || !c.nv) user_error("{}: the output needs a row variable from A and a column variable from B; {}", fname, kShape);
   if (out.size() != c.batch_vars.size() + 2 || out[out.size() - 2] != c.mv || out.back() != c.nv)
@@ -294,6 +299,9 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
     int a1 = nest.find(s1->vars[0]), a0 = nest.find(s0->vars[0]);
     auto check_at = [&](const Directive& d, int at) {
       bool ok = at >= 0 && at <= int(L) - 4 && (nest.loops[size_t(at)].reduction || at == last_tile);
+      if (!ok && last_tile < 0 && k_loops.empty())
+        user_error("{}.{}: every loop is on the cube (the loops are {}), so there is no loop to stage at; split m, n or "
+                   "the reduction to get one outside the cube", fname, d.text, nest.str());
       if (!ok)
         user_error("{}.{}: stage at a reduction loop outside the cube or at the innermost tile loop{} (the loops are {})",
                    fname, d.text, last_tile >= 0 ? " (" + p.tile_loops[size_t(last_tile)].name + ")" : "", nest.str());

@@ -37,10 +37,17 @@ LoopNest build_loop_nest(const dsl::Func& f) {
       case Directive::Kind::Split: {
         int at = nest.find(d.vars[0]);
         if (at < 0) user_error("{}", where(fmt::format("{} is not a loop of {} (its loops: {})", d.vars[0]->name, fname, nest.str()).c_str()));
-        if (nest.find(d.vars[1]) >= 0 || nest.find(d.vars[2]) >= 0 || d.vars[1] == d.vars[2])
-          user_error("{}", where("the new loop names must be fresh variables"));
-        if (d.vars[1]->reduction != d.vars[0]->reduction || d.vars[2]->reduction != d.vars[0]->reduction)
-          user_error("{}", where("split a Var into Vars and an RVar (RDom) into RVars"));
+        for (int i : {1, 2})
+          if (nest.find(d.vars[size_t(i)]) >= 0)
+            user_error("{}", where(fmt::format("{} is already a loop of {} (its loops: {}); name the new loops with fresh "
+                                               "variables", d.vars[size_t(i)]->name, fname, nest.str()).c_str()));
+        if (d.vars[1] == d.vars[2]) user_error("{}", where("the outer and inner loops need two different variables"));
+        auto kind = [](const dsl::VarImpl& v) { return v.reduction ? "an RVar" : "a Var"; };
+        for (int i : {1, 2})
+          if (d.vars[size_t(i)]->reduction != d.vars[0]->reduction)
+            user_error("{}", where(fmt::format("{} is {} but {} is {}; split a Var into Vars and an RVar (RDom) into RVars",
+                                               d.vars[0]->name, kind(*d.vars[0]), d.vars[size_t(i)]->name,
+                                               kind(*d.vars[size_t(i)])).c_str()));
         Loop old = nest.loops[size_t(at)];
         if (d.factor < 1 || d.factor > old.extent)
           user_error("{}", where(fmt::format("the factor must be 1..{} (the extent of {}), got {}", old.extent,
@@ -83,6 +90,9 @@ LoopNest build_loop_nest(const dsl::Func& f) {
     std::vector<int> pos;
     for (const auto& v : d.vars) pos.push_back(nest.find(v));
     std::sort(pos.begin(), pos.end());
+    for (size_t i = 1; i < pos.size(); ++i)
+      if (pos[i] == pos[i - 1])
+        user_error("{}.{}: {} is listed twice", fname, d.text, nest.loops[size_t(pos[i])].name());
     for (size_t i = 0; i < pos.size(); ++i)
       if (pos[i] != int(i))
         user_error("{}.{}: the loops given to cores must be the outermost ones; the loops are {}", fname, d.text, nest.str());

@@ -129,8 +129,9 @@ int compile_matmul(const MatmulArgs& a) {
   codegen::Compiled c = codegen::compile(mm.c, chip);
   std::ofstream out(a.output);
   if (!out) user_error("-o: cannot write '{}'", a.output);
-  out << "# " << fmt::format("matmul {}x{}x{}, {} schedule, compiled in {:.1f} ms", a.m, a.n, a.k, a.schedule, c.milliseconds) << "\n";
+  // The comment goes last, so that line numbers match the reports of `cubekit kernel`.
   out << print_program(c.program);
+  out << "# " << fmt::format("matmul {}x{}x{}, {} schedule, compiled in {:.1f} ms", a.m, a.n, a.k, a.schedule, c.milliseconds) << "\n";
   fmt::print("wrote {} ({} instructions, block_dim {}) in {:.1f} ms\n", a.output, c.program.code.size(),
              c.program.block_dim, c.milliseconds);
   return 0;
