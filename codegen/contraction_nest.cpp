@@ -20,11 +20,6 @@ struct Tile {
   int64_t mt = 0, nt = 0;
 };
 
-std::vector<Node>& operator+=(std::vector<Node>& a, std::vector<Node> b) {
-  for (Node& n : b) a.push_back(std::move(n));
-  return a;
-}
-
 class Builder {
  public:
   Builder(const ContractionPlan& p, const ChipConfig& chip)

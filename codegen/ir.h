@@ -114,6 +114,7 @@ struct Node {
   int counter = -1;         // selects the copy (-1: events[0])
 
   bool barrier_before = false;  // set by the sync pass's same-pipe analysis
+  uint8_t loop_barriers = 0;    // Loop: pipes (bit per Pipe) that need a barrier before the loop
 
   std::vector<Node> body, orelse;
 };
@@ -144,5 +145,11 @@ Node scope(std::vector<int> stages, std::vector<Node> body, Node::Phase phase = 
 Node instr(std::string mnemonic, Pipe pipe, std::vector<Ref> refs, std::vector<Arg> args);
 
 std::string affine_str(const Kernel& k, const Affine& a);
+
+// Appends b to a.
+inline std::vector<Node>& operator+=(std::vector<Node>& a, std::vector<Node> b) {
+  for (Node& n : b) a.push_back(std::move(n));
+  return a;
+}
 
 }  // namespace cubekit::codegen

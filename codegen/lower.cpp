@@ -6,7 +6,9 @@
 #include "codegen/select.h"
 #include "codegen/storage.h"
 #include "codegen/sync.h"
+#include "codegen/vector_nest.h"
 #include "schedules/contraction.h"
+#include "schedules/vector.h"
 
 #include <fmt/format.h>
 
@@ -33,10 +35,16 @@ void log(const char* pass, F ir) {
 
 Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
-  sched::ContractionPlan plan = sched::plan_contraction(f, chip);
-  log("schedule", [&] { return plan.str() + "\n"; });
-
-  Kernel k = build_contraction_nest(plan, chip);  // loops, scopes, Move and Mmad
+  Kernel k;
+  if (sched::is_contraction(f)) {                  // the cube path
+    sched::ContractionPlan plan = sched::plan_contraction(f, chip);
+    log("schedule", [&] { return plan.str() + "\n"; });
+    k = build_contraction_nest(plan, chip);        // loops, scopes, Move and Mmad
+  } else {                                         // the vector path
+    sched::VectorPlan plan = sched::plan_vector(f, chip);
+    log("schedule", [&] { return plan.str() + "\n"; });
+    k = build_vector_nest(plan, chip);             // loops, scopes, copies and V instructions
+  }
   log("loop nest", [&] { return k.str(); });
   select_instructions(k, chip);                    // Moves and Mmads become ISA instructions
   log("instruction selection", [&] { return k.str(); });

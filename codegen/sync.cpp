@@ -342,6 +342,13 @@ class SyncPass {
           barriers(n.body, st);
           break;
         case Node::Kind::Loop: {
+          // An access in the body that meets one pending from before the loop gets one barrier
+          // before the loop, not one in every iteration.
+          for (int p = 0; p < kNumPipes; ++p)
+            if (!st[size_t(p)].empty() && meets(n.body, Pipe(p), st[size_t(p)])) {
+              n.loop_barriers |= uint8_t(1u << p);
+              st[size_t(p)].clear();
+            }
           barriers(n.body, st);  // the first iteration
           if (n.step.constant())  // what the previous iteration left, seen from the next one
             for (auto& pending : st)
@@ -382,11 +389,40 @@ class SyncPass {
     }
   }
 
+  // Whether an access of pipe p in these nodes may meet one of `pending`.
+  bool meets(const std::vector<Node>& body, Pipe p, const std::vector<Pending>& pending) {
+    for (const Node& n : body) {
+      if (n.kind == Node::Kind::Instr && n.pipe == p)
+        for (const Access& a : accesses_of(k_, n, chip_)) {
+          const Ref& r = n.refs[size_t(a.ref)];
+          for (const Pending& x : pending)
+            if (r.buffer >= 0 && x.buffer == r.buffer && (x.write || a.write) && may_overlap(r.offset, a.chunks, x.offset, x.chunks))
+              return true;
+        }
+      if (n.kind == Node::Kind::Scope) {  // a token orders the scope's buffers (as barriers() assumes)
+        std::vector<Pending> rest = pending;
+        std::erase_if(rest, [&](const Pending& x) {
+          return token_buffer(x.buffer) && std::count(n.stages.begin(), n.stages.end(), x.buffer);
+        });
+        if (meets(n.body, p, rest)) return true;
+        continue;
+      }
+      if (meets(n.body, p, pending) || meets(n.orelse, p, pending)) return true;
+    }
+    return false;
+  }
+
   void insert_barriers(std::vector<Node>& body) {
     std::vector<Node> out;
     for (Node& n : body) {
       insert_barriers(n.body);
       insert_barriers(n.orelse);
+      for (int p = 0; p < kNumPipes; ++p)
+        if (n.loop_barriers & (1u << p)) {
+          Node b{Node::Kind::Sync};
+          b.sync = "barrier", b.from = Pipe(p);
+          out.push_back(b);
+        }
       if (n.kind == Node::Kind::Instr && n.barrier_before) {
         Node b{Node::Kind::Sync};
         b.sync = "barrier", b.from = n.pipe;

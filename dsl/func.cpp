@@ -37,17 +37,22 @@ void collect_inputs(const Expr& e, std::vector<std::shared_ptr<InputImpl>>& out)
   if (!e.defined()) return;
   const ExprNode& n = e.node();
   if (n.op == Op::Input && std::find(out.begin(), out.end(), n.input) == out.end()) out.push_back(n.input);
+  if (n.op == Op::Func) collect_inputs(n.func->value, out);  // the inputs of the Funcs it calls too
   for (const Expr& a : n.args) collect_inputs(a, out);
 }
 
-// Extents of `v` implied by the inputs it indexes directly (as a whole index).
+std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& f);
+
+// The extents of the dimensions v indexes directly, in inputs and in the Funcs called.
 void implied_extents(const Expr& e, const VarImpl* v, std::vector<std::pair<int64_t, std::string>>& out) {
   if (!e.defined()) return;
   const ExprNode& n = e.node();
-  if (n.op == Op::Input)
+  if (n.op == Op::Input || n.op == Op::Func)
     for (size_t d = 0; d < n.args.size(); ++d)
-      if (n.args[d].node().op == Op::Var && n.args[d].node().var.get() == v)
-        out.push_back({n.input->shape[d], fmt::format("{}'s dimension {}", n.input->name, d)});
+      if (n.args[d].node().op == Op::Var && n.args[d].node().var.get() == v) {
+        if (n.op == Op::Input) out.push_back({n.input->shape[d], fmt::format("{}'s dimension {}", n.input->name, d)});
+        else out.push_back({shape_of(n.func)[d], fmt::format("{}'s dimension {}", n.func->name, d)});
+      }
   for (const Expr& a : n.args) implied_extents(a, v, out);
 }
 
@@ -149,8 +154,13 @@ Type Func::type() const {
   return impl->value.type();
 }
 
-std::vector<int64_t> Func::shape() const {
-  if (!defined()) user_error("{} has no definition yet", name());
+std::vector<int64_t> Func::shape() const { return shape_of(impl); }
+
+namespace {
+
+std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& impl) {
+  auto name = [&] { return impl->name; };
+  if (!impl->value.defined()) user_error("{} has no definition yet", name());
   std::vector<int64_t> out;
   for (const auto& v : impl->args) {
     auto bound = std::find_if(impl->schedule.begin(), impl->schedule.end(), [&](const Directive& d) {
@@ -167,7 +177,7 @@ std::vector<int64_t> Func::shape() const {
       continue;
     }
     if (extents.empty())
-      user_error("{}: the extent of {} cannot be inferred (it indexes no input directly); give it with "
+      user_error("{}: the extent of {} cannot be inferred (it indexes no input or Func directly); give it with "
                  "{}.bound({}, 0, EXTENT)", name(), v->name, name(), v->name);
     for (const auto& [e, where] : extents)
       if (e != extents[0].first)
@@ -177,6 +187,8 @@ std::vector<int64_t> Func::shape() const {
   }
   return out;
 }
+
+}  // namespace
 
 std::vector<std::shared_ptr<InputImpl>> Func::inputs() const {
   std::vector<std::shared_ptr<InputImpl>> out;
@@ -242,6 +254,10 @@ Func& Func::double_buffer() {
 Func& Func::multi_buffer(Level level, int copies) {
   return directive({Directive::Kind::MultiBuffer, {}, copies, 0, level, nullptr,
                     fmt::format("multi_buffer({}, {})", level_name(level), copies)});
+}
+
+Func& Func::tile_rows(int64_t rows) {
+  return directive({Directive::Kind::TileRows, {}, rows, 0, Level::GM, nullptr, fmt::format("tile_rows({})", rows)});
 }
 
 Func& Func::stagger() { return directive({Directive::Kind::Stagger, {}, 0, 0, Level::GM, nullptr, "stagger()"}); }

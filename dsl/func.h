@@ -68,7 +68,7 @@ class Input {
 
 // One schedule call, as written. schedules/ checks and interprets the list.
 struct Directive {
-  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Bound, Stagger, MultiBuffer };
+  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Bound, Stagger, MultiBuffer, TileRows };
   Kind kind;
   std::vector<std::shared_ptr<VarImpl>> vars;
   int64_t factor = 0, min = 0;
@@ -134,6 +134,9 @@ class Func {
   // it at once: one core's L2 miss becomes the others' hit instead of all of them waiting on the
   // same miss. Reassociates the sum: float results change by rounding only.
   Func& stagger();
+  // Vector path: each tile holds `rows` rows (of the last dimension) in UB; by default as many as
+  // UB holds while every core gets a tile.
+  Func& tile_rows(int64_t rows);
 
   std::shared_ptr<FuncImpl> impl;
 

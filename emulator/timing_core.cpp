@@ -415,15 +415,21 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
       int64_t per_repeat = w.vclass == VecClass::Simple   ? tc.vector_simple_cycles
                            : w.vclass == VecClass::Reduce ? tc.vector_reduce_cycles
                                                           : tc.vector_complex_cycles;
-      // UB bank groups: the blocks of one repeat that share a group are read one per cycle.
+      // UB bank groups: the distinct blocks of one repeat that share a group are read one per
+      // cycle; a block read again in the same repeat (block stride 0: a broadcast) costs nothing more.
       int64_t conflict = 1;
       for (int k = 0; k < fp.count; ++k) {
         const Region& r = fp.regions[k];
-        if (r.space != Space::UB || r.n1 < 2) continue;
+        if (r.space != Space::UB || r.n1 < 2 || r.s1 == 0) continue;
         std::array<int, 64> count{};
         int groups = std::min(tc.ub_bank_groups, 64);
-        for (int64_t i = 0; i < std::min<int64_t>(r.n1, 8); ++i)
-          conflict = std::max<int64_t>(conflict, ++count[((r.base + i * r.s1) / 32) % groups]);
+        int64_t last_block = -1;
+        for (int64_t i = 0; i < std::min<int64_t>(r.n1, 8); ++i) {
+          int64_t block = (r.base + i * r.s1) / 32;
+          if (block == last_block) continue;  // the same block again
+          last_block = block;
+          conflict = std::max<int64_t>(conflict, ++count[block % groups]);
+        }
       }
       stats_.vector_cycles_ideal += w.amount * per_repeat;
       return {tc.vector_latency, std::max<int64_t>(1, w.amount * per_repeat * conflict)};

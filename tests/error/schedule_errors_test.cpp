@@ -141,7 +141,7 @@ const ApiCase kFuncs[] = {
     {"TypeOfUndefinedFunc", [] { Func("D").type(); }, {"D has no definition yet"}},
     {"ShapeOfUndefinedFunc", [] { Func("D").shape(); }, {"D has no definition yet"}},
     {"ExtentNotInferred", [] { Mm x; Func D("D"); D(x.m, x.n) = x.A(x.m, x.n + 1); D.shape(); },
-     {"D: the extent of n cannot be inferred (it indexes no input directly); give it with D.bound(n, 0, EXTENT)"}},
+     {"D: the extent of n cannot be inferred (it indexes no input or Func directly); give it with D.bound(n, 0, EXTENT)"}},
     {"ExtentsDisagree",
      [] {
        Mm x;

@@ -1,0 +1,468 @@
+#include "codegen/vector_nest.h"
+
+#include "codegen/vector_ops.h"
+#include "emulator/error.h"
+#include "emulator/program.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace cubekit::codegen {
+
+namespace {
+
+using dsl::Expr;
+using dsl::ExprNode;
+using dsl::Op;
+using sched::VecShape;
+using sched::VectorPlan;
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+VShape vshape(VecShape s) { return s == VecShape::Full ? VShape::Full : s == VecShape::Row ? VShape::Row : VShape::Col; }
+
+std::vector<Arg> mems(size_t n) {
+  std::vector<Arg> a;
+  for (size_t i = 0; i < n; ++i) a.push_back({.kind = Arg::Kind::Mem, .name = fmt::format("#{}", i)});
+  return a;
+}
+
+// DSL expressions of one tile to UB values through VectorOps. Values it makes are scratch, given
+// back when used up; inputs and computed Funcs are not.
+class Evaluator {
+ public:
+  Evaluator(VectorOps& ops, const std::map<const dsl::InputImpl*, VValue>& inputs,
+            const std::map<const dsl::FuncImpl*, VValue>& funcs)
+      : ops_(ops), inputs_(inputs), funcs_(funcs) {}
+
+  // The value of e, written into `into` when given (converted to its shape).
+  VValue eval(const Expr& e, const VValue* into = nullptr) {
+    VValue v = value(e, into);
+    if (!into || (v.shape == into->shape && v.at.buffer == into->at.buffer && v.shape != VShape::Scalar)) return v;
+    if (v.shape == VShape::Scalar) ops_.fill(*into, v.constant);
+    else if (v.shape == into->shape) ops_.binary(VBinary::Add, *into, v, VValue::scalar(v.dtype, 0));
+    else ops_.broadcast(*into, v);
+    release(v);
+    return *into;
+  }
+
+  // Keeps a value this evaluator made (a computed Func) out of its reuse.
+  void keep(const VValue& v) { owned_.erase(v.at.buffer); }
+  void release(const VValue& v) {
+    if (v.shape == VShape::Scalar || !owned_.count(v.at.buffer)) return;
+    owned_.erase(v.at.buffer);
+    ops_.done(v);
+  }
+
+ private:
+  VValue result(VShape s, DType t, const VValue* into) {
+    if (into && into->shape == s && into->dtype == t) return *into;
+    VValue v = ops_.temp(s, t);
+    owned_.insert(v.at.buffer);
+    return v;
+  }
+  static VShape combine(std::initializer_list<VShape> shapes) {
+    VShape s = VShape::Scalar;
+    for (VShape x : shapes)
+      if (x == VShape::Full || s == VShape::Scalar) s = x == VShape::Scalar ? s : x;
+    return s;
+  }
+
+  VValue value(const Expr& e, const VValue* into) {
+    const ExprNode& n = e.node();
+    DType t = n.type.dtype;
+    switch (n.op) {
+      case Op::Const: return VValue::scalar(t, n.value);
+      case Op::Input: return inputs_.at(n.input.get());
+      case Op::Func: return funcs_.at(n.func.get());
+      case Op::Cast: {
+        VValue a = value(n.args[0], nullptr);
+        if (a.shape == VShape::Scalar) return VValue::scalar(t, a.constant);
+        if (a.dtype == t) return a;
+        VValue d = result(a.shape, t, into);
+        ops_.cast(d, a);
+        release(a);
+        return d;
+      }
+      case Op::Neg: return math(n, into, "", -1);
+      case Op::Exp: return math(n, into, "vexp", 0);
+      case Op::Log: return math(n, into, "vln", 0);
+      case Op::Sqrt: return math(n, into, "vsqrt", 0);
+      case Op::Abs: return math(n, into, "vabs", 0);
+      case Op::Add: return binary(n, into, VBinary::Add);
+      case Op::Sub: return binary(n, into, VBinary::Sub);
+      case Op::Mul: return binary(n, into, VBinary::Mul);
+      case Op::Div: return binary(n, into, VBinary::Div);
+      case Op::Min: return binary(n, into, VBinary::Min);
+      case Op::Max: return binary(n, into, VBinary::Max);
+      case Op::Select: return select(n, into);
+      case Op::Sum: return reduce(n, into, VReduce::Sum);
+      case Op::Maximum: return reduce(n, into, VReduce::Max);
+      case Op::Minimum: return reduce(n, into, VReduce::Min);
+      default: CUBEKIT_ASSERT(false, "the vector path cannot compute `{}` (the plan should have rejected it)", e.str());
+    }
+  }
+
+  VValue math(const ExprNode& n, const VValue* into, const char* mnemonic, int negate) {
+    VValue a = value(n.args[0], nullptr);
+    if (a.shape == VShape::Scalar) {
+      double c = a.constant;
+      if (negate) return VValue::scalar(a.dtype, -c);
+      std::string m = mnemonic;
+      return VValue::scalar(a.dtype, m == "vexp" ? std::exp(c) : m == "vln" ? std::log(c) : m == "vsqrt" ? std::sqrt(c) : std::fabs(c));
+    }
+    VValue d = result(a.shape, a.dtype, into);
+    if (negate) ops_.binary(VBinary::Mul, d, a, VValue::scalar(a.dtype, -1));
+    else ops_.unary(mnemonic, d, a);
+    release(a);
+    return d;
+  }
+
+  VValue binary(const ExprNode& n, const VValue* into, VBinary op) {
+    // 1 / sqrt(x): one instruction
+    if (op == VBinary::Div && n.args[0].node().op == Op::Const && n.args[0].node().value == 1 &&
+        n.args[1].node().op == Op::Sqrt) {
+      VValue x = value(n.args[1].node().args[0], nullptr);
+      if (x.shape != VShape::Scalar) {
+        VValue d = result(x.shape, x.dtype, into);
+        ops_.unary("vrsqrt", d, x);
+        release(x);
+        return d;
+      }
+      release(x);
+    }
+    VValue a = value(n.args[0], nullptr), b = value(n.args[1], nullptr);
+    if (a.shape == VShape::Scalar && b.shape == VShape::Scalar) return VValue::scalar(a.dtype, fold(op, a.constant, b.constant));
+    VValue d = result(combine({a.shape, b.shape}), n.type.dtype, into);
+    if (op == VBinary::Div && a.shape == VShape::Full && (b.shape == VShape::Row || b.shape == VShape::Col)) {
+      // x / (a per-row value): one reciprocal per row, then a multiply (1 ulp from a division)
+      VValue rec = result(b.shape, b.dtype, nullptr);
+      ops_.unary("vrec", rec, b);
+      release(b);
+      b = rec, op = VBinary::Mul;
+    }
+    ops_.binary(op, d, a, b);
+    release(a), release(b);
+    return d;
+  }
+
+  static double fold(VBinary op, double a, double b) {
+    switch (op) {
+      case VBinary::Add: return a + b;
+      case VBinary::Sub: return a - b;
+      case VBinary::Mul: return a * b;
+      case VBinary::Div: return a / b;
+      case VBinary::Min: return std::min(a, b);
+      case VBinary::Max: return std::max(a, b);
+    }
+    return 0;
+  }
+
+  VValue select(const ExprNode& n, const VValue* into) {
+    const ExprNode& cond = n.args[0].node();
+    VValue x = value(cond.args[0], nullptr), y = value(cond.args[1], nullptr);
+    VValue t = value(n.args[1], nullptr), f = value(n.args[2], nullptr);
+    DType rt = n.type.dtype;
+    VShape s = combine({x.shape, y.shape, t.shape, f.shape});
+    auto as = [&](VValue v) {  // compare in the result's type (one mask layout for both)
+      if (v.shape == VShape::Scalar || v.dtype == rt) return v;
+      VValue c = result(v.shape, rt, nullptr);
+      ops_.cast(c, v);
+      release(v);
+      return c;
+    };
+    x = as(x), y = as(y);
+    static const std::map<Op, VCompare> cmp = {{Op::Lt, VCompare::Lt}, {Op::Le, VCompare::Le}, {Op::Gt, VCompare::Gt},
+                                               {Op::Ge, VCompare::Ge}, {Op::Eq, VCompare::Eq}, {Op::Ne, VCompare::Ne}};
+    VValue d = result(s, rt, into);
+    ops_.select(cmp.at(cond.op), d, x, y, t, f);
+    for (const VValue& v : {x, y, t, f}) release(v);
+    return d;
+  }
+
+  VValue reduce(const ExprNode& n, const VValue* into, VReduce op) {
+    VValue a = value(n.args[0], nullptr);
+    VValue d = result(VShape::Row, a.dtype, into);
+    ops_.reduce(op, d, a);
+    release(a);
+    return d;
+  }
+
+  VectorOps& ops_;
+  const std::map<const dsl::InputImpl*, VValue>& inputs_;
+  const std::map<const dsl::FuncImpl*, VValue>& funcs_;
+  std::set<int> owned_;
+};
+
+class Builder {
+ public:
+  Builder(const VectorPlan& p, const ChipConfig& chip) : p_(p), chip_(chip) {
+    int64_t narrowest = dtype_size(p.output->value.type().dtype);
+    for (const auto& in : p.inputs) narrowest = std::min<int64_t>(narrowest, dtype_size(in.input->dtype));
+    for (const auto& s : p.stages) narrowest = std::min<int64_t>(narrowest, dtype_size(s.func->value.type().dtype));
+    align_ = std::max<int64_t>(16, 32 / narrowest);
+    ahead_ = p.double_buffer ? 1 : 0;
+  }
+
+  Kernel build() {
+    int64_t total = p_.flat ? p_.rows * p_.cols : p_.rows;
+    int64_t unit = p_.flat ? 128 : 1;  // tile sizes in rows, or in 128 elements when flat
+    int64_t spread = p_.cores ? chip_.cores : 1;
+    int64_t most = std::max<int64_t>(1, cdiv(cdiv(total, spread), unit));
+    if (!p_.flat) most = std::min<int64_t>(most, 4095);  // rows are bursts of one copy
+    if (p_.tile_rows) {
+      Kernel k = make(p_.tile_rows);
+      if (ub_bytes(k) > chip_.buffer_size(Space::UB)) overflow(k, p_.tile_rows, fitting(1, p_.tile_rows - 1));
+      return k;
+    }
+    Kernel smallest = make(unit);
+    if (ub_bytes(smallest) > chip_.buffer_size(Space::UB)) overflow(smallest, unit, 0);
+    return make(fitting(1, most) * unit);
+  }
+
+ private:
+  // The largest tile (in units) in [lo, hi] that fits UB; lo - 1 when none.
+  int64_t fitting(int64_t lo, int64_t hi) {
+    int64_t unit = p_.flat ? 128 : 1, best = lo - 1;
+    while (lo <= hi) {
+      int64_t mid = (lo + hi) / 2;
+      if (ub_bytes(make(mid * unit)) <= chip_.buffer_size(Space::UB)) best = mid, lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return best;
+  }
+
+  int64_t ub_bytes(const Kernel& k) const {
+    int64_t sum = 0, align = chip_.alignment(Space::UB);
+    for (const Buffer& b : k.buffers)
+      if (b.space == Space::UB) sum += round_up(b.bytes, align) * b.copies;
+    return sum;
+  }
+
+  [[noreturn]] void overflow(const Kernel& k, int64_t tile, int64_t fits) {
+    std::string list;
+    int64_t align = chip_.alignment(Space::UB);
+    for (const Buffer& b : k.buffers)
+      if (b.space == Space::UB) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, round_up(b.bytes, align), b.copies);
+    std::string what = p_.flat ? fmt::format("tiles of {} elements", tile) : fmt::format("tiles of {} rows of {} columns", tile, p_.cols);
+    std::string fix = p_.flat ? "use fewer inputs or intermediate values"
+                    : fits > 0 ? fmt::format("use tile_rows({}) or fewer", fits)
+                               : "a whole row must fit: use shorter rows (split the last dimension), fewer intermediate full-row "
+                                 "Funcs, or drop double_buffer()";
+    user_error("{}: {} need {} bytes of UB ({}) but {} has {}; {}", p_.name, what, ub_bytes(k), list, chip_.name,
+               chip_.buffer_size(Space::UB), fix);
+  }
+
+  // ---- one kernel for a tile size ----
+  Kernel make(int64_t tile) {
+    Kernel k;
+    k.name = p_.name;
+    k.new_var("block_idx");
+    k.new_var("block_num");
+    k_ = &k;
+    tile_ = tile;
+    pitch_ = p_.flat ? round_up(tile, align_) : round_up(p_.cols, align_);
+    int64_t total = p_.flat ? p_.rows * p_.cols : p_.rows;
+    ntiles_ = cdiv(total, tile);
+    last_ = total - (ntiles_ - 1) * tile;
+    k.block_dim = p_.cores ? int(std::min<int64_t>(chip_.cores, ntiles_)) : 1;
+    int copies = p_.double_buffer ? 2 : 1;
+    in_.clear(), in_full_.clear();
+    for (const auto& o : p_.inputs) {
+      k.tensors.push_back({o.input->name, o.input->dtype, o.input->shape, TensorRole::In});
+      int64_t bytes = vbytes(vshape(o.shape), o.input->dtype, geometry(tile));
+      int b = k.new_buffer("in_" + o.input->name, Space::UB, bytes, o.shape == VecShape::Col ? 1 : copies);
+      in_.push_back(b);
+      if (o.shape != VecShape::Col) in_full_.push_back(b);
+    }
+    out_type_ = p_.output->value.type().dtype;
+    k.tensors.push_back({p_.name, out_type_, p_.shape, TensorRole::Out});
+    out_ = k.new_buffer("out", Space::UB, round_up(geometry(tile).rows * pitch_ * dtype_size(out_type_), 32), copies);
+    pool_ = std::make_unique<ScratchPool>(k);
+
+    std::vector<Node> body;
+    count_ = Affine(1);
+    if (k.block_dim > 1) {
+      int rounds = k.new_var("rounds");
+      body.push_back(let(rounds, Affine(ntiles_ - 1) - Affine::var(kBlockIdx), "/", k.block_dim));
+      count_ = Affine::var(rounds) + Affine(1);
+    } else {
+      count_ = Affine(ntiles_);
+    }
+    w_ = k.new_var("w");
+    for (int64_t g = 0; g < ahead_; ++g) body += fill_ahead(Affine(g));
+    Affine t = Affine::var(kBlockIdx) + Affine::var(w_, k.block_dim);
+    body.push_back(loop(w_, Affine(0), count_, Affine(1), variants(t, [&](int64_t n) { return one_tile(t, n); })));
+    body = with_columns(std::move(body));
+    k.body = zeroed();
+    for (Node& n : body) k.body.push_back(std::move(n));
+    k_ = nullptr;
+    return k;
+  }
+
+  // Flat tiles are exactly their elements (the last masked); rows are pitch_ apart.
+  VTile geometry(int64_t n) const {
+    if (p_.flat) return {1, n, n};
+    return {n, p_.cols, pitch_};
+  }
+
+  // f(rows or elements of the tile) for tile t, specialised for a partial last tile.
+  template <class F>
+  std::vector<Node> variants(const Affine& t, F f) {
+    if (last_ == tile_) return f(tile_);
+    return {when(t, ntiles_ - 1, f(last_), f(tile_))};
+  }
+
+  // The per-column inputs, filled once and read by every tile.
+  std::vector<Node> with_columns(std::vector<Node> body) {
+    std::vector<Node> fills;
+    std::vector<int> bufs;
+    for (size_t i = 0; i < p_.inputs.size(); ++i) {
+      const auto& o = p_.inputs[i];
+      if (o.shape != VecShape::Col) continue;
+      fills.push_back(copy_in(int(i), Affine(0), p_.cols));
+      bufs.push_back(in_[i]);
+    }
+    if (bufs.empty()) return body;
+    fills.push_back(scope({}, std::move(body)));  // a plain group, so that the column scope sees one reader
+    return {scope(bufs, std::move(fills))};
+  }
+
+  Node copy_in(int i, const Affine& first, int64_t n) {
+    const auto& o = p_.inputs[size_t(i)];
+    int64_t s = dtype_size(o.input->dtype);
+    Ref src{i, -1, first * s}, dst{-1, in_[size_t(i)], Affine(0)};
+    std::vector<Arg> args = mems(2);
+    if (o.shape == VecShape::Full && !p_.flat) {  // n rows of cols elements, each row at pitch
+      int64_t len = p_.cols * s, gap = pitch_ * s / 32 - cdiv(len, 32);
+      args.push_back(kw("nburst", imm(n)));
+      args.push_back(kw("len", imm(len)));
+      if (gap) args.push_back(kw("dst_gap", imm(gap)));
+    } else {
+      args.push_back(kw("len", imm(n * s)));
+    }
+    return instr("copy_gm_ub_pad", Pipe::MTE2, {dst, src}, std::move(args));
+  }
+
+  // Fills this core's tile number g (if there is one).
+  std::vector<Node> fill_ahead(const Affine& g) {
+    std::vector<Node> fills = variants(Affine::var(kBlockIdx) + g * k_->block_dim, [&](int64_t n) {
+      return fill(Affine::var(kBlockIdx) + g * k_->block_dim, n);
+    });
+    return {when_less(g - count_, 0, std::move(fills), {})};
+  }
+
+  std::vector<Node> fill(const Affine& t, int64_t n) {
+    if (in_full_.empty()) return {};
+    std::vector<Node> copies;
+    for (size_t i = 0; i < p_.inputs.size(); ++i) {
+      const auto& o = p_.inputs[i];
+      if (o.shape == VecShape::Col) continue;
+      Affine first = p_.flat || o.shape == VecShape::Row ? t * tile_ : t * (tile_ * p_.cols);
+      copies.push_back(copy_in(int(i), first, n));
+    }
+    return {scope(in_full_, std::move(copies), Node::Phase::Fill)};
+  }
+
+  // One tile of n rows (or n elements when flat).
+  std::vector<Node> one_tile(const Affine& t, int64_t n) {
+    std::vector<Node> body = ahead_ ? fill_ahead(Affine::var(w_) + Affine(ahead_)) : fill(t, n);
+    VTile geom = geometry(n);
+    std::vector<Node> use;
+    VectorOps ops(*k_, *pool_, use, geom);
+    std::map<const dsl::InputImpl*, VValue> inputs;
+    for (size_t i = 0; i < p_.inputs.size(); ++i)
+      inputs[p_.inputs[i].input.get()] = {vshape(p_.inputs[i].shape), p_.inputs[i].input->dtype, {-1, in_[i], Affine(0)}, 0};
+    std::map<const dsl::FuncImpl*, VValue> funcs;
+    Evaluator eval(ops, inputs, funcs);
+    for (const auto& st : p_.stages) {
+      VValue target = ops.temp(vshape(st.shape), st.func->value.type().dtype);
+      funcs[st.func.get()] = eval.eval(st.func->value, &target);
+    }
+    std::vector<Node> out_nodes;
+    VectorOps out_ops(*k_, *pool_, out_nodes, geom);
+    Evaluator out_eval(out_ops, inputs, funcs);
+    VValue out{VShape::Full, out_type_, {-1, out_, Affine(0)}, 0};
+    out_eval.eval(p_.output->value, &out);
+    out_nodes.push_back(store(t, n));
+    use.push_back(scope({out_}, std::move(out_nodes)));
+    for (auto& [f, v] : funcs) ops.done(v);
+    if (in_full_.empty()) body += std::move(use);
+    else body.push_back(scope(in_full_, std::move(use), Node::Phase::Use));
+    return body;
+  }
+
+  Node store(const Affine& t, int64_t n) {
+    int64_t s = dtype_size(out_type_);
+    int out_tensor = int(p_.inputs.size());
+    std::vector<Arg> args = mems(2);
+    Affine first = p_.flat ? t * tile_ : t * (tile_ * p_.cols);
+    if (p_.flat) {
+      args.push_back(kw("len", imm(n * s)));
+    } else {
+      int64_t len = p_.cols * s, gap = pitch_ * s / 32 - cdiv(len, 32);
+      args.push_back(kw("nburst", imm(n)));
+      args.push_back(kw("len", imm(len)));
+      if (gap) args.push_back(kw("src_gap", imm(gap)));
+    }
+    return instr("copy_ub_gm_pad", Pipe::MTE3, {{out_tensor, -1, first * s}, {-1, out_, Affine(0)}}, std::move(args));
+  }
+
+  // Zeroes every scratch buffer once (a padding element read by a masked or spread instruction is
+  // then defined) and the 32 B blocks of the full inputs' rows that their copies do not write.
+  std::vector<Node> zeroed() {
+    std::vector<Node> out;
+    for (int b : pool_->all()) {
+      int64_t n = k_->buffers[size_t(b)].bytes / 4;
+      VectorOps ops(*k_, *pool_, out, {1, n, n});
+      ops.fill({VShape::Col, DType::f32, {-1, b, Affine(0)}, 0}, 0);
+    }
+    if (p_.flat) return with_barrier(std::move(out));
+    for (size_t i = 0; i < p_.inputs.size(); ++i) {
+      const auto& o = p_.inputs[i];
+      int64_t s = dtype_size(o.input->dtype), written = cdiv(p_.cols * s, 32), blocks = pitch_ * s / 32;
+      if (o.shape != VecShape::Full || blocks == written) continue;
+      int copy = k_->new_var("copy");
+      for (int c = 0; c < k_->buffers[size_t(in_[i])].copies; ++c) {
+        out.push_back(let(copy, Affine(c), "+", 0));
+        for (int64_t r0 = 0; r0 < tile_; r0 += 255) {
+          Ref at{-1, in_[i], Affine((r0 * blocks + written) * 32), copy};
+          out.push_back(instr("vdup.f32", Pipe::V, {at},
+                              {mems(1)[0], num(0), kw("repeat", imm(std::min<int64_t>(255, tile_ - r0))),
+                               kw("dst_rep", imm(blocks)), kw("mask", mask_count((blocks - written) * 8))}));
+        }
+      }
+    }
+    return with_barrier(std::move(out));
+  }
+
+  // The zeroing is outside every scope, so the sync pass does not see it: order it here.
+  static std::vector<Node> with_barrier(std::vector<Node> out) {
+    if (out.empty()) return out;
+    Node b{Node::Kind::Sync};
+    b.sync = "barrier", b.from = Pipe::V;
+    out.push_back(b);
+    return out;
+  }
+
+  const VectorPlan& p_;
+  const ChipConfig& chip_;
+  int64_t align_ = 16, ahead_ = 0;
+  Kernel* k_ = nullptr;
+  std::unique_ptr<ScratchPool> pool_;
+  int64_t tile_ = 1, pitch_ = 16, ntiles_ = 1, last_ = 1;
+  std::vector<int> in_, in_full_;
+  int out_ = -1, w_ = -1;
+  DType out_type_ = DType::f32;
+  Affine count_;
+};
+
+}  // namespace
+
+Kernel build_vector_nest(const VectorPlan& plan, const ChipConfig& chip) { return Builder(plan, chip).build(); }
+
+}  // namespace cubekit::codegen

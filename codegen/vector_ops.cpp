@@ -1,0 +1,378 @@
+#include "codegen/vector_ops.h"
+
+#include "emulator/error.h"
+#include "emulator/program.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace cubekit::codegen {
+
+namespace {
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+Ref plus(const Ref& r, const Affine& bytes) { return {r.tensor, r.buffer, r.offset + bytes, r.counter}; }
+Arg repeat(int64_t n) { return kw("repeat", imm(n)); }
+void with_mask(std::vector<Arg>& args, int64_t mask) {
+  if (mask) args.push_back(kw("mask", mask_count(mask)));
+}
+
+const char* binary_mnemonic(VBinary op) {
+  static constexpr const char* m[] = {"vadd", "vsub", "vmul", "vdiv", "vmin", "vmax"};
+  return m[int(op)];
+}
+const char* reduce_mnemonic(VReduce op) {
+  static constexpr const char* m[] = {"vcadd", "vcmax", "vcmin"};
+  return m[int(op)];
+}
+const char* compare_name(VCompare c) {
+  static constexpr const char* m[] = {"lt", "le", "gt", "ge", "eq", "ne"};
+  return m[int(c)];
+}
+
+}  // namespace
+
+std::string vtyped(std::string_view mnemonic, DType t) { return fmt::format("{}.{}", mnemonic, dtype_name(t)); }
+
+int ScratchPool::take(int64_t bytes) {
+  auto best = free_.end();
+  for (auto it = free_.begin(); it != free_.end(); ++it)
+    if (k_.buffers[size_t(*it)].bytes >= bytes && (best == free_.end() || k_.buffers[size_t(*it)].bytes < k_.buffers[size_t(*best)].bytes))
+      best = it;
+  if (best != free_.end()) {
+    int b = *best;
+    free_.erase(best);
+    return b;
+  }
+  int b = k_.new_buffer(fmt::format("V{}", all_.size()), Space::UB, round_up(bytes, 32), 1);
+  all_.push_back(b);
+  return b;
+}
+
+void ScratchPool::give(int buffer) {
+  if (std::count(all_.begin(), all_.end(), buffer) && !std::count(free_.begin(), free_.end(), buffer)) free_.push_back(buffer);
+}
+
+int64_t VectorOps::count(VShape s) const {
+  switch (s) {
+    case VShape::Full: return t_.rows * t_.pitch;
+    case VShape::Row: return t_.rows;
+    case VShape::Col: return t_.pitch;
+    case VShape::Scalar: return 0;
+  }
+  return 0;
+}
+
+int64_t vbytes(VShape s, DType t, const VTile& tile) {
+  int64_t size = dtype_size(t);
+  switch (s) {
+    case VShape::Full: return round_up(tile.rows * tile.pitch * size, 32);
+    case VShape::Row: return round_up(round_up(tile.rows, 8) * size, 32);  // vbrcb reads 8 at a time
+    case VShape::Col: return round_up(tile.pitch * size, 32);
+    case VShape::Scalar: return 0;
+  }
+  return 0;
+}
+
+VectorOps::~VectorOps() {
+  for (const auto& [from, to] : spread_) pool_.give(to);
+}
+
+VValue VectorOps::temp(VShape s, DType t) { return {s, t, {-1, pool_.take(bytes(s, t)), Affine(0)}, 0}; }
+
+void VectorOps::done(const VValue& v) {
+  if (v.shape == VShape::Scalar || v.at.buffer < 0) return;
+  std::erase_if(spread_, [&](const auto& e) { return e.first == v.at.buffer || e.second == v.at.buffer; });
+  pool_.give(v.at.buffer);
+}
+
+void VectorOps::emit(const std::string& mnemonic, std::vector<Ref> mems, std::vector<Arg> args) {
+  std::vector<Arg> all;
+  for (size_t i = 0; i < mems.size(); ++i) all.push_back({.kind = Arg::Kind::Mem, .name = fmt::format("#{}", i)});
+  for (Arg& a : args) all.push_back(std::move(a));
+  out_->push_back(instr(mnemonic, Pipe::V, std::move(mems), std::move(all)));
+}
+
+void VectorOps::pieces(int64_t n, DType t, const std::function<void(int64_t, int64_t, int64_t)>& make) {
+  int64_t epr = per_repeat(t), full = n / epr, tail = n % epr;
+  for (int64_t done = 0; done < full; done += 255) make(done * 256, std::min<int64_t>(255, full - done), 0);
+  if (tail) make(full * 256, 1, tail);
+}
+
+void VectorOps::each_row(const std::function<void(const Affine&)>& f) {
+  if (t_.rows == 1) return f(Affine(0));
+  std::vector<Node>* outer = out_;
+  std::vector<Node> body;
+  out_ = &body;
+  int v = k_.new_var("row");
+  f(Affine::var(v));
+  out_ = outer;
+  out_->push_back(loop(v, Affine(0), Affine(t_.rows), Affine(1), std::move(body)));
+}
+
+void VectorOps::unary(const char* mnemonic, const VValue& dst, const VValue& a) {
+  CUBEKIT_ASSERT(dst.shape == a.shape && dst.dtype == a.dtype, "vector unary on different shapes or types");
+  std::string m = vtyped(mnemonic, a.dtype);
+  pieces(count(a.shape), a.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
+    std::vector<Arg> args = {repeat(rep)};
+    with_mask(args, mask);
+    emit(m, {plus(dst.at, off), plus(a.at, off)}, std::move(args));
+  });
+}
+
+void VectorOps::fill(const VValue& dst, double value) {
+  std::string m = vtyped("vdup", dst.dtype);
+  pieces(count(dst.shape), dst.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
+    std::vector<Arg> args = {num(value), repeat(rep)};
+    with_mask(args, mask);
+    emit(m, {plus(dst.at, off)}, std::move(args));
+  });
+}
+
+void VectorOps::cast(const VValue& dst, const VValue& a) {
+  CUBEKIT_ASSERT(dst.shape == a.shape, "vector cast between shapes");
+  if (dst.dtype == a.dtype) return unary("vadds", dst, a);  // not reached: callers skip no-op casts
+  int64_t sd = size(dst.dtype), ss = size(a.dtype), epr = 256 / std::max(sd, ss), n = count(a.shape);
+  std::string m = fmt::format("vconv.{}.{}", dtype_name(dst.dtype), dtype_name(a.dtype));
+  // Halide's float -> integer cast truncates; float -> float rounds to nearest even.
+  bool truncate = is_float(a.dtype) && !is_float(dst.dtype);
+  int64_t full = n / epr, tail = n % epr;
+  auto piece = [&](int64_t first, int64_t rep, int64_t mask) {
+    std::vector<Arg> args = {repeat(rep), kw("dst_rep", imm(epr * sd / 32)), kw("src_rep", imm(epr * ss / 32))};
+    with_mask(args, mask);
+    if (truncate) args.push_back(kw("round", name("trunc")));
+    emit(m, {plus(dst.at, first * sd), plus(a.at, first * ss)}, std::move(args));
+  };
+  for (int64_t done = 0; done < full; done += 255) piece(done * epr, std::min<int64_t>(255, full - done), 0);
+  if (tail) piece(full * epr, 1, tail);
+}
+
+void VectorOps::binary_same(const std::string& m, const VValue& dst, const VValue& a, const VValue& b, int64_t n) {
+  pieces(n, a.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
+    std::vector<Arg> args = {repeat(rep)};
+    with_mask(args, mask);
+    emit(m, {plus(dst.at, off), plus(a.at, off), plus(b.at, off)}, std::move(args));
+  });
+}
+
+void VectorOps::binary_scalar(VBinary op, const VValue& dst, const VValue& a, double c, bool scalar_first) {
+  auto vs = [&](const char* m, const VValue& src, double value) {
+    pieces(count(src.shape), src.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
+      std::vector<Arg> args = {num(value), repeat(rep)};
+      with_mask(args, mask);
+      emit(vtyped(m, src.dtype), {plus(dst.at, off), plus(src.at, off)}, std::move(args));
+    });
+  };
+  switch (op) {
+    case VBinary::Add: return vs("vadds", a, c);
+    case VBinary::Mul: return vs("vmuls", a, c);
+    case VBinary::Min: return vs("vmins", a, c);
+    case VBinary::Max: return vs("vmaxs", a, c);
+    case VBinary::Sub:
+      if (!scalar_first) return vs("vadds", a, -c);
+      vs("vmuls", a, -1.0);  // c - a = -a + c
+      return vs("vadds", dst, c);
+    case VBinary::Div:
+      if (!scalar_first) return vs("vmuls", a, 1.0 / c);
+      unary("vrec", dst, a);  // c / a = c * (1 / a)
+      if (c != 1.0) vs("vmuls", dst, c);
+      return;
+  }
+}
+
+// The Row operand spread to a 32 B block per row (vbrcb), cached until its buffer is released.
+int VectorOps::spread(const VValue& row) {
+  for (const auto& [from, to] : spread_)
+    if (from == row.at.buffer) return to;
+  int bc = pool_.take(round_up(t_.rows, 8) * 32);
+  emit(vtyped("vbrcb", row.dtype), {{-1, bc, Affine(0)}, row.at}, {repeat((t_.rows + 7) / 8)});
+  spread_.push_back({row.at.buffer, bc});
+  return bc;
+}
+
+void VectorOps::binary_broadcast(const std::string& m, const VValue& dst, const VValue& a, const VValue& b) {
+  bool x_first = a.shape != VShape::Full;
+  const VValue &full = x_first ? b : a, &x = x_first ? a : b;
+  std::string fs = x_first ? "src1" : "src0", xs = x_first ? "src0" : "src1";
+  int64_t rb = t_.pitch * size(full.dtype), epr = per_repeat(full.dtype);
+  Ref xat = x.at;
+  if (x.shape == VShape::Row) xat = {-1, spread(x), Affine(0)};
+  auto ordered = [&](const Ref& d, const Ref& f, const Ref& xr) {
+    return x_first ? std::vector<Ref>{d, xr, f} : std::vector<Ref>{d, f, xr};
+  };
+  if (rb <= 256) {  // a row within one repeat: one instruction for all rows
+    for (int64_t r0 = 0; r0 < t_.rows; r0 += 255) {
+      int64_t rows = std::min<int64_t>(255, t_.rows - r0);
+      std::vector<Arg> args = {repeat(rows), kw("dst_rep", imm(rb / 32)), kw(fs + "_rep", imm(rb / 32))};
+      if (t_.pitch < epr) with_mask(args, t_.pitch);
+      if (x.shape == VShape::Row) args.push_back(kw(xs + "_blk", imm(0))), args.push_back(kw(xs + "_rep", imm(1)));
+      else args.push_back(kw(xs + "_rep", imm(0)));
+      Affine xo = x.shape == VShape::Row ? Affine(r0 * 32) : Affine(0);
+      emit(m, ordered(plus(dst.at, r0 * rb), plus(full.at, r0 * rb), plus(xat, xo)), std::move(args));
+    }
+    return;
+  }
+  each_row([&](const Affine& r) {
+    pieces(t_.pitch, full.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
+      std::vector<Arg> args = {repeat(rep)};
+      with_mask(args, mask);
+      Ref xr = plus(xat, off);
+      if (x.shape == VShape::Row) {
+        xr = plus(xat, r * 32);
+        args.push_back(kw(xs + "_blk", imm(0))), args.push_back(kw(xs + "_rep", imm(0)));
+      }
+      emit(m, ordered(plus(dst.at, r * rb + Affine(off)), plus(full.at, r * rb + Affine(off)), xr), std::move(args));
+    });
+  });
+}
+
+void VectorOps::binary(VBinary op, const VValue& dst, const VValue& a, const VValue& b) {
+  CUBEKIT_ASSERT(a.shape != VShape::Scalar || b.shape != VShape::Scalar, "two constants reach the vector unit");
+  if (b.shape == VShape::Scalar) return binary_scalar(op, dst, a, b.constant, false);
+  if (a.shape == VShape::Scalar) {
+    if (op == VBinary::Sub || op == VBinary::Div) return binary_scalar(op, dst, b, a.constant, true);
+    return binary_scalar(op, dst, b, a.constant, false);  // commutative
+  }
+  std::string m = vtyped(binary_mnemonic(op), a.dtype);
+  if (a.shape == b.shape) return binary_same(m, dst, a, b, count(a.shape));
+  CUBEKIT_ASSERT(a.shape == VShape::Full || b.shape == VShape::Full, "a Row and a Col operand meet outside a Full value");
+  binary_broadcast(m, dst, a, b);
+}
+
+void VectorOps::broadcast(const VValue& dst, const VValue& a) {
+  CUBEKIT_ASSERT(dst.shape == VShape::Full && (a.shape == VShape::Row || a.shape == VShape::Col), "broadcast of a {} value",
+                 int(a.shape));
+  std::string m = vtyped("vadds", a.dtype);
+  int64_t rb = t_.pitch * size(a.dtype), epr = per_repeat(a.dtype);
+  bool row = a.shape == VShape::Row;
+  Ref src = row ? Ref{-1, spread(a), Affine(0)} : a.at;
+  if (rb <= 256) {
+    for (int64_t r0 = 0; r0 < t_.rows; r0 += 255) {
+      std::vector<Arg> args = {num(0), repeat(std::min<int64_t>(255, t_.rows - r0)), kw("dst_rep", imm(rb / 32)),
+                               kw("src_rep", imm(row ? 1 : 0))};
+      if (row) args.push_back(kw("src_blk", imm(0)));
+      if (t_.pitch < epr) with_mask(args, t_.pitch);
+      emit(m, {plus(dst.at, r0 * rb), plus(src, row ? Affine(r0 * 32) : Affine(0))}, std::move(args));
+    }
+    return;
+  }
+  each_row([&](const Affine& r) {
+    pieces(t_.pitch, a.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
+      std::vector<Arg> args = {num(0), repeat(rep)};
+      with_mask(args, mask);
+      if (row) args.push_back(kw("src_blk", imm(0))), args.push_back(kw("src_rep", imm(0)));
+      emit(m, {plus(dst.at, r * rb + Affine(off)), row ? plus(src, r * 32) : plus(src, off)}, std::move(args));
+    });
+  });
+}
+
+void VectorOps::select(VCompare cmp, const VValue& dst, const VValue& x, const VValue& y, const VValue& if_true,
+                       const VValue& if_false) {
+  // Every operand a vector of dst's shape.
+  std::vector<VValue> owned;
+  auto vec = [&](const VValue& v) {
+    if (v.shape == dst.shape) return v;
+    VValue t = temp(dst.shape, v.dtype);
+    owned.push_back(t);
+    if (v.shape == VShape::Scalar) fill(t, v.constant);
+    else broadcast(t, v);
+    return t;
+  };
+  VValue cx = vec(x), cy = vec(y), ct = vec(if_true), cf = vec(if_false);
+  int64_t n = count(dst.shape), epr = per_repeat(x.dtype);
+  CUBEKIT_ASSERT(per_repeat(dst.dtype) == epr, "select compares and picks types of different widths");
+  int bits = pool_.take((n + epr - 1) / epr * epr / 8);
+  pieces(n, x.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
+    std::vector<Arg> args = {kw("cmp", name(compare_name(cmp))), repeat(rep)};
+    with_mask(args, mask);
+    emit(vtyped("vcmp", x.dtype), {{-1, bits, Affine(off / 256 * epr / 8)}, plus(cx.at, off), plus(cy.at, off)}, std::move(args));
+  });
+  pieces(n, dst.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
+    std::vector<Arg> args = {repeat(rep)};
+    with_mask(args, mask);
+    emit(vtyped("vsel", dst.dtype),
+         {plus(dst.at, off), plus(ct.at, off), plus(cf.at, off), {-1, bits, Affine(off / 256 * epr / 8)}}, std::move(args));
+  });
+  pool_.give(bits);
+  for (const VValue& v : owned) done(v);
+}
+
+void VectorOps::reduce(VReduce op, const VValue& dst, const VValue& full) {
+  DType t = full.dtype;
+  std::string m = vtyped(reduce_mnemonic(op), t);
+  int64_t epr = per_repeat(t), rb = t_.pitch * size(t), cols = t_.cols;
+  if (cols <= epr) {  // each row within one repeat: one instruction for all rows
+    for (int64_t r0 = 0; r0 < t_.rows; r0 += 255) {
+      std::vector<Arg> args = {repeat(std::min<int64_t>(255, t_.rows - r0)), kw("src_rep", imm(rb / 32)), kw("dst_rep", imm(1))};
+      if (cols < epr) with_mask(args, cols);
+      emit(m, {plus(dst.at, r0 * size(t)), plus(full.at, r0 * rb)}, std::move(args));
+    }
+    return;
+  }
+  if (cols / epr >= 2) return fold(op, dst, full);
+  // One partial result per 256 B of each row, then the partials reduced the same way.
+  int64_t q = (cols + epr - 1) / epr, qp = round_up(q, 32 / size(t));
+  VTile sub{t_.rows, q, qp};
+  VValue part{VShape::Full, t, {-1, pool_.take(t_.rows * qp * size(t)), Affine(0)}, 0};
+  if (qp != q) VectorOps(k_, pool_, *out_, sub).fill(part, 0);  // defined padding for the next level
+  each_row([&](const Affine& r) {
+    pieces(cols, t, [&](int64_t off, int64_t rep, int64_t mask) {
+      std::vector<Arg> args = {repeat(rep), kw("dst_rep", imm(1))};
+      with_mask(args, mask);
+      emit(m, {plus(part.at, r * (qp * size(t)) + Affine(off / 256 * size(t))), plus(full.at, r * rb + Affine(off))},
+           std::move(args));
+    });
+  });
+  VectorOps(k_, pool_, *out_, sub).reduce(op, dst, part);
+  pool_.give(part.at.buffer);
+}
+
+}  // namespace cubekit::codegen
+
+namespace cubekit::codegen {
+
+// Rows of two or more whole repeats: halve each row with elementwise ops (one cycle a repeat)
+// down to one repeat, then one reducing repeat per row (vcadd and the like cost more a repeat):
+//   acc[r] = x[r][0:h] op x[r][h:2h]        (h = q / 2 of the q whole repeats; an odd last one and
+//                                            the masked tail are folded into acc[r][0])
+//   while len > 1: acc[r][0:len/2] op= acc[r][len/2:len]
+//   dst[r] = reduce(acc[r][0])
+// Each level is one loop over the rows, so the barrier between levels is paid once a level.
+void VectorOps::fold(VReduce op, const VValue& dst, const VValue& full) {
+  DType t = full.dtype;
+  static constexpr const char* ops[] = {"vadd", "vmax", "vmin"};
+  std::string m = vtyped(ops[int(op)], t);
+  int64_t epr = per_repeat(t), rb = t_.pitch * size(t), cols = t_.cols, q = cols / epr, tail = cols % epr, h = q / 2;
+  int64_t ab = h * 256;  // bytes of one row of the accumulator
+  Ref acc{-1, pool_.take(t_.rows * ab), Affine(0)};
+  auto level = [&](int64_t repeats, const std::function<Ref(const Affine&)>& a, const std::function<Ref(const Affine&)>& b,
+                   int64_t mask) {
+    each_row([&](const Affine& r) {
+      if (mask) return emit(m, {plus(acc, r * ab), a(r), b(r)}, {repeat(1), kw("mask", mask_count(mask))});
+      pieces(repeats * epr, t, [&](int64_t off, int64_t rep, int64_t) {
+        emit(m, {plus(acc, r * ab + Affine(off)), plus(a(r), off), plus(b(r), off)}, {repeat(rep)});
+      });
+    });
+  };
+  auto x = [&](int64_t byte) { return [&, byte](const Affine& r) { return plus(full.at, r * rb + Affine(byte)); }; };
+  auto in_acc = [&](int64_t byte) { return [&, byte](const Affine& r) { return plus(acc, r * ab + Affine(byte)); }; };
+  level(h, x(0), x(h * 256), 0);
+  if (q % 2) level(1, in_acc(0), x(2 * h * 256), 0);
+  if (tail) level(1, in_acc(0), x(q * 256), tail);
+  for (int64_t len = h; len > 1; len /= 2) {
+    if (len % 2) level(1, in_acc(0), in_acc((len - 1) * 256), 0);
+    level(len / 2, in_acc(0), in_acc(len / 2 * 256), 0);
+  }
+  std::string r = vtyped(reduce_mnemonic(op), t);
+  if (ab / 32 <= 255) {
+    for (int64_t r0 = 0; r0 < t_.rows; r0 += 255)
+      emit(r, {plus(dst.at, r0 * size(t)), plus(acc, r0 * ab)},
+           {repeat(std::min<int64_t>(255, t_.rows - r0)), kw("src_rep", imm(ab / 32)), kw("dst_rep", imm(1))});
+  } else {
+    each_row([&](const Affine& row) { emit(r, {plus(dst.at, row * size(t)), plus(acc, row * ab)}, {repeat(1)}); });
+  }
+  pool_.give(acc.buffer);
+}
+
+}  // namespace cubekit::codegen

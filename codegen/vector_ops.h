@@ -1,0 +1,108 @@
+// Vector-unit instruction selection for values in UB: the building blocks of the vector path and
+// of fused matmul epilogues. A value of a tile is Full (`rows` rows of `pitch` elements, the first
+// `cols` of each valid), Row (one element per row), Col (one per column, shared by all rows) or a
+// compile-time Scalar. Every operation appends V instructions (and loops over rows where one
+// instruction cannot cover them) to a node list:
+//
+//   Full op Full, Row op Row          one pass over the contiguous elements (repeats of 256 B,
+//                                     at most 255 per instruction, the last one masked)
+//   Full op Row                       the row values spread to one 32 B block each (vbrcb), read
+//                                     with block and repeat stride 0 along the row
+//   Full op Col                       the column vector read again for every row
+//   Full op Scalar                    vadds / vmuls / vmaxs / vmins with an immediate
+//   reduce Full -> Row                vcadd / vcmax / vcmin per 256 B, masked to the valid
+//                                     columns, then again over the partial results
+#pragma once
+
+#include "codegen/ir.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cubekit::codegen {
+
+enum class VShape : uint8_t { Full, Row, Col, Scalar };
+
+struct VValue {
+  VShape shape = VShape::Scalar;
+  DType dtype = DType::f32;
+  Ref at;               // the first element (not Scalar)
+  double constant = 0;  // Scalar
+  static VValue scalar(DType t, double v) { return {VShape::Scalar, t, {}, v}; }
+};
+
+// The tile the instructions work on (rows is a compile-time count: a partial tile gets its own code).
+struct VTile {
+  int64_t rows = 1, cols = 1, pitch = 16;
+};
+
+// Bytes a value of this shape and type takes in UB for the tile (a Row is padded to whole 32 B
+// blocks, and to 8 elements for vbrcb).
+int64_t vbytes(VShape shape, DType t, const VTile& tile);
+
+enum class VBinary : uint8_t { Add, Sub, Mul, Div, Min, Max };
+enum class VReduce : uint8_t { Sum, Max, Min };
+enum class VCompare : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
+
+// UB scratch for one tile's computation: buffers are reused once released (their static offsets are
+// planned with the others; the sync pass orders the reuse with barriers).
+class ScratchPool {
+ public:
+  explicit ScratchPool(Kernel& k) : k_(k) {}
+  int take(int64_t bytes);  // a buffer of at least `bytes`
+  void give(int buffer);
+  const std::vector<int>& all() const { return all_; }
+
+ private:
+  Kernel& k_;
+  std::vector<int> all_, free_;
+};
+
+class VectorOps {
+ public:
+  VectorOps(Kernel& k, ScratchPool& pool, std::vector<Node>& out, VTile tile) : k_(k), pool_(pool), out_(&out), t_(tile) {}
+
+  ~VectorOps();  // gives back the spread blocks it made
+  int64_t bytes(VShape shape, DType t) const { return vbytes(shape, t, t_); }
+  // A scratch value (release it with done()).
+  VValue temp(VShape shape, DType t);
+  void done(const VValue& v);
+
+  void unary(const char* mnemonic, const VValue& dst, const VValue& a);  // vexp, vln, vsqrt, vabs, vrec, vrsqrt, vrelu
+  void binary(VBinary op, const VValue& dst, const VValue& a, const VValue& b);
+  void cast(const VValue& dst, const VValue& a);
+  void fill(const VValue& dst, double value);
+  void select(VCompare cmp, const VValue& dst, const VValue& x, const VValue& y, const VValue& if_true,
+              const VValue& if_false);
+  void reduce(VReduce op, const VValue& dst_row, const VValue& full);
+  // A Full value equal to the Row or Col value broadcast over the tile.
+  void broadcast(const VValue& dst, const VValue& a);
+
+ private:
+  int64_t size(DType t) const { return dtype_size(t); }
+  int64_t per_repeat(DType t) const { return 256 / size(t); }
+  int64_t count(VShape s) const;  // elements a value of this shape spans
+  // One V instruction: memory operands in order, then the other arguments.
+  void emit(const std::string& mnemonic, std::vector<Ref> mems, std::vector<Arg> args);
+  // `n` contiguous elements in repeats of 256 B (at most 255 per instruction, the last masked);
+  // `make(offset_bytes, repeats, mask)` adds the instruction for one piece.
+  void pieces(int64_t n, DType t, const std::function<void(int64_t, int64_t, int64_t)>& make);
+  // Runs `f(row)` for every row of the tile: an IR loop (row an Affine of its variable).
+  void each_row(const std::function<void(const Affine&)>& f);
+  void binary_same(const std::string& m, const VValue& dst, const VValue& a, const VValue& b, int64_t n);
+  void binary_scalar(VBinary op, const VValue& dst, const VValue& a, double c, bool scalar_first);
+  void binary_broadcast(const std::string& m, const VValue& dst, const VValue& a, const VValue& b);
+  int spread(const VValue& row);  // a 32 B block per row holding its value (vbrcb), cached
+  void fold(VReduce op, const VValue& dst, const VValue& full);  // reduce rows of 2+ whole repeats
+
+  Kernel& k_;
+  ScratchPool& pool_;
+  std::vector<Node>* out_;
+  VTile t_;
+  std::vector<std::pair<int, int>> spread_;  // (Row buffer, its spread blocks)
+};
+
+std::string vtyped(std::string_view mnemonic, DType t);
+
+}  // namespace cubekit::codegen

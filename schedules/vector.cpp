@@ -1,0 +1,264 @@
+#include "schedules/vector.h"
+
+#include "emulator/error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace cubekit::sched {
+
+namespace {
+
+using dsl::Directive;
+using dsl::Expr;
+using dsl::ExprNode;
+using dsl::FuncImpl;
+using dsl::Op;
+using dsl::VarImpl;
+
+const char* shape_name(VecShape s) {
+  static constexpr const char* n[] = {"full", "per-row", "per-column"};
+  return n[int(s)];
+}
+
+// Where an expression is evaluated: the leading variables, and the one walking the last dimension
+// (a Var, the RDom of an enclosing reduction, or none in a per-row Func).
+struct Context {
+  std::vector<const VarImpl*> rows;
+  const VarImpl* last = nullptr;
+  std::string where;  // "softmax(r, c) = ..." for messages
+};
+
+class Planner {
+ public:
+  Planner(const dsl::Func& f, VectorPlan& p) : f_(f), p_(p) {}
+
+  void run() {
+    const auto& out = f_.impl;
+    p_.name = out->name;
+    p_.output = out;
+    p_.shape = f_.shape();
+    p_.cols = p_.shape.back();
+    for (size_t i = 0; i + 1 < p_.shape.size(); ++i) p_.rows *= p_.shape[i];
+    Context c;
+    c.where = out->name;
+    for (const auto& a : out->args) c.rows.push_back(a.get());
+    c.last = c.rows.back();
+    c.rows.pop_back();
+    analyse(out->value, c);  // Full; a per-row value is broadcast over the columns
+    p_.flat = !uses_row_or_col_;
+    read_schedule();
+  }
+
+ private:
+
+  // The shape an access with these index expressions reads, in context c.
+  VecShape access(const std::vector<Expr>& args, const Context& c, const std::string& what) {
+    auto is = [&](const Expr& e, const VarImpl* v) { return v && e.node().op == Op::Var && e.node().var.get() == v; };
+    std::string index;
+    for (const Expr& a : args) index += (index.empty() ? "" : ", ") + a.str();
+    auto bad = [&]() {
+      std::string rows;
+      for (const VarImpl* v : c.rows) rows += (rows.empty() ? "" : ", ") + v->name;
+      std::string last = c.last ? c.last->name : "(none: a per-row Func)";
+      user_error("{}: {}({}) is indexed in a way the vector path cannot read: it reads tensors at (rows.., last), "
+                 "(rows..) or (last), where here rows are ({}) and last is {}", c.where, what, index, rows, last);
+    };
+    if (args.size() == c.rows.size() + 1 && c.last) {
+      for (size_t i = 0; i < c.rows.size(); ++i)
+        if (!is(args[i], c.rows[i])) bad();
+      if (!is(args.back(), c.last)) bad();
+      return VecShape::Full;
+    }
+    if (args.size() == c.rows.size() && !args.empty()) {
+      for (size_t i = 0; i < c.rows.size(); ++i)
+        if (!is(args[i], c.rows[i])) bad();
+      uses_row_or_col_ = true;
+      return VecShape::Row;
+    }
+    if (args.size() == 1 && is(args[0], c.last)) {
+      uses_row_or_col_ = true;
+      return VecShape::Col;
+    }
+    bad();
+    return VecShape::Full;
+  }
+
+  static VecShape combine(VecShape a, VecShape b, const Expr& e, const Context& c) {
+    if (a == b) return a;
+    if (a == VecShape::Full || b == VecShape::Full) return VecShape::Full;
+    user_error("{}: `{}` combines a per-row and a per-column value; the vector path broadcasts one of them over a full "
+               "tile: write it as part of an expression that also reads a full input", c.where, e.str());
+  }
+
+  // Returns the shape of e; `scalar` is set when e is a constant.
+  VecShape analyse(const Expr& e, const Context& c, bool* scalar = nullptr) {
+    const ExprNode& n = e.node();
+    if (scalar) *scalar = false;
+    switch (n.op) {
+      case Op::Const:
+        if (scalar) *scalar = true;
+        return c.last ? VecShape::Full : VecShape::Row;  // adopts its partner's shape
+      case Op::Var:
+        user_error("{}: `{}` uses the loop variable {} as a value; the vector path computes on tensor values", c.where,
+                   e.str(), n.var->name);
+      case Op::Input: {
+        VecShape s = access(n.args, c, n.input->name);
+        add_input(n.input, s, c);
+        return s;
+      }
+      case Op::Func: {
+        VecShape s = access(n.args, c, n.func->name);
+        add_stage(n.func, s);
+        return s;
+      }
+      case Op::Sum:
+      case Op::Maximum:
+      case Op::Minimum: return reduction(e, c);
+      case Op::Select: {
+        const ExprNode& cond = n.args[0].node();
+        VecShape s = analyse(cond.args[0], c);
+        s = combine(s, analyse(cond.args[1], c), e, c);
+        s = combine(s, analyse(n.args[1], c), e, c);
+        return combine(s, analyse(n.args[2], c), e, c);
+      }
+      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
+        user_error("{}: the comparison `{}` is only computed inside select() on the vector path", c.where, e.str());
+      default: break;
+    }
+    bool all_scalar = true;
+    VecShape s = VecShape::Full;
+    bool first = true;
+    for (const Expr& a : n.args) {
+      bool k = false;
+      VecShape sa = analyse(a, c, &k);
+      if (k) continue;
+      all_scalar = false;
+      s = first ? sa : combine(s, sa, e, c);
+      first = false;
+    }
+    if (scalar) *scalar = all_scalar;
+    if (all_scalar) return c.last ? VecShape::Full : VecShape::Row;
+    return s;
+  }
+
+  // sum / maximum / minimum over an RDom along the last dimension: a per-row value.
+  VecShape reduction(const Expr& e, const Context& c) {
+    const ExprNode& n = e.node();
+    if (in_reduction_) user_error("{}: `{}` nests a reduction in a reduction; compute the inner one as its own Func", c.where, e.str());
+    auto rvars = dsl::rvars_of(n.args[0]);
+    if (rvars.size() != 1)
+      user_error("{}: `{}` reduces over {} variables; the vector path reduces along the last dimension only", c.where,
+                 e.str(), rvars.size());
+    const VarImpl* k = rvars[0].get();
+    if (k->min != 0 || k->extent != p_.cols)
+      user_error("{}: `{}` reduces {} over [{}, {}); the vector path reduces whole rows of the last dimension, [0, {})",
+                 c.where, e.str(), k->name, k->min, k->min + k->extent, p_.cols);
+    Context inner = c;
+    inner.last = k;
+    inner.where = c.where + " (in " + std::string(dsl::op_name(n.op)) + ")";
+    in_reduction_ = true;
+    bool scalar = false;
+    VecShape s = analyse(n.args[0], inner, &scalar);
+    in_reduction_ = false;
+    if (scalar || s != VecShape::Full)
+      user_error("{}: `{}` reduces a value that does not vary along {}; the vector path reduces full rows (index an "
+                 "input or Func by {} in the last position)", c.where, e.str(), k->name, k->name);
+    uses_row_or_col_ = true;
+    return VecShape::Row;
+  }
+
+  void add_input(const std::shared_ptr<dsl::InputImpl>& in, VecShape s, const Context& c) {
+    for (const auto& o : p_.inputs)
+      if (o.input == in) {
+        if (o.shape != s)
+          user_error("{}: input {} is read both as a {} and as a {} value; read it one way (or pass it twice)", c.where,
+                     in->name, shape_name(o.shape), shape_name(s));
+        return;
+      }
+    int64_t expect = s == VecShape::Full ? p_.rows * p_.cols : s == VecShape::Row ? p_.rows : p_.cols;
+    int64_t have = 1;
+    for (int64_t d : in->shape) have *= d;
+    if (have != expect)
+      user_error("{}: input {} has {} elements but a {} operand of {} needs {}", c.where, in->name, have, shape_name(s),
+                 p_.name, expect);
+    p_.inputs.push_back({in, s});
+  }
+
+  void add_stage(const std::shared_ptr<FuncImpl>& g, VecShape s) {
+    if (g == p_.output) user_error("{} calls itself", g->name);
+    for (const auto& st : p_.stages)
+      if (st.func == g) return;
+    if (visiting_.count(g.get())) user_error("{}: its definition calls itself through other Funcs", g->name);
+    if (s == VecShape::Col) user_error("{}: a Func over the last dimension only is not supported on the vector path", g->name);
+    if (!g->value.defined()) user_error("{} is used before it is defined", g->name);
+    visiting_.insert({g.get(), true});
+    Context c;
+    c.where = g->name;
+    for (const auto& a : g->args) c.rows.push_back(a.get());
+    if (s == VecShape::Full) c.last = c.rows.back(), c.rows.pop_back();
+    bool scalar = false;
+    VecShape got = analyse(g->value, c, &scalar);
+    if (!scalar && s == VecShape::Row && got != VecShape::Row)
+      user_error("{}: a per-row Func whose value `{}` varies along the columns", g->name, g->value.str());
+    visiting_.erase(g.get());
+    p_.stages.push_back({g, s});
+  }
+
+  void read_schedule() {
+    for (const Directive& d : f_.impl->schedule) {
+      switch (d.kind) {
+        case Directive::Kind::Cores: p_.cores = true; break;
+        case Directive::Kind::DoubleBuffer: p_.double_buffer = true; break;
+        case Directive::Kind::TileRows:
+          if (d.factor < 1) user_error("{}.{}: give at least 1 row", p_.name, d.text);
+          if (p_.flat) user_error("{}.{}: {} is elementwise (flat tiles of elements); tile_rows() applies to Funcs with "
+                                  "per-row or per-column values", p_.name, d.text, p_.name);
+          p_.tile_rows = std::min(d.factor, p_.rows);
+          break;
+        case Directive::Kind::Bound: break;
+        default:
+          user_error("{}.{}: {} runs on the vector unit, which takes cores(), double_buffer() and tile_rows(); this "
+                     "directive is for the cube path", p_.name, d.text, p_.name);
+      }
+    }
+  }
+
+  const dsl::Func& f_;
+  VectorPlan& p_;
+  bool uses_row_or_col_ = false, in_reduction_ = false;
+  std::map<const FuncImpl*, bool> visiting_;
+};
+
+const ExprNode* strip_cast(const ExprNode* n) { return n->op == Op::Cast ? n->args[0].get() : n; }
+
+}  // namespace
+
+bool is_contraction(const dsl::Func& f) {
+  if (!f.defined()) return false;
+  const ExprNode* v = strip_cast(f.impl->value.get());
+  if (v->op != Op::Sum) return false;
+  const ExprNode* p = v->args[0].get();
+  return p->op == Op::Mul && strip_cast(p->args[0].get())->op == Op::Input && strip_cast(p->args[1].get())->op == Op::Input;
+}
+
+std::string VectorPlan::str() const {
+  std::string st;
+  for (const Stage& s : stages) st += fmt::format("{}{} ({})", st.empty() ? "" : ", ", s.func->name, shape_name(s.shape));
+  std::string in;
+  for (const Operand& o : inputs) in += fmt::format("{}{} ({})", in.empty() ? "" : ", ", o.input->name, shape_name(o.shape));
+  return fmt::format("{}: vector, {} rows x {} columns{}; inputs {}; stages {}{}{}{}", name, rows, cols,
+                     flat ? " (flat)" : "", in, st.empty() ? "none" : st, tile_rows ? fmt::format(", tile_rows {}", tile_rows) : "",
+                     cores ? ", on all cores" : "", double_buffer ? ", double-buffered" : "");
+}
+
+VectorPlan plan_vector(const dsl::Func& f, const ChipConfig&) {
+  if (!f.defined()) user_error("{} has no definition", f.name());
+  VectorPlan p;
+  Planner(f, p).run();
+  return p;
+}
+
+}  // namespace cubekit::sched
