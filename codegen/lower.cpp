@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -36,7 +37,9 @@ void log(const char* pass, F ir) {
 Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
   Kernel k;
-  if (sched::is_contraction(f)) {                  // the cube path
+  bool cube = std::any_of(f.impl->schedule.begin(), f.impl->schedule.end(),
+                          [](const dsl::Directive& d) { return d.kind == dsl::Directive::Kind::Cube; });
+  if (cube || sched::is_contraction(f)) {          // the cube path (which says why a Func is not for it)
     sched::ContractionPlan plan = sched::plan_contraction(f, chip);
     log("schedule", [&] { return plan.str() + "\n"; });
     k = build_contraction_nest(plan, chip);        // loops, scopes, Move and Mmad

@@ -5,6 +5,7 @@
 // and breaks one thing; its message must name the Func and directive, give the numbers, and say
 // how to fix it where the message does.
 #include "codegen/lower.h"
+#include "schedules/contraction.h"
 #include "dsl/func.h"
 #include "dsl/host.h"
 #include "emulator/chip_config.h"
@@ -193,11 +194,13 @@ INSTANTIATE_TEST_SUITE_P(Loops, ApiError, testing::ValuesIn(kLoops), api_case_na
 // ---- recognising the contraction (schedules/contraction.cpp) --------------------------------------
 
 // D's definition instead of C's, compiled without a schedule: recognition comes first.
+// A Func that is meant for the cube but is not a contraction it can do (compiled without a cube
+// schedule it would be a vector Func): the recogniser says why.
 void compile_d(const std::function<void(Mm&, Func&)>& define) {
   Mm x;
   Func D("D");
   define(x, D);
-  codegen::compile(D, chip910());
+  sched::recognise_contraction(D, chip910());
 }
 Expr f32(const Expr& e) { return cast(DType::f32, e); }
 const std::string kShape = "the cube computes C(b.., m, n) = sum(cast(T, A(b.., m, k)) * cast(T, B(b.., k, n)))";
