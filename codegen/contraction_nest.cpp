@@ -1,8 +1,13 @@
 #include "codegen/contraction_nest.h"
 
+#include "codegen/storage.h"
+#include "codegen/vector_eval.h"
 #include "emulator/error.h"
 
 #include <fmt/format.h>
+
+#include <map>
+#include <memory>
 
 namespace cubekit::codegen {
 
@@ -22,9 +27,9 @@ struct Tile {
 
 class Builder {
  public:
-  Builder(const ContractionPlan& p, const ChipConfig& chip)
+  Builder(const ContractionPlan& p, const ChipConfig& chip, int64_t strip)
       : p_(p), chip_(chip), full_(p.c.k / p.tk_l1), tail_(p.c.k % p.tk_l1), chunks_(full_ + (tail_ ? 1 : 0)),
-        ahead_(p.l1_copies - 1), rotate_(p.stagger && full_ > 1) {}
+        ahead_(p.l1_copies - 1), rotate_(p.stagger && full_ > 1), strip_(strip) {}
 
   Kernel build() {
     const sched::Contraction& c = p_.c;
@@ -34,9 +39,10 @@ class Builder {
     std::vector<int64_t> a_shape = c.a->shape, b_shape = c.b->shape, c_shape = c.batch;
     c_shape.push_back(c.m);
     c_shape.push_back(c.n);
-    k_.tensors = {{c.a->name, c.in, a_shape, TensorRole::In},
-                  {c.b->name, c.in, b_shape, TensorRole::In},
-                  {p_.func_name, c.out, c_shape, TensorRole::Out}};
+    k_.tensors = {{c.a->name, c.in, a_shape, TensorRole::In}, {c.b->name, c.in, b_shape, TensorRole::In}};
+    for (const auto& e : p_.epilogue_inputs) k_.tensors.push_back({e.input->name, e.input->dtype, e.input->shape, TensorRole::In});
+    out_tensor_ = int(k_.tensors.size());
+    k_.tensors.push_back({p_.func_name, c.out, c_shape, TensorRole::Out});
     int copies = p_.double_buffer ? 2 : 1;
     int64_t s = dtype_size(c.in), m16 = round_up(p_.tm, 16), n16 = round_up(p_.tn, 16);
     auto nz = [&](int64_t rows, int64_t cols) { return round_up(rows, 16) * round_up(cols, p_.c0) * s; };
@@ -46,8 +52,15 @@ class Builder {
     l0a_ = k_.new_buffer("L0A", Space::L0A, m16 * k0 * s, copies);
     l0b_ = k_.new_buffer("L0B", Space::L0B, k0 * n16 * s, copies);
     l0c_ = k_.new_buffer("L0C", Space::L0C, m16 * n16 * 4, 1);
-    ub_ = k_.new_buffer("UB", Space::UB, m16 * p_.strip * dtype_size(c.out), copies);
+    ub_ = k_.new_buffer("UB", Space::UB, m16 * strip_ * dtype_size(c.out), copies);
+    if (p_.epilogue) {
+      acc_ = k_.new_buffer("ACC", Space::UB, m16 * strip_ * 4, 1);
+      for (const auto& e : p_.epilogue_inputs)
+        epi_.push_back(k_.new_buffer("E_" + e.input->name, Space::UB, round_up(strip_ * dtype_size(e.input->dtype), 32), copies));
+      pool_ = std::make_unique<ScratchPool>(k_);
+    }
     k_.body = tiles();
+    if (pool_) k_.body = zero_scratch(std::move(k_.body));
     return std::move(k_);
   }
 
@@ -339,6 +352,9 @@ class Builder {
   }
 
   // L0C -> UB -> GM, `strip` columns (whole fractal columns) at a time; UB holds them as in L0C.
+  // With an epilogue, a strip goes to ACC as it is (f32), the epilogue's vector instructions make
+  // the result in UB from it and the strip of each per-column input, and that goes out:
+  //   scope [UB]  { scope [E_..] { copy the inputs' strip; ACC <- L0C; UB <- epilogue(ACC, E_..) }  GM <- UB }
   std::vector<Node> epilogue(const Tile& t) {
     const sched::Contraction& c = p_.c;
     int64_t m16 = round_up(t.mt, 16);
@@ -346,21 +362,68 @@ class Builder {
       Node drain{Node::Kind::Move};
       drain.src = {{-1, l0c_, 0}, Layout::NZ16, c.acc, t.mt, cols, m16};
       drain.src.col0 = col;
-      drain.dst = {{-1, ub_, 0}, Layout::NZ16, c.out, t.mt, cols, m16};
+      drain.dst = {{-1, p_.epilogue ? acc_ : ub_, 0}, Layout::NZ16, p_.epilogue ? c.acc : c.out, t.mt, cols, m16};
       Node store{Node::Kind::Move};
-      store.src = drain.dst;
-      store.dst = {{2, -1, (t.bc + t.m0 * c.n + t.n0 + col) * dtype_size(c.out)}, Layout::ND, c.out, t.mt, cols, c.n};
-      return std::vector<Node>{scope({ub_}, {drain, store})};
+      store.src = {{-1, ub_, 0}, Layout::NZ16, c.out, t.mt, cols, m16};
+      store.dst = {{out_tensor_, -1, (t.bc + t.m0 * c.n + t.n0 + col) * dtype_size(c.out)}, Layout::ND, c.out, t.mt, cols, c.n};
+      std::vector<Node> make = {drain};
+      if (p_.epilogue) make = fused(t, col, cols, std::move(make));
+      make.push_back(store);
+      return std::vector<Node>{scope({ub_}, std::move(make))};
     };
     std::vector<Node> out;
-    int64_t full = t.nt / p_.strip, tail = t.nt % p_.strip;
-    if (full == 1) out = strip(Affine(0), p_.strip);
+    int64_t full = t.nt / strip_, tail = t.nt % strip_;
+    if (full == 1) out = strip(Affine(0), strip_);
     else if (full > 1) {
       int v = k_.new_var("strip");
-      out.push_back(loop(v, Affine(0), Affine(full), Affine(1), strip(Affine::var(v, p_.strip), p_.strip)));
+      out.push_back(loop(v, Affine(0), Affine(full), Affine(1), strip(Affine::var(v, strip_), strip_)));
     }
-    if (tail) out += strip(Affine(full * p_.strip), tail);
+    if (tail) out += strip(Affine(full * strip_), tail);
     return out;
+  }
+
+  // The epilogue of one strip of `cols` columns from `col`, after the drain in `nodes`.
+  std::vector<Node> fused(const Tile& t, const Affine& col, int64_t cols, std::vector<Node> nodes) {
+    const sched::Contraction& c = p_.c;
+    int64_t m16 = round_up(t.mt, 16);
+    VTile geom{m16, cols, round_up(cols, 16), true};
+    VectorOps ops(k_, *pool_, nodes, geom);
+    std::map<const dsl::InputImpl*, VValue> inputs;
+    std::vector<Node> loads;
+    for (size_t i = 0; i < p_.epilogue_inputs.size(); ++i) {
+      const auto& e = p_.epilogue_inputs[i];
+      int64_t s = dtype_size(e.input->dtype);
+      inputs[e.input.get()] = {VShape::Col, e.input->dtype, {-1, epi_[i], Affine(0)}, 0};
+      loads.push_back(instr("copy_gm_ub_pad", Pipe::MTE2, {{-1, epi_[i], Affine(0)}, {2 + int(i), -1, (t.n0 + col) * s}},
+                            {{.kind = Arg::Kind::Mem, .name = "#0"}, {.kind = Arg::Kind::Mem, .name = "#1"},
+                             kw("len", imm(cols * s))}));
+    }
+    std::map<const dsl::FuncImpl*, VValue> funcs;
+    const dsl::Directive* d = nullptr;
+    for (const auto& x : p_.epilogue->schedule)
+      if (x.kind == dsl::Directive::Kind::EpilogueOf) d = &x;
+    funcs[d->func.get()] = {VShape::Full, c.acc, {-1, acc_, Affine(0)}, 0};
+    VValue out{VShape::Full, c.out, {-1, ub_, Affine(0)}, 0};
+    Evaluator(ops, inputs, funcs).eval(p_.epilogue->value, &out);
+    if (epi_.empty()) return nodes;
+    loads += std::move(nodes);
+    return {scope(epi_, std::move(loads))};
+  }
+
+  // Every scratch buffer of the epilogues zeroed once, so that a column a masked instruction
+  // skips still holds a defined value when a later one reads the whole strip.
+  std::vector<Node> zero_scratch(std::vector<Node> body) {
+    std::vector<Node> out;
+    for (int b : pool_->all()) {
+      int64_t n = k_.buffers[size_t(b)].bytes / 4;
+      VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, b, Affine(0)}, 0}, 0);
+    }
+    if (!out.empty()) {
+      Node b{Node::Kind::Sync};
+      b.sync = "barrier", b.from = Pipe::V;
+      out.push_back(b);
+    }
+    return out += std::move(body);
   }
 
   const ContractionPlan& p_;
@@ -374,13 +437,31 @@ class Builder {
   Affine count_;                    // tiles of this core
   int w_ = -1;                      // this core's tile number
   std::vector<int64_t> weight_;     // per tile loop, its weight in a tile's stagger start
-  int l1a_ = -1, l1b_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1, ub_ = -1;
+  const int64_t strip_;              // columns per UB strip on the way out
+  int l1a_ = -1, l1b_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1, ub_ = -1, acc_ = -1, out_tensor_ = 2;
+  std::vector<int> epi_;             // the epilogue inputs' strips
+  std::unique_ptr<ScratchPool> pool_;
 };
 
 }  // namespace
 
+// An epilogue needs UB for its accumulator strip, its inputs and its intermediate values: the
+// widest strip (whole fractal columns, at most the plan's) whose kernel fits.
 Kernel build_contraction_nest(const sched::ContractionPlan& plan, const ChipConfig& chip) {
-  return Builder(plan, chip).build();
+  if (!plan.epilogue) return Builder(plan, chip, plan.strip).build();
+  int64_t lo = 1, hi = plan.strip / 16, best = 0;
+  while (lo <= hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (space_bytes(Builder(plan, chip, mid * 16).build(), Space::UB, chip) <= chip.buffer_size(Space::UB)) best = mid, lo = mid + 1;
+    else hi = mid - 1;
+  }
+  if (best == 0) {
+    Kernel k = Builder(plan, chip, 16).build();
+    user_error("{}: the epilogue's strips of 16 columns of the {}-row tile need {} bytes of UB but {} has {}; use a "
+               "smaller m tile or a simpler epilogue", plan.func_name, plan.tm, space_bytes(k, Space::UB, chip),
+               chip.name, chip.buffer_size(Space::UB));
+  }
+  return Builder(plan, chip, best * 16).build();
 }
 
 }  // namespace cubekit::codegen

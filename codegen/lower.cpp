@@ -37,9 +37,19 @@ void log(const char* pass, F ir) {
 Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
   Kernel k;
-  bool cube = std::any_of(f.impl->schedule.begin(), f.impl->schedule.end(),
-                          [](const dsl::Directive& d) { return d.kind == dsl::Directive::Kind::Cube; });
-  if (cube || sched::is_contraction(f)) {          // the cube path (which says why a Func is not for it)
+  auto directive = [&](dsl::Directive::Kind kind) -> const dsl::Directive* {
+    for (const dsl::Directive& d : f.impl->schedule)
+      if (d.kind == kind) return &d;
+    return nullptr;
+  };
+  if (const dsl::Directive* e = directive(dsl::Directive::Kind::EpilogueOf)) {  // the cube path, fused
+    dsl::Func producer(e->func->name);
+    producer.impl = e->func;
+    sched::ContractionPlan plan = sched::plan_contraction(producer, chip);
+    sched::attach_epilogue(plan, f);
+    log("schedule", [&] { return plan.str() + ", epilogue " + f.name() + "\n"; });
+    k = build_contraction_nest(plan, chip);
+  } else if (directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
     sched::ContractionPlan plan = sched::plan_contraction(f, chip);
     log("schedule", [&] { return plan.str() + "\n"; });
     k = build_contraction_nest(plan, chip);        // loops, scopes, Move and Mmad

@@ -6,6 +6,13 @@
 
 namespace cubekit::codegen {
 
+int64_t space_bytes(const Kernel& k, Space space, const ChipConfig& chip) {
+  int64_t sum = 0, align = chip.alignment(space);
+  for (const Buffer& b : k.buffers)
+    if (b.space == space) sum += (b.bytes + align - 1) / align * align * b.copies;
+  return sum;
+}
+
 void plan_storage(Kernel& k, const ChipConfig& chip) {
   int64_t next[kNumSpaces] = {};
   for (Buffer& b : k.buffers) {

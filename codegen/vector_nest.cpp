@@ -1,5 +1,7 @@
 #include "codegen/vector_nest.h"
 
+#include "codegen/vector_eval.h"
+#include "codegen/storage.h"
 #include "codegen/vector_ops.h"
 #include "emulator/error.h"
 #include "emulator/program.h"
@@ -30,173 +32,6 @@ std::vector<Arg> mems(size_t n) {
   for (size_t i = 0; i < n; ++i) a.push_back({.kind = Arg::Kind::Mem, .name = fmt::format("#{}", i)});
   return a;
 }
-
-// DSL expressions of one tile to UB values through VectorOps. Values it makes are scratch, given
-// back when used up; inputs and computed Funcs are not.
-class Evaluator {
- public:
-  Evaluator(VectorOps& ops, const std::map<const dsl::InputImpl*, VValue>& inputs,
-            const std::map<const dsl::FuncImpl*, VValue>& funcs)
-      : ops_(ops), inputs_(inputs), funcs_(funcs) {}
-
-  // The value of e, written into `into` when given (converted to its shape).
-  VValue eval(const Expr& e, const VValue* into = nullptr) {
-    VValue v = value(e, into);
-    if (!into || (v.shape == into->shape && v.at.buffer == into->at.buffer && v.shape != VShape::Scalar)) return v;
-    if (v.shape == VShape::Scalar) ops_.fill(*into, v.constant);
-    else if (v.shape == into->shape) ops_.binary(VBinary::Add, *into, v, VValue::scalar(v.dtype, 0));
-    else ops_.broadcast(*into, v);
-    release(v);
-    return *into;
-  }
-
-  // Keeps a value this evaluator made (a computed Func) out of its reuse.
-  void keep(const VValue& v) { owned_.erase(v.at.buffer); }
-  void release(const VValue& v) {
-    if (v.shape == VShape::Scalar || !owned_.count(v.at.buffer)) return;
-    owned_.erase(v.at.buffer);
-    ops_.done(v);
-  }
-
- private:
-  VValue result(VShape s, DType t, const VValue* into) {
-    if (into && into->shape == s && into->dtype == t) return *into;
-    VValue v = ops_.temp(s, t);
-    owned_.insert(v.at.buffer);
-    return v;
-  }
-  static VShape combine(std::initializer_list<VShape> shapes) {
-    VShape s = VShape::Scalar;
-    for (VShape x : shapes)
-      if (x == VShape::Full || s == VShape::Scalar) s = x == VShape::Scalar ? s : x;
-    return s;
-  }
-
-  VValue value(const Expr& e, const VValue* into) {
-    const ExprNode& n = e.node();
-    DType t = n.type.dtype;
-    switch (n.op) {
-      case Op::Const: return VValue::scalar(t, n.value);
-      case Op::Input: return inputs_.at(n.input.get());
-      case Op::Func: return funcs_.at(n.func.get());
-      case Op::Cast: {
-        VValue a = value(n.args[0], nullptr);
-        if (a.shape == VShape::Scalar) return VValue::scalar(t, a.constant);
-        if (a.dtype == t) return a;
-        VValue d = result(a.shape, t, into);
-        ops_.cast(d, a);
-        release(a);
-        return d;
-      }
-      case Op::Neg: return math(n, into, "", -1);
-      case Op::Exp: return math(n, into, "vexp", 0);
-      case Op::Log: return math(n, into, "vln", 0);
-      case Op::Sqrt: return math(n, into, "vsqrt", 0);
-      case Op::Abs: return math(n, into, "vabs", 0);
-      case Op::Add: return binary(n, into, VBinary::Add);
-      case Op::Sub: return binary(n, into, VBinary::Sub);
-      case Op::Mul: return binary(n, into, VBinary::Mul);
-      case Op::Div: return binary(n, into, VBinary::Div);
-      case Op::Min: return binary(n, into, VBinary::Min);
-      case Op::Max: return binary(n, into, VBinary::Max);
-      case Op::Select: return select(n, into);
-      case Op::Sum: return reduce(n, into, VReduce::Sum);
-      case Op::Maximum: return reduce(n, into, VReduce::Max);
-      case Op::Minimum: return reduce(n, into, VReduce::Min);
-      default: CUBEKIT_ASSERT(false, "the vector path cannot compute `{}` (the plan should have rejected it)", e.str());
-    }
-  }
-
-  VValue math(const ExprNode& n, const VValue* into, const char* mnemonic, int negate) {
-    VValue a = value(n.args[0], nullptr);
-    if (a.shape == VShape::Scalar) {
-      double c = a.constant;
-      if (negate) return VValue::scalar(a.dtype, -c);
-      std::string m = mnemonic;
-      return VValue::scalar(a.dtype, m == "vexp" ? std::exp(c) : m == "vln" ? std::log(c) : m == "vsqrt" ? std::sqrt(c) : std::fabs(c));
-    }
-    VValue d = result(a.shape, a.dtype, into);
-    if (negate) ops_.binary(VBinary::Mul, d, a, VValue::scalar(a.dtype, -1));
-    else ops_.unary(mnemonic, d, a);
-    release(a);
-    return d;
-  }
-
-  VValue binary(const ExprNode& n, const VValue* into, VBinary op) {
-    // 1 / sqrt(x): one instruction
-    if (op == VBinary::Div && n.args[0].node().op == Op::Const && n.args[0].node().value == 1 &&
-        n.args[1].node().op == Op::Sqrt) {
-      VValue x = value(n.args[1].node().args[0], nullptr);
-      if (x.shape != VShape::Scalar) {
-        VValue d = result(x.shape, x.dtype, into);
-        ops_.unary("vrsqrt", d, x);
-        release(x);
-        return d;
-      }
-      release(x);
-    }
-    VValue a = value(n.args[0], nullptr), b = value(n.args[1], nullptr);
-    if (a.shape == VShape::Scalar && b.shape == VShape::Scalar) return VValue::scalar(a.dtype, fold(op, a.constant, b.constant));
-    VValue d = result(combine({a.shape, b.shape}), n.type.dtype, into);
-    if (op == VBinary::Div && a.shape == VShape::Full && (b.shape == VShape::Row || b.shape == VShape::Col)) {
-      // x / (a per-row value): one reciprocal per row, then a multiply (1 ulp from a division)
-      VValue rec = result(b.shape, b.dtype, nullptr);
-      ops_.unary("vrec", rec, b);
-      release(b);
-      b = rec, op = VBinary::Mul;
-    }
-    ops_.binary(op, d, a, b);
-    release(a), release(b);
-    return d;
-  }
-
-  static double fold(VBinary op, double a, double b) {
-    switch (op) {
-      case VBinary::Add: return a + b;
-      case VBinary::Sub: return a - b;
-      case VBinary::Mul: return a * b;
-      case VBinary::Div: return a / b;
-      case VBinary::Min: return std::min(a, b);
-      case VBinary::Max: return std::max(a, b);
-    }
-    return 0;
-  }
-
-  VValue select(const ExprNode& n, const VValue* into) {
-    const ExprNode& cond = n.args[0].node();
-    VValue x = value(cond.args[0], nullptr), y = value(cond.args[1], nullptr);
-    VValue t = value(n.args[1], nullptr), f = value(n.args[2], nullptr);
-    DType rt = n.type.dtype;
-    VShape s = combine({x.shape, y.shape, t.shape, f.shape});
-    auto as = [&](VValue v) {  // compare in the result's type (one mask layout for both)
-      if (v.shape == VShape::Scalar || v.dtype == rt) return v;
-      VValue c = result(v.shape, rt, nullptr);
-      ops_.cast(c, v);
-      release(v);
-      return c;
-    };
-    x = as(x), y = as(y);
-    static const std::map<Op, VCompare> cmp = {{Op::Lt, VCompare::Lt}, {Op::Le, VCompare::Le}, {Op::Gt, VCompare::Gt},
-                                               {Op::Ge, VCompare::Ge}, {Op::Eq, VCompare::Eq}, {Op::Ne, VCompare::Ne}};
-    VValue d = result(s, rt, into);
-    ops_.select(cmp.at(cond.op), d, x, y, t, f);
-    for (const VValue& v : {x, y, t, f}) release(v);
-    return d;
-  }
-
-  VValue reduce(const ExprNode& n, const VValue* into, VReduce op) {
-    VValue a = value(n.args[0], nullptr);
-    VValue d = result(VShape::Row, a.dtype, into);
-    ops_.reduce(op, d, a);
-    release(a);
-    return d;
-  }
-
-  VectorOps& ops_;
-  const std::map<const dsl::InputImpl*, VValue>& inputs_;
-  const std::map<const dsl::FuncImpl*, VValue>& funcs_;
-  std::set<int> owned_;
-};
 
 class Builder {
  public:
@@ -236,12 +71,7 @@ class Builder {
     return best;
   }
 
-  int64_t ub_bytes(const Kernel& k) const {
-    int64_t sum = 0, align = chip_.alignment(Space::UB);
-    for (const Buffer& b : k.buffers)
-      if (b.space == Space::UB) sum += round_up(b.bytes, align) * b.copies;
-    return sum;
-  }
+  int64_t ub_bytes(const Kernel& k) const { return space_bytes(k, Space::UB, chip_); }
 
   [[noreturn]] void overflow(const Kernel& k, int64_t tile, int64_t fits) {
     std::string list;

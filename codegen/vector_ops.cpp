@@ -191,9 +191,49 @@ int VectorOps::spread(const VValue& row) {
   return bc;
 }
 
+void VectorOps::nz_broadcast(const std::string& m, const VValue& dst, const VValue* full, const VValue& x, bool x_first,
+                             std::vector<Arg> extra) {
+  int64_t sz = size(dst.dtype), frac = t_.rows * 16 * sz, row = 16 * sz;  // bytes of a fractal column, of a row in it
+  bool per_row = x.shape == VShape::Row;
+  Ref xat = per_row ? Ref{-1, spread(x), Affine(0)} : x.at;
+  std::string xs = full ? (x_first ? "src0" : "src1") : "src", fs = x_first ? "src1" : "src0";
+  auto column = [&](const Affine& fc, int64_t valid) {
+    for (int64_t r0 = 0; r0 < t_.rows; r0 += 255) {
+      std::vector<Arg> args = extra;
+      args.push_back(repeat(std::min<int64_t>(255, t_.rows - r0)));
+      args.push_back(kw("mask", mask_count(valid)));
+      args.push_back(kw("dst_rep", imm(row / 32)));
+      if (full) args.push_back(kw(fs + "_rep", imm(row / 32)));
+      if (per_row) args.push_back(kw(xs + "_blk", imm(0))), args.push_back(kw(xs + "_rep", imm(1)));
+      else args.push_back(kw(xs + "_rep", imm(0)));
+      Ref d = plus(dst.at, fc * frac + Affine(r0 * row));
+      Ref xr = per_row ? plus(xat, r0 * 32) : plus(xat, fc * row);
+      std::vector<Ref> refs = {d};
+      if (!full) refs.push_back(xr);
+      else if (x_first) refs.push_back(xr), refs.push_back(plus(full->at, fc * frac + Affine(r0 * row)));
+      else refs.push_back(plus(full->at, fc * frac + Affine(r0 * row))), refs.push_back(xr);
+      emit(m, std::move(refs), std::move(args));
+    }
+  };
+  int64_t columns = t_.pitch / 16, last = t_.cols - (columns - 1) * 16;
+  int64_t whole = last == 16 ? columns : columns - 1;
+  if (whole == 1) column(Affine(0), 16);
+  else if (whole > 1) {
+    std::vector<Node>* outer = out_;
+    std::vector<Node> body;
+    out_ = &body;
+    int v = k_.new_var("fractal_column");
+    column(Affine::var(v), 16);
+    out_ = outer;
+    out_->push_back(loop(v, Affine(0), Affine(whole), Affine(1), std::move(body)));
+  }
+  if (whole < columns) column(Affine(columns - 1), last);
+}
+
 void VectorOps::binary_broadcast(const std::string& m, const VValue& dst, const VValue& a, const VValue& b) {
   bool x_first = a.shape != VShape::Full;
   const VValue &full = x_first ? b : a, &x = x_first ? a : b;
+  if (t_.nz) return nz_broadcast(m, dst, &full, x, x_first, {});
   std::string fs = x_first ? "src1" : "src0", xs = x_first ? "src0" : "src1";
   int64_t rb = t_.pitch * size(full.dtype), epr = per_repeat(full.dtype);
   Ref xat = x.at;
@@ -244,6 +284,7 @@ void VectorOps::broadcast(const VValue& dst, const VValue& a) {
   CUBEKIT_ASSERT(dst.shape == VShape::Full && (a.shape == VShape::Row || a.shape == VShape::Col), "broadcast of a {} value",
                  int(a.shape));
   std::string m = vtyped("vadds", a.dtype);
+  if (t_.nz) return nz_broadcast(m, dst, nullptr, a, false, {num(0)});
   int64_t rb = t_.pitch * size(a.dtype), epr = per_repeat(a.dtype);
   bool row = a.shape == VShape::Row;
   Ref src = row ? Ref{-1, spread(a), Affine(0)} : a.at;
@@ -299,6 +340,7 @@ void VectorOps::select(VCompare cmp, const VValue& dst, const VValue& x, const V
 }
 
 void VectorOps::reduce(VReduce op, const VValue& dst, const VValue& full) {
+  CUBEKIT_ASSERT(!t_.nz, "a reduction over an L0C strip");
   DType t = full.dtype;
   std::string m = vtyped(reduce_mnemonic(op), t);
   int64_t epr = per_repeat(t), rb = t_.pitch * size(t), cols = t_.cols;

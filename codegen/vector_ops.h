@@ -33,8 +33,12 @@ struct VValue {
 };
 
 // The tile the instructions work on (rows is a compile-time count: a partial tile gets its own code).
+// With nz, a Full value is a strip of L0C as mov_l0c_ub leaves it in UB: fractal columns of `rows`
+// rows x 16, `pitch` columns in all (a multiple of 16), the first `cols` valid; its elementwise
+// operations are the same, its broadcasts go fractal column by fractal column.
 struct VTile {
   int64_t rows = 1, cols = 1, pitch = 16;
+  bool nz = false;
 };
 
 // Bytes a value of this shape and type takes in UB for the tile (a Row is padded to whole 32 B
@@ -93,6 +97,10 @@ class VectorOps {
   void binary_same(const std::string& m, const VValue& dst, const VValue& a, const VValue& b, int64_t n);
   void binary_scalar(VBinary op, const VValue& dst, const VValue& a, double c, bool scalar_first);
   void binary_broadcast(const std::string& m, const VValue& dst, const VValue& a, const VValue& b);
+  // Full op Col / Row on an NZ strip: per fractal column, a repeat per fractal row masked to its
+  // valid columns. `src` names the operand roles as the instruction does (src0/src1, or src alone).
+  void nz_broadcast(const std::string& m, const VValue& dst, const VValue* full, const VValue& x, bool x_first,
+                    std::vector<Arg> extra);
   int spread(const VValue& row);  // a 32 B block per row holding its value (vbrcb), cached
   void fold(VReduce op, const VValue& dst, const VValue& full);  // reduce rows of 2+ whole repeats
 

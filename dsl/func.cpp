@@ -260,6 +260,12 @@ Func& Func::tile_rows(int64_t rows) {
   return directive({Directive::Kind::TileRows, {}, rows, 0, Level::GM, nullptr, fmt::format("tile_rows({})", rows)});
 }
 
+Func& Func::epilogue_of(const Func& producer) {
+  Directive d{Directive::Kind::EpilogueOf, {}, 0, 0, Level::GM, nullptr, fmt::format("epilogue_of({})", producer.name())};
+  d.func = producer.impl;
+  return directive(std::move(d));
+}
+
 Func& Func::stagger() { return directive({Directive::Kind::Stagger, {}, 0, 0, Level::GM, nullptr, "stagger()"}); }
 
 }  // namespace cubekit::dsl

@@ -67,14 +67,17 @@ class Input {
 };
 
 // One schedule call, as written. schedules/ checks and interprets the list.
+struct FuncImpl;
+
 struct Directive {
-  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Bound, Stagger, MultiBuffer, TileRows };
+  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Bound, Stagger, MultiBuffer, TileRows, EpilogueOf };
   Kind kind;
   std::vector<std::shared_ptr<VarImpl>> vars;
   int64_t factor = 0, min = 0;
   Level level = Level::GM;
   std::shared_ptr<InputImpl> input;
   std::string text;  // "split(k, ko, ki, 64)", for messages
+  std::shared_ptr<FuncImpl> func;  // epilogue_of
 };
 
 struct FuncImpl {
@@ -137,6 +140,10 @@ class Func {
   // Vector path: each tile holds `rows` rows (of the last dimension) in UB; by default as many as
   // UB holds while every core gets a tile.
   Func& tile_rows(int64_t rows);
+  // This Func, elementwise over the contraction `producer` (bias, scale, activation, cast), is
+  // computed in UB on the producer's way out of L0C, strip by strip, instead of in a pass over GM.
+  // Compile this Func; the producer keeps its cube schedule.
+  Func& epilogue_of(const Func& producer);
 
   std::shared_ptr<FuncImpl> impl;
 

@@ -57,12 +57,27 @@ struct ContractionPlan {
   int64_t strip = 16;                // columns of the tile per UB strip on the way out
   int64_t c0 = 16;                   // elements per 32 B along k (16 for f16, 32 for s8)
 
+  // A fused epilogue (Func::epilogue_of): the consumer Func, computed per UB strip from the
+  // accumulator, with its inputs per column (indexed by n) or per row (indexed by m). The result
+  // is then the consumer's: its name and type.
+  std::shared_ptr<dsl::FuncImpl> epilogue;
+  struct EpilogueInput {
+    std::shared_ptr<dsl::InputImpl> input;
+    bool per_row = false;
+  };
+  std::vector<EpilogueInput> epilogue_inputs;
+
   int64_t tiles() const;             // iterations of all tile loops together
   std::string str() const;
 };
 
-// Checks the Func's schedule for the cube path and sizes every buffer against the chip.
+// Checks the Func's schedule for the cube path and sizes every buffer against the chip. A Func
+// with epilogue_of(C) plans C with this Func as its epilogue.
 ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip);
+
+// Checks that `consumer` is elementwise over the plan's contraction and reads only per-column or
+// per-row inputs, and makes it the plan's epilogue.
+void attach_epilogue(ContractionPlan& plan, const dsl::Func& consumer);
 
 inline int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 

@@ -1,0 +1,117 @@
+// The fused epilogue of a contraction: which consumers can be computed strip by strip in UB.
+#include "emulator/error.h"
+#include "schedules/contraction.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace cubekit::sched {
+
+namespace {
+
+using dsl::Expr;
+using dsl::ExprNode;
+using dsl::Op;
+
+class EpilogueCheck {
+ public:
+  EpilogueCheck(ContractionPlan& p, const dsl::Func& consumer, const dsl::FuncImpl& producer)
+      : p_(p), f_(*consumer.impl), producer_(producer) {}
+
+  void run() {
+    const auto& args = f_.args;
+    if (args.size() != p_.c.batch.size() + 2)
+      user_error("{}.epilogue_of({}): {} has {} variables but {} has {}; the epilogue is elementwise over {}", f_.name,
+                 producer_.name, f_.name, args.size(), producer_.name, p_.c.batch.size() + 2, producer_.name);
+    if (p_.c.acc != DType::f32)
+      user_error("{}.epilogue_of({}): epilogues run on f32 accumulators (f16 inputs); {} accumulates in {}", f_.name,
+                 producer_.name, producer_.name, dtype_name(p_.c.acc));
+    DType out = f_.value.type().dtype;
+    if (out != DType::f32 && out != DType::f16)
+      user_error("{}: the epilogue's result must be f32 or f16, not {}", f_.name, dtype_name(out));
+    walk(f_.value);
+    if (!calls_producer_)
+      user_error("{}.epilogue_of({}): {}'s definition does not read {}", f_.name, producer_.name, f_.name, producer_.name);
+  }
+
+ private:
+  bool is(const Expr& e, size_t arg) const {
+    return e.node().op == Op::Var && e.node().var == f_.args[arg];
+  }
+  std::string where() const { return f_.name + ".epilogue_of(" + producer_.name + ")"; }
+
+  void walk(const Expr& e) {
+    const ExprNode& n = e.node();
+    switch (n.op) {
+      case Op::Var:
+        user_error("{}: `{}` uses the loop variable {} as a value; the epilogue computes on the result and inputs",
+                   where(), e.str(), n.var->name);
+      case Op::Func: {
+        bool same = n.func.get() == &producer_ && n.args.size() == f_.args.size();
+        for (size_t i = 0; same && i < n.args.size(); ++i) same = is(n.args[i], i);
+        if (!same)
+          user_error("{}: `{}` is not {} at {}'s own variables; an epilogue reads the contraction's result "
+                     "elementwise", where(), e.str(), producer_.name, f_.name);
+        calls_producer_ = true;
+        return;
+      }
+      case Op::Input: return input(e);
+      case Op::Sum: case Op::Maximum: case Op::Minimum:
+        user_error("{}: `{}` reduces; an epilogue is elementwise (reduce in a vector kernel after the matmul)", where(),
+                   e.str());
+      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
+        if (!in_select_) user_error("{}: the comparison `{}` is only computed inside select()", where(), e.str());
+        break;
+      default: break;
+    }
+    bool select = n.op == Op::Select;
+    if (select) in_select_ = true;
+    for (const Expr& a : n.args) walk(a);
+    if (select) in_select_ = false;
+  }
+
+  void input(const Expr& e) {
+    const ExprNode& n = e.node();
+    size_t m = f_.args.size() - 2, last = f_.args.size() - 1;
+    bool per_col = n.args.size() == 1 && is(n.args[0], last), per_row = n.args.size() == 1 && is(n.args[0], m);
+    if (!per_col && !per_row)
+      user_error("{}: `{}`: an epilogue reads inputs per column ({}({})) or per row ({}({})); a full-tile input needs "
+                 "a vector kernel of its own", where(), e.str(), n.input->name, f_.args[last]->name, n.input->name,
+                 f_.args[m]->name);
+    if (per_row)
+      user_error("{}: `{}` reads {} per row; epilogues take per-column inputs ({}({})) and constants", where(), e.str(),
+                 n.input->name, n.input->name, f_.args[last]->name);
+    int64_t want = p_.c.n;
+    if (n.input->shape.size() != 1 || n.input->shape[0] != want)
+      user_error("{}: `{}` reads {} per {} but its shape is [{}]; it needs [{}]", where(), e.str(), n.input->name,
+                 per_col ? "column" : "row", fmt::join(n.input->shape, ", "), want);
+    for (const auto& x : p_.epilogue_inputs)
+      if (x.input == n.input) {
+        if (x.per_row != per_row) user_error("{}: {} is read both per row and per column", where(), n.input->name);
+        return;
+      }
+    p_.epilogue_inputs.push_back({n.input, per_row});
+  }
+
+  ContractionPlan& p_;
+  const dsl::FuncImpl& f_;
+  const dsl::FuncImpl& producer_;
+  bool calls_producer_ = false, in_select_ = false;
+};
+
+}  // namespace
+
+void attach_epilogue(ContractionPlan& p, const dsl::Func& consumer) {
+  const dsl::Directive* d = nullptr;
+  for (const auto& x : consumer.impl->schedule)
+    if (x.kind == dsl::Directive::Kind::EpilogueOf) d = &x;
+  CUBEKIT_ASSERT(d && d->func, "attach_epilogue without epilogue_of");
+  EpilogueCheck(p, consumer, *d->func).run();
+  p.epilogue = consumer.impl;
+  p.func_name = consumer.name();
+  p.c.out = consumer.impl->value.type().dtype;
+}
+
+}  // namespace cubekit::sched
