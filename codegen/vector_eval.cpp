@@ -36,12 +36,27 @@ double fold(VBinary op, double a, double b) {
 
 VValue Evaluator::eval(const Expr& e, const VValue* into) {
   VValue v = value(e, into);
-  if (!into || (v.shape == into->shape && v.at.buffer == into->at.buffer && v.shape != VShape::Scalar)) return v;
-  if (v.shape == VShape::Scalar) ops_.fill(*into, v.constant);
-  else if (v.shape == into->shape) ops_.binary(VBinary::Add, *into, v, VValue::scalar(v.dtype, 0));
-  else ops_.broadcast(*into, v);
+  if (!into) return v;
+  return place(v, *into);
+}
+
+VValue Evaluator::place(const VValue& v, const VValue& into) {
+  if (v.shape == into.shape && v.at.buffer == into.at.buffer && v.shape != VShape::Scalar) return v;
+  if (v.shape == VShape::Scalar) ops_.fill(into, v.constant);
+  else if (v.shape == into.shape) ops_.binary(VBinary::Add, into, v, VValue::scalar(v.dtype, 0));
+  else ops_.broadcast(into, v);
   release(v);
-  return *into;
+  return into;
+}
+
+VValue Evaluator::materialize(const Expr& e, VShape s) {
+  VValue v = value(e, nullptr);
+  if (v.shape == s && owned_.count(v.at.buffer)) {
+    owned_.erase(v.at.buffer);
+    return v;
+  }
+  VValue target = ops_.temp(s, e.type().dtype);
+  return place(v, target);
 }
 
 void Evaluator::release(const VValue& v) {
@@ -50,11 +65,17 @@ void Evaluator::release(const VValue& v) {
   ops_.done(v);
 }
 
-VValue Evaluator::result(VShape s, DType t, const VValue* into) {
+VValue Evaluator::result(VShape s, DType t, const VValue* into, std::initializer_list<const VValue*> operands) {
   if (into && into->shape == s && into->dtype == t) return *into;
+  for (const VValue* o : operands)  // in place, over an operand this evaluator made and no longer needs
+    if (o->shape == s && o->dtype == t && owned_.count(o->at.buffer)) return *o;
   VValue v = ops_.temp(s, t);
   owned_.insert(v.at.buffer);
   return v;
+}
+
+void Evaluator::release_unless(const VValue& v, const VValue& result) {
+  if (v.shape == VShape::Scalar || v.at.buffer != result.at.buffer) release(v);
 }
 
 VValue Evaluator::value(const Expr& e, const VValue* into) {
@@ -100,10 +121,10 @@ VValue Evaluator::math(const ExprNode& n, const VValue* into, const char* mnemon
     std::string m = mnemonic;
     return VValue::scalar(a.dtype, m == "vexp" ? std::exp(c) : m == "vln" ? std::log(c) : m == "vsqrt" ? std::sqrt(c) : std::fabs(c));
   }
-  VValue d = result(a.shape, a.dtype, into);
+  VValue d = result(a.shape, a.dtype, into, {&a});
   if (negate) ops_.binary(VBinary::Mul, d, a, VValue::scalar(a.dtype, -1));
   else ops_.unary(mnemonic, d, a);
-  release(a);
+  release_unless(a, d);
   return d;
 }
 
@@ -113,25 +134,25 @@ VValue Evaluator::binary(const ExprNode& n, const VValue* into, VBinary op) {
       n.args[1].node().op == Op::Sqrt) {
     VValue x = value(n.args[1].node().args[0], nullptr);
     if (x.shape != VShape::Scalar) {
-      VValue d = result(x.shape, x.dtype, into);
+      VValue d = result(x.shape, x.dtype, into, {&x});
       ops_.unary("vrsqrt", d, x);
-      release(x);
+      release_unless(x, d);
       return d;
     }
     release(x);
   }
   VValue a = value(n.args[0], nullptr), b = value(n.args[1], nullptr);
   if (a.shape == VShape::Scalar && b.shape == VShape::Scalar) return VValue::scalar(a.dtype, fold(op, a.constant, b.constant));
-  VValue d = result(combine({a.shape, b.shape}), n.type.dtype, into);
   if (op == VBinary::Div && a.shape == VShape::Full && (b.shape == VShape::Row || b.shape == VShape::Col)) {
     // x / (a per-row value): one reciprocal per row, then a multiply (1 ulp from a division)
-    VValue rec = result(b.shape, b.dtype, nullptr);
+    VValue rec = result(b.shape, b.dtype, nullptr, {&b});
     ops_.unary("vrec", rec, b);
-    release(b);
+    release_unless(b, rec);
     b = rec, op = VBinary::Mul;
   }
+  VValue d = result(combine({a.shape, b.shape}), n.type.dtype, into, {&a, &b});
   ops_.binary(op, d, a, b);
-  release(a), release(b);
+  release_unless(a, d), release_unless(b, d);
   return d;
 }
 
@@ -158,6 +179,17 @@ VValue Evaluator::select(const ExprNode& n, const VValue* into) {
 }
 
 VValue Evaluator::reduce(const ExprNode& n, const VValue* into, VReduce op) {
+  const ExprNode& arg = n.args[0].node();
+  if (op == VReduce::Sum && arg.op == Op::Mul) {  // a sum of products: multiply inside the reduction
+    VValue a = value(arg.args[0], nullptr), b = value(arg.args[1], nullptr);
+    if (a.shape == VShape::Full && b.shape == VShape::Full) {
+      VValue d = result(VShape::Row, a.dtype, into);
+      ops_.reduce(op, d, a, &b);
+      release(a), release(b);
+      return d;
+    }
+    release(a), release(b);
+  }
   VValue a = value(n.args[0], nullptr);
   VValue d = result(VShape::Row, a.dtype, into);
   ops_.reduce(op, d, a);

@@ -24,11 +24,20 @@ class Evaluator {
 
   // The value of e, written into `into` when given (converted to its shape).
   VValue eval(const dsl::Expr& e, const VValue* into = nullptr);
+  // The value of e as a value of its own of shape s: in scratch this evaluator made (or adopted),
+  // which it then lets go of (the caller gives it back with VectorOps::done).
+  VValue materialize(const dsl::Expr& e, VShape s);
+  // A value the evaluator may overwrite and gives back once used (a computed Func read for the
+  // last time, and only once, by the next expression).
+  void adopt(const VValue& v) { owned_.insert(v.at.buffer); }
   void release(const VValue& v);  // gives back a value this evaluator made
 
  private:
-  VValue result(VShape s, DType t, const VValue* into);
+  // Where an operation's result goes: `into`, an operand's scratch it may overwrite, or new scratch.
+  VValue result(VShape s, DType t, const VValue* into, std::initializer_list<const VValue*> operands = {});
+  void release_unless(const VValue& v, const VValue& result);
   VValue value(const dsl::Expr& e, const VValue* into);
+  VValue place(const VValue& v, const VValue& into);  // v converted into `into`
   VValue math(const dsl::ExprNode& n, const VValue* into, const char* mnemonic, int negate);
   VValue binary(const dsl::ExprNode& n, const VValue* into, VBinary op);
   VValue select(const dsl::ExprNode& n, const VValue* into);

@@ -33,6 +33,23 @@ std::vector<Arg> mems(size_t n) {
   return a;
 }
 
+int reads(const Expr& e, const dsl::FuncImpl* f) {
+  if (!e.defined()) return 0;
+  const ExprNode& n = e.node();
+  int k = n.op == Op::Func && n.func.get() == f;
+  for (const Expr& a : n.args) k += reads(a, f);
+  return k;
+}
+
+bool calls(const Expr& e, const dsl::FuncImpl* f) {
+  if (!e.defined()) return false;
+  const ExprNode& n = e.node();
+  if (n.op == Op::Func && n.func.get() == f) return true;
+  for (const Expr& a : n.args)
+    if (calls(a, f)) return true;
+  return false;
+}
+
 class Builder {
  public:
   Builder(const VectorPlan& p, const ChipConfig& chip) : p_(p), chip_(chip) {
@@ -208,14 +225,37 @@ class Builder {
     for (size_t i = 0; i < p_.inputs.size(); ++i)
       inputs[p_.inputs[i].input.get()] = {vshape(p_.inputs[i].shape), p_.inputs[i].input->dtype, {-1, in_[i], Affine(0)}, 0};
     std::map<const dsl::FuncImpl*, VValue> funcs;
-    Evaluator eval(ops, inputs, funcs);
-    for (const auto& st : p_.stages) {
-      VValue target = ops.temp(vshape(st.shape), st.func->value.type().dtype);
-      funcs[st.func.get()] = eval.eval(st.func->value, &target);
+    // A stage's value lives until the last stage (or the output) that reads it.
+    size_t n_stages = p_.stages.size();
+    std::vector<size_t> last(n_stages, n_stages);
+    for (size_t i = 0; i < n_stages; ++i) {
+      last[i] = i;
+      for (size_t j = i + 1; j < n_stages; ++j)
+        if (calls(p_.stages[j].func->value, p_.stages[i].func.get())) last[i] = j;
+      if (calls(p_.output->value, p_.stages[i].func.get())) last[i] = n_stages;
+    }
+    for (size_t i = 0; i < n_stages; ++i) {
+      const auto& st = p_.stages[i];
+      // A stage read for the last time, and once, here: its scratch may take this stage's value.
+      Evaluator stage(ops, inputs, funcs);
+      std::vector<VValue> dying;
+      for (size_t j = 0; j < i; ++j) {
+        if (last[j] != i) continue;
+        dying.push_back(funcs.at(p_.stages[j].func.get()));
+        if (reads(st.func->value, p_.stages[j].func.get()) == 1) stage.adopt(dying.back());
+      }
+      VValue value = stage.materialize(st.func->value, vshape(st.shape));
+      for (size_t j = 0; j < i; ++j)
+        if (last[j] == i) funcs.erase(p_.stages[j].func.get());
+      for (const VValue& v : dying)
+        if (v.at.buffer != value.at.buffer) ops.done(v);
+      funcs[st.func.get()] = value;
     }
     std::vector<Node> out_nodes;
     VectorOps out_ops(*k_, *pool_, out_nodes, geom);
     Evaluator out_eval(out_ops, inputs, funcs);
+    for (const auto& st : p_.stages)  // every stage is read for the last time by the output
+      if (funcs.count(st.func.get()) && reads(p_.output->value, st.func.get()) == 1) out_eval.adopt(funcs.at(st.func.get()));
     VValue out{VShape::Full, out_type_, {-1, out_, Affine(0)}, 0};
     out_eval.eval(p_.output->value, &out);
     out_nodes.push_back(store(t, n));

@@ -339,9 +339,16 @@ void VectorOps::select(VCompare cmp, const VValue& dst, const VValue& x, const V
   for (const VValue& v : owned) done(v);
 }
 
-void VectorOps::reduce(VReduce op, const VValue& dst, const VValue& full) {
+void VectorOps::reduce(VReduce op, const VValue& dst, const VValue& full, const VValue* times) {
   CUBEKIT_ASSERT(!t_.nz, "a reduction over an L0C strip");
   DType t = full.dtype;
+  if (times && t_.cols / per_repeat(t) >= 2 && t_.cols / per_repeat(t) <= 510) return fold(op, dst, full, times);
+  if (times) {  // the products first
+    VValue p = temp(VShape::Full, t);
+    binary(VBinary::Mul, p, full, *times);
+    reduce(op, dst, p);
+    return done(p);
+  }
   std::string m = vtyped(reduce_mnemonic(op), t);
   int64_t epr = per_repeat(t), rb = t_.pitch * size(t), cols = t_.cols;
   if (cols <= epr) {  // each row within one repeat: one instruction for all rows
@@ -352,7 +359,7 @@ void VectorOps::reduce(VReduce op, const VValue& dst, const VValue& full) {
     }
     return;
   }
-  if (cols / epr >= 2) return fold(op, dst, full);
+  if (cols / epr >= 2) return fold(op, dst, full, nullptr);
   // One partial result per 256 B of each row, then the partials reduced the same way.
   int64_t q = (cols + epr - 1) / epr, qp = round_up(q, 32 / size(t));
   VTile sub{t_.rows, q, qp};
@@ -381,7 +388,7 @@ namespace cubekit::codegen {
 //   while len > 1: acc[r][0:len/2] op= acc[r][len/2:len]
 //   dst[r] = reduce(acc[r][0])
 // Each level is one loop over the rows, so the barrier between levels is paid once a level.
-void VectorOps::fold(VReduce op, const VValue& dst, const VValue& full) {
+void VectorOps::fold(VReduce op, const VValue& dst, const VValue& full, const VValue* times) {
   DType t = full.dtype;
   static constexpr const char* ops[] = {"vadd", "vmax", "vmin"};
   std::string m = vtyped(ops[int(op)], t);
@@ -398,10 +405,27 @@ void VectorOps::fold(VReduce op, const VValue& dst, const VValue& full) {
     });
   };
   auto x = [&](int64_t byte) { return [&, byte](const Affine& r) { return plus(full.at, r * rb + Affine(byte)); }; };
+  auto y = [&](int64_t byte) { return [&, byte](const Affine& r) { return plus(times->at, r * rb + Affine(byte)); }; };
   auto in_acc = [&](int64_t byte) { return [&, byte](const Affine& r) { return plus(acc, r * ab + Affine(byte)); }; };
-  level(h, x(0), x(h * 256), 0);
-  if (q % 2) level(1, in_acc(0), x(2 * h * 256), 0);
-  if (tail) level(1, in_acc(0), x(q * 256), tail);
+  if (times) {  // a sum of products: acc = x y over the first half, then acc += x y (vmla) for the rest
+    std::string mul = vtyped("vmul", t), mla = vtyped("vmla", t);
+    auto product = [&](const std::string& mn, int64_t byte, int64_t repeats, int64_t mask) {
+      each_row([&](const Affine& r) {
+        std::vector<Arg> args = {repeat(repeats)};
+        with_mask(args, mask);
+        emit(mn, {plus(acc, r * ab), x(byte)(r), y(byte)(r)}, std::move(args));
+      });
+    };
+    CUBEKIT_ASSERT(h <= 255, "a row of more than 510 repeats");
+    product(mul, 0, h, 0);
+    product(mla, h * 256, h, 0);
+    if (q % 2) product(mla, 2 * h * 256, 1, 0);
+    if (tail) product(mla, q * 256, 1, tail);
+  } else {
+    level(h, x(0), x(h * 256), 0);
+    if (q % 2) level(1, in_acc(0), x(2 * h * 256), 0);
+    if (tail) level(1, in_acc(0), x(q * 256), tail);
+  }
   for (int64_t len = h; len > 1; len /= 2) {
     if (len % 2) level(1, in_acc(0), in_acc((len - 1) * 256), 0);
     level(len / 2, in_acc(0), in_acc(len / 2 * 256), 0);

@@ -79,7 +79,8 @@ class VectorOps {
   void fill(const VValue& dst, double value);
   void select(VCompare cmp, const VValue& dst, const VValue& x, const VValue& y, const VValue& if_true,
               const VValue& if_false);
-  void reduce(VReduce op, const VValue& dst_row, const VValue& full);
+  // dst_row = the reduction of each row of full (or, with `times`, of full * times elementwise).
+  void reduce(VReduce op, const VValue& dst_row, const VValue& full, const VValue* times = nullptr);
   // A Full value equal to the Row or Col value broadcast over the tile.
   void broadcast(const VValue& dst, const VValue& a);
 
@@ -102,7 +103,7 @@ class VectorOps {
   void nz_broadcast(const std::string& m, const VValue& dst, const VValue* full, const VValue& x, bool x_first,
                     std::vector<Arg> extra);
   int spread(const VValue& row);  // a 32 B block per row holding its value (vbrcb), cached
-  void fold(VReduce op, const VValue& dst, const VValue& full);  // reduce rows of 2+ whole repeats
+  void fold(VReduce op, const VValue& dst, const VValue& full, const VValue* times);  // rows of 2+ whole repeats
 
   Kernel& k_;
   ScratchPool& pool_;

@@ -76,6 +76,31 @@ int64_t choose_group(int64_t m_tiles, int64_t n_tiles, int64_t batches, int64_t 
   return best;
 }
 
+bool has(const std::vector<std::string>& items, const char* item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+void check_epilogue(const MatmulOptions& o) {
+  for (const std::string& e : o.epilogue)
+    if (e != "bias" && e != "relu" && e != "gelu" && e != "scale")
+      user_error("matmul: unknown epilogue '{}'; use bias, scale, relu or gelu", e);
+  if (has(o.epilogue, "relu") && has(o.epilogue, "gelu")) user_error("matmul: the epilogue takes relu or gelu, not both");
+  if (!o.epilogue.empty() && o.in != DType::f16)
+    user_error("matmul: epilogues run on f32 accumulators, so they take f16 inputs (not {})", dtype_name(o.in));
+}
+
+// activation(scale * x + bias), cast to the output type.
+dsl::Expr epilogue_value(const MatmulOptions& o, dsl::Expr x, const dsl::Expr& bias) {
+  if (has(o.epilogue, "scale")) x = x * float(o.scale);
+  if (bias.defined()) x = x + bias;
+  if (has(o.epilogue, "relu")) x = dsl::max(x, 0.0f);
+  if (has(o.epilogue, "gelu")) {
+    dsl::Expr y = 0.7978845608f * (x + 0.044715f * x * x * x);
+    x = 0.5f * x * (2.0f - 2.0f / (dsl::exp(2.0f * y) + 1.0f));  // x (1 + tanh y), tanh y = 1 - 2 / (e^2y + 1)
+  }
+  return o.out == DType::f32 ? x : dsl::cast(o.out, x);
+}
+
 }  // namespace
 
 Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
@@ -84,6 +109,7 @@ Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
   for (auto [name, v] : {std::pair<const char*, int64_t>{"tm", o.tm}, {"tn", o.tn}, {"tk_l0", o.tk_l0}, {"tk_l1", o.tk_l1},
                          {"core_group", o.core_group}, {"l1_copies", o.l1_copies}})
     if (v < 0) user_error("matmul: {} must be at least 1 (or 0 to let the schedule choose), got {}", name, v);
+  check_epilogue(o);
   std::vector<int64_t> lead = o.batch ? std::vector<int64_t>{o.batch} : std::vector<int64_t>{};
   auto shape = [&](int64_t r, int64_t c) {
     std::vector<int64_t> s = lead;
@@ -92,7 +118,8 @@ Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
     return s;
   };
   Matmul mm{dsl::Input("A", o.in, o.transpose_a ? shape(o.k, o.m) : shape(o.m, o.k)),
-            dsl::Input("B", o.in, o.transpose_b ? shape(o.n, o.k) : shape(o.k, o.n)), dsl::Func("C")};
+            dsl::Input("B", o.in, o.transpose_b ? shape(o.n, o.k) : shape(o.k, o.n)), dsl::Func("C"), std::nullopt,
+            dsl::Func("C")};
   const CubeFractal* frac = chip.fractal(o.in);
   DType acc = frac ? frac->accumulator : DType::f32;
   dsl::Var b("b"), m("m"), n("n");
@@ -107,7 +134,7 @@ Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
   dsl::Expr a = mm.a.call(o.transpose_a ? index(k, m) : index(m, k));
   dsl::Expr bb = mm.b.call(o.transpose_b ? index(n, k) : index(k, n));
   dsl::Expr value = dsl::sum(dsl::cast(acc, a) * dsl::cast(acc, bb));
-  if (o.out != acc) value = dsl::cast(o.out, value);
+  if (o.out != acc && o.epilogue.empty()) value = dsl::cast(o.out, value);
   if (o.batch) mm.c(b, m, n) = value;
   else mm.c(m, n) = value;
 
@@ -165,7 +192,33 @@ Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
   if (db) mm.c.double_buffer();
   if (l1_copies != copies) mm.c.multi_buffer(Level::L1, l1_copies);
   if (o.stagger.value_or(cores && !naive)) mm.c.stagger();
+  mm.out = mm.c;
+  if (!o.epilogue.empty()) {
+    dsl::Func d("D");
+    std::vector<dsl::Expr> args = o.batch ? std::vector<dsl::Expr>{b, m, n} : std::vector<dsl::Expr>{m, n};
+    std::optional<dsl::Input> bias;
+    if (has(o.epilogue, "bias")) bias = dsl::Input("bias", DType::f32, {o.n});
+    dsl::FuncRef(d.impl, args) = epilogue_value(o, dsl::FuncRef(mm.c.impl, args), bias ? bias->call({n}) : dsl::Expr());
+    d.epilogue_of(mm.c);
+    mm.bias = bias, mm.out = d;
+  }
   return mm;
+}
+
+Epilogue unfused_epilogue(const MatmulOptions& o, const ChipConfig&) {
+  check_epilogue(o);
+  std::vector<int64_t> shape = o.batch ? std::vector<int64_t>{o.batch, o.m, o.n} : std::vector<int64_t>{o.m, o.n};
+  Epilogue e{{dsl::Input("C", DType::f32, shape)}, dsl::Func("D")};
+  dsl::Var b("b"), m("m"), n("n");
+  std::vector<dsl::Expr> args = o.batch ? std::vector<dsl::Expr>{b, m, n} : std::vector<dsl::Expr>{m, n};
+  dsl::Expr bias;
+  if (has(o.epilogue, "bias")) {
+    e.inputs.push_back(dsl::Input("bias", DType::f32, {o.n}));
+    bias = e.inputs.back().call({n});
+  }
+  dsl::FuncRef(e.out.impl, args) = epilogue_value(o, e.inputs[0].call(args), bias);
+  e.out.cores({o.batch ? b : m}).double_buffer();
+  return e;
 }
 
 }  // namespace cubekit::kernels

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cubekit::kernels {
 
@@ -26,12 +27,26 @@ struct MatmulOptions {
   std::optional<bool> double_buffer;
   std::optional<bool> use_cores;
   std::optional<bool> stagger;  // rotate each tile's k chunks (Func::stagger); default: with cores
+  // A fused epilogue: out = activation(scale * (A x B) + bias), then cast to `out`. Items of
+  // `epilogue`: "bias" (an f32 input per column), "relu", "gelu" (tanh approximation), "scale".
+  std::vector<std::string> epilogue;
+  double scale = 1.0;
 };
 
 struct Matmul {
   dsl::Input a, b;
-  dsl::Func c;
+  dsl::Func c;                      // A x B (f32 when there is an epilogue)
+  std::optional<dsl::Input> bias;
+  dsl::Func out;                    // what to compile: c, or the epilogue computed on c's way out
 };
+
+// The epilogue alone, as a vector kernel over a GM tensor C (f32, [batch..] m x n): what runs
+// after the matmul when it is not fused.
+struct Epilogue {
+  std::vector<dsl::Input> inputs;   // C, then the bias if any
+  dsl::Func out;
+};
+Epilogue unfused_epilogue(const MatmulOptions& options, const ChipConfig& chip);
 
 // Defines C and applies the schedule the options ask for.
 Matmul matmul(const MatmulOptions& options, const ChipConfig& chip);

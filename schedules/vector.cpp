@@ -72,15 +72,15 @@ class Planner {
       if (!is(args.back(), c.last)) bad();
       return VecShape::Full;
     }
+    if (args.size() == 1 && is(args[0], c.last)) {
+      uses_row_or_col_ = true;
+      return VecShape::Col;
+    }
     if (args.size() == c.rows.size() && !args.empty()) {
       for (size_t i = 0; i < c.rows.size(); ++i)
         if (!is(args[i], c.rows[i])) bad();
       uses_row_or_col_ = true;
       return VecShape::Row;
-    }
-    if (args.size() == 1 && is(args[0], c.last)) {
-      uses_row_or_col_ = true;
-      return VecShape::Col;
     }
     bad();
     return VecShape::Full;

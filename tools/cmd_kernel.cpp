@@ -1,12 +1,15 @@
 // `cubekit kernel NAME ...`: compile a ready kernel, run it on seeded random inputs, check it
 // against the Halide reference and report; `cubekit compile NAME ... -o FILE.s` writes the program.
+// NAME is matmul (the cube) or one of the vector kernels (add, softmax, layernorm, ...).
+#include "codegen/lower.h"
 #include "emulator/error.h"
 #include "kernels/check.h"
 #include "kernels/matmul.h"
-#include "codegen/lower.h"
+#include "kernels/vector.h"
 #include "tools/commands.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -17,17 +20,6 @@ namespace cubekit::cli {
 
 namespace {
 
-struct MatmulArgs {
-  int64_t m = 0, n = 0, k = 0, batch = 0;
-  std::string dtype = "f16", out, schedule = "default", chip = "ascend910", trace, output;
-  bool transpose_a = false, transpose_b = false, json = false, timing_only = false, no_check = false;
-  uint64_t seed = 0;
-  int threads = 0;
-  int64_t tm = 0, tn = 0, tk_l0 = 0, tk_l1 = 0, group = 0;
-  int l1_copies = 0;
-  std::string double_buffer, cores, stagger;  // "on", "off" or "" (the schedule's choice)
-};
-
 std::optional<bool> on_off(const std::string& v, const char* option) {
   if (v.empty()) return std::nullopt;
   if (v == "on") return true;
@@ -35,30 +27,123 @@ std::optional<bool> on_off(const std::string& v, const char* option) {
   user_error("{} must be on or off, got '{}'", option, v);
 }
 
+DType dtype_option(const std::string& v, const char* option) {
+  auto t = parse_dtype(v);
+  if (!t) user_error("{} must be a dtype (f16, f32, s8, s32), got '{}'", option, v);
+  return *t;
+}
+
+// What every `kernel` subcommand takes: how to run and report.
+struct RunArgs {
+  std::string chip = "ascend910", trace, output, schedule = "default";
+  bool json = false, timing_only = false, no_check = false;
+  uint64_t seed = 0;
+  int threads = 0;
+};
+
+void add_run_options(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("--chip", a.chip, "chip preset or JSON config")->capture_default_str();
+  cmd->add_option("--schedule", a.schedule, "default or naive")->capture_default_str();
+  cmd->add_option("--seed", a.seed, "seed of the random inputs")->capture_default_str();
+  cmd->add_flag("--json", a.json, "print the report as one JSON object");
+  cmd->add_option("--trace", a.trace, "write a Chrome trace to this file");
+  cmd->add_flag("--timing-only", a.timing_only, "cycles only: no data, no check");
+  cmd->add_flag("--no-check", a.no_check, "skip the Halide reference");
+  cmd->add_option("--threads", a.threads, "host threads (default: all)");
+}
+
+bool naive_schedule(const RunArgs& a) {
+  if (a.schedule == "default") return false;
+  if (a.schedule == "naive") return true;
+  user_error("--schedule must be default or naive, got '{}'", a.schedule);
+}
+
+// Compiles, runs, checks and prints (text or JSON); 0 when clean and correct, 1 otherwise.
+int run_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline, double atol, nlohmann::json extra,
+               double flops) {
+  ChipConfig chip = load_chip(a.chip);
+  kernels::RunSettings s;
+  s.seed = a.seed;
+  s.sim = {.timing_only = a.timing_only, .trace = !a.trace.empty(), .threads = a.threads};
+  s.reference = !a.no_check;
+  s.atol = atol;
+  if (!a.trace.empty() && !std::ofstream(a.trace, std::ios::app)) user_error("--trace: cannot write '{}'", a.trace);
+  kernels::KernelRun run = kernels::compile_and_run(f, chip, s);
+  const Report& r = run.sim.report;
+  if (!a.trace.empty()) write_trace(a.trace, run.sim, run.program, chip);
+  bool ok = r.clean() && (!run.checked || run.check.pass);
+  if (a.json) {
+    nlohmann::json j = nlohmann::json::parse(report_json(r, run.program, f.name()));
+    j["compile_ms"] = run.compile_ms;
+    j["schedule"] = a.schedule;
+    for (auto& [key, value] : extra.items()) j[key] = value;
+    if (run.checked)
+      j["check"] = {{"max_abs_error", run.check.max_abs}, {"max_rel_error", run.check.max_rel},
+                    {"bit_exact", run.check.bit_exact}, {"pass", run.check.pass}, {"atol", run.check.atol},
+                    {"rtol", run.check.rtol}};
+    fmt::print("{}\n", j.dump(2));
+    return ok ? 0 : 1;
+  }
+  fmt::print("{}, {} schedule: compiled in {:.1f} ms ({} instructions)\n", headline, a.schedule, run.compile_ms,
+             run.program.code.size());
+  if (run.checked)
+    fmt::print("check against the Halide reference: max abs error {:.3g}, max rel error {:.3g}{}: {}\n",
+               run.check.max_abs, run.check.max_rel, run.check.bit_exact ? " (bit-exact)" : "",
+               run.check.pass ? "PASS" : fmt::format("FAIL ({} elements outside atol {:.3g} + rtol {:.3g})",
+                                                     run.check.mismatches, run.check.atol, run.check.rtol));
+  if (flops > 0) fmt::print("{:.1f} TFLOPS emulated at {} MHz\n", flops / (r.microseconds() * 1e6), chip.clock_mhz);
+  fmt::print("{}", report_text(r, run.program, f.name()));
+  if (!a.trace.empty()) fmt::print("wrote the trace to {}\n", a.trace);
+  return ok ? 0 : 1;
+}
+
+int compile_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline) {
+  ChipConfig chip = load_chip(a.chip);
+  codegen::Compiled c = codegen::compile(f, chip);
+  std::ofstream out(a.output);
+  if (!out) user_error("-o: cannot write '{}'", a.output);
+  // The comment goes last, so that line numbers match the reports of `cubekit kernel`.
+  out << print_program(c.program);
+  out << "# " << fmt::format("{}, {} schedule, compiled in {:.1f} ms", headline, a.schedule, c.milliseconds) << "\n";
+  fmt::print("wrote {} ({} instructions, block_dim {}) in {:.1f} ms\n", a.output, c.program.code.size(),
+             c.program.block_dim, c.milliseconds);
+  return 0;
+}
+
+// ---- matmul ----
+
+struct MatmulArgs : RunArgs {
+  int64_t m = 0, n = 0, k = 0, batch = 0;
+  std::string dtype = "f16", out;
+  bool transpose_a = false, transpose_b = false;
+  int64_t tm = 0, tn = 0, tk_l0 = 0, tk_l1 = 0, group = 0;
+  int l1_copies = 0;
+  std::string double_buffer, cores, stagger;  // "on", "off" or "" (the schedule's choice)
+  std::vector<std::string> epilogue;
+  double scale = 1.0;
+};
+
 kernels::MatmulOptions options_of(const MatmulArgs& a) {
   kernels::MatmulOptions o;
   o.m = a.m, o.n = a.n, o.k = a.k, o.batch = a.batch;
   if (a.dtype == "f16") o.in = DType::f16;
   else if (a.dtype == "s8") o.in = DType::s8;
   else user_error("--dtype must be f16 or s8, got '{}'", a.dtype);
-  std::string out = a.out.empty() ? (o.in == DType::s8 ? "s32" : "f32") : a.out;
-  auto t = parse_dtype(out);
-  if (!t) user_error("--out must be a dtype (f32, f16, s32), got '{}'", out);
-  o.out = *t;
+  o.out = dtype_option(a.out.empty() ? (o.in == DType::s8 ? "s32" : "f32") : a.out, "--out");
   o.transpose_a = a.transpose_a;
   o.transpose_b = a.transpose_b || o.in == DType::s8;  // s8 needs B stored (n, k)
-  if (a.schedule == "default") o.schedule = kernels::MatmulOptions::Schedule::Default;
-  else if (a.schedule == "naive") o.schedule = kernels::MatmulOptions::Schedule::Naive;
-  else user_error("--schedule must be default or naive, got '{}'", a.schedule);
+  o.schedule = naive_schedule(a) ? kernels::MatmulOptions::Schedule::Naive : kernels::MatmulOptions::Schedule::Default;
   o.tm = a.tm, o.tn = a.tn, o.tk_l0 = a.tk_l0, o.tk_l1 = a.tk_l1, o.core_group = a.group;
   o.l1_copies = a.l1_copies;
   o.double_buffer = on_off(a.double_buffer, "--double-buffer");
   o.use_cores = on_off(a.cores, "--cores");
   o.stagger = on_off(a.stagger, "--stagger");
+  o.epilogue = a.epilogue;
+  o.scale = a.scale;
   return o;
 }
 
-void add_shape_options(CLI::App* cmd, MatmulArgs& a) {
+void add_matmul_options(CLI::App* cmd, MatmulArgs& a) {
   cmd->add_option("--m", a.m, "rows of A and C")->required();
   cmd->add_option("--n", a.n, "columns of B and C")->required();
   cmd->add_option("--k", a.k, "columns of A, rows of B")->required();
@@ -67,8 +152,9 @@ void add_shape_options(CLI::App* cmd, MatmulArgs& a) {
   cmd->add_option("--out", a.out, "result type: f32 or f16 for f16 inputs, s32 for s8 (default f32 / s32)");
   cmd->add_flag("--transpose-a", a.transpose_a, "A is stored [k, m]");
   cmd->add_flag("--transpose-b", a.transpose_b, "B is stored [n, k]");
-  cmd->add_option("--schedule", a.schedule, "default or naive")->capture_default_str();
-  cmd->add_option("--chip", a.chip, "chip preset or JSON config")->capture_default_str();
+  cmd->add_option("--epilogue", a.epilogue, "fused on the way out of L0C: bias, scale, relu, gelu (comma-separated)")
+      ->delimiter(',');
+  cmd->add_option("--scale", a.scale, "the epilogue's scale")->capture_default_str();
   cmd->add_option("--tm", a.tm, "override: rows of the output tile (L0C)");
   cmd->add_option("--tn", a.tn, "override: columns of the output tile (L0C)");
   cmd->add_option("--tk-l0", a.tk_l0, "override: k per L0A/L0B fill");
@@ -78,63 +164,72 @@ void add_shape_options(CLI::App* cmd, MatmulArgs& a) {
   cmd->add_option("--double-buffer", a.double_buffer, "override: on or off");
   cmd->add_option("--cores", a.cores, "override: spread tiles over all cores, on or off");
   cmd->add_option("--stagger", a.stagger, "override: rotate each tile's k chunks, on or off");
+  add_run_options(cmd, a);
+}
+
+std::string matmul_headline(const kernels::MatmulOptions& o) {
+  return fmt::format("matmul {}{}x{}x{} {} -> {}{}{}{}", o.batch ? fmt::format("{} x ", o.batch) : "", o.m, o.n, o.k,
+                     dtype_name(o.in), dtype_name(o.out), o.transpose_a ? ", A transposed" : "",
+                     o.transpose_b ? ", B transposed" : "",
+                     o.epilogue.empty() ? "" : fmt::format(", epilogue {}", fmt::join(o.epilogue, ",")));
 }
 
 int run_matmul(const MatmulArgs& a) {
-  ChipConfig chip = load_chip(a.chip);
   kernels::MatmulOptions o = options_of(a);
-  kernels::Matmul mm = kernels::matmul(o, chip);
-  kernels::RunSettings s;
-  s.seed = a.seed;
-  s.sim = {.timing_only = a.timing_only, .trace = !a.trace.empty(), .threads = a.threads};
-  s.reference = !a.no_check;
-  s.atol = o.in == DType::s8 ? 0 : (o.out == DType::f16 ? 1e-2 : std::max(1e-4, double(o.k) * 0x1p-23));
-  if (!a.trace.empty() && !std::ofstream(a.trace, std::ios::app)) user_error("--trace: cannot write '{}'", a.trace);
-  kernels::KernelRun run = kernels::compile_and_run(mm.c, chip, s);
-  const Report& r = run.sim.report;
-  if (!a.trace.empty()) write_trace(a.trace, run.sim, run.program, chip);
-  bool ok = r.clean() && (!run.checked || run.check.pass);
-  if (a.json) {
-    nlohmann::json j = nlohmann::json::parse(report_json(r, run.program, "matmul"));
-    j["compile_ms"] = run.compile_ms;
-    j["shape"] = {{"m", o.m}, {"n", o.n}, {"k", o.k}, {"batch", o.batch}};
-    j["schedule"] = a.schedule;
-    if (run.checked)
-      j["check"] = {{"max_abs_error", run.check.max_abs}, {"max_rel_error", run.check.max_rel},
-                    {"bit_exact", run.check.bit_exact}, {"pass", run.check.pass}, {"atol", run.check.atol},
-                    {"rtol", run.check.rtol}};
-    fmt::print("{}\n", j.dump(2));
-    return ok ? 0 : 1;
-  }
-  fmt::print("matmul {}{}x{}x{} {} -> {}{}{}, {} schedule: compiled in {:.1f} ms ({} instructions)\n",
-             o.batch ? fmt::format("{} x ", o.batch) : "", o.m, o.n, o.k, dtype_name(o.in), dtype_name(o.out),
-             o.transpose_a ? ", A transposed" : "", o.transpose_b ? ", B transposed" : "", a.schedule, run.compile_ms,
-             run.program.code.size());
-  if (run.checked)
-    fmt::print("check against the Halide reference: max abs error {:.3g}, max rel error {:.3g}{}: {}\n",
-               run.check.max_abs, run.check.max_rel, run.check.bit_exact ? " (bit-exact)" : "",
-               run.check.pass ? "PASS" : fmt::format("FAIL ({} elements outside atol {:.3g} + rtol {:.3g})",
-                                                     run.check.mismatches, run.check.atol, run.check.rtol));
-  double tflops = 2.0 * double(std::max<int64_t>(o.batch, 1)) * double(o.m) * double(o.n) * double(o.k) /
-                  (r.microseconds() * 1e6);
-  fmt::print("{:.1f} TFLOPS emulated at {} MHz\n", tflops, chip.clock_mhz);
-  fmt::print("{}", report_text(r, run.program, "matmul"));
-  if (!a.trace.empty()) fmt::print("wrote the trace to {}\n", a.trace);
-  return ok ? 0 : 1;
+  kernels::Matmul mm = kernels::matmul(o, load_chip(a.chip));
+  double atol = o.in == DType::s8 ? 0 : (o.out == DType::f16 ? 1e-2 : std::max(1e-4, double(o.k) * 0x1p-23));
+  nlohmann::json extra = {{"shape", {{"m", o.m}, {"n", o.n}, {"k", o.k}, {"batch", o.batch}}}};
+  double flops = 2.0 * double(std::max<int64_t>(o.batch, 1)) * double(o.m) * double(o.n) * double(o.k);
+  return run_kernel(mm.out, a, matmul_headline(o), atol, extra, flops);
 }
 
-int compile_matmul(const MatmulArgs& a) {
-  ChipConfig chip = load_chip(a.chip);
-  kernels::Matmul mm = kernels::matmul(options_of(a), chip);
-  codegen::Compiled c = codegen::compile(mm.c, chip);
-  std::ofstream out(a.output);
-  if (!out) user_error("-o: cannot write '{}'", a.output);
-  // The comment goes last, so that line numbers match the reports of `cubekit kernel`.
-  out << print_program(c.program);
-  out << "# " << fmt::format("matmul {}x{}x{}, {} schedule, compiled in {:.1f} ms", a.m, a.n, a.k, a.schedule, c.milliseconds) << "\n";
-  fmt::print("wrote {} ({} instructions, block_dim {}) in {:.1f} ms\n", a.output, c.program.code.size(),
-             c.program.block_dim, c.milliseconds);
-  return 0;
+// ---- the vector kernels ----
+
+struct VectorArgs : RunArgs {
+  std::string name;
+  int64_t rows = 0, cols = 0, tile_rows = 0;
+  std::vector<int64_t> shape;
+  std::string dtype = "f16", to = "f32", double_buffer, cores;
+  double eps = 1e-5;
+};
+
+kernels::VectorOptions options_of(const VectorArgs& a) {
+  kernels::VectorOptions o;
+  if (!a.shape.empty() && (a.rows || a.cols)) user_error("{}: give --shape or --rows/--cols, not both", a.name);
+  if (a.shape.empty() && (a.rows < 1 || a.cols < 1))
+    user_error("{}: give --rows and --cols (at least 1 each), or --shape", a.name);
+  o.shape = a.shape.empty() ? std::vector<int64_t>{a.rows, a.cols} : a.shape;
+  o.dtype = dtype_option(a.dtype, "--dtype");
+  o.to = dtype_option(a.to, "--to");
+  o.eps = a.eps;
+  o.schedule = naive_schedule(a) ? kernels::VectorOptions::Schedule::Naive : kernels::VectorOptions::Schedule::Default;
+  o.tile_rows = a.tile_rows;
+  o.double_buffer = on_off(a.double_buffer, "--double-buffer");
+  o.use_cores = on_off(a.cores, "--cores");
+  return o;
+}
+
+void add_vector_options(CLI::App* cmd, VectorArgs& a) {
+  cmd->add_option("--rows", a.rows, "rows (all but the last dimension)");
+  cmd->add_option("--cols", a.cols, "columns (the last dimension, the one reduced)");
+  cmd->add_option("--shape", a.shape, "the whole shape instead, e.g. 3,5,7,300")->delimiter(',');
+  cmd->add_option("--dtype", a.dtype, "input and result type: f16 or f32")->capture_default_str();
+  if (a.name == "cast") cmd->add_option("--to", a.to, "the result type")->capture_default_str();
+  if (a.name == "layernorm" || a.name == "rmsnorm") cmd->add_option("--eps", a.eps, "added to the variance")->capture_default_str();
+  cmd->add_option("--tile-rows", a.tile_rows, "override: rows per UB tile");
+  cmd->add_option("--double-buffer", a.double_buffer, "override: on or off");
+  cmd->add_option("--cores", a.cores, "override: spread tiles over all cores, on or off");
+  add_run_options(cmd, a);
+}
+
+std::string vector_headline(const VectorArgs& a, const kernels::VectorOptions& o) {
+  return fmt::format("{} [{}] {}", a.name, fmt::join(o.shape, ", "), dtype_name(o.dtype));
+}
+
+int run_vector(const VectorArgs& a) {
+  kernels::VectorOptions o = options_of(a);
+  kernels::VectorKernel k = kernels::vector_kernel(a.name, o);
+  return run_kernel(k.out, a, vector_headline(a, o), -1, {{"shape", o.shape}}, 0);
 }
 
 }  // namespace
@@ -142,24 +237,38 @@ int compile_matmul(const MatmulArgs& a) {
 void add_kernel(CLI::App& app, int& exit_code) {
   auto* kernel = app.add_subcommand("kernel", "compile a ready kernel, run it, check it against Halide, report");
   kernel->require_subcommand(1);
-  auto ma = std::make_shared<MatmulArgs>();
-  auto* mm = kernel->add_subcommand("matmul", "C = A x B on the cube");
-  add_shape_options(mm, *ma);
-  mm->add_option("--seed", ma->seed, "seed of the random inputs")->capture_default_str();
-  mm->add_flag("--json", ma->json, "print the report as one JSON object");
-  mm->add_option("--trace", ma->trace, "write a Chrome trace to this file");
-  mm->add_flag("--timing-only", ma->timing_only, "cycles only: no data, no check");
-  mm->add_flag("--no-check", ma->no_check, "skip the Halide reference");
-  mm->add_option("--threads", ma->threads, "host threads (default: all)");
-  mm->callback([ma, &exit_code] { exit_code = run_matmul(*ma); });
-
   auto* compile = app.add_subcommand("compile", "compile a ready kernel to a program (.s)");
   compile->require_subcommand(1);
+
+  auto ma = std::make_shared<MatmulArgs>();
+  auto* mm = kernel->add_subcommand("matmul", "C = A x B on the cube, optionally with a fused epilogue");
+  add_matmul_options(mm, *ma);
+  mm->callback([ma, &exit_code] { exit_code = run_matmul(*ma); });
   auto ca = std::make_shared<MatmulArgs>();
   auto* cm = compile->add_subcommand("matmul", "C = A x B on the cube");
-  add_shape_options(cm, *ca);
+  add_matmul_options(cm, *ca);
   cm->add_option("-o,--output", ca->output, "the program file to write")->required();
-  cm->callback([ca, &exit_code] { exit_code = compile_matmul(*ca); });
+  cm->callback([ca, &exit_code] {
+    kernels::MatmulOptions o = options_of(*ca);
+    exit_code = compile_kernel(kernels::matmul(o, load_chip(ca->chip)).out, *ca, matmul_headline(o));
+  });
+
+  for (const std::string& name : kernels::vector_kernel_names()) {
+    auto va = std::make_shared<VectorArgs>();
+    va->name = name;
+    auto* vk = kernel->add_subcommand(name, fmt::format("{} on the vector unit", name));
+    add_vector_options(vk, *va);
+    vk->callback([va, &exit_code] { exit_code = run_vector(*va); });
+    auto vc = std::make_shared<VectorArgs>();
+    vc->name = name;
+    auto* vcc = compile->add_subcommand(name, fmt::format("{} on the vector unit", name));
+    add_vector_options(vcc, *vc);
+    vcc->add_option("-o,--output", vc->output, "the program file to write")->required();
+    vcc->callback([vc, &exit_code] {
+      kernels::VectorOptions o = options_of(*vc);
+      exit_code = compile_kernel(kernels::vector_kernel(vc->name, o).out, *vc, vector_headline(*vc, o));
+    });
+  }
 }
 
 }  // namespace cubekit::cli
