@@ -524,7 +524,7 @@ TEST_P(KernelCliError, ExitsTwoWithTheMessage) {
 const std::string kSmall = "kernel matmul --m 16 --n 16 --k 16 ";
 const ErrorCase kCli[] = {
     {"DtypeUnknown", kSmall + "--dtype bf16", {"cubekit: error: --dtype must be f16 or s8, got 'bf16'"}},
-    {"OutNotADtype", kSmall + "--out f64", {"cubekit: error: --out must be a dtype (f32, f16, s32), got 'f64'"}},
+    {"OutNotADtype", kSmall + "--out f64", {"cubekit: error: --out must be a dtype (f16, f32, s8, s32), got 'f64'"}},
     {"ScheduleUnknown", kSmall + "--schedule fast", {"cubekit: error: --schedule must be default or naive, got 'fast'"}},
     {"DoubleBufferNotOnOff", kSmall + "--double-buffer yes", {"cubekit: error: --double-buffer must be on or off, got 'yes'"}},
     {"UnwritableTrace", kSmall + "--trace /nonexistent/cubekit/t.json",
