@@ -295,14 +295,15 @@ class Builder {
     for (size_t i = 0; i < p_.inputs.size(); ++i) {
       const auto& o = p_.inputs[i];
       int64_t s = dtype_size(o.input->dtype), written = cdiv(p_.cols * s, 32), blocks = pitch_ * s / 32;
-      if (o.shape != VecShape::Full || blocks == written) continue;
+      if (o.shape == VecShape::Row || blocks == written) continue;
       int copy = k_->new_var("copy");
+      int64_t rows = o.shape == VecShape::Full ? tile_ : 1;  // a per-column input is one row
       for (int c = 0; c < k_->buffers[size_t(in_[i])].copies; ++c) {
         out.push_back(let(copy, Affine(c), "+", 0));
-        for (int64_t r0 = 0; r0 < tile_; r0 += 255) {
+        for (int64_t r0 = 0; r0 < rows; r0 += 255) {
           Ref at{-1, in_[i], Affine((r0 * blocks + written) * 32), copy};
           out.push_back(instr("vdup.f32", Pipe::V, {at},
-                              {mems(1)[0], num(0), kw("repeat", imm(std::min<int64_t>(255, tile_ - r0))),
+                              {mems(1)[0], num(0), kw("repeat", imm(std::min<int64_t>(255, rows - r0))),
                                kw("dst_rep", imm(blocks)), kw("mask", mask_count((blocks - written) * 8))}));
         }
       }

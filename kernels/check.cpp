@@ -38,6 +38,7 @@ KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunS
   run.compile_ms = compiled.milliseconds;
   run.gm = GlobalMemory::for_program(run.program);
   run.gm.fill_inputs(s.seed);
+  if (s.inputs) s.inputs(run.gm);
   run.sim = simulate(chip, run.program, run.gm, s.sim);
   if (!s.reference || s.sim.timing_only) return run;
   std::map<std::string, const std::vector<uint8_t>*> inputs;

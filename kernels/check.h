@@ -5,6 +5,8 @@
 #include "dsl/func.h"
 #include "emulator/simulator.h"
 
+#include <functional>
+
 namespace cubekit::kernels {
 
 struct Comparison {
@@ -34,6 +36,8 @@ struct RunSettings {
   SimOptions sim;
   bool reference = true;  // run the Halide reference and compare
   double atol = -1;       // absolute tolerance (< 0: the dtype's default)
+  // Called after the seeded fill, to set inputs of one's own (e.g. extreme values).
+  std::function<void(GlobalMemory&)> inputs;
 };
 
 KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunSettings& settings = {});

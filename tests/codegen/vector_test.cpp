@@ -1,0 +1,190 @@
+// The vector path end to end: every vector kernel against the Halide reference on odd shapes in
+// f16 and f32, softmax's rows summing to one, extreme inputs, and fused matmul epilogues against
+// Halide and against the unfused pair of kernels (GM bytes and cycles).
+#include "emulator/emulator.h"
+#include "emulator/error.h"
+#include "kernels/check.h"
+#include "kernels/matmul.h"
+#include "kernels/vector.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+namespace cubekit {
+namespace {
+
+const ChipConfig& chip() {
+  static const ChipConfig c = load_chip("ascend910");
+  return c;
+}
+
+std::string describe(const kernels::KernelRun& run) {
+  std::string d;
+  for (const Diagnostic& x : run.sim.report.diagnostics) d += format_diagnostic(run.program, x) + "\n";
+  return d;
+}
+
+// ---- every kernel, odd shapes, both types ----
+
+struct Case {
+  std::string kernel;
+  std::vector<int64_t> shape;
+  DType dtype;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.kernel; }
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  const std::vector<std::vector<int64_t>> shapes = {{7, 1}, {1, 100}, {17, 1000}, {1000, 17}, {3, 5, 7, 300}};
+  for (const std::string& k : kernels::vector_kernel_names())
+    for (const auto& s : shapes)
+      for (DType t : {DType::f16, DType::f32}) out.push_back({k, s, t});
+  return out;
+}
+
+class VectorKernels : public testing::TestWithParam<Case> {};
+
+TEST_P(VectorKernels, MatchHalideAndRunClean) {
+  const Case& c = GetParam();
+  kernels::VectorOptions o;
+  o.shape = c.shape;
+  o.dtype = c.dtype;
+  o.to = c.dtype == DType::f16 ? DType::f32 : DType::f16;
+  kernels::VectorKernel k = kernels::vector_kernel(c.kernel, o);
+  kernels::KernelRun run = kernels::compile_and_run(k.out, chip(), {.seed = 11});
+  EXPECT_TRUE(run.sim.report.clean()) << describe(run);
+  ASSERT_TRUE(run.checked);
+  EXPECT_TRUE(run.check.pass) << "max abs error " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
+}
+
+INSTANTIATE_TEST_SUITE_P(Vector, VectorKernels, testing::ValuesIn(cases()), [](const testing::TestParamInfo<Case>& i) {
+  return fmt::format("{}_{}_{}", i.param.kernel, fmt::join(i.param.shape, "x"), dtype_name(i.param.dtype));
+});
+
+// ---- softmax and the norms on the numbers that break naive versions ----
+
+double f16_at(const std::vector<uint8_t>& bytes, size_t i) {
+  _Float16 h;
+  std::memcpy(&h, bytes.data() + i * 2, 2);
+  return double(h);
+}
+
+TEST(Softmax, RowsSumToOneInF16) {
+  kernels::VectorOptions o;
+  o.shape = {64, 1000};
+  kernels::KernelRun run = kernels::compile_and_run(kernels::vector_kernel("softmax", o).out, chip(), {.seed = 5});
+  ASSERT_TRUE(run.check.pass && run.sim.report.clean()) << describe(run);
+  const auto& y = run.gm.bytes("softmax");
+  double worst = 0;
+  for (size_t r = 0; r < 64; ++r) {
+    double sum = 0;
+    for (size_t c = 0; c < 1000; ++c) sum += f16_at(y, r * 1000 + c);
+    worst = std::max(worst, std::fabs(sum - 1));
+  }
+  std::printf("softmax 64 x 1000 f16: the worst row sums to 1 within %.2g\n", worst);
+  EXPECT_LT(worst, 1e-2);
+}
+
+// Inputs of +-60000 in f16: exp must only ever see x - max <= 0, variances stay in f32.
+class ExtremeInputs : public testing::TestWithParam<std::string> {};
+
+TEST_P(ExtremeInputs, StayFiniteAndMatchHalide) {
+  kernels::VectorOptions o;
+  o.shape = {33, 700};
+  kernels::RunSettings s{.seed = 9};
+  s.inputs = [](GlobalMemory& gm) {
+    std::mt19937 rng(3);
+    std::vector<uint8_t>& x = gm.bytes("X");
+    for (size_t i = 0; i < x.size() / 2; ++i) {
+      _Float16 h = _Float16(std::uniform_real_distribution<float>(-60000.0f, 60000.0f)(rng));
+      std::memcpy(x.data() + i * 2, &h, 2);
+    }
+  };
+  kernels::VectorKernel k = kernels::vector_kernel(GetParam(), o);
+  kernels::KernelRun run = kernels::compile_and_run(k.out, chip(), s);
+  EXPECT_TRUE(run.sim.report.clean()) << describe(run);
+  EXPECT_TRUE(run.check.pass) << "max abs error " << run.check.max_abs;
+  const auto& y = run.gm.bytes(k.out.name());
+  for (size_t i = 0; i < y.size() / 2; ++i) ASSERT_TRUE(std::isfinite(f16_at(y, i))) << "element " << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(Vector, ExtremeInputs, testing::Values("softmax", "layernorm", "rmsnorm"));
+
+// ---- fused matmul epilogues ----
+
+struct Epi {
+  const char* name;
+  int64_t m, n, k, batch;
+  std::vector<std::string> items;
+  DType out;
+};
+void PrintTo(const Epi& e, std::ostream* os) { *os << e.name; }
+
+class FusedEpilogue : public testing::TestWithParam<Epi> {};
+
+TEST_P(FusedEpilogue, MatchesHalide) {
+  const Epi& e = GetParam();
+  kernels::MatmulOptions o;
+  o.m = e.m, o.n = e.n, o.k = e.k, o.batch = e.batch, o.epilogue = e.items, o.out = e.out, o.scale = 0.125;
+  kernels::Matmul mm = kernels::matmul(o, chip());
+  kernels::KernelRun run = kernels::compile_and_run(mm.out, chip(), {.seed = 4, .atol = e.out == DType::f16 ? 1e-2 : 1e-3});
+  EXPECT_TRUE(run.sim.report.clean()) << describe(run);
+  EXPECT_TRUE(run.check.pass) << "max abs error " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Matmul, FusedEpilogue,
+    testing::Values(Epi{"BiasRelu", 200, 300, 150, 0, {"bias", "relu"}, DType::f16},
+                    Epi{"BiasGelu", 77, 131, 45, 0, {"bias", "gelu"}, DType::f16},
+                    Epi{"ScaleBiasF32", 128, 100, 64, 0, {"scale", "bias"}, DType::f32},
+                    Epi{"ReluOnly", 300, 17, 500, 0, {"relu"}, DType::f32},
+                    Epi{"BatchedBiasGelu", 64, 96, 80, 2, {"bias", "gelu"}, DType::f16}),
+    [](const testing::TestParamInfo<Epi>& i) { return std::string(i.param.name); });
+
+int64_t gm_bytes(const Report& r) {
+  return r.bytes[size_t(DataPath::GmToL1)] + r.bytes[size_t(DataPath::GmToUb)] + r.bytes[size_t(DataPath::UbToGm)];
+}
+
+// The fused kernel reads A, B and the bias and writes D once; the unfused pair writes C (f32) to
+// GM and reads it back. Cycles of the fused kernel against the two kernels one after the other.
+TEST(FusedEpilogue, MovesNoMoreThanTheMatmulPlusTheBiasAndBeatsTwoKernels) {
+  kernels::MatmulOptions o;
+  o.m = o.n = o.k = 1024;
+  o.out = DType::f16;
+  SimOptions timing{.timing_only = true};
+  Report plain = kernels::compile_and_run(kernels::matmul(o, chip()).out, chip(), {.sim = timing}).sim.report;
+  kernels::MatmulOptions f = o;
+  f.epilogue = {"bias", "relu"};
+  kernels::Matmul fused_mm = kernels::matmul(f, chip());
+  kernels::KernelRun fused = kernels::compile_and_run(fused_mm.out, chip(), {.sim = timing});
+  kernels::MatmulOptions c32 = o;
+  c32.out = DType::f32;
+  Report first = kernels::compile_and_run(kernels::matmul(c32, chip()).out, chip(), {.sim = timing}).sim.report;
+  Report second = kernels::compile_and_run(kernels::unfused_epilogue(f, chip()).out, chip(), {.sim = timing}).sim.report;
+
+  // The bias is read once per output tile (each tile its own columns of it).
+  int64_t bias_reads = fused.sim.report.bytes[size_t(DataPath::GmToUb)];
+  int64_t bias_bytes = o.n * 4;
+  std::printf("1024^3 matmul + bias + ReLU: GM bytes fused %lld, matmul alone %lld, bias %lld (read %lld in all, once "
+              "per tile); unfused %lld\n",
+              (long long)gm_bytes(fused.sim.report), (long long)gm_bytes(plain), (long long)bias_bytes,
+              (long long)bias_reads, (long long)(gm_bytes(first) + gm_bytes(second)));
+  std::printf("cycles: fused %llu, matmul alone %llu, unfused %llu + %llu = %llu\n",
+              (unsigned long long)fused.sim.report.cycles, (unsigned long long)plain.cycles,
+              (unsigned long long)first.cycles, (unsigned long long)second.cycles,
+              (unsigned long long)(first.cycles + second.cycles));
+  EXPECT_EQ(fused.sim.report.bytes[size_t(DataPath::GmToL1)], plain.bytes[size_t(DataPath::GmToL1)]);
+  EXPECT_EQ(fused.sim.report.bytes[size_t(DataPath::UbToGm)], plain.bytes[size_t(DataPath::UbToGm)]);
+  EXPECT_EQ(bias_reads % bias_bytes, 0) << "the bias is read in whole copies";
+  EXPECT_LE(gm_bytes(fused.sim.report), gm_bytes(plain) + bias_reads);
+  EXPECT_LT(gm_bytes(fused.sim.report), gm_bytes(first) + gm_bytes(second));
+  EXPECT_LT(fused.sim.report.cycles, first.cycles + second.cycles);
+}
+
+}  // namespace
+}  // namespace cubekit
