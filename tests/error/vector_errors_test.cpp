@@ -87,7 +87,7 @@ const ApiCase kVectorFuncs[] = {
        out(a, c) = sum(X3(a, j, c));
        codegen::compile(out, chip910());
      },
-     {"XXX"}},
+     {"out: `sum(X3(a, j, c))` reduces j over [0, 8); the vector path reduces whole rows of the last dimension, [0, 256)"}},
     {"ReductionOverPartOfRow",
      [] {
        Vec v;
@@ -96,7 +96,7 @@ const ApiCase kVectorFuncs[] = {
        v.out(v.r, v.c) = f32(v.X(v.r, v.c)) - v.row_max(v.r);
        v.compile();
      },
-     {"XXX"}},
+     {"row_max: `maximum(cast(f32, X(r, half)))` reduces half over [0, 128); the vector path reduces whole rows of the last dimension, [0, 256)"}},
     {"ReductionOverTwoRDoms",
      [] {
        Vec v;
@@ -105,7 +105,7 @@ const ApiCase kVectorFuncs[] = {
        v.out(v.r, v.c) = f32(v.X(v.r, v.c)) - v.row_max(v.r);
        v.compile();
      },
-     {"XXX"}},
+     {"row_max: `sum((cast(f32, X(r, k)) * cast(f32, Y(r, k2))))` reduces over 2 variables; the vector path reduces along the last dimension only"}},
     {"NestedReduction",
      [] {
        Vec v;
@@ -113,15 +113,16 @@ const ApiCase kVectorFuncs[] = {
        v.out(v.r, v.c) = f32(v.X(v.r, v.c)) - v.row_max(v.r);
        v.compile();
      },
-     {"XXX"}},
+     {"row_max (in sum): `maximum(cast(f32, X(r, k)))` nests a reduction in a reduction; compute the inner one as its own Func"}},
     {"ReductionOfPerColumnValue",
      [] {
        Vec v;
        v.row_max(v.r) = sum(v.G(v.k));
+       v.row_max.bound(v.r, 0, 64);
        v.out(v.r, v.c) = f32(v.X(v.r, v.c)) - v.row_max(v.r);
        v.compile();
      },
-     {"XXX"}},
+     {"row_max: `sum(G(k))` reduces a value that does not vary along k", "the vector path reduces full rows (index an input or Func by k in the last position)"}},
     {"InputIndexedUnreadably",
      [] {
        Vec v;
@@ -129,8 +130,8 @@ const ApiCase kVectorFuncs[] = {
        v.out(v.r, v.c) = v.X(v.r, v.c) + T(v.c, v.r);
        v.compile();
      },
-     {"XXX"}},
-    {"RowAndColumnCombined", [] { Vec v; v.out(v.r, v.c) = v.R(v.r) + v.G(v.c); v.compile(); }, {"XXX"}},
+     {"out: T(c, r) is indexed in a way the vector path cannot read", "it reads tensors at (rows.., last), (rows..) or (last), where here rows are (r) and last is c"}},
+    {"RowAndColumnCombined", [] { Vec v; v.out(v.r, v.c) = v.R(v.r) + v.G(v.c); v.compile(); }, {"out: `(R(r) + G(c))` combines a per-row and a per-column value", "write it as part of an expression that also reads a full input"}},
     {"InputReadPerRowAndPerColumn",
      [] {
        Input X("X", DType::f32, {64, 64}), V("V", DType::f32, {64});
@@ -139,12 +140,12 @@ const ApiCase kVectorFuncs[] = {
        out(r, c) = X(r, c) * V(r) + V(c);
        codegen::compile(out, chip910());
      },
-     {"XXX"}},
+     {"out: input V is read both as a per-row and as a per-column value; read it one way (or pass it twice)"}},
     {"InputSizeDiffersFromBound",
-     [] { Vec v; v.elementwise().out.bound(v.c, 0, 128); v.compile(); }, {"XXX"}},
+     [] { Vec v; v.elementwise().out.bound(v.c, 0, 128); v.compile(); }, {"out: input X has 16384 elements but a full operand of out needs 8192"}},
     {"ComparisonOutsideSelect",
-     [] { Vec v; v.out(v.r, v.c) = f32(v.X(v.r, v.c)) * f32(v.X(v.r, v.c) > 0); v.compile(); }, {"XXX"}},
-    {"LoopVariableAsValue", [] { Vec v; v.out(v.r, v.c) = v.X(v.r, v.c) + cast(DType::f16, v.c); v.compile(); }, {"XXX"}},
+     [] { Vec v; v.out(v.r, v.c) = f32(v.X(v.r, v.c)) * f32(v.X(v.r, v.c) > 0); v.compile(); }, {"out: the comparison `(X(r, c) > 0)` is only computed inside select() on the vector path"}},
+    {"LoopVariableAsValue", [] { Vec v; v.out(v.r, v.c) = v.X(v.r, v.c) + cast(DType::f16, v.c); v.compile(); }, {"out: `c` uses the loop variable c as a value; the vector path computes on tensor values"}},
     {"FuncOverLastDimensionOnly",
      [] {
        Vec v;
@@ -153,8 +154,8 @@ const ApiCase kVectorFuncs[] = {
        v.out(v.r, v.c) = f32(v.X(v.r, v.c)) * scale(v.c);
        v.compile();
      },
-     {"XXX"}},
-    {"FuncWithoutDefinition", [] { codegen::compile(Func("empty"), chip910()); }, {"XXX"}},
+     {"scale: a Func over the last dimension only is not supported on the vector path"}},
+    {"FuncWithoutDefinition", [] { codegen::compile(Func("empty"), chip910()); }, {"empty has no definition"}},
 };
 INSTANTIATE_TEST_SUITE_P(VectorFuncs, VectorApiError, testing::ValuesIn(kVectorFuncs), api_case_name);
 
@@ -162,20 +163,23 @@ INSTANTIATE_TEST_SUITE_P(VectorFuncs, VectorApiError, testing::ValuesIn(kVectorF
 
 const ApiCase kVectorSchedule[] = {
     {"SplitOnVectorFunc",
-     [] { Vec v; Var ro("ro"), ri("ri"); v.rowwise().out.split(v.r, ro, ri, 8); v.compile(); }, {"XXX"}},
-    {"StageOnVectorFunc", [] { Vec v; v.rowwise().out.stage(v.X, Level::UB, v.r); v.compile(); }, {"XXX"}},
-    {"StoreInOnVectorFunc", [] { Vec v; v.rowwise().out.store_in(Level::UB); v.compile(); }, {"XXX"}},
-    {"TileRowsBelowOne", [] { Vec v; v.rowwise().out.tile_rows(0); v.compile(); }, {"XXX"}},
-    {"TileRowsOnElementwiseFunc", [] { Vec v; v.elementwise().out.tile_rows(4); v.compile(); }, {"XXX"}},
+     [] { Vec v; Var ro("ro"), ri("ri"); v.rowwise().out.split(v.r, ro, ri, 8); v.compile(); }, {"out.split(r, ro, ri, 8): out runs on the vector unit, which takes cores(), double_buffer() and tile_rows(); this directive is for the cube path"}},
+    {"StageOnVectorFunc", [] { Vec v; v.rowwise().out.stage(v.X, Level::UB, v.r); v.compile(); }, {"out.stage(X, UB, r): out runs on the vector unit, which takes cores(), double_buffer() and tile_rows()"}},
+    {"StoreInOnVectorFunc", [] { Vec v; v.rowwise().out.store_in(Level::UB); v.compile(); }, {"out.store_in(UB): out runs on the vector unit", "this directive is for the cube path"}},
+    {"TileRowsBelowOne", [] { Vec v; v.rowwise().out.tile_rows(0); v.compile(); }, {"out.tile_rows(0): give at least 1 row"}},
+    {"TileRowsOnElementwiseFunc", [] { Vec v; v.elementwise().out.tile_rows(4); v.compile(); }, {"out.tile_rows(4): out is elementwise (flat tiles of elements); tile_rows() applies to Funcs with per-row or per-column values"}},
     {"TileRowsOverflowUB",
      [] {
-       Input X("X", DType::f32, {4096, 1024});
+       Input X("X", DType::f32, {512, 1024});
        Var r("r"), c("c");
-       Func out("out");
-       out(r, c) = X(r, c) * X(r, c) + f32(X(r, c) > 0);
+       RDom k(0, 1024, "k");
+       Func m("m"), out("out");
+       m(r) = maximum(X(r, k));
+       out(r, c) = X(r, c) - m(r);
+       out.double_buffer().tile_rows(256);
        codegen::compile(out, chip910());
      },
-     {"XXX"}},
+     {"out: tiles of 256 rows of 1024 columns need 4719616 bytes of UB (in_X 1048576 x 2, out 1048576 x 2", "but ascend910 has 262144; use tile_rows(13) or fewer"}},
     {"RowTooLongForUB",
      [] {
        Input X("X", DType::f32, {4, 1 << 16});
@@ -186,10 +190,10 @@ const ApiCase kVectorSchedule[] = {
        out(r, c) = X(r, c) - m(r);
        codegen::compile(out, chip910());
      },
-     {"XXX"}},
+     {"out: tiles of 1 rows of 65536 columns need 655392 bytes of UB (in_X 262144 x 1, out 262144 x 1", "but ascend910 has 262144; a whole row must fit: use shorter rows (split the last dimension), fewer intermediate full-row Funcs, or drop double_buffer()"}},
     {"ElementwiseTileOverflowUB",
      [] { Vec().elementwise().compile(chip_with("tiny_ub", [](ChipConfig& c) { c.size[int(Space::UB)] = 512; })); },
-     {"XXX"}},
+     {"out: tiles of 128 elements need 768 bytes of UB (in_X 256 x 1, in_Y 256 x 1, out 256 x 1) but tiny_ub has 512; use fewer inputs or intermediate values"}},
 };
 INSTANTIATE_TEST_SUITE_P(VectorSchedule, VectorApiError, testing::ValuesIn(kVectorSchedule), api_case_name);
 
@@ -231,7 +235,7 @@ const ApiCase kEpilogues[] = {
        e.D.bound(x, 0, 4);
        e.compile();
      },
-     {"XXX"}},
+     {"D.epilogue_of(C): D has 3 variables but C has 2; the epilogue is elementwise over C"}},
     {"EpilogueOfS8Contraction",
      [] {
        auto o = shape(128, 128, 256);
@@ -240,11 +244,11 @@ const ApiCase kEpilogues[] = {
        e.D(e.m, e.n) = f32(e.C());
        e.compile();
      },
-     {"XXX"}},
-    {"EpilogueResultNotFloat", [] { Epi e; e.D(e.m, e.n) = cast(DType::s32, e.C()); e.compile(); }, {"XXX"}},
-    {"EpilogueNotReadingProducer", [] { Epi e; e.D(e.m, e.n) = e.bias(e.n) * 2.0f; e.compile(); }, {"XXX"}},
-    {"EpilogueReadsProducerElsewhere", [] { Epi e; e.D(e.m, e.n) = e.mm.c(e.n, e.m); e.compile(); }, {"XXX"}},
-    {"EpilogueLoopVariableAsValue", [] { Epi e; e.D(e.m, e.n) = e.C() + f32(e.n); e.compile(); }, {"XXX"}},
+     {"D.epilogue_of(C): epilogues run on f32 accumulators (f16 inputs); C accumulates in s32"}},
+    {"EpilogueResultNotFloat", [] { Epi e; e.D(e.m, e.n) = cast(DType::s32, e.C()); e.compile(); }, {"D: the epilogue's result must be f32 or f16, not s32"}},
+    {"EpilogueNotReadingProducer", [] { Epi e; e.D(e.m, e.n) = e.bias(e.n) * 2.0f; e.compile(); }, {"D.epilogue_of(C): D's definition does not read C"}},
+    {"EpilogueReadsProducerElsewhere", [] { Epi e; e.D(e.m, e.n) = Expr(e.mm.c(e.n, e.m)); e.compile(); }, {"D.epilogue_of(C): `C(n, m)` is not C at D's own variables; an epilogue reads the contraction's result elementwise"}},
+    {"EpilogueLoopVariableAsValue", [] { Epi e; e.D(e.m, e.n) = e.C() + f32(e.n); e.compile(); }, {"D.epilogue_of(C): `n` uses the loop variable n as a value; the epilogue computes on the result and inputs"}},
     {"EpilogueReduces",
      [] {
        Epi e;
@@ -252,8 +256,8 @@ const ApiCase kEpilogues[] = {
        e.D(e.m, e.n) = e.C() + sum(e.bias(j));
        e.compile();
      },
-     {"XXX"}},
-    {"EpilogueComparisonOutsideSelect", [] { Epi e; e.D(e.m, e.n) = e.C() * f32(e.C() > 0); e.compile(); }, {"XXX"}},
+     {"D.epilogue_of(C): `sum(bias(j))` reduces; an epilogue is elementwise (reduce in a vector kernel after the matmul)"}},
+    {"EpilogueComparisonOutsideSelect", [] { Epi e; e.D(e.m, e.n) = e.C() * f32(e.C() > 0); e.compile(); }, {"D.epilogue_of(C): the comparison `(C(m, n) > 0)` is only computed inside select()"}},
     {"EpilogueFullTileInput",
      [] {
        Epi e;
@@ -261,7 +265,7 @@ const ApiCase kEpilogues[] = {
        e.D(e.m, e.n) = e.C() + Z(e.m, e.n);
        e.compile();
      },
-     {"XXX"}},
+     {"D.epilogue_of(C): `Z(m, n)`: an epilogue reads inputs per column (Z(n)) or per row (Z(m)); a full-tile input needs a vector kernel of its own"}},
     {"EpiloguePerRowInput",
      [] {
        Epi e;
@@ -269,7 +273,7 @@ const ApiCase kEpilogues[] = {
        e.D(e.m, e.n) = e.C() * rs(e.m);
        e.compile();
      },
-     {"XXX"}},
+     {"D.epilogue_of(C): `row_scale(m)` reads row_scale per row; epilogues take per-column inputs (row_scale(n)) and constants"}},
     {"EpilogueBiasWrongShape",
      [] {
        Epi e;
@@ -277,15 +281,15 @@ const ApiCase kEpilogues[] = {
        e.D(e.m, e.n) = e.C() + b64(e.n);
        e.compile();
      },
-     {"XXX"}},
+     {"D.epilogue_of(C): `b64(n)` reads b64 per column but its shape is [64]; it needs [128]"}},
     {"EpilogueStripOverflowUB",
      [] {
        auto o = shape(128, 128, 256);
-       o.epilogue = {"bias", "gelu"};
+       o.epilogue = {"bias", "gelu"}, o.tm = 64;
        codegen::compile(kernels::matmul(o, chip910()).out,
                         chip_with("small_ub", [](ChipConfig& c) { c.size[int(Space::UB)] = 16384; }));
      },
-     {"XXX"}},
+     {"D: the epilogue's strips of 16 columns of the 64-row tile need 28800 bytes of UB but small_ub has 16384; use a smaller m tile or a simpler epilogue"}},
 };
 INSTANTIATE_TEST_SUITE_P(Epilogues, VectorApiError, testing::ValuesIn(kEpilogues), api_case_name);
 
@@ -298,24 +302,24 @@ kernels::VectorOptions vshape(std::vector<int64_t> s) {
 }
 
 const ApiCase kKernelOptions[] = {
-    {"VectorKernelUnknown", [] { kernels::vector_kernel("tanh", vshape({4, 256})); }, {"XXX"}},
-    {"VectorKernelWithoutShape", [] { kernels::vector_kernel("softmax", vshape({})); }, {"XXX"}},
-    {"VectorKernelDimensionBelowOne", [] { kernels::vector_kernel("softmax", vshape({4, 0})); }, {"XXX"}},
+    {"VectorKernelUnknown", [] { kernels::vector_kernel("tanh", vshape({4, 256})); }, {"no vector kernel 'tanh'; the kernels are add, cast, gelu, layernorm, mul, relu, rmsnorm, softmax"}},
+    {"VectorKernelWithoutShape", [] { kernels::vector_kernel("softmax", vshape({})); }, {"softmax: give a shape (at least one dimension)"}},
+    {"VectorKernelDimensionBelowOne", [] { kernels::vector_kernel("softmax", vshape({4, 0})); }, {"softmax: every dimension must be at least 1, got [4, 0]"}},
     {"VectorKernelDtype",
-     [] { auto o = vshape({4, 256}); o.dtype = DType::s8; kernels::vector_kernel("layernorm", o); }, {"XXX"}},
+     [] { auto o = vshape({4, 256}); o.dtype = DType::s8; kernels::vector_kernel("layernorm", o); }, {"layernorm: the vector kernels take f16 or f32, not s8"}},
     {"VectorKernelTileRowsNegative",
-     [] { auto o = vshape({4, 256}); o.tile_rows = -2; kernels::vector_kernel("rmsnorm", o); }, {"XXX"}},
+     [] { auto o = vshape({4, 256}); o.tile_rows = -2; kernels::vector_kernel("rmsnorm", o); }, {"rmsnorm: tile_rows must be at least 1 (or 0 to choose), got -2"}},
     {"MatmulEpilogueUnknown",
-     [] { auto o = shape(64, 64, 64); o.epilogue = {"bias", "tanh"}; kernels::matmul(o, chip910()); }, {"XXX"}},
+     [] { auto o = shape(64, 64, 64); o.epilogue = {"bias", "tanh"}; kernels::matmul(o, chip910()); }, {"matmul: unknown epilogue 'tanh'; use bias, scale, relu or gelu"}},
     {"MatmulEpilogueReluAndGelu",
-     [] { auto o = shape(64, 64, 64); o.epilogue = {"relu", "gelu"}; kernels::matmul(o, chip910()); }, {"XXX"}},
+     [] { auto o = shape(64, 64, 64); o.epilogue = {"relu", "gelu"}; kernels::matmul(o, chip910()); }, {"matmul: the epilogue takes relu or gelu, not both"}},
     {"MatmulEpilogueS8",
      [] {
        auto o = shape(64, 64, 64);
        o.in = DType::s8, o.out = DType::s32, o.transpose_b = true, o.epilogue = {"relu"};
        kernels::matmul(o, chip910());
      },
-     {"XXX"}},
+     {"matmul: epilogues run on f32 accumulators, so they take f16 inputs (not s8)"}},
 };
 INSTANTIATE_TEST_SUITE_P(KernelOptions, VectorApiError, testing::ValuesIn(kKernelOptions), api_case_name);
 
@@ -343,14 +347,14 @@ TEST_P(VectorCliError, ExitsTwoWithTheMessage) {
 }
 
 const ErrorCase kCli[] = {
-    {"SoftmaxWithoutCols", "kernel softmax --rows 4", {"XXX"}},
-    {"SoftmaxShapeAndRows", "kernel softmax --shape 4,256 --rows 4", {"XXX"}},
-    {"SoftmaxDtypeUnknown", "kernel softmax --rows 4 --cols 256 --dtype bf16", {"XXX"}},
-    {"SoftmaxDtypeNotFloat", "kernel softmax --rows 4 --cols 256 --dtype s8", {"XXX"}},
-    {"SoftmaxTileRowsNegative", "kernel softmax --rows 4 --cols 256 --tile-rows -1", {"XXX"}},
-    {"SoftmaxTileRowsOverflowUB", "kernel softmax --rows 4096 --cols 4096 --dtype f32 --tile-rows 4096", {"XXX"}},
-    {"AddTileRows", "kernel add --rows 4 --cols 256 --tile-rows 2", {"XXX"}},
-    {"MatmulEpilogueUnknown", "kernel matmul --m 16 --n 16 --k 16 --epilogue foo", {"XXX"}},
+    {"SoftmaxWithoutCols", "kernel softmax --rows 4", {"cubekit: error: softmax: give --rows and --cols (at least 1 each), or --shape"}},
+    {"SoftmaxShapeAndRows", "kernel softmax --shape 4,256 --rows 4", {"cubekit: error: softmax: give --shape or --rows/--cols, not both"}},
+    {"SoftmaxDtypeUnknown", "kernel softmax --rows 4 --cols 256 --dtype bf16", {"cubekit: error: --dtype must be a dtype (f16, f32, s8, s32), got 'bf16'"}},
+    {"SoftmaxDtypeNotFloat", "kernel softmax --rows 4 --cols 256 --dtype s8", {"cubekit: error: softmax: the vector kernels take f16 or f32, not s8"}},
+    {"SoftmaxTileRowsNegative", "kernel softmax --rows 4 --cols 256 --tile-rows -1", {"cubekit: error: softmax: tile_rows must be at least 1 (or 0 to choose), got -1"}},
+    {"SoftmaxTileRowsOverflowUB", "kernel softmax --rows 4096 --cols 4096 --dtype f32 --tile-rows 4096", {"cubekit: error: softmax: tiles of 4096 rows of 4096 columns need 402669568 bytes of UB", "but ascend910 has 262144; use tile_rows(2) or fewer"}},
+    {"AddTileRows", "kernel add --rows 4 --cols 256 --tile-rows 2", {"cubekit: error: add.tile_rows(2): add is elementwise (flat tiles of elements); tile_rows() applies to Funcs with per-row or per-column values"}},
+    {"MatmulEpilogueUnknown", "kernel matmul --m 16 --n 16 --k 16 --epilogue foo", {"cubekit: error: matmul: unknown epilogue 'foo'; use bias, scale, relu or gelu"}},
 };
 INSTANTIATE_TEST_SUITE_P(Kernel, VectorCliError, testing::ValuesIn(kCli), case_name);
 
