@@ -457,9 +457,13 @@ Kernel build_contraction_nest(const sched::ContractionPlan& plan, const ChipConf
   }
   if (best == 0) {
     Kernel k = Builder(plan, chip, 16).build();
-    user_error("{}: the epilogue's strips of 16 columns of the {}-row tile need {} bytes of UB but {} has {}; use a "
-               "smaller m tile or a simpler epilogue", plan.func_name, plan.tm, space_bytes(k, Space::UB, chip),
-               chip.name, chip.buffer_size(Space::UB));
+    std::string list;
+    for (const Buffer& b : k.buffers)
+      if (b.space == Space::UB) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, b.bytes, b.copies);
+    user_error("{}: the epilogue's strips of 16 columns of the {}-row tile need {} bytes of UB ({}; ACC: the "
+               "accumulator strip, E_: inputs, V: scratch) but {} has {}; {}", plan.func_name, plan.tm,
+               space_bytes(k, Space::UB, chip), list, chip.name, chip.buffer_size(Space::UB),
+               plan.tm > 16 ? "use a smaller m tile or fewer epilogue operations" : "use fewer epilogue operations");
   }
   return Builder(plan, chip, best * 16).build();
 }

@@ -95,12 +95,13 @@ class Builder {
     int64_t align = chip_.alignment(Space::UB);
     for (const Buffer& b : k.buffers)
       if (b.space == Space::UB) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, round_up(b.bytes, align), b.copies);
-    std::string what = p_.flat ? fmt::format("tiles of {} elements", tile) : fmt::format("tiles of {} rows of {} columns", tile, p_.cols);
+    std::string what = p_.flat ? fmt::format("tiles of {} elements", tile)
+                               : fmt::format("tiles of {} row{} of {} columns", tile, tile == 1 ? "" : "s", p_.cols);
     std::string fix = p_.flat ? "use fewer inputs or intermediate values"
                     : fits > 0 ? fmt::format("use tile_rows({}) or fewer", fits)
-                               : "a whole row must fit: use shorter rows (split the last dimension), fewer intermediate full-row "
-                                 "Funcs, or drop double_buffer()";
-    user_error("{}: {} need {} bytes of UB ({}) but {} has {}; {}", p_.name, what, ub_bytes(k), list, chip_.name,
+                               : fmt::format("a whole row must fit: use shorter rows (split the last dimension) or fewer "
+                                             "intermediate full-row Funcs{}", p_.double_buffer ? ", or drop double_buffer()" : "");
+    user_error("{}: {} need {} bytes of UB ({}; V: scratch) but {} has {}; {}", p_.name, what, ub_bytes(k), list, chip_.name,
                chip_.buffer_size(Space::UB), fix);
   }
 

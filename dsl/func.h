@@ -94,6 +94,9 @@ class FuncRef {
  public:
   FuncRef(std::shared_ptr<FuncImpl> f, std::vector<Expr> args) : func_(std::move(f)), args_(std::move(args)) {}
   void operator=(const Expr& value);  // NOLINT: the definition
+  // `D(m, n) = C(m, n)` defines D too (not a copy of the reference).
+  void operator=(const FuncRef& value) { operator=(Expr(value)); }  // NOLINT
+  FuncRef(const FuncRef&) = default;
   operator Expr() const;             // NOLINT: a call
  private:
   std::shared_ptr<FuncImpl> func_;

@@ -147,6 +147,13 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
   if (o.dtype != DType::f16 && o.dtype != DType::f32)
     user_error("{}: the vector kernels take f16 or f32, not {}", name, dtype_name(o.dtype));
   if (o.tile_rows < 0) user_error("{}: tile_rows must be at least 1 (or 0 to choose), got {}", name, o.tile_rows);
+  bool rows = name == "softmax" || name == "layernorm" || name == "rmsnorm";
+  if (rows && o.shape.size() < 2)
+    user_error("{}: give at least 2 dimensions (rows.., columns); it works along the last one, got [{}]", name,
+               fmt::join(o.shape, ", "));
+  if (!rows && o.tile_rows)
+    user_error("{}: tile_rows applies to the row kernels (softmax, layernorm, rmsnorm); {} is elementwise, in tiles of "
+               "elements", name, name);
   Dims d(o.shape);
   VectorKernel k = it->second(o, d);
   bool naive = o.schedule == VectorOptions::Schedule::Naive;

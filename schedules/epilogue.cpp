@@ -62,14 +62,16 @@ class EpilogueCheck {
         user_error("{}: `{}` reduces; an epilogue is elementwise (reduce in a vector kernel after the matmul)", where(),
                    e.str());
       case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
-        if (!in_select_) user_error("{}: the comparison `{}` is only computed inside select()", where(), e.str());
-        break;
+        user_error("{}: the comparison `{}` is only computed as the condition of a select()", where(), e.str());
+      case Op::Select: {  // the condition's operands, then the two values
+        const ExprNode& cond = n.args[0].node();
+        for (const Expr& a : cond.args) walk(a);
+        walk(n.args[1]), walk(n.args[2]);
+        return;
+      }
       default: break;
     }
-    bool select = n.op == Op::Select;
-    if (select) in_select_ = true;
     for (const Expr& a : n.args) walk(a);
-    if (select) in_select_ = false;
   }
 
   void input(const Expr& e) {
@@ -98,15 +100,22 @@ class EpilogueCheck {
   ContractionPlan& p_;
   const dsl::FuncImpl& f_;
   const dsl::FuncImpl& producer_;
-  bool calls_producer_ = false, in_select_ = false;
+  bool calls_producer_ = false;
 };
 
 }  // namespace
 
 void attach_epilogue(ContractionPlan& p, const dsl::Func& consumer) {
   const dsl::Directive* d = nullptr;
-  for (const auto& x : consumer.impl->schedule)
-    if (x.kind == dsl::Directive::Kind::EpilogueOf) d = &x;
+  for (const auto& x : consumer.impl->schedule) {
+    if (x.kind == dsl::Directive::Kind::Bound) continue;  // extents, not a schedule
+    if (x.kind != dsl::Directive::Kind::EpilogueOf)
+      user_error("{}.{}: {} is computed in {}'s epilogue, strip by strip; schedule {} instead", consumer.name(), x.text,
+                 consumer.name(), p.c.a ? p.func_name : "the contraction", p.func_name);
+    if (d) user_error("{}.{}: {} is already the epilogue of {}; a Func has one producer", consumer.name(), x.text,
+                      consumer.name(), d->func->name);
+    d = &x;
+  }
   CUBEKIT_ASSERT(d && d->func, "attach_epilogue without epilogue_of");
   EpilogueCheck(p, consumer, *d->func).run();
   p.epilogue = consumer.impl;

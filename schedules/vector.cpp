@@ -3,9 +3,11 @@
 #include "emulator/error.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace cubekit::sched {
 
@@ -17,6 +19,14 @@ using dsl::ExprNode;
 using dsl::FuncImpl;
 using dsl::Op;
 using dsl::VarImpl;
+
+const ExprNode* strip_cast(const ExprNode* n) { return n->op == Op::Cast ? n->args[0].get() : n; }
+
+dsl::Func dsl_func(const std::shared_ptr<FuncImpl>& impl) {
+  dsl::Func f(impl->name);
+  f.impl = impl;
+  return f;
+}
 
 const char* shape_name(VecShape s) {
   static constexpr const char* n[] = {"full", "per-row", "per-column"};
@@ -47,7 +57,13 @@ class Planner {
     for (const auto& a : out->args) c.rows.push_back(a.get());
     c.last = c.rows.back();
     c.rows.pop_back();
+    const ExprNode* top = strip_cast(out->value.get());
+    if (top->op == Op::Sum || top->op == Op::Maximum || top->op == Op::Minimum)
+      user_error("{}: its value is a reduction, one per row; the vector path's output varies along its last dimension "
+                 "(a per-row result is computed as an intermediate Func, e.g. to normalise by)", out->name);
     analyse(out->value, c);  // Full; a per-row value is broadcast over the columns
+    check_types(out->value, out->name);
+    for (const auto& st : p_.stages) check_types(st.func->value, st.func->name);
     p_.flat = !uses_row_or_col_;
     read_schedule();
   }
@@ -154,8 +170,9 @@ class Planner {
                  e.str(), rvars.size());
     const VarImpl* k = rvars[0].get();
     if (k->min != 0 || k->extent != p_.cols)
-      user_error("{}: `{}` reduces {} over [{}, {}); the vector path reduces whole rows of the last dimension, [0, {})",
-                 c.where, e.str(), k->name, k->min, k->min + k->extent, p_.cols);
+      user_error("{}: `{}` reduces {} over [{}, {}); the vector path reduces along the last dimension only, whole rows: "
+                 "{} must index the last dimension and run over [0, {})",
+                 c.where, e.str(), k->name, k->min, k->min + k->extent, k->name, p_.cols);
     Context inner = c;
     inner.last = k;
     inner.where = c.where + " (in " + std::string(dsl::op_name(n.op)) + ")";
@@ -163,6 +180,9 @@ class Planner {
     bool scalar = false;
     VecShape s = analyse(n.args[0], inner, &scalar);
     in_reduction_ = false;
+    if (s == VecShape::Col)
+      user_error("{}: `{}` reduces a per-column value; a row reduction needs a full value, indexed (rows.., {})", c.where,
+                 e.str(), k->name);
     if (scalar || s != VecShape::Full)
       user_error("{}: `{}` reduces a value that does not vary along {}; the vector path reduces full rows (index an "
                  "input or Func by {} in the last position)", c.where, e.str(), k->name, k->name);
@@ -182,8 +202,8 @@ class Planner {
     int64_t have = 1;
     for (int64_t d : in->shape) have *= d;
     if (have != expect)
-      user_error("{}: input {} has {} elements but a {} operand of {} needs {}", c.where, in->name, have, shape_name(s),
-                 p_.name, expect);
+      user_error("{}: input {} has shape [{}] ({} elements) but as a {} operand of {} (shape [{}]) it needs {}", c.where,
+                 in->name, fmt::join(in->shape, ", "), have, shape_name(s), p_.name, fmt::join(p_.shape, ", "), expect);
     p_.inputs.push_back({in, s});
   }
 
@@ -192,7 +212,12 @@ class Planner {
     for (const auto& st : p_.stages)
       if (st.func == g) return;
     if (visiting_.count(g.get())) user_error("{}: its definition calls itself through other Funcs", g->name);
-    if (s == VecShape::Col) user_error("{}: a Func over the last dimension only is not supported on the vector path", g->name);
+    if (is_contraction(dsl_func(g)))
+      user_error("{} reads the contraction {}: compute {} in {}'s epilogue with {}.epilogue_of({}), or compile {} on "
+                 "its own and pass its result as an Input", p_.name, g->name, p_.name, g->name, p_.name, g->name, g->name);
+    if (s == VecShape::Col)
+      user_error("{}: a Func over the last dimension only is not supported on the vector path; pass it as an Input or "
+                 "write its expression where it is used", g->name);
     if (!g->value.defined()) user_error("{} is used before it is defined", g->name);
     visiting_.insert({g.get(), true});
     Context c;
@@ -207,15 +232,45 @@ class Planner {
     p_.stages.push_back({g, s});
   }
 
+  // The vector unit computes in f16 and f32: an integer input is converted (vconv) as it is read,
+  // and a result may be converted to an integer type at the end.
+  void check_types(const Expr& e, const std::string& where, bool int_input_ok = false) {
+    const ExprNode& n = e.node();
+    DType t = n.type.dtype;
+    if (n.op == Op::Cast) {
+      DType from = n.args[0].type().dtype;
+      static const std::set<std::pair<DType, DType>> conv = {
+          {DType::f16, DType::f32}, {DType::f32, DType::f16}, {DType::s32, DType::f32}, {DType::f32, DType::s32},
+          {DType::s32, DType::f16}, {DType::f16, DType::s32}, {DType::s8, DType::f16}, {DType::f16, DType::s8},
+          {DType::u8, DType::f16},  {DType::f16, DType::u8},  {DType::s16, DType::f16}, {DType::f16, DType::s16}};
+      if (from != t && !conv.count({t, from}))
+        user_error("{}: `{}` converts {} to {}; the vector unit converts f16 <-> f32, s32 <-> f16/f32 and s8/u8/s16 <-> "
+                   "f16: convert through one of those", where, e.str(), dtype_name(from), dtype_name(t));
+      return check_types(n.args[0], where, is_float(t));
+    }
+    if (!n.type.boolean && !is_float(t) && !(n.op == Op::Input && int_input_ok) && n.op != Op::Const)
+      user_error("{}: `{}` computes in {}; the vector unit computes in f16 and f32: cast to one of them first", where,
+                 e.str(), dtype_name(t));
+    if (n.op == Op::Input || n.op == Op::Func) return;  // its arguments are indices
+    for (const Expr& a : n.args) check_types(a, where, false);
+  }
+
   void read_schedule() {
     for (const Directive& d : f_.impl->schedule) {
       switch (d.kind) {
-        case Directive::Kind::Cores: p_.cores = true; break;
+        case Directive::Kind::Cores:
+          if (d.factor > 1)
+            user_error("{}.{}: the vector path hands rows to the cores in turn; groups are for the cube path", p_.name,
+                       d.text);
+          p_.cores = true;
+          break;
         case Directive::Kind::DoubleBuffer: p_.double_buffer = true; break;
         case Directive::Kind::TileRows:
           if (d.factor < 1) user_error("{}.{}: give at least 1 row", p_.name, d.text);
           if (p_.flat) user_error("{}.{}: {} is elementwise (flat tiles of elements); tile_rows() applies to Funcs with "
                                   "per-row or per-column values", p_.name, d.text, p_.name);
+          if (d.factor > 4095)
+            user_error("{}.{}: at most 4095 rows per tile (a tile's rows are the bursts of one copy)", p_.name, d.text);
           p_.tile_rows = std::min(d.factor, p_.rows);
           break;
         case Directive::Kind::Bound: break;
@@ -232,16 +287,30 @@ class Planner {
   std::map<const FuncImpl*, bool> visiting_;
 };
 
-const ExprNode* strip_cast(const ExprNode* n) { return n->op == Op::Cast ? n->args[0].get() : n; }
 
 }  // namespace
 
+// A sum of products of two inputs where some output variable indexes only the first and another
+// only the second (rows of A, columns of B): a matrix product, not a per-row dot product.
 bool is_contraction(const dsl::Func& f) {
   if (!f.defined()) return false;
   const ExprNode* v = strip_cast(f.impl->value.get());
   if (v->op != Op::Sum) return false;
   const ExprNode* p = v->args[0].get();
-  return p->op == Op::Mul && strip_cast(p->args[0].get())->op == Op::Input && strip_cast(p->args[1].get())->op == Op::Input;
+  if (p->op != Op::Mul) return false;
+  const ExprNode *a = strip_cast(p->args[0].get()), *b = strip_cast(p->args[1].get());
+  if (a->op != Op::Input || b->op != Op::Input) return false;
+  auto indexes = [](const ExprNode* in, const std::shared_ptr<VarImpl>& var) {
+    for (const Expr& i : in->args)
+      if (i.node().op == Op::Var && i.node().var == var) return true;
+    return false;
+  };
+  bool only_a = false, only_b = false;
+  for (const auto& var : f.impl->args) {
+    only_a |= indexes(a, var) && !indexes(b, var);
+    only_b |= indexes(b, var) && !indexes(a, var);
+  }
+  return only_a && only_b;
 }
 
 std::string VectorPlan::str() const {

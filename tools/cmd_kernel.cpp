@@ -199,6 +199,7 @@ kernels::VectorOptions options_of(const VectorArgs& a) {
   if (a.shape.empty() && (a.rows < 1 || a.cols < 1))
     user_error("{}: give --rows and --cols (at least 1 each), or --shape", a.name);
   o.shape = a.shape.empty() ? std::vector<int64_t>{a.rows, a.cols} : a.shape;
+  if (a.dtype != "f16" && a.dtype != "f32") user_error("--dtype must be f16 or f32 for {}, got '{}'", a.name, a.dtype);
   o.dtype = dtype_option(a.dtype, "--dtype");
   o.to = dtype_option(a.to, "--to");
   o.eps = a.eps;

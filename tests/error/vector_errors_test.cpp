@@ -66,7 +66,9 @@ std::string api_case_name(const testing::TestParamInfo<ApiCase>& info) { return 
 
 class VectorApiError : public testing::TestWithParam<ApiCase> {};
 
-TEST_P(VectorApiError, SaysWhatWhereAndHowToFix) { expect_user_error(GetParam().action, GetParam().expected, GetParam().name); }
+TEST_P(VectorApiError, SaysWhatWhereAndHowToFix) {
+  expect_user_error(GetParam().action, GetParam().expected, GetParam().name);
+}
 
 TEST(VectorBaseline, GoodFuncsCompile) {
   EXPECT_NO_THROW(Vec().rowwise().compile());
@@ -80,14 +82,15 @@ TEST(VectorBaseline, GoodFuncsCompile) {
 const ApiCase kVectorFuncs[] = {
     {"ReductionOverMiddleAxis",
      [] {
-       Input X3("X3", DType::f32, {4, 8, 256});
+       Input X3("X3", DType::f32, {4, 8, 256}), X2("X2", DType::f32, {4, 256});
        Var a("a"), c("c");
        RDom j(0, 8, "j");
        Func out("out");
-       out(a, c) = sum(X3(a, j, c));
+       out(a, c) = X2(a, c) + sum(X3(a, j, c));
        codegen::compile(out, chip910());
      },
-     {"out: `sum(X3(a, j, c))` reduces j over [0, 8); the vector path reduces whole rows of the last dimension, [0, 256)"}},
+     {"out: `sum(X3(a, j, c))` reduces j over [0, 8); the vector path reduces along the last dimension only, whole "
+      "rows: j must index the last dimension and run over [0, 256)"}},
     {"ReductionOverPartOfRow",
      [] {
        Vec v;
@@ -96,7 +99,8 @@ const ApiCase kVectorFuncs[] = {
        v.out(v.r, v.c) = f32(v.X(v.r, v.c)) - v.row_max(v.r);
        v.compile();
      },
-     {"row_max: `maximum(cast(f32, X(r, half)))` reduces half over [0, 128); the vector path reduces whole rows of the last dimension, [0, 256)"}},
+     {"row_max: `maximum(cast(f32, X(r, half)))` reduces half over [0, 128); the vector path reduces along the last "
+      "dimension only, whole rows: half must index the last dimension and run over [0, 256)"}},
     {"ReductionOverTwoRDoms",
      [] {
        Vec v;
@@ -105,7 +109,8 @@ const ApiCase kVectorFuncs[] = {
        v.out(v.r, v.c) = f32(v.X(v.r, v.c)) - v.row_max(v.r);
        v.compile();
      },
-     {"row_max: `sum((cast(f32, X(r, k)) * cast(f32, Y(r, k2))))` reduces over 2 variables; the vector path reduces along the last dimension only"}},
+     {"row_max: `sum((cast(f32, X(r, k)) * cast(f32, Y(r, k2))))` reduces over 2 variables; the vector path "
+      "reduces along the last dimension only"}},
     {"NestedReduction",
      [] {
        Vec v;
@@ -113,7 +118,8 @@ const ApiCase kVectorFuncs[] = {
        v.out(v.r, v.c) = f32(v.X(v.r, v.c)) - v.row_max(v.r);
        v.compile();
      },
-     {"row_max (in sum): `maximum(cast(f32, X(r, k)))` nests a reduction in a reduction; compute the inner one as its own Func"}},
+     {"row_max (in sum): `maximum(cast(f32, X(r, k)))` nests a reduction in a reduction; compute the inner one as "
+      "its own Func"}},
     {"ReductionOfPerColumnValue",
      [] {
        Vec v;
@@ -122,7 +128,7 @@ const ApiCase kVectorFuncs[] = {
        v.out(v.r, v.c) = f32(v.X(v.r, v.c)) - v.row_max(v.r);
        v.compile();
      },
-     {"row_max: `sum(G(k))` reduces a value that does not vary along k", "the vector path reduces full rows (index an input or Func by k in the last position)"}},
+     {"row_max: `sum(G(k))` reduces a per-column value; a row reduction needs a full value, indexed (rows.., k)"}},
     {"InputIndexedUnreadably",
      [] {
        Vec v;
@@ -130,8 +136,11 @@ const ApiCase kVectorFuncs[] = {
        v.out(v.r, v.c) = v.X(v.r, v.c) + T(v.c, v.r);
        v.compile();
      },
-     {"out: T(c, r) is indexed in a way the vector path cannot read", "it reads tensors at (rows.., last), (rows..) or (last), where here rows are (r) and last is c"}},
-    {"RowAndColumnCombined", [] { Vec v; v.out(v.r, v.c) = v.R(v.r) + v.G(v.c); v.compile(); }, {"out: `(R(r) + G(c))` combines a per-row and a per-column value", "write it as part of an expression that also reads a full input"}},
+     {"out: T(c, r) is indexed in a way the vector path cannot read",
+      "it reads tensors at (rows.., last), (rows..) or (last), where here rows are (r) and last is c"}},
+    {"RowAndColumnCombined", [] { Vec v; v.out(v.r, v.c) = v.R(v.r) + v.G(v.c); v.compile(); },
+     {"out: `(R(r) + G(c))` combines a per-row and a per-column value",
+      "write it as part of an expression that also reads a full input"}},
     {"InputReadPerRowAndPerColumn",
      [] {
        Input X("X", DType::f32, {64, 64}), V("V", DType::f32, {64});
@@ -142,10 +151,13 @@ const ApiCase kVectorFuncs[] = {
      },
      {"out: input V is read both as a per-row and as a per-column value; read it one way (or pass it twice)"}},
     {"InputSizeDiffersFromBound",
-     [] { Vec v; v.elementwise().out.bound(v.c, 0, 128); v.compile(); }, {"out: input X has 16384 elements but a full operand of out needs 8192"}},
+     [] { Vec v; v.elementwise().out.bound(v.c, 0, 128); v.compile(); },
+     {"out: input X has shape [64, 256] (16384 elements) but as a full operand of out (shape [64, 128]) it needs 8192"}},
     {"ComparisonOutsideSelect",
-     [] { Vec v; v.out(v.r, v.c) = f32(v.X(v.r, v.c)) * f32(v.X(v.r, v.c) > 0); v.compile(); }, {"out: the comparison `(X(r, c) > 0)` is only computed inside select() on the vector path"}},
-    {"LoopVariableAsValue", [] { Vec v; v.out(v.r, v.c) = v.X(v.r, v.c) + cast(DType::f16, v.c); v.compile(); }, {"out: `c` uses the loop variable c as a value; the vector path computes on tensor values"}},
+     [] { Vec v; v.out(v.r, v.c) = f32(v.X(v.r, v.c)) * f32(v.X(v.r, v.c) > 0); v.compile(); },
+     {"out: the comparison `(X(r, c) > 0)` is only computed inside select() on the vector path"}},
+    {"LoopVariableAsValue", [] { Vec v; v.out(v.r, v.c) = v.X(v.r, v.c) + cast(DType::f16, v.c); v.compile(); },
+     {"out: `c` uses the loop variable c as a value; the vector path computes on tensor values"}},
     {"FuncOverLastDimensionOnly",
      [] {
        Vec v;
@@ -156,6 +168,43 @@ const ApiCase kVectorFuncs[] = {
      },
      {"scale: a Func over the last dimension only is not supported on the vector path"}},
     {"FuncWithoutDefinition", [] { codegen::compile(Func("empty"), chip910()); }, {"empty has no definition"}},
+    {"IntegerArithmetic",
+     [] {
+       Input S("S", DType::s32, {64, 256});
+       Var r("r"), c("c");
+       Func out("out");
+       out(r, c) = S(r, c) + S(r, c);
+       codegen::compile(out, chip910());
+     },
+     {"out: `(S(r, c) + S(r, c))` computes in s32; the vector unit computes in f16 and f32: cast to one of them first"}},
+    {"ConversionWithoutInstruction",
+     [] {
+       Input S("S", DType::s8, {64, 256});
+       Var r("r"), c("c");
+       Func out("out");
+       out(r, c) = cast(DType::f32, S(r, c));
+       codegen::compile(out, chip910());
+     },
+     {"out: `cast(f32, S(r, c))` converts s8 to f32; the vector unit converts f16 <-> f32"}},
+    {"OutputIsAReduction",
+     [] {
+       Vec v;
+       Func m("m");
+       m(v.r) = maximum(f32(v.X(v.r, v.k)));
+       codegen::compile(m, chip910());
+     },
+     {"m: its value is a reduction, one per row; the vector path's output varies along its last dimension"}},
+    {"ReadsAContraction",
+     [] {
+       Input A("A", DType::f16, {64, 32}), B("B", DType::f16, {32, 256});
+       Var r("r"), c("c");
+       RDom j(0, 32, "j");
+       Func mm("mm"), out("out");
+       mm(r, c) = sum(f32(A(r, j)) * f32(B(j, c)));
+       out(r, c) = Expr(mm(r, c)) + 1.0f;
+       codegen::compile(out, chip910());
+     },
+     {"out reads the contraction mm: compute out in mm's epilogue with out.epilogue_of(mm), or compile mm on its own"}},
 };
 INSTANTIATE_TEST_SUITE_P(VectorFuncs, VectorApiError, testing::ValuesIn(kVectorFuncs), api_case_name);
 
@@ -163,11 +212,18 @@ INSTANTIATE_TEST_SUITE_P(VectorFuncs, VectorApiError, testing::ValuesIn(kVectorF
 
 const ApiCase kVectorSchedule[] = {
     {"SplitOnVectorFunc",
-     [] { Vec v; Var ro("ro"), ri("ri"); v.rowwise().out.split(v.r, ro, ri, 8); v.compile(); }, {"out.split(r, ro, ri, 8): out runs on the vector unit, which takes cores(), double_buffer() and tile_rows(); this directive is for the cube path"}},
-    {"StageOnVectorFunc", [] { Vec v; v.rowwise().out.stage(v.X, Level::UB, v.r); v.compile(); }, {"out.stage(X, UB, r): out runs on the vector unit, which takes cores(), double_buffer() and tile_rows()"}},
-    {"StoreInOnVectorFunc", [] { Vec v; v.rowwise().out.store_in(Level::UB); v.compile(); }, {"out.store_in(UB): out runs on the vector unit", "this directive is for the cube path"}},
-    {"TileRowsBelowOne", [] { Vec v; v.rowwise().out.tile_rows(0); v.compile(); }, {"out.tile_rows(0): give at least 1 row"}},
-    {"TileRowsOnElementwiseFunc", [] { Vec v; v.elementwise().out.tile_rows(4); v.compile(); }, {"out.tile_rows(4): out is elementwise (flat tiles of elements); tile_rows() applies to Funcs with per-row or per-column values"}},
+     [] { Vec v; Var ro("ro"), ri("ri"); v.rowwise().out.split(v.r, ro, ri, 8); v.compile(); },
+     {"out.split(r, ro, ri, 8): out runs on the vector unit, which takes cores(), double_buffer() and tile_rows(); "
+      "this directive is for the cube path"}},
+    {"StageOnVectorFunc", [] { Vec v; v.rowwise().out.stage(v.X, Level::UB, v.r); v.compile(); },
+     {"out.stage(X, UB, r): out runs on the vector unit, which takes cores(), double_buffer() and tile_rows()"}},
+    {"StoreInOnVectorFunc", [] { Vec v; v.rowwise().out.store_in(Level::UB); v.compile(); },
+     {"out.store_in(UB): out runs on the vector unit", "this directive is for the cube path"}},
+    {"TileRowsBelowOne", [] { Vec v; v.rowwise().out.tile_rows(0); v.compile(); },
+     {"out.tile_rows(0): give at least 1 row"}},
+    {"TileRowsOnElementwiseFunc", [] { Vec v; v.elementwise().out.tile_rows(4); v.compile(); },
+     {"out.tile_rows(4): out is elementwise (flat tiles of elements); tile_rows() applies to Funcs with per-row or "
+      "per-column values"}},
     {"TileRowsOverflowUB",
      [] {
        Input X("X", DType::f32, {512, 1024});
@@ -179,7 +235,8 @@ const ApiCase kVectorSchedule[] = {
        out.double_buffer().tile_rows(256);
        codegen::compile(out, chip910());
      },
-     {"out: tiles of 256 rows of 1024 columns need 4719616 bytes of UB (in_X 1048576 x 2, out 1048576 x 2", "but ascend910 has 262144; use tile_rows(13) or fewer"}},
+     {"out: tiles of 256 rows of 1024 columns need 4719616 bytes of UB (in_X 1048576 x 2, out 1048576 x 2",
+      "but ascend910 has 262144; use tile_rows(13) or fewer"}},
     {"RowTooLongForUB",
      [] {
        Input X("X", DType::f32, {4, 1 << 16});
@@ -190,10 +247,17 @@ const ApiCase kVectorSchedule[] = {
        out(r, c) = X(r, c) - m(r);
        codegen::compile(out, chip910());
      },
-     {"out: tiles of 1 rows of 65536 columns need 655392 bytes of UB (in_X 262144 x 1, out 262144 x 1", "but ascend910 has 262144; a whole row must fit: use shorter rows (split the last dimension), fewer intermediate full-row Funcs, or drop double_buffer()"}},
+     {"out: tiles of 1 row of 65536 columns need 655392 bytes of UB (in_X 262144 x 1, out 262144 x 1",
+      "but ascend910 has 262144; a whole row must fit: use shorter rows (split the last dimension) or fewer "
+      "intermediate full-row Funcs"}},
     {"ElementwiseTileOverflowUB",
      [] { Vec().elementwise().compile(chip_with("tiny_ub", [](ChipConfig& c) { c.size[int(Space::UB)] = 512; })); },
-     {"out: tiles of 128 elements need 768 bytes of UB (in_X 256 x 1, in_Y 256 x 1, out 256 x 1) but tiny_ub has 512; use fewer inputs or intermediate values"}},
+     {"out: tiles of 128 elements need 768 bytes of UB (in_X 256 x 1, in_Y 256 x 1, out 256 x 1; V: scratch) but "
+      "tiny_ub has 512; use fewer inputs or intermediate values"}},
+    {"CoresGroupOnVectorFunc", [] { Vec v; v.rowwise().out.cores({v.r}, 4); v.compile(); },
+     {"out.cores(r, 4): the vector path hands rows to the cores in turn; groups are for the cube path"}},
+    {"TileRowsAboveBurstLimit", [] { Vec v; v.rowwise().out.tile_rows(5000); v.compile(); },
+     {"out.tile_rows(5000): at most 4095 rows per tile"}},
 };
 INSTANTIATE_TEST_SUITE_P(VectorSchedule, VectorApiError, testing::ValuesIn(kVectorSchedule), api_case_name);
 
@@ -205,7 +269,8 @@ kernels::MatmulOptions shape(int64_t m, int64_t n, int64_t k) {
   return o;
 }
 
-// D(m, n) = `define(C)` fused onto C = A x B (128 x 128 x 256, f16 in, f32 out, the default schedule).
+// An epilogue D(m, n) fused onto C = A x B (128 x 128 x 256, f16 in, f32 out, the default schedule); each
+// case defines D.
 struct Epi {
   kernels::Matmul mm;
   Input bias{"bias", DType::f32, {128}};
@@ -245,10 +310,15 @@ const ApiCase kEpilogues[] = {
        e.compile();
      },
      {"D.epilogue_of(C): epilogues run on f32 accumulators (f16 inputs); C accumulates in s32"}},
-    {"EpilogueResultNotFloat", [] { Epi e; e.D(e.m, e.n) = cast(DType::s32, e.C()); e.compile(); }, {"D: the epilogue's result must be f32 or f16, not s32"}},
-    {"EpilogueNotReadingProducer", [] { Epi e; e.D(e.m, e.n) = e.bias(e.n) * 2.0f; e.compile(); }, {"D.epilogue_of(C): D's definition does not read C"}},
-    {"EpilogueReadsProducerElsewhere", [] { Epi e; e.D(e.m, e.n) = Expr(e.mm.c(e.n, e.m)); e.compile(); }, {"D.epilogue_of(C): `C(n, m)` is not C at D's own variables; an epilogue reads the contraction's result elementwise"}},
-    {"EpilogueLoopVariableAsValue", [] { Epi e; e.D(e.m, e.n) = e.C() + f32(e.n); e.compile(); }, {"D.epilogue_of(C): `n` uses the loop variable n as a value; the epilogue computes on the result and inputs"}},
+    {"EpilogueResultNotFloat", [] { Epi e; e.D(e.m, e.n) = cast(DType::s32, e.C()); e.compile(); },
+     {"D: the epilogue's result must be f32 or f16, not s32"}},
+    {"EpilogueNotReadingProducer", [] { Epi e; e.D(e.m, e.n) = e.bias(e.n) * 2.0f; e.compile(); },
+     {"D.epilogue_of(C): D's definition does not read C"}},
+    {"EpilogueReadsProducerElsewhere", [] { Epi e; e.D(e.m, e.n) = Expr(e.mm.c(e.n, e.m)); e.compile(); },
+     {"D.epilogue_of(C): `C(n, m)` is not C at D's own variables; an epilogue reads the contraction's result "
+      "elementwise"}},
+    {"EpilogueLoopVariableAsValue", [] { Epi e; e.D(e.m, e.n) = e.C() + f32(e.n); e.compile(); },
+     {"D.epilogue_of(C): `n` uses the loop variable n as a value; the epilogue computes on the result and inputs"}},
     {"EpilogueReduces",
      [] {
        Epi e;
@@ -256,8 +326,10 @@ const ApiCase kEpilogues[] = {
        e.D(e.m, e.n) = e.C() + sum(e.bias(j));
        e.compile();
      },
-     {"D.epilogue_of(C): `sum(bias(j))` reduces; an epilogue is elementwise (reduce in a vector kernel after the matmul)"}},
-    {"EpilogueComparisonOutsideSelect", [] { Epi e; e.D(e.m, e.n) = e.C() * f32(e.C() > 0); e.compile(); }, {"D.epilogue_of(C): the comparison `(C(m, n) > 0)` is only computed inside select()"}},
+     {"D.epilogue_of(C): `sum(bias(j))` reduces; an epilogue is elementwise (reduce in a vector kernel after the "
+      "matmul)"}},
+    {"EpilogueComparisonOutsideSelect", [] { Epi e; e.D(e.m, e.n) = e.C() * f32(e.C() > 0); e.compile(); },
+     {"D.epilogue_of(C): the comparison `(C(m, n) > 0)` is only computed as the condition of a select()"}},
     {"EpilogueFullTileInput",
      [] {
        Epi e;
@@ -265,7 +337,8 @@ const ApiCase kEpilogues[] = {
        e.D(e.m, e.n) = e.C() + Z(e.m, e.n);
        e.compile();
      },
-     {"D.epilogue_of(C): `Z(m, n)`: an epilogue reads inputs per column (Z(n)) or per row (Z(m)); a full-tile input needs a vector kernel of its own"}},
+     {"D.epilogue_of(C): `Z(m, n)`: an epilogue reads inputs per column (Z(n)) or per row (Z(m)); a full-tile "
+      "input needs a vector kernel of its own"}},
     {"EpiloguePerRowInput",
      [] {
        Epi e;
@@ -273,7 +346,8 @@ const ApiCase kEpilogues[] = {
        e.D(e.m, e.n) = e.C() * rs(e.m);
        e.compile();
      },
-     {"D.epilogue_of(C): `row_scale(m)` reads row_scale per row; epilogues take per-column inputs (row_scale(n)) and constants"}},
+     {"D.epilogue_of(C): `row_scale(m)` reads row_scale per row; epilogues take per-column inputs (row_scale(n)) "
+      "and constants"}},
     {"EpilogueBiasWrongShape",
      [] {
        Epi e;
@@ -289,7 +363,31 @@ const ApiCase kEpilogues[] = {
        codegen::compile(kernels::matmul(o, chip910()).out,
                         chip_with("small_ub", [](ChipConfig& c) { c.size[int(Space::UB)] = 16384; }));
      },
-     {"D: the epilogue's strips of 16 columns of the 64-row tile need 28800 bytes of UB but small_ub has 16384; use a smaller m tile or a simpler epilogue"}},
+     {"D: the epilogue's strips of 16 columns of the 64-row tile need 28800 bytes of UB (UB 4096 x 2, ACC 4096 x 1",
+      "but small_ub has 16384; use a smaller m tile or fewer epilogue operations"}},
+    {"EpilogueComparisonNotTheCondition",
+     [] {
+       Epi e;
+       e.D(e.m, e.n) = select((e.C() > 0.0f) == (e.bias(e.n) > 0.0f), e.C(), 0.0f);
+       e.compile();
+     },
+     {"D.epilogue_of(C): the comparison `(C(m, n) > 0)` is only computed as the condition of a select()"}},
+    {"EpilogueOfTwoProducers",
+     [] {
+       Epi e, other;
+       e.D(e.m, e.n) = e.C();
+       e.D.epilogue_of(other.mm.c);
+       e.compile();
+     },
+     {"D.epilogue_of(C): D is already the epilogue of C; a Func has one producer"}},
+    {"EpilogueFuncScheduled",
+     [] {
+       Epi e;
+       e.D(e.m, e.n) = e.C();
+       e.D.double_buffer();
+       e.compile();
+     },
+     {"D.double_buffer(): D is computed in C's epilogue, strip by strip; schedule C instead"}},
 };
 INSTANTIATE_TEST_SUITE_P(Epilogues, VectorApiError, testing::ValuesIn(kEpilogues), api_case_name);
 
@@ -302,17 +400,24 @@ kernels::VectorOptions vshape(std::vector<int64_t> s) {
 }
 
 const ApiCase kKernelOptions[] = {
-    {"VectorKernelUnknown", [] { kernels::vector_kernel("tanh", vshape({4, 256})); }, {"no vector kernel 'tanh'; the kernels are add, cast, gelu, layernorm, mul, relu, rmsnorm, softmax"}},
-    {"VectorKernelWithoutShape", [] { kernels::vector_kernel("softmax", vshape({})); }, {"softmax: give a shape (at least one dimension)"}},
-    {"VectorKernelDimensionBelowOne", [] { kernels::vector_kernel("softmax", vshape({4, 0})); }, {"softmax: every dimension must be at least 1, got [4, 0]"}},
+    {"VectorKernelUnknown", [] { kernels::vector_kernel("tanh", vshape({4, 256})); },
+     {"no vector kernel 'tanh'; the kernels are add, cast, gelu, layernorm, mul, relu, rmsnorm, softmax"}},
+    {"VectorKernelWithoutShape", [] { kernels::vector_kernel("softmax", vshape({})); },
+     {"softmax: give a shape (at least one dimension)"}},
+    {"VectorKernelDimensionBelowOne", [] { kernels::vector_kernel("softmax", vshape({4, 0})); },
+     {"softmax: every dimension must be at least 1, got [4, 0]"}},
     {"VectorKernelDtype",
-     [] { auto o = vshape({4, 256}); o.dtype = DType::s8; kernels::vector_kernel("layernorm", o); }, {"layernorm: the vector kernels take f16 or f32, not s8"}},
+     [] { auto o = vshape({4, 256}); o.dtype = DType::s8; kernels::vector_kernel("layernorm", o); },
+     {"layernorm: the vector kernels take f16 or f32, not s8"}},
     {"VectorKernelTileRowsNegative",
-     [] { auto o = vshape({4, 256}); o.tile_rows = -2; kernels::vector_kernel("rmsnorm", o); }, {"rmsnorm: tile_rows must be at least 1 (or 0 to choose), got -2"}},
+     [] { auto o = vshape({4, 256}); o.tile_rows = -2; kernels::vector_kernel("rmsnorm", o); },
+     {"rmsnorm: tile_rows must be at least 1 (or 0 to choose), got -2"}},
     {"MatmulEpilogueUnknown",
-     [] { auto o = shape(64, 64, 64); o.epilogue = {"bias", "tanh"}; kernels::matmul(o, chip910()); }, {"matmul: unknown epilogue 'tanh'; use bias, scale, relu or gelu"}},
+     [] { auto o = shape(64, 64, 64); o.epilogue = {"bias", "tanh"}; kernels::matmul(o, chip910()); },
+     {"matmul: unknown epilogue 'tanh'; use bias, scale, relu or gelu"}},
     {"MatmulEpilogueReluAndGelu",
-     [] { auto o = shape(64, 64, 64); o.epilogue = {"relu", "gelu"}; kernels::matmul(o, chip910()); }, {"matmul: the epilogue takes relu or gelu, not both"}},
+     [] { auto o = shape(64, 64, 64); o.epilogue = {"relu", "gelu"}; kernels::matmul(o, chip910()); },
+     {"matmul: the epilogue takes relu or gelu, not both"}},
     {"MatmulEpilogueS8",
      [] {
        auto o = shape(64, 64, 64);
@@ -320,6 +425,13 @@ const ApiCase kKernelOptions[] = {
        kernels::matmul(o, chip910());
      },
      {"matmul: epilogues run on f32 accumulators, so they take f16 inputs (not s8)"}},
+    {"RowKernelOnOneDimension",
+     [] {
+       kernels::VectorOptions o;
+       o.shape = {256};
+       kernels::vector_kernel("softmax", o);
+     },
+     {"softmax: give at least 2 dimensions (rows.., columns); it works along the last one, got [256]"}},
 };
 INSTANTIATE_TEST_SUITE_P(KernelOptions, VectorApiError, testing::ValuesIn(kKernelOptions), api_case_name);
 
@@ -347,14 +459,36 @@ TEST_P(VectorCliError, ExitsTwoWithTheMessage) {
 }
 
 const ErrorCase kCli[] = {
-    {"SoftmaxWithoutCols", "kernel softmax --rows 4", {"cubekit: error: softmax: give --rows and --cols (at least 1 each), or --shape"}},
-    {"SoftmaxShapeAndRows", "kernel softmax --shape 4,256 --rows 4", {"cubekit: error: softmax: give --shape or --rows/--cols, not both"}},
-    {"SoftmaxDtypeUnknown", "kernel softmax --rows 4 --cols 256 --dtype bf16", {"cubekit: error: --dtype must be a dtype (f16, f32, s8, s32), got 'bf16'"}},
-    {"SoftmaxDtypeNotFloat", "kernel softmax --rows 4 --cols 256 --dtype s8", {"cubekit: error: softmax: the vector kernels take f16 or f32, not s8"}},
-    {"SoftmaxTileRowsNegative", "kernel softmax --rows 4 --cols 256 --tile-rows -1", {"cubekit: error: softmax: tile_rows must be at least 1 (or 0 to choose), got -1"}},
-    {"SoftmaxTileRowsOverflowUB", "kernel softmax --rows 4096 --cols 4096 --dtype f32 --tile-rows 4096", {"cubekit: error: softmax: tiles of 4096 rows of 4096 columns need 402669568 bytes of UB", "but ascend910 has 262144; use tile_rows(2) or fewer"}},
-    {"AddTileRows", "kernel add --rows 4 --cols 256 --tile-rows 2", {"cubekit: error: add.tile_rows(2): add is elementwise (flat tiles of elements); tile_rows() applies to Funcs with per-row or per-column values"}},
-    {"MatmulEpilogueUnknown", "kernel matmul --m 16 --n 16 --k 16 --epilogue foo", {"cubekit: error: matmul: unknown epilogue 'foo'; use bias, scale, relu or gelu"}},
+    {"SoftmaxWithoutCols", "kernel softmax --rows 4",
+     {"cubekit: error: softmax: give --rows and --cols (at least 1 each), or --shape"}},
+    {"SoftmaxShapeAndRows", "kernel softmax --shape 4,256 --rows 4",
+     {"cubekit: error: softmax: give --shape or --rows/--cols, not both"}},
+    {"SoftmaxDtypeUnknown", "kernel softmax --rows 4 --cols 256 --dtype bf16",
+     {"cubekit: error: --dtype must be f16 or f32 for softmax, got 'bf16'"}},
+    {"SoftmaxDtypeNotFloat", "kernel softmax --rows 4 --cols 256 --dtype s8",
+     {"cubekit: error: --dtype must be f16 or f32 for softmax, got 's8'"}},
+    {"SoftmaxTileRowsNegative", "kernel softmax --rows 4 --cols 256 --tile-rows -1",
+     {"cubekit: error: softmax: tile_rows must be at least 1 (or 0 to choose), got -1"}},
+    {"SoftmaxTileRowsOverflowUB", "kernel softmax --rows 4096 --cols 4096 --dtype f32 --tile-rows 64",
+     {"cubekit: error: softmax: tiles of 64 rows of 4096 columns need",
+      "but ascend910 has 262144; use tile_rows(2) or fewer"}},
+    {"SoftmaxTileRowsAboveBurstLimit", "kernel softmax --rows 8192 --cols 16 --tile-rows 4096",
+     {"cubekit: error: softmax.tile_rows(4096): at most 4095 rows per tile (a tile's rows are the bursts of one copy)"}},
+    {"AddTileRows", "kernel add --rows 4 --cols 256 --tile-rows 2",
+     {"cubekit: error: add: tile_rows applies to the row kernels (softmax, layernorm, rmsnorm); add is elementwise, "
+      "in tiles of elements"}},
+    {"SoftmaxDimensionBelowOne", "kernel softmax --shape 4,0",
+     {"cubekit: error: softmax: every dimension must be at least 1, got [4, 0]"}},
+    {"CompileSoftmaxWithoutCols", "compile softmax --rows 4 -o /nonexistent/cubekit/s.s",
+     {"cubekit: error: softmax: give --rows and --cols (at least 1 each), or --shape"}},
+    {"CastToUnknown", "kernel cast --rows 4 --cols 256 --to bf16",
+     {"cubekit: error: --to must be a dtype (f16, f32, s8, s32), got 'bf16'"}},
+    {"MatmulEpilogueReluAndGelu", "kernel matmul --m 16 --n 16 --k 16 --epilogue relu,gelu",
+     {"cubekit: error: matmul: the epilogue takes relu or gelu, not both"}},
+    {"MatmulEpilogueS8", "kernel matmul --m 16 --n 16 --k 32 --dtype s8 --epilogue bias",
+     {"cubekit: error: matmul: epilogues run on f32 accumulators, so they take f16 inputs (not s8)"}},
+    {"MatmulEpilogueUnknown", "kernel matmul --m 16 --n 16 --k 16 --epilogue foo",
+     {"cubekit: error: matmul: unknown epilogue 'foo'; use bias, scale, relu or gelu"}},
 };
 INSTANTIATE_TEST_SUITE_P(Kernel, VectorCliError, testing::ValuesIn(kCli), case_name);
 
