@@ -2,12 +2,17 @@
 // (what was wrong, where, and the fix when the message gives one).
 #pragma once
 
+#include "emulator/chip_config.h"
 #include "emulator/error.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <utility>
 
 #include <filesystem>
 #include <fstream>
@@ -81,5 +86,38 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+
+// Runs `cubekit ARGS` (bounded in time and memory); returns the exit code (128 + N when killed by
+// signal N) and what it wrote to stderr.
+inline std::pair<int, std::string> cubekit_stderr(const std::string& args) {
+  std::string command = "ulimit -v 8000000; timeout 120 '" CUBEKIT_CLI "' " + args + " 2>&1 1>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, "popen failed: " + command};
+  std::string err;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) err.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0), err};
+}
+
+
+// One bad use of the C++ API: what it does and the parts its message must have.
+struct ApiCase {
+  const char* name;
+  std::function<void()> action;
+  std::vector<std::string> expected;
+};
+inline void PrintTo(const ApiCase& c, std::ostream* os) { *os << c.name; }
+inline std::string api_case_name(const testing::TestParamInfo<ApiCase>& info) { return info.param.name; }
+
+// The ascend910 preset, and a copy of it with one change, named after it.
+inline const ChipConfig& chip910() { return chip_presets().at(0); }
+inline ChipConfig chip_with(const char* name, void (*change)(ChipConfig&)) {
+  ChipConfig c = chip910();
+  c.name = name;
+  change(c);
+  return c;
+}
 
 }  // namespace cubekit::test

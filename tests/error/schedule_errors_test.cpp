@@ -22,15 +22,6 @@ namespace {
 using namespace cubekit::dsl;  // NOLINT: the DSL reads as in the kernels
 using dsl::Level;
 
-const ChipConfig& chip910() { return chip_presets().at(0); }
-
-// The ascend910 preset with one change, named after it.
-ChipConfig chip_with(const char* name, void (*change)(ChipConfig&)) {
-  ChipConfig c = chip910();
-  c.name = name;
-  change(c);
-  return c;
-}
 
 std::vector<int64_t> dims(int64_t batch, int64_t rows, int64_t cols) {
   return batch ? std::vector<int64_t>{batch, rows, cols} : std::vector<int64_t>{rows, cols};
@@ -79,14 +70,6 @@ struct Mm {
   void compile(const ChipConfig& chip = chip910()) const { codegen::compile(C, chip); }
 };
 
-// One bad use of the API: what it does and the parts its message must have.
-struct ApiCase {
-  const char* name;
-  std::function<void()> action;
-  std::vector<std::string> expected;
-};
-void PrintTo(const ApiCase& c, std::ostream* os) { *os << c.name; }
-std::string api_case_name(const testing::TestParamInfo<ApiCase>& info) { return info.param.name; }
 
 class ApiError : public testing::TestWithParam<ApiCase> {};
 
@@ -500,23 +483,12 @@ INSTANTIATE_TEST_SUITE_P(HostAndMatmul, ApiError, testing::ValuesIn(kHostAndMatm
 
 // ---- `cubekit kernel matmul` / `cubekit compile matmul` (tools/cmd_kernel.cpp) --------------------
 
-// Runs `cubekit ARGS`; returns the exit code (128 + N when killed by signal N) and stderr.
-std::pair<int, std::string> cubekit(const std::string& args) {
-  std::string command = "ulimit -v 8000000; timeout 120 '" CUBEKIT_CLI "' " + args + " 2>&1 1>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, "popen failed: " + command};
-  std::string err;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) err.append(buffer, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0), err};
-}
 
 class KernelCliError : public testing::TestWithParam<ErrorCase> {};
 
 TEST_P(KernelCliError, ExitsTwoWithTheMessage) {
   const ErrorCase& c = GetParam();
-  auto [code, err] = cubekit(c.input);
+  auto [code, err] = cubekit_stderr(c.input);
   EXPECT_EQ(code, 2) << "cubekit " << c.input << "\n" << err;
   for (const std::string& s : c.expected) EXPECT_THAT(err, testing::HasSubstr(s));
 }
