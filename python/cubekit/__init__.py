@@ -1,0 +1,63 @@
+"""cubekit: kernels for Ascend-style AI Cores, prototyped, compiled and emulated from Python.
+
+The pieces, as in C++ (see the README and docs/ of the repository):
+
+* chips: ``chips()``, ``chip(name)``, ``ChipConfig`` (``to_dict`` / ``from_dict`` / JSON);
+* programs: ``assemble(text)``, ``load(path)``, ``Builder``, ``Program.text()``, and
+  ``run(program, inputs)`` on the emulator, which returns ``(outputs, report)`` with numpy arrays
+  (fp16 as ``numpy.float16``) and the report as a dict; ``trace=path`` writes a Chrome trace;
+* the DSL: ``Var``, ``RVar``, ``RDom``, ``Input``, ``Func`` (define with ``f[m, n] = ...``),
+  expressions with Python operators, ``cast``, ``min``, ``max``, ``exp``, ``log``, ``sqrt``,
+  ``abs``, ``select``, ``sum``, ``maximum``, ``minimum``, every schedule primitive as a ``Func``
+  method, ``Level``; ``compile(func)``, ``Func.run(inputs)``, ``reference(func, inputs)`` (Halide);
+* ``cubekit.kernels``: the ready kernels as one-call functions, e.g. ``kernels.matmul(a, b)``.
+
+Every error is a ``cubekit.Error`` carrying cubekit's message (what was wrong, where, what to do).
+"""
+
+from ._cubekit import (  # noqa: F401
+    Builder,
+    ChipConfig,
+    Error,
+    Expr,
+    Func,
+    Input,
+    InternalError,
+    Level,
+    Operand,
+    Program,
+    RDom,
+    RVar,
+    Var,
+    abs,
+    assemble,
+    cast,
+    chip,
+    chips,
+    compile,
+    exp,
+    flag,
+    imm,
+    kw,
+    load,
+    log,
+    mask_bits,
+    mask_count,
+    mask_counter,
+    max,
+    maximum,
+    mem,
+    min,
+    minimum,
+    name,
+    num,
+    reference,
+    run,
+    select,
+    sqrt,
+    sum,
+    x,
+)
+from . import kernels  # noqa: F401,E402
+
+__all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,0 +1,115 @@
+"""The ready kernels as one-call functions on numpy arrays.
+
+Each compiles the kernel for the arrays' shapes, runs it on the emulator and returns
+``(result, report)``: the result as a numpy array and the report as a dict (cycles, per-pipe
+ratios such as ``mac_ratio``, bytes, roofline, diagnostics). ``schedule="naive"`` gives the simple
+schedule for comparison; ``chip`` takes a preset name, a JSON path or a ``ChipConfig``.
+"""
+
+import numpy as _np
+
+from . import _cubekit
+
+
+def _chip(chip):
+    return chip if isinstance(chip, _cubekit.ChipConfig) else _cubekit.chip(chip)
+
+
+def _array(a, what):
+    if not isinstance(a, _np.ndarray):
+        raise _cubekit.Error(f"{what}: expected a numpy array, got {type(a).__name__}")
+    return _np.ascontiguousarray(a)
+
+
+def _run(func, inputs, arrays, chip, timing_only=False, trace=None):
+    named = {i.name: a for i, a in zip(inputs, arrays)}
+    return func.run(named, chip=chip, timing_only=timing_only, trace=trace)
+
+
+def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=(), bias=None, scale=1.0,
+           schedule="default", chip="ascend910", trace=None, **overrides):
+    """C = A x B on the cube (A: [batch..,] m x k, or k x m with transpose_a; B: k x n, or n x k).
+
+    a, b: float16 (then out is "f32" or "f16") or int8 (out "s32"; b must be given as n x k).
+    epilogue: fused on the way out of L0C, any of "bias" (with bias, float32 of n), "scale" (with
+    scale), "relu", "gelu". overrides: tm, tn, tk_l0, tk_l1, core_group, l1_copies, double_buffer,
+    use_cores, stagger (see MatmulOptions). Returns (c, report).
+    """
+    a, b = _array(a, "a"), _array(b, "b")
+    if a.ndim not in (2, 3) or b.ndim != a.ndim:
+        raise _cubekit.Error(f"matmul: a and b must both be 2-D (or 3-D, batched), got {a.ndim}-D and {b.ndim}-D")
+    o = _cubekit.MatmulOptions()
+    o.batch = a.shape[0] if a.ndim == 3 else 0
+    o.m, o.k = (a.shape[-1], a.shape[-2]) if transpose_a else (a.shape[-2], a.shape[-1])
+    o.n = b.shape[-2] if transpose_b else b.shape[-1]
+    o.dtype = a.dtype
+    o.out = "s32" if a.dtype == _np.int8 and out == "f32" else out
+    o.transpose_a, o.transpose_b = transpose_a, transpose_b
+    o.epilogue, o.scale, o.schedule = list(epilogue), scale, schedule
+    for key, value in overrides.items():
+        if not hasattr(o, key):
+            raise _cubekit.Error(f"matmul: unknown option '{key}'")
+        setattr(o, key, value)
+    chip = _chip(chip)
+    func, inputs = _cubekit.matmul_func(o, chip)
+    arrays = [a, b] + ([_array(bias, "bias")] if "bias" in o.epilogue else [])
+    if "bias" in o.epilogue and bias is None:
+        raise _cubekit.Error("matmul: the epilogue has 'bias' but no bias array was given")
+    return _run(func, inputs, arrays, chip, trace=trace)
+
+
+def _vector(name, arrays, chip, schedule, trace, **options):
+    x = arrays[0]
+    if x.dtype not in (_np.float16, _np.float32):
+        raise _cubekit.Error(f"{name}: x is {x.dtype}; the vector kernels take float16 or float32 "
+                             f"(convert with x.astype(numpy.float16))")
+    o = _cubekit.VectorOptions()
+    o.shape, o.dtype, o.schedule = list(x.shape), x.dtype, schedule
+    for key, value in options.items():
+        setattr(o, key, value)
+    func, inputs = _cubekit.vector_func(name, o)
+    return _run(func, inputs, arrays, _chip(chip), trace=trace)
+
+
+def add(x, y, *, schedule="default", chip="ascend910", trace=None):
+    """x + y elementwise on the vector unit (float16 or float32). Returns (result, report)."""
+    return _vector("add", [_array(x, "x"), _array(y, "y")], chip, schedule, trace)
+
+
+def mul(x, y, *, schedule="default", chip="ascend910", trace=None):
+    """x * y elementwise on the vector unit. Returns (result, report)."""
+    return _vector("mul", [_array(x, "x"), _array(y, "y")], chip, schedule, trace)
+
+
+def relu(x, *, schedule="default", chip="ascend910", trace=None):
+    """max(x, 0) elementwise. Returns (result, report)."""
+    return _vector("relu", [_array(x, "x")], chip, schedule, trace)
+
+
+def gelu(x, *, schedule="default", chip="ascend910", trace=None):
+    """GELU (tanh approximation, computed in f32). Returns (result, report)."""
+    return _vector("gelu", [_array(x, "x")], chip, schedule, trace)
+
+
+def cast(x, to, *, schedule="default", chip="ascend910", trace=None):
+    """x converted to `to` ("f16", "f32", ... or a numpy type). Returns (result, report)."""
+    return _vector("cast", [_array(x, "x")], chip, schedule, trace, to=to)
+
+
+def softmax(x, *, schedule="default", chip="ascend910", tile_rows=0, trace=None):
+    """Softmax along the last axis (max, subtract, exp, sum, divide; f32 inside). Returns (result, report)."""
+    return _vector("softmax", [_array(x, "x")], chip, schedule, trace, tile_rows=tile_rows)
+
+
+def layernorm(x, gamma, beta, *, eps=1e-5, schedule="default", chip="ascend910", tile_rows=0, trace=None):
+    """Layer normalisation along the last axis with f32 statistics, then * gamma + beta. Returns (result, report)."""
+    arrays = [_array(x, "x"), _array(gamma, "gamma"), _array(beta, "beta")]
+    return _vector("layernorm", arrays, chip, schedule, trace, eps=eps, tile_rows=tile_rows)
+
+
+def rmsnorm(x, gamma, *, eps=1e-5, schedule="default", chip="ascend910", tile_rows=0, trace=None):
+    """RMS normalisation along the last axis with f32 statistics, then * gamma. Returns (result, report)."""
+    return _vector("rmsnorm", [_array(x, "x"), _array(gamma, "gamma")], chip, schedule, trace, eps=eps, tile_rows=tile_rows)
+
+
+names = list(_cubekit.vector_kernel_names()) + ["matmul"]

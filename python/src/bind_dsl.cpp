@@ -1,0 +1,235 @@
+// The DSL: variables, expressions with Python operators, Inputs and Funcs with every schedule
+// primitive; compiling a Func, running it, and its Halide reference.
+#include "codegen/lower.h"
+#include "dsl/func.h"
+#include "dsl/host.h"
+#include "emulator/error.h"
+#include "python/src/common.h"
+
+#include <pybind11/operators.h>
+#include <pybind11/stl.h>
+
+namespace cubekit::py_bind {
+
+py::tuple run_program(const Program& p, const py::dict& inputs, const py::object& chip, int blocks, bool timing_only,
+                      bool checks, int threads, const py::object& trace);
+
+namespace {
+
+using dsl::Expr;
+
+// Anything an expression can be made of: an Expr, a Var/RVar, a Python int or float.
+Expr to_expr(const py::handle& h) {
+  if (py::isinstance<Expr>(h)) return h.cast<Expr>();
+  if (py::isinstance<dsl::Var>(h)) return Expr(h.cast<dsl::Var>());
+  if (py::isinstance<dsl::RVar>(h)) return Expr(h.cast<dsl::RVar>());
+  if (py::isinstance<py::bool_>(h)) user_error("a bool is not an expression; use a comparison");
+  if (py::isinstance<py::int_>(h)) return Expr(h.cast<int>());
+  if (py::isinstance<py::float_>(h)) return Expr(h.cast<double>());
+  user_error("{} is not an expression (an Expr, a Var, an RVar, an int or a float)",
+             std::string(py::str(py::type::of(h).attr("__name__"))));
+}
+
+std::vector<Expr> to_exprs(const py::handle& index) {
+  std::vector<Expr> out;
+  if (py::isinstance<py::tuple>(index))
+    for (const py::handle& h : index) out.push_back(to_expr(h));
+  else out.push_back(to_expr(index));
+  return out;
+}
+
+dsl::LoopVar to_loop(const py::handle& h) {
+  if (py::isinstance<dsl::Var>(h)) return h.cast<dsl::Var>();
+  if (py::isinstance<dsl::RVar>(h)) return h.cast<dsl::RVar>();
+  user_error("{} is not a loop variable (a Var or an RVar)", std::string(py::str(py::type::of(h).attr("__name__"))));
+}
+
+std::vector<dsl::LoopVar> to_loops(const py::iterable& loops) {
+  std::vector<dsl::LoopVar> out;
+  for (const py::handle& h : loops) out.push_back(to_loop(h));
+  return out;
+}
+
+// A binary operator usable from both sides: Expr op x and x op Expr.
+template <class F>
+void binary(py::class_<Expr>& c, const char* name, const char* rname, F f) {
+  c.def(name, [f](const py::object& a, const py::object& b) { return f(to_expr(a), to_expr(b)); }, py::is_operator());
+  if (rname) c.def(rname, [f](const py::object& a, const py::object& b) { return f(to_expr(b), to_expr(a)); }, py::is_operator());
+}
+
+ChipConfig chip_of(const py::object& chip) {
+  if (chip.is_none()) return load_chip("ascend910");
+  if (py::isinstance<ChipConfig>(chip)) return chip.cast<ChipConfig>();
+  return load_chip(py::str(chip).cast<std::string>());
+}
+
+py::object compile_func(const dsl::Func& f, const py::object& chip) {
+  codegen::Compiled c = codegen::compile(f, chip_of(chip));
+  py::object p = py::cast(std::move(c.program));
+  p.attr("compile_ms") = c.milliseconds;
+  return p;
+}
+
+}  // namespace
+
+void bind_dsl(py::module_& m) {
+  py::enum_<dsl::Level>(m, "Level", "Buffer levels of the AI Core, for stage(), multi_buffer() and store_in().")
+      .value("GM", dsl::Level::GM)
+      .value("L1", dsl::Level::L1)
+      .value("L0A", dsl::Level::L0A)
+      .value("L0B", dsl::Level::L0B)
+      .value("L0C", dsl::Level::L0C)
+      .value("UB", dsl::Level::UB);
+
+  py::class_<Expr> expr(m, "Expr", R"(An expression of the DSL. Build them with Python's operators (+ - * / and the
+comparisons <, <=, >, >=, ==, != which make a condition for select()), and with cast, min, max, exp,
+log, sqrt, abs, select, sum, maximum and minimum. A plain number takes the type of its partner.)");
+  expr.def(py::init([](const py::object& v) { return to_expr(v); }), py::arg("value"), "An Expr from a number, Var or RVar.")
+      .def_property_readonly("dtype", [](const Expr& e) { return std::string(dtype_name(e.type().dtype)); }, "its type")
+      .def("__str__", &Expr::str)
+      .def("__repr__", [](const Expr& e) { return "<Expr " + e.str() + ">"; })
+      .def("__bool__", [](const Expr&) -> bool {
+        user_error("an Expr has no truth value: it is computed by the kernel; use select(condition, a, b)");
+      })
+      .def("__neg__", [](const Expr& a) { return -a; });
+  binary(expr, "__add__", "__radd__", [](const Expr& a, const Expr& b) { return a + b; });
+  binary(expr, "__sub__", "__rsub__", [](const Expr& a, const Expr& b) { return a - b; });
+  binary(expr, "__mul__", "__rmul__", [](const Expr& a, const Expr& b) { return a * b; });
+  binary(expr, "__truediv__", "__rtruediv__", [](const Expr& a, const Expr& b) { return a / b; });
+  binary(expr, "__lt__", nullptr, [](const Expr& a, const Expr& b) { return a < b; });
+  binary(expr, "__le__", nullptr, [](const Expr& a, const Expr& b) { return a <= b; });
+  binary(expr, "__gt__", nullptr, [](const Expr& a, const Expr& b) { return a > b; });
+  binary(expr, "__ge__", nullptr, [](const Expr& a, const Expr& b) { return a >= b; });
+  binary(expr, "__eq__", nullptr, [](const Expr& a, const Expr& b) { return a == b; });
+  binary(expr, "__ne__", nullptr, [](const Expr& a, const Expr& b) { return a != b; });
+  expr.attr("__hash__") = py::none();
+
+  // Vars and RVars take part in expressions as Exprs.
+  auto as_expr = [](auto& cls) {
+    cls.def("__add__", [](const py::object& a, const py::object& b) { return to_expr(a) + to_expr(b); }, py::is_operator())
+        .def("__radd__", [](const py::object& a, const py::object& b) { return to_expr(b) + to_expr(a); }, py::is_operator())
+        .def("__sub__", [](const py::object& a, const py::object& b) { return to_expr(a) - to_expr(b); }, py::is_operator())
+        .def("__rsub__", [](const py::object& a, const py::object& b) { return to_expr(b) - to_expr(a); }, py::is_operator())
+        .def("__mul__", [](const py::object& a, const py::object& b) { return to_expr(a) * to_expr(b); }, py::is_operator())
+        .def("__rmul__", [](const py::object& a, const py::object& b) { return to_expr(b) * to_expr(a); }, py::is_operator())
+        .def("__str__", [](const py::object& a) { return to_expr(a).str(); });
+  };
+  py::class_<dsl::Var> var(m, "Var", "A pure loop variable, one per dimension of a Func: Var('m').");
+  var.def(py::init<std::string>(), py::arg("name") = "").def_property_readonly("name", &dsl::Var::name);
+  as_expr(var);
+  py::class_<dsl::RVar> rvar(m, "RVar", "A reduction loop variable, made by splitting an RDom: RVar('ko').");
+  rvar.def(py::init<std::string>(), py::arg("name") = "").def_property_readonly("name", &dsl::RVar::name);
+  as_expr(rvar);
+  py::class_<dsl::RDom, dsl::RVar>(m, "RDom", "A reduction domain [min, min + extent): RDom(0, K, 'k'). sum() and the like reduce over it.")
+      .def(py::init<int64_t, int64_t, std::string>(), py::arg("min"), py::arg("extent"), py::arg("name") = "");
+  py::implicitly_convertible<dsl::Var, Expr>();
+  py::implicitly_convertible<dsl::RVar, Expr>();
+
+  py::class_<dsl::Input>(m, "Input", R"(A GM tensor the kernel reads, with a dtype and a static shape; index it with
+[]: A[m, k]. Run-time data comes as numpy arrays of the same dtype and shape.)")
+      .def(py::init([](std::string name, const py::object& dtype, std::vector<int64_t> shape) {
+        return dsl::Input(std::move(name), to_dtype(dtype), std::move(shape));
+      }), py::arg("name"), py::arg("dtype"), py::arg("shape"))
+      .def("__getitem__", [](const dsl::Input& in, const py::object& index) { return in.call(to_exprs(index)); })
+      .def_property_readonly("name", &dsl::Input::name)
+      .def_property_readonly("dtype", [](const dsl::Input& in) { return std::string(dtype_name(in.dtype())); })
+      .def_property_readonly("shape", &dsl::Input::shape);
+
+  py::class_<dsl::Func> func(m, "Func", R"(What to compute, defined once with [] = ...:
+
+    C = Func("C")
+    C[m, n] = sum(cast("f32", A[m, k]) * cast("f32", B[k, n]))
+
+then scheduled with the methods below (each returns the Func, so they chain). Compile it with
+compile(), run it with Func.run() or run(compile(f), inputs), check it with reference().)");
+  func.def(py::init<std::string>(), py::arg("name"))
+      .def("__getitem__", [](const dsl::Func& f, const py::object& index) { return Expr(dsl::FuncRef(f.impl, to_exprs(index))); },
+           "A call of the Func (an Expr).")
+      .def("__setitem__", [](dsl::Func& f, const py::object& index, const py::object& value) {
+        dsl::FuncRef(f.impl, to_exprs(index)) = to_expr(value);
+      }, "The definition: f[m, n] = expression.")
+      .def_property_readonly("name", &dsl::Func::name)
+      .def_property_readonly("defined", &dsl::Func::defined)
+      .def_property_readonly("dtype", [](const dsl::Func& f) { return std::string(dtype_name(f.type().dtype)); })
+      .def("shape", &dsl::Func::shape, "The extent of each variable (inferred from the inputs it indexes).")
+      .def("bound", [](dsl::Func& f, const dsl::Var& v, int64_t min, int64_t extent) -> dsl::Func& { return f.bound(v, min, extent); },
+           py::arg("var"), py::arg("min"), py::arg("extent"), py::return_value_policy::reference_internal,
+           "Gives the extent of a variable no input implies.")
+      .def("split", [](dsl::Func& f, const py::object& old, const py::object& outer, const py::object& inner, int64_t factor) -> dsl::Func& {
+        return f.split(to_loop(old), to_loop(outer), to_loop(inner), factor);
+      }, py::arg("old"), py::arg("outer"), py::arg("inner"), py::arg("factor"), py::return_value_policy::reference_internal,
+           "Splits loop `old` into `outer` x `inner` (inner has `factor` iterations); a partial last one is handled.")
+      .def("tile", &dsl::Func::tile, py::arg("x"), py::arg("y"), py::arg("xo"), py::arg("yo"), py::arg("xi"), py::arg("yi"),
+           py::arg("fx"), py::arg("fy"), py::return_value_policy::reference_internal,
+           "Splits x and y by fx and fy: loops xo, yo outside xi, yi.")
+      .def("reorder", [](dsl::Func& f, const py::args& loops) -> dsl::Func& {
+        return f.reorder(to_loops(loops.size() == 1 && !py::isinstance<dsl::Var>(loops[0]) && !py::isinstance<dsl::RVar>(loops[0])
+                                      ? py::iterable(loops[0]) : py::iterable(loops)));
+      }, py::return_value_policy::reference_internal, "Orders the named loops, innermost first (as Halide).")
+      .def("cores", [](dsl::Func& f, const py::iterable& loops, int64_t group) -> dsl::Func& { return f.cores(to_loops(loops), group); },
+           py::arg("loops"), py::arg("group") = 1, py::return_value_policy::reference_internal,
+           "The iterations of these outermost loops go to the AI cores in turn; with group G, G iterations of the "
+           "first of the last two at a time, serpentine (cube path).")
+      .def("stage", [](dsl::Func& f, const dsl::Input& in, dsl::Level level, const py::object& at) -> dsl::Func& {
+        return f.stage(in, level, to_loop(at));
+      }, py::arg("input"), py::arg("level"), py::arg("at"), py::return_value_policy::reference_internal,
+           "Copies what the loops inside `at` read of `input` into `level` (L1, L0A, L0B), once per iteration of `at`.")
+      .def("cube", [](dsl::Func& f, const dsl::Var& mi, const dsl::Var& ni, const py::object& ki) -> dsl::Func& {
+        return f.cube(mi, ni, to_loop(ki));
+      }, py::arg("mi"), py::arg("ni"), py::arg("ki"), py::return_value_policy::reference_internal,
+           "Maps the three innermost loops onto one mmad (the cube); the Func must be a contraction.")
+      .def("store_in", &dsl::Func::store_in, py::arg("level"), py::return_value_policy::reference_internal,
+           "Where the result accumulates (L0C on the cube path).")
+      .def("double_buffer", &dsl::Func::double_buffer, py::return_value_policy::reference_internal,
+           "Two copies of every staged buffer: the next fill overlaps the current use.")
+      .def("multi_buffer", &dsl::Func::multi_buffer, py::arg("level"), py::arg("copies"), py::return_value_policy::reference_internal,
+           "`copies` copies of the L1 buffers, each filled copies - 1 chunks ahead of its use.")
+      .def("stagger", &dsl::Func::stagger, py::return_value_policy::reference_internal,
+           "Each output tile starts its reduction at a different L1 chunk (cores sharing a panel then share L2).")
+      .def("tile_rows", &dsl::Func::tile_rows, py::arg("rows"), py::return_value_policy::reference_internal,
+           "Vector path: rows per UB tile (default: as many as UB holds).")
+      .def("epilogue_of", &dsl::Func::epilogue_of, py::arg("producer"), py::return_value_policy::reference_internal,
+           "Computes this elementwise Func in the contraction `producer`'s epilogue, in UB on its way out of L0C.")
+      .def("__repr__", [](const dsl::Func& f) { return "<Func " + f.name() + ">"; });
+
+  m.def("cast", [](const py::object& t, const py::object& e) { return dsl::cast(to_dtype(t), to_expr(e)); }, py::arg("dtype"),
+        py::arg("e"), "e converted to dtype ('f16', 'f32', 's8', 's32', or a numpy type).");
+  m.def("min", [](const py::object& a, const py::object& b) { return dsl::min(to_expr(a), to_expr(b)); }, "The smaller of a and b.");
+  m.def("max", [](const py::object& a, const py::object& b) { return dsl::max(to_expr(a), to_expr(b)); }, "The larger of a and b.");
+  m.def("exp", [](const py::object& e) { return dsl::exp(to_expr(e)); }, "e to the power of e.");
+  m.def("log", [](const py::object& e) { return dsl::log(to_expr(e)); }, "The natural logarithm.");
+  m.def("sqrt", [](const py::object& e) { return dsl::sqrt(to_expr(e)); }, "The square root.");
+  m.def("abs", [](const py::object& e) { return dsl::abs(to_expr(e)); }, "The absolute value.");
+  m.def("select", [](const py::object& c, const py::object& t, const py::object& f) {
+    return dsl::select(to_expr(c), to_expr(t), to_expr(f));
+  }, py::arg("condition"), py::arg("if_true"), py::arg("if_false"), "if_true where the condition holds, if_false elsewhere.");
+  m.def("sum", [](const py::object& e) { return dsl::sum(to_expr(e)); }, "The sum over the RDom the expression uses.");
+  m.def("maximum", [](const py::object& e) { return dsl::maximum(to_expr(e)); }, "The maximum over the RDom the expression uses.");
+  m.def("minimum", [](const py::object& e) { return dsl::minimum(to_expr(e)); }, "The minimum over the RDom the expression uses.");
+
+  m.def("compile", &compile_func, py::arg("func"), py::arg("chip") = py::none(),
+        "Compiles a scheduled Func to a Program (its compile time in milliseconds in .compile_ms).");
+  m.def("reference", [](const dsl::Func& f, const py::dict& inputs) {
+    std::map<std::string, std::vector<uint8_t>> bytes;
+    for (const auto& in : f.inputs()) {
+      if (!inputs.contains(in->name)) user_error("reference of {}: give input '{}'", f.name(), in->name);
+      bytes[in->name] = tensor_bytes(inputs[py::str(in->name)], in->dtype, in->shape, "input '" + in->name + "'");
+    }
+    std::map<std::string, const std::vector<uint8_t>*> ptrs;
+    for (const auto& [name, b] : bytes) ptrs[name] = &b;
+    dsl::HostTensor t;
+    {
+      py::gil_scoped_release released;
+      t = dsl::run_on_host(f, ptrs);
+    }
+    return to_numpy(t.data, t.dtype, t.shape);
+  }, py::arg("func"), py::arg("inputs"), "The Func computed on the CPU by Halide, with numpy inputs by name: the golden reference.");
+  func.def("run", [](const dsl::Func& f, const py::dict& inputs, const py::object& chip, bool timing_only, const py::object& trace) {
+    Program p = compile_func(f, chip).cast<Program>();
+    py::tuple r = run_program(p, inputs, chip, 0, timing_only, true, 0, trace);
+    return py::make_tuple(r[0][py::str(f.name())], r[1]);
+  }, py::arg("inputs"), py::arg("chip") = py::none(), py::arg("timing_only") = false, py::arg("trace") = py::none(),
+  "Compiles and runs the Func on the emulator: (result as a numpy array, report dict).");
+}
+
+}  // namespace cubekit::py_bind

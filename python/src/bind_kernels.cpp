@@ -1,0 +1,74 @@
+// The ready kernels as Funcs (kernels::matmul, kernels::vector_kernel); cubekit/kernels.py turns
+// them into one-call functions on numpy arrays.
+#include "emulator/error.h"
+#include "kernels/matmul.h"
+#include "kernels/vector.h"
+#include "python/src/common.h"
+
+#include <pybind11/stl.h>
+
+namespace cubekit::py_bind {
+
+void bind_kernels(py::module_& m) {
+  using kernels::MatmulOptions;
+  using kernels::VectorOptions;
+  py::class_<MatmulOptions> mo(m, "MatmulOptions", "What kernels.matmul_func builds: shape, types, layout, schedule, epilogue.");
+  mo.def(py::init<>())
+      .def_readwrite("m", &MatmulOptions::m)
+      .def_readwrite("n", &MatmulOptions::n)
+      .def_readwrite("k", &MatmulOptions::k)
+      .def_readwrite("batch", &MatmulOptions::batch, "0: no batch dimension")
+      .def_property("dtype", [](const MatmulOptions& o) { return std::string(dtype_name(o.in)); },
+                    [](MatmulOptions& o, const py::object& t) { o.in = to_dtype(t); }, "input type: f16 or s8")
+      .def_property("out", [](const MatmulOptions& o) { return std::string(dtype_name(o.out)); },
+                    [](MatmulOptions& o, const py::object& t) { o.out = to_dtype(t); }, "result type")
+      .def_readwrite("transpose_a", &MatmulOptions::transpose_a)
+      .def_readwrite("transpose_b", &MatmulOptions::transpose_b)
+      .def_property("schedule", [](const MatmulOptions& o) { return o.schedule == MatmulOptions::Schedule::Naive ? "naive" : "default"; },
+                    [](MatmulOptions& o, const std::string& s) {
+                      if (s != "default" && s != "naive") user_error("schedule must be 'default' or 'naive', got '{}'", s);
+                      o.schedule = s == "naive" ? MatmulOptions::Schedule::Naive : MatmulOptions::Schedule::Default;
+                    })
+      .def_readwrite("tm", &MatmulOptions::tm)
+      .def_readwrite("tn", &MatmulOptions::tn)
+      .def_readwrite("tk_l0", &MatmulOptions::tk_l0)
+      .def_readwrite("tk_l1", &MatmulOptions::tk_l1)
+      .def_readwrite("core_group", &MatmulOptions::core_group)
+      .def_readwrite("l1_copies", &MatmulOptions::l1_copies)
+      .def_readwrite("double_buffer", &MatmulOptions::double_buffer)
+      .def_readwrite("use_cores", &MatmulOptions::use_cores)
+      .def_readwrite("stagger", &MatmulOptions::stagger)
+      .def_readwrite("epilogue", &MatmulOptions::epilogue, "fused: 'bias', 'scale', 'relu', 'gelu'")
+      .def_readwrite("scale", &MatmulOptions::scale);
+  m.def("matmul_func", [](const MatmulOptions& o, const ChipConfig& chip) {
+    kernels::Matmul mm = kernels::matmul(o, chip);
+    py::list inputs;
+    inputs.append(py::cast(mm.a)), inputs.append(py::cast(mm.b));
+    if (mm.bias) inputs.append(py::cast(*mm.bias));
+    return py::make_tuple(mm.out, inputs);
+  }, py::arg("options"), py::arg("chip"), "The matmul Func to compile and its Inputs (A, B[, bias]).");
+
+  py::class_<VectorOptions>(m, "VectorOptions", "What kernels.vector_func builds: shape, types, schedule.")
+      .def(py::init<>())
+      .def_readwrite("shape", &VectorOptions::shape)
+      .def_property("dtype", [](const VectorOptions& o) { return std::string(dtype_name(o.dtype)); },
+                    [](VectorOptions& o, const py::object& t) { o.dtype = to_dtype(t); })
+      .def_property("to", [](const VectorOptions& o) { return std::string(dtype_name(o.to)); },
+                    [](VectorOptions& o, const py::object& t) { o.to = to_dtype(t); }, "cast: the result type")
+      .def_readwrite("eps", &VectorOptions::eps)
+      .def_property("schedule", [](const VectorOptions& o) { return o.schedule == VectorOptions::Schedule::Naive ? "naive" : "default"; },
+                    [](VectorOptions& o, const std::string& s) {
+                      if (s != "default" && s != "naive") user_error("schedule must be 'default' or 'naive', got '{}'", s);
+                      o.schedule = s == "naive" ? VectorOptions::Schedule::Naive : VectorOptions::Schedule::Default;
+                    })
+      .def_readwrite("tile_rows", &VectorOptions::tile_rows)
+      .def_readwrite("double_buffer", &VectorOptions::double_buffer)
+      .def_readwrite("use_cores", &VectorOptions::use_cores);
+  m.def("vector_func", [](const std::string& name, const VectorOptions& o) {
+    kernels::VectorKernel k = kernels::vector_kernel(name, o);
+    return py::make_tuple(k.out, k.inputs);
+  }, py::arg("name"), py::arg("options"), "The vector kernel's Func and its Inputs.");
+  m.def("vector_kernel_names", &kernels::vector_kernel_names, "The vector kernels kernels.vector_func knows.");
+}
+
+}  // namespace cubekit::py_bind

@@ -1,0 +1,34 @@
+// Shared by the binding sources: numpy <-> tensor bytes and dtype names, and where Python's
+// `json` module turns the C++ JSON text into dicts.
+#pragma once
+
+#include "emulator/dtype.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+namespace cubekit::py_bind {
+
+namespace py = pybind11;
+
+// A dtype from "f16" / "float16" / numpy.float16 / numpy.dtype(...); a user error otherwise.
+DType to_dtype(const py::handle& h);
+py::dtype numpy_dtype(DType t);
+
+// The bytes of `array` as a tensor of `dtype` and `shape` (copied, C order); a user error naming
+// `what` when the dtype or the shape differs.
+std::vector<uint8_t> tensor_bytes(const py::handle& array, DType dtype, const std::vector<int64_t>& shape,
+                                  const std::string& what);
+py::array to_numpy(const std::vector<uint8_t>& bytes, DType dtype, const std::vector<int64_t>& shape);
+
+py::object json_loads(const std::string& text);
+std::string json_dumps(const py::handle& object);
+
+void bind_emulator(py::module_& m);
+void bind_dsl(py::module_& m);
+void bind_kernels(py::module_& m);
+
+}  // namespace cubekit::py_bind
