@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+"""Runs a benchmark suite and makes what a kernel author reads: results.json, a Markdown table and
+two plots (a roofline of emulated TFLOPS against arithmetic intensity under the chip's compute and
+bandwidth ceilings, and the per-pipe utilisation of every emulated implementation).
+
+    bench/run.py [SUITE] [--chip NAME] [--out DIR] [--build DIR] [--repetitions N]
+
+SUITE is matmul (square 512-4096 and the GEMMs of BERT-Large at sequence 512), vector (4096 x 4096
+f16 kernels), smoke (tiny, for the tests) or all. Host times are medians over the repetitions,
+after a warm-up; emulated cycles are exact.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PIPES = ["S", "MTE2", "MTE1", "M", "V", "MTE3"]
+
+
+def run_suite(build, suite, chip, repetitions, min_time, raw_path):
+    """Runs kernels_bench, its console output as the progress; returns its JSON."""
+    command = [os.path.join(build, "bin", "kernels_bench"), f"--suite={suite}", f"--chip={chip}",
+               f"--benchmark_repetitions={repetitions}", "--benchmark_report_aggregates_only=true",
+               f"--benchmark_out={raw_path}", "--benchmark_out_format=json"]
+    if min_time:
+        command.append(f"--benchmark_min_time={min_time}")
+    print(f"running {suite} on {chip}: {' '.join(command)}", flush=True)
+    done = subprocess.run(command)
+    if done.returncode != 0:
+        sys.exit(f"bench/run.py: kernels_bench failed (exit {done.returncode})")
+    with open(raw_path) as f:
+        return json.load(f)
+
+
+def chip_info(build, chip):
+    """The chip's parameters and its ceilings: cube peak TFLOPS (f16) and HBM bandwidth."""
+    out = subprocess.run([os.path.join(build, "bin", "cubekit"), "chips", "--json"], capture_output=True, text=True, check=True)
+    presets = json.loads(out.stdout)
+    presets = presets if isinstance(presets, list) else [presets]
+    c = next((p for p in presets if p["name"] == chip), None)
+    if c is None:
+        with open(chip) as f:
+            c = json.load(f)
+    clock_hz = c["clock_mhz"] * 1e6
+    f16 = next(f for f in c["cube"] if f["input"] == "f16")
+    macs = f16["m0"] * f16["k0"] * f16["n0"]
+    return {"name": c["name"], "cores": c["cores"], "clock_mhz": c["clock_mhz"],
+            "peak_tflops": 2 * macs * c["cores"] * clock_hz / 1e12,
+            "hbm_gbps": c["timing"]["hbm_rate"] * clock_hz / 1e9}
+
+
+def results_of(raw):
+    """One record per benchmark (its median when repeated)."""
+    records = []
+    for b in raw["benchmarks"]:
+        if b.get("aggregate_name", "median") != "median" or b.get("error_occurred"):
+            continue
+        kernel, shape, implementation = b["run_name"].split("/")[:3]
+        seconds = b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
+        r = {"kernel": kernel, "shape": shape, "implementation": implementation, "kind": b.get("label", ""),
+             "host_seconds": seconds, "flops": b["flops"], "bytes": b["bytes"],
+             "arithmetic_intensity": b["flops"] / b["bytes"]}
+        if r["kind"] == "emulator":
+            for key in ["cycles", "tflops", "mac_ratio", "vec_ratio", "efficiency", "gm_bytes", "compile_ms", "cores_used"]:
+                r[key] = b[key]
+            r["pipes"] = {p: b[f"pipe_{p}"] for p in PIPES}
+        else:
+            r["host_tflops"] = b["flops"] / seconds / 1e12
+        records.append(r)
+    return records
+
+
+def group(records):
+    out = {}
+    for r in records:
+        out.setdefault((r["kernel"], r["shape"]), {})[r["implementation"]] = r
+    return out
+
+
+def markdown(chip, records):
+    lines = [f"# cubekit benchmarks on {chip['name']}", "",
+             f"{chip['cores']} cores at {chip['clock_mhz']:.0f} MHz: cube peak {chip['peak_tflops']:.0f} TFLOPS (f16), "
+             f"HBM {chip['hbm_gbps']:.0f} GB/s. Emulated cycles are exact; host times are medians on this machine.", ""]
+    groups = group(records)
+    matmuls = [(k, g) for k, g in groups.items() if k[0] == "matmul"]
+    if matmuls:
+        lines += ["## matmul (f16 -> f32)", "",
+                  "| m x n x k | default cycles | naive cycles | naive / default | default TFLOPS | mac_ratio | efficiency "
+                  "| emulator host s | Halide CPU host s | C++ loop host s | compile ms |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for (kernel, shape), g in matmuls:
+            d, n, h, loop = (g.get(k) for k in ("default", "naive", "halide_cpu", "cpp_loop"))
+
+            def cell(r, key, form):
+                return format(r[key], form) if r else "-"
+
+            ratio = f"{n['cycles'] / d['cycles']:.1f}x" if d and n else "-"
+            lines.append(f"| {shape} | {cell(d, 'cycles', ',.0f')} | {cell(n, 'cycles', ',.0f')} | {ratio} | "
+                         f"{cell(d, 'tflops', '.1f')} | {cell(d, 'mac_ratio', '.3f')} | {cell(d, 'efficiency', '.3f')} | "
+                         f"{cell(d, 'host_seconds', '.3f')} | {cell(h, 'host_seconds', '.3f')} | "
+                         f"{cell(loop, 'host_seconds', '.3f')} | {cell(d, 'compile_ms', '.1f')} |")
+        lines.append("")
+    lines += ["## Every implementation", "",
+              "| kernel | shape | implementation | cycles | TFLOPS | mac_ratio | vec_ratio | efficiency | GM bytes | host s |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for (kernel, shape), g in groups.items():
+        for name, r in g.items():
+            if r["kind"] == "emulator":
+                lines.append(f"| {kernel} | {shape} | {name} | {r['cycles']:,.0f} | {r['tflops']:.2f} | {r['mac_ratio']:.3f} | "
+                             f"{r['vec_ratio']:.3f} | {r['efficiency']:.3f} | {r['gm_bytes']:,.0f} | {r['host_seconds']:.4f} |")
+            else:
+                lines.append(f"| {kernel} | {shape} | {name} (host) | - | {r['host_tflops']:.3f} | - | - | - | - | "
+                             f"{r['host_seconds']:.4f} |")
+    return "\n".join(lines) + "\n"
+
+
+def plots(chip, records, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    emulated = [r for r in records if r["kind"] == "emulator"]
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    intensities = [r["arithmetic_intensity"] for r in emulated] or [1]
+    lo, hi = min(intensities) / 2, max(intensities) * 2
+    ridge = chip["peak_tflops"] * 1e12 / (chip["hbm_gbps"] * 1e9)
+    xs = [lo, min(max(ridge, lo), hi), hi]
+    ax.plot(xs, [min(chip["peak_tflops"], x * chip["hbm_gbps"] / 1e3) for x in xs], "k-", label="roofline (HBM, cube peak)")
+    markers = {"default": "o", "naive": "x", "no_double_buffer": "s", "one_core": "v", "tile_128": "^", "tile_rows_1": "d"}
+    for name in sorted({r["implementation"] for r in emulated}):
+        pts = [r for r in emulated if r["implementation"] == name]
+        ax.scatter([r["arithmetic_intensity"] for r in pts], [r["tflops"] for r in pts], marker=markers.get(name, "."), label=name)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (FLOP / byte of GM)")
+    ax.set_ylabel("emulated TFLOPS")
+    ax.set_title(f"cubekit on {chip['name']}: roofline")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "roofline.png"), dpi=110)
+    plt.close(fig)
+
+    labels = [f"{r['kernel']} {r['shape']}\n{r['implementation']}" for r in emulated]
+    fig, ax = plt.subplots(figsize=(max(8, 0.45 * len(emulated) + 2), 5.5))
+    width = 0.8 / len(PIPES)
+    for i, p in enumerate(PIPES):
+        ax.bar([j + i * width for j in range(len(emulated))], [r["pipes"][p] for r in emulated], width, label=p)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(emulated))])
+    ax.set_xticklabels(labels, rotation=90, fontsize=6)
+    ax.set_ylabel("busy / cycles (over the cores used)")
+    ax.set_ylim(0, 1.05)
+    ax.set_title(f"cubekit on {chip['name']}: per-pipe utilisation")
+    ax.legend(ncol=6, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "pipes.png"), dpi=110)
+    plt.close(fig)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("suite", nargs="?", default="matmul", choices=["matmul", "vector", "smoke", "all"])
+    parser.add_argument("--chip", default="ascend910", help="chip preset or JSON config")
+    parser.add_argument("--out", default=os.path.join(ROOT, "build", "bench"), help="where the results go")
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build directory")
+    parser.add_argument("--repetitions", type=int, default=3, help="host-time repetitions (their median is kept)")
+    parser.add_argument("--min-time", type=float, default=0, help="seconds each benchmark runs at least (Google Benchmark's default when 0)")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    suites = ["matmul", "vector"] if args.suite == "all" else [args.suite]
+    records = []
+    for suite in suites:
+        raw = os.path.join(args.out, f"raw_{suite}.json")
+        records += results_of(run_suite(args.build, suite, args.chip, args.repetitions, args.min_time, raw))
+    chip = chip_info(args.build, args.chip)
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump({"chip": chip, "suite": args.suite, "results": records}, f, indent=1)
+    with open(os.path.join(args.out, "results.md"), "w") as f:
+        f.write(markdown(chip, records))
+    plots(chip, records, args.out)
+    print(f"wrote {args.out}/results.json, results.md, roofline.png and pipes.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""Runs bench/run.py on the smoke suite into a fresh directory and checks what it wrote: the JSON's
+schema (every record with its kind's fields, numbers where numbers belong), the Markdown table's
+rows, and that both plots are PNG images."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
+
+COMMON = {"kernel": str, "shape": str, "implementation": str, "kind": str, "host_seconds": float, "flops": float,
+          "bytes": float, "arithmetic_intensity": float}
+EMULATOR = {"cycles": float, "tflops": float, "mac_ratio": float, "vec_ratio": float, "efficiency": float,
+            "gm_bytes": float, "compile_ms": float, "cores_used": float, "pipes": dict}
+HOST = {"host_tflops": float}
+
+
+def check(record):
+    fields = dict(COMMON, **(EMULATOR if record["kind"] == "emulator" else HOST))
+    for key, kind in fields.items():
+        assert key in record, f"{record.get('kernel')}/{record.get('implementation')}: no '{key}'"
+        value = record[key]
+        assert isinstance(value, (int, float)) if kind is float else isinstance(value, kind), f"'{key}' is {value!r}"
+    assert record["kind"] in ("emulator", "host")
+    if record["kind"] == "emulator":
+        assert record["cycles"] > 0 and 0 <= record["efficiency"] <= 1.0001
+        assert set(record["pipes"]) == {"S", "MTE2", "MTE1", "M", "V", "MTE3"}
+
+
+def main():
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "run.py"), "smoke", "--out", out, "--build", BUILD,
+                        "--repetitions", "1", "--min-time", "0.01"], check=True, stdout=subprocess.DEVNULL)
+        with open(os.path.join(out, "results.json")) as f:
+            results = json.load(f)
+        assert results["suite"] == "smoke"
+        for key in ("name", "cores", "clock_mhz", "peak_tflops", "hbm_gbps"):
+            assert key in results["chip"], f"chip has no '{key}'"
+        records = results["results"]
+        for r in records:
+            check(r)
+        implementations = {(r["kernel"], r["implementation"]) for r in records}
+        for wanted in [("matmul", "default"), ("matmul", "naive"), ("matmul", "halide_cpu"), ("matmul", "cpp_loop"),
+                       ("softmax", "default"), ("softmax", "halide_cpu")]:
+            assert wanted in implementations, f"no {wanted} in the results"
+        with open(os.path.join(out, "results.md")) as f:
+            table = f.read()
+        assert "| 128x128x128 |" in table and "naive / default" in table, "the matmul table is missing"
+        for plot in ("roofline.png", "pipes.png"):
+            with open(os.path.join(out, plot), "rb") as f:
+                assert f.read(8) == b"\x89PNG\r\n\x1a\n", f"{plot} is not a PNG"
+        print(f"harness: {len(records)} records, table and plots checked")
+
+
+if __name__ == "__main__":
+    main()
