@@ -1,0 +1,222 @@
+"""cubekit.kernels: every one-call kernel against numpy (and its cycles against the C++ CLI)."""
+import numpy as np
+import pytest
+
+import cubekit
+from cubekit import kernels
+from conftest import assert_report, f32, gelu_ref, matmul_ref, run_cli_json
+
+M, N, K = 64, 48, 96
+
+
+@pytest.fixture
+def ab(rng):
+    return rng.uniform(-1, 1, (M, K)).astype(np.float16), rng.uniform(-1, 1, (K, N)).astype(np.float16)
+
+
+def test_kernel_names():
+    assert sorted(kernels.names) == ["add", "cast", "gelu", "layernorm", "matmul", "mul", "relu", "rmsnorm", "softmax"]
+
+
+# ---- matmul ----
+
+def test_matmul_f16(ab):
+    a, b = ab
+    c, report = kernels.matmul(a, b)
+    assert c.dtype == np.float32 and c.shape == (M, N)
+    np.testing.assert_allclose(c, matmul_ref(a, b), rtol=1e-5, atol=1e-5)
+    assert_report(report)
+    assert report["diagnostics"] == [] and report["pipes"]["M"]["instructions"] > 0
+    assert 0 < report["ratios"]["mac_ratio"] <= 1
+
+
+def test_matmul_matches_the_cli(ab):
+    """The same kernel through the C++ CLI takes the same cycles."""
+    a, b = ab
+    _, report = kernels.matmul(a, b)
+    cli = run_cli_json("kernel", "matmul", "--m", M, "--n", N, "--k", K, "--timing-only")
+    assert cli["cycles"] == report["cycles"]
+    assert cli["ratios"] == pytest.approx(report["ratios"])
+    _, naive = kernels.matmul(a, b, schedule="naive")
+    cli = run_cli_json("kernel", "matmul", "--m", M, "--n", N, "--k", K, "--schedule", "naive", "--timing-only")
+    assert cli["cycles"] == naive["cycles"]
+
+
+def test_matmul_out_f16(ab):
+    a, b = ab
+    c, _ = kernels.matmul(a, b, out="f16")
+    assert c.dtype == np.float16
+    np.testing.assert_allclose(f32(c), matmul_ref(a, b), rtol=1e-3, atol=2e-3)
+
+
+def test_matmul_s8(rng):
+    a = rng.integers(-128, 128, (M, K)).astype(np.int8)
+    bt = rng.integers(-128, 128, (N, K)).astype(np.int8)  # s8 takes B as n x k
+    c, report = kernels.matmul(a, bt, transpose_b=True)
+    assert c.dtype == np.int32
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ bt.astype(np.int32).T)
+    assert_report(report)
+
+
+@pytest.mark.parametrize("ta,tb", [(True, False), (False, True), (True, True)])
+def test_matmul_transposes(ab, ta, tb):
+    a, b = ab
+    c, _ = kernels.matmul(np.ascontiguousarray(a.T) if ta else a, np.ascontiguousarray(b.T) if tb else b,
+                          transpose_a=ta, transpose_b=tb)
+    np.testing.assert_allclose(c, matmul_ref(a, b), rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_batch(rng):
+    a = rng.uniform(-1, 1, (3, 32, 64)).astype(np.float16)
+    b = rng.uniform(-1, 1, (3, 64, 40)).astype(np.float16)
+    c, report = kernels.matmul(a, b)
+    assert c.shape == (3, 32, 40)
+    np.testing.assert_allclose(c, matmul_ref(a, b), rtol=1e-5, atol=1e-5)
+    assert_report(report)
+
+
+@pytest.mark.parametrize("epilogue", [("bias",), ("relu",), ("gelu",), ("scale",), ("bias", "relu"),
+                                      ("scale", "bias", "gelu")])
+def test_matmul_epilogues(ab, rng, epilogue):
+    a, b = ab
+    bias = rng.standard_normal(N).astype(np.float32)
+    kwargs = {"bias": bias} if "bias" in epilogue else {}
+    c, report = kernels.matmul(a, b, epilogue=list(epilogue), scale=0.25, **kwargs)
+    x = matmul_ref(a, b).astype(np.float64)
+    if "scale" in epilogue:
+        x = 0.25 * x
+    if "bias" in epilogue:
+        x = x + bias
+    if "relu" in epilogue:
+        x = np.maximum(x, 0)
+    if "gelu" in epilogue:
+        x = gelu_ref(x)
+    assert c.dtype == np.float32
+    np.testing.assert_allclose(c, x, rtol=1e-5, atol=1e-5)
+    assert_report(report)
+
+
+def test_matmul_epilogue_with_f16_out(ab, rng):
+    a, b = ab
+    bias = rng.standard_normal(N).astype(np.float32)
+    c, _ = kernels.matmul(a, b, epilogue=("bias", "relu"), bias=bias, out="f16")
+    assert c.dtype == np.float16
+    np.testing.assert_allclose(f32(c), np.maximum(matmul_ref(a, b) + bias, 0), rtol=1e-3, atol=2e-3)
+
+
+def test_matmul_naive_and_overrides(ab):
+    a, b = ab
+    ref = matmul_ref(a, b)
+    c0, default = kernels.matmul(a, b)
+    c1, naive = kernels.matmul(a, b, schedule="naive")
+    c2, tuned = kernels.matmul(a, b, l1_copies=2, stagger=False, tm=32, tn=16, tk_l0=32, tk_l1=64, core_group=1,
+                               double_buffer=True, use_cores=True)
+    c3, one_core = kernels.matmul(a, b, use_cores=False, double_buffer=False)
+    for c in (c0, c1, c2, c3):
+        np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-5)
+    assert naive["cores"] == 1 and one_core["cores"] == 1
+    assert default["cores"] > 1 and tuned["cores"] == (M // 32) * (N // 16)
+    assert naive["cycles"] > default["cycles"]
+
+
+def test_matmul_trace(ab, tmp_path):
+    import json
+    a, b = ab
+    kernels.matmul(a, b, trace=str(tmp_path / "mm.json"))
+    assert json.loads((tmp_path / "mm.json").read_text())["traceEvents"]
+
+
+# ---- vector kernels ----
+
+@pytest.fixture(params=[np.float16, np.float32], ids=["f16", "f32"])
+def xy(request, rng):
+    t = request.param
+    return rng.standard_normal((8, 256)).astype(t), rng.standard_normal((8, 256)).astype(t)
+
+
+def test_add_mul_relu(xy):
+    x, y = xy
+    out, report = kernels.add(x, y)
+    assert out.dtype == x.dtype
+    np.testing.assert_array_equal(out, x + y)
+    assert_report(report)
+    assert report["pipes"]["V"]["instructions"] > 0 and report["pipes"]["M"]["instructions"] == 0
+    np.testing.assert_array_equal(kernels.mul(x, y)[0], x * y)
+    np.testing.assert_array_equal(kernels.relu(x)[0], np.maximum(x, 0))
+
+
+def test_gelu(xy):
+    x, _ = xy
+    out, _ = kernels.gelu(x)
+    tol = 2e-3 if x.dtype == np.float16 else 1e-5
+    np.testing.assert_allclose(f32(out), gelu_ref(x), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("to", ["f32", np.float16, "s32", "f16"])
+def test_cast(rng, to):
+    x = (rng.standard_normal((4, 128)) * 100).astype(np.float32)
+    if to in ("f16", np.float16):
+        x = x.astype(np.float16) if to == "f16" else x
+    out, _ = kernels.cast(x, to)
+    expected_type = {"f32": np.float32, "f16": np.float16, "s32": np.int32}.get(to, to)
+    assert out.dtype == expected_type
+    if expected_type == np.int32:
+        np.testing.assert_array_equal(out, x.astype(np.int32))  # towards zero, as numpy (and Halide) cast
+    else:
+        np.testing.assert_array_equal(out, x.astype(expected_type))
+
+
+def softmax_ref(x):
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_softmax(xy):
+    x, _ = xy
+    out, report = kernels.softmax(x)
+    assert out.dtype == x.dtype
+    np.testing.assert_allclose(f32(out), softmax_ref(x), atol=1e-3 if x.dtype == np.float16 else 1e-6)
+    assert_report(report)
+
+
+def test_softmax_3d_naive_and_tile_rows(rng):
+    x = rng.standard_normal((2, 3, 64)).astype(np.float32)
+    for kwargs in ({"schedule": "naive"}, {"tile_rows": 2}, {"schedule": "naive", "tile_rows": 3}):
+        out, report = kernels.softmax(x, **kwargs)
+        np.testing.assert_allclose(out, softmax_ref(x), atol=1e-6)
+        if kwargs.get("schedule") == "naive":
+            assert report["cores"] == 1
+
+
+def test_layernorm_and_rmsnorm(xy, rng):
+    x, _ = xy
+    gamma = rng.standard_normal(256).astype(x.dtype)
+    beta = rng.standard_normal(256).astype(x.dtype)
+    xd = x.astype(np.float64)
+    tol = 1e-2 if x.dtype == np.float16 else 1e-5
+    out, report = kernels.layernorm(x, gamma, beta, eps=1e-3)
+    mu, var = xd.mean(-1, keepdims=True), xd.var(-1, keepdims=True)
+    np.testing.assert_allclose(f32(out), (xd - mu) / np.sqrt(var + 1e-3) * gamma + beta, rtol=tol, atol=tol)
+    assert_report(report)
+    out, _ = kernels.rmsnorm(x, gamma)
+    rms = np.sqrt((xd ** 2).mean(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(f32(out), xd / rms * gamma, rtol=tol, atol=tol)
+
+
+def test_vector_naive_schedule_and_cli(rng):
+    x = rng.standard_normal((8, 256)).astype(np.float16)
+    out, naive = kernels.relu(x, schedule="naive")
+    np.testing.assert_array_equal(out, np.maximum(x, 0))
+    assert naive["cores"] == 1
+    _, default = kernels.softmax(x)
+    cli = run_cli_json("kernel", "softmax", "--rows", 8, "--cols", 256, "--timing-only")
+    assert cli["cycles"] == default["cycles"]
+
+
+def test_vector_kernels_on_a_config_and_trace(rng, tmp_path):
+    import json
+    x = rng.standard_normal((8, 256)).astype(np.float32)
+    out, report = kernels.gelu(x, chip=cubekit.chip("ascend910"), trace=tmp_path / "g.json")
+    np.testing.assert_allclose(out, gelu_ref(x), rtol=1e-5, atol=1e-5)
+    assert json.loads((tmp_path / "g.json").read_text())["otherData"]["cycles"] == report["cycles"]
