@@ -20,11 +20,22 @@ std::string_view op_name(Op op) {
 
 std::string type_name(Type t) { return t.boolean ? "bool" : std::string(dtype_name(t.dtype)); }
 
+void set_depth(ExprNode& n, int below) {
+  for (const Expr& a : n.args)
+    if (a.defined()) below = std::max(below, a.node().depth);
+  n.depth = below + 1;
+  if (n.depth > kMaxExprDepth)
+    user_error("an expression is more than {} operations deep (at '{}'), more than cubekit's passes can recurse "
+               "through (Funcs it calls count, as they are inlined): reduce over an RDom with sum(), maximum() or "
+               "minimum() instead of chaining terms in a loop", kMaxExprDepth, op_name(n.op));
+}
+
 Expr make(Op op, Type type, std::vector<Expr> args) {
   auto n = std::make_shared<ExprNode>();
   n->op = op;
   n->type = type;
   n->args = std::move(args);
+  set_depth(*n);
   return Expr(std::move(n));
 }
 

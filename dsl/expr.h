@@ -64,7 +64,16 @@ struct ExprNode {
   std::shared_ptr<InputImpl> input;    // Input calls
   std::shared_ptr<FuncImpl> func;      // Func calls
   std::vector<Expr> args;              // call indices / operands
+  int depth = 1;                       // of the tree below, Func definitions included
 };
+
+// The compiler's passes recurse over expression trees, so a tree deeper than this (a sum of
+// thousands of terms built in a loop, say) is refused where it is built, before it can overflow
+// the stack of a pass, of Halide, or of its own destructor.
+inline constexpr int kMaxExprDepth = 1000;
+// Sets n.depth from its operands (and `below`, a called Func's definition); a user error past
+// kMaxExprDepth.
+void set_depth(ExprNode& n, int below = 0);
 
 // Where an expression node sits in the user's source, for messages ("C(m, n) = ..." line).
 Expr make(Op op, Type type, std::vector<Expr> args);

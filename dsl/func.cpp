@@ -1,6 +1,7 @@
 #include "dsl/func.h"
 
 #include "emulator/error.h"
+#include "emulator/program.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -96,11 +97,14 @@ RDom::RDom(int64_t min, int64_t extent, std::string name) : RVar(std::move(name)
 
 Input::Input(std::string name, DType dtype, std::vector<int64_t> shape)
     : impl(std::make_shared<InputImpl>(InputImpl{std::move(name), dtype, std::move(shape)})) {
+  if (std::string problem = check_name(impl->name, "input"); !problem.empty()) user_error("{}", problem);
   if (impl->shape.empty()) user_error("input {}: give it a shape (at least one dimension)", impl->name);
   for (size_t i = 0; i < impl->shape.size(); ++i)
     if (impl->shape[i] < 1)
       user_error("input {}: dimension {} is {}; every dimension must be at least 1 (shape [{}])", impl->name, i,
                  impl->shape[i], fmt::join(impl->shape, ", "));
+  if (std::string problem = check_tensor_bytes(impl->name, dtype, impl->shape); !problem.empty())
+    user_error("input {}", problem);
 }
 
 Expr Input::call(std::vector<Expr> index) const {
@@ -112,6 +116,7 @@ Expr Input::call(std::vector<Expr> index) const {
   n->type = Type{impl->dtype};
   n->input = impl;
   n->args = std::move(index);
+  set_depth(*n);
   return Expr(std::move(n));
 }
 
@@ -144,10 +149,14 @@ FuncRef::operator Expr() const {
   n->type = func_->value.type();
   n->func = func_;
   n->args = args_;
+  set_depth(*n, func_->value.node().depth);  // consumers inline their producers
   return Expr(std::move(n));
 }
 
-Func::Func(std::string name) : impl(std::make_shared<FuncImpl>()) { impl->name = fresh(std::move(name), "f"); }
+Func::Func(std::string name) : impl(std::make_shared<FuncImpl>()) {
+  impl->name = fresh(std::move(name), "f");
+  if (std::string problem = check_name(impl->name, "Func"); !problem.empty()) user_error("{}", problem);
+}
 
 Type Func::type() const {
   if (!defined()) user_error("{} has no definition yet", name());

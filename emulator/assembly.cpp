@@ -51,12 +51,21 @@ class Parser {
 
   [[noreturn]] void error(int column, const std::string& message) {
     std::string caret;  // keeps the line's tabs so the caret lands under the column
-    for (int i = 0; i + 1 < column && i < int(line_.size()); ++i) caret += line_[i] == '\t' ? '\t' : ' ';
+    for (int i = 0; i + 1 < column && i < int(line_.size()); ++i)
+      if ((static_cast<unsigned char>(line_[i]) & 0xC0) != 0x80) caret += line_[i] == '\t' ? '\t' : ' ';  // one per character
     user_error("{}:{}:{}: error: {}\n  {}\n  {}^", name_, line_no_, column, message, line_, caret);
   }
 
  private:
   // ---- lexing one line -------------------------------------------------------------------------
+  // The whole UTF-8 sequence starting at byte i, so that messages stay valid text.
+  std::string_view character_at(size_t i) const {
+    size_t j = i + 1;
+    if (static_cast<unsigned char>(line_[i]) >= 0xC0)
+      while (j < line_.size() && (static_cast<unsigned char>(line_[j]) & 0xC0) == 0x80) ++j;
+    return line_.substr(i, j - i);
+  }
+
   void tokenize() {
     tokens_.clear();
     size_t i = 0;
@@ -80,7 +89,7 @@ class Parser {
         t.kind = Token::Punct, t.text = std::string(1, c);
         ++i;
       } else {
-        error(int(i) + 1, fmt::format("unexpected character '{}'", c));
+        error(int(i) + 1, fmt::format("unexpected character '{}'", character_at(i)));
       }
       tokens_.push_back(std::move(t));
     }

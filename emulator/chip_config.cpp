@@ -320,7 +320,8 @@ ChipConfig load_chip(std::string_view name_or_path) {
   for (const ChipConfig& c : chip_presets())
     if (c.name == name_or_path) return c;
   std::string path(name_or_path);
-  if (path.ends_with(".json") || std::filesystem::exists(path)) {
+  std::error_code unreadable;  // e.g. a name longer than a path can be: then it is no file
+  if (path.ends_with(".json") || std::filesystem::exists(path, unreadable)) {
     std::ifstream in(path);
     if (!in) user_error("cannot read chip config file '{}'", path);
     std::stringstream ss;

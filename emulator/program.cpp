@@ -46,14 +46,27 @@ std::string check_tensor_decl(const Program& program, std::string_view name, DTy
   for (int s = 0; s < kNumSpaces; ++s)
     if (lowered == space_name(Space(s))) return fmt::format("'{}' names a buffer; give the tensor another name", name);
   if (shape.empty()) return fmt::format("tensor '{}' needs at least one dimension", name);
-  int64_t bytes = dtype_size(dtype);
-  for (int64_t d : shape) {
+  for (int64_t d : shape)
     if (d <= 0) return fmt::format("tensor '{}' has a dimension {} (dimensions must be positive)", name, d);
-    if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes)
+  return check_tensor_bytes(name, dtype, shape);
+}
+
+std::string check_tensor_bytes(std::string_view name, DType dtype, const std::vector<int64_t>& shape) {
+  int64_t bytes = dtype_size(dtype);
+  for (int64_t d : shape)
+    if (d > 0 && (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes))
       return fmt::format("tensor '{}' would need more than {} bytes, cubekit's limit for one GM tensor (it is kept "
                          "in host memory); use a smaller shape", name, kMaxTensorBytes);
-  }
   return {};
+}
+
+std::string check_name(std::string_view name, std::string_view what) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  bool fine = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) fine = fine && (word(c) || c == '.');
+  if (fine) return {};
+  return fmt::format("the {} name '{}' cannot be written in assembly text: use a letter or '_' first, then letters, "
+                     "digits, '_' or '.'", what, name);
 }
 
 std::string check_block_dim(int64_t n) {
@@ -414,10 +427,15 @@ Program without_instructions(const Program& program, std::vector<int> indices) {
 
 // ---- ProgramBuilder -------------------------------------------------------------------------------
 
-ProgramBuilder::ProgramBuilder(std::string kernel_name) { program_.name = std::move(kernel_name); }
+ProgramBuilder::ProgramBuilder(std::string kernel_name) {
+  std::string problem = check_name(kernel_name, "kernel");
+  if (!problem.empty()) user_error("{}", problem);
+  program_.name = std::move(kernel_name);
+}
 
 int ProgramBuilder::tensor(std::string n, DType dtype, std::vector<int64_t> shape, TensorRole role) {
-  std::string problem = check_tensor_decl(program_, n, dtype, shape);
+  std::string problem = check_name(n, "tensor");
+  if (problem.empty()) problem = check_tensor_decl(program_, n, dtype, shape);
   if (!problem.empty()) user_error("kernel '{}': {}", program_.name, problem);
   program_.tensors.push_back({std::move(n), dtype, std::move(shape), role});
   return int(program_.tensors.size()) - 1;
@@ -430,6 +448,8 @@ void ProgramBuilder::block_dim(int n) {
 }
 
 void ProgramBuilder::label(std::string n) {
+  std::string problem = check_name(n, "label");
+  if (!problem.empty()) user_error("kernel '{}': {}", program_.name, problem);
   for (const Label& l : program_.labels)
     if (l.name == n) user_error("kernel '{}': label '{}' is defined twice", program_.name, n);
   program_.labels.push_back({std::move(n), int(program_.code.size())});

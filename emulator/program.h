@@ -47,6 +47,11 @@ struct Program {
 std::string check_tensor_decl(const Program& program, std::string_view name, DType dtype,
                               const std::vector<int64_t>& shape);
 std::string check_block_dim(int64_t n);
+// Names the assembly text can read back: a letter or '_', then letters, digits, '_' or '.'.
+// `what` says whose name it is ("kernel", "tensor", "label").
+std::string check_name(std::string_view name, std::string_view what);
+// A GM tensor's size against kMaxTensorBytes, without overflow.
+std::string check_tensor_bytes(std::string_view name, DType dtype, const std::vector<int64_t>& shape);
 inline constexpr int64_t kMaxTensorBytes = int64_t(16) << 30;  // GM lives in host memory
 inline constexpr int64_t kMaxBlockDim = 65535;
 

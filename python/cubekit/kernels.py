@@ -3,7 +3,9 @@
 Each compiles the kernel for the arrays' shapes, runs it on the emulator and returns
 ``(result, report)``: the result as a numpy array and the report as a dict (cycles, per-pipe
 ratios such as ``mac_ratio``, bytes, roofline, diagnostics). ``schedule="naive"`` gives the simple
-schedule for comparison; ``chip`` takes a preset name, a JSON path or a ``ChipConfig``.
+schedule for comparison; ``chip`` takes a preset name, a JSON path, a dict or a ``ChipConfig``;
+``timing_only=True`` skips the data (the result is zeros) and reports cycles only, for tuning;
+``trace`` is a path for a Chrome trace.
 """
 
 import numpy as _np
@@ -12,7 +14,7 @@ from . import _cubekit
 
 
 def _chip(chip):
-    return chip if isinstance(chip, _cubekit.ChipConfig) else _cubekit.chip(chip)
+    return _cubekit.chip(chip)
 
 
 def _array(a, what):
@@ -21,18 +23,18 @@ def _array(a, what):
     return _np.ascontiguousarray(a)
 
 
-def _run(func, inputs, arrays, chip, timing_only=False, trace=None):
+def _run(func, inputs, arrays, chip, timing_only, trace):
     named = {i.name: a for i, a in zip(inputs, arrays)}
     return func.run(named, chip=chip, timing_only=timing_only, trace=trace)
 
 
-def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=(), bias=None, scale=1.0,
-           schedule="default", chip="ascend910", trace=None, **overrides):
+def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=(), bias=None, scale=None,
+           schedule="default", chip="ascend910", timing_only=False, trace=None, **overrides):
     """C = A x B on the cube (A: [batch..,] m x k, or k x m with transpose_a; B: k x n, or n x k).
 
     a, b: float16 (then out is "f32" or "f16") or int8 (out "s32"; b must be given as n x k).
-    epilogue: fused on the way out of L0C, any of "bias" (with bias, float32 of n), "scale" (with
-    scale), "relu", "gelu". overrides: tm, tn, tk_l0, tk_l1, core_group, l1_copies, double_buffer,
+    epilogue: fused on the way out of L0C, a name or a list of "bias" (with bias, float32 of n),
+    "scale" (with scale), "relu", "gelu"; bias= or scale= without their epilogue is an error. overrides: tm, tn, tk_l0, tk_l1, core_group, l1_copies, double_buffer,
     use_cores, stagger (see MatmulOptions). Returns (c, report).
     """
     a, b = _array(a, "a"), _array(b, "b")
@@ -45,7 +47,16 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
     o.dtype = a.dtype
     o.out = "s32" if a.dtype == _np.int8 and out == "f32" else out
     o.transpose_a, o.transpose_b = transpose_a, transpose_b
-    o.epilogue, o.scale, o.schedule = list(epilogue), scale, schedule
+    epilogue = [epilogue] if isinstance(epilogue, str) else list(epilogue)
+    if bias is not None and "bias" not in epilogue:
+        raise _cubekit.Error("matmul: a bias array was given but the epilogue has no 'bias'; add epilogue=['bias', ...]")
+    if scale is not None and "scale" not in epilogue:
+        raise _cubekit.Error(f"matmul: scale={scale} was given but the epilogue has no 'scale'; add epilogue=['scale', ...]")
+    if "bias" in epilogue and bias is None:
+        raise _cubekit.Error("matmul: the epilogue has 'bias' but no bias array was given")
+    if "scale" in epilogue and scale is None:
+        raise _cubekit.Error("matmul: the epilogue has 'scale' but no scale= was given")
+    o.epilogue, o.scale, o.schedule = epilogue, 1.0 if scale is None else scale, schedule
     for key, value in overrides.items():
         if not hasattr(o, key):
             raise _cubekit.Error(f"matmul: unknown option '{key}'")
@@ -53,12 +64,10 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
     chip = _chip(chip)
     func, inputs = _cubekit.matmul_func(o, chip)
     arrays = [a, b] + ([_array(bias, "bias")] if "bias" in o.epilogue else [])
-    if "bias" in o.epilogue and bias is None:
-        raise _cubekit.Error("matmul: the epilogue has 'bias' but no bias array was given")
-    return _run(func, inputs, arrays, chip, trace=trace)
+    return _run(func, inputs, arrays, chip, timing_only, trace)
 
 
-def _vector(name, arrays, chip, schedule, trace, **options):
+def _vector(name, arrays, chip, schedule, timing_only, trace, **options):
     x = arrays[0]
     if x.dtype not in (_np.float16, _np.float32):
         raise _cubekit.Error(f"{name}: x is {x.dtype}; the vector kernels take float16 or float32 "
@@ -68,48 +77,48 @@ def _vector(name, arrays, chip, schedule, trace, **options):
     for key, value in options.items():
         setattr(o, key, value)
     func, inputs = _cubekit.vector_func(name, o)
-    return _run(func, inputs, arrays, _chip(chip), trace=trace)
+    return _run(func, inputs, arrays, _chip(chip), timing_only, trace)
 
 
-def add(x, y, *, schedule="default", chip="ascend910", trace=None):
+def add(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None):
     """x + y elementwise on the vector unit (float16 or float32). Returns (result, report)."""
-    return _vector("add", [_array(x, "x"), _array(y, "y")], chip, schedule, trace)
+    return _vector("add", [_array(x, "x"), _array(y, "y")], chip, schedule, timing_only, trace)
 
 
-def mul(x, y, *, schedule="default", chip="ascend910", trace=None):
+def mul(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None):
     """x * y elementwise on the vector unit. Returns (result, report)."""
-    return _vector("mul", [_array(x, "x"), _array(y, "y")], chip, schedule, trace)
+    return _vector("mul", [_array(x, "x"), _array(y, "y")], chip, schedule, timing_only, trace)
 
 
-def relu(x, *, schedule="default", chip="ascend910", trace=None):
+def relu(x, *, schedule="default", chip="ascend910", timing_only=False, trace=None):
     """max(x, 0) elementwise. Returns (result, report)."""
-    return _vector("relu", [_array(x, "x")], chip, schedule, trace)
+    return _vector("relu", [_array(x, "x")], chip, schedule, timing_only, trace)
 
 
-def gelu(x, *, schedule="default", chip="ascend910", trace=None):
+def gelu(x, *, schedule="default", chip="ascend910", timing_only=False, trace=None):
     """GELU (tanh approximation, computed in f32). Returns (result, report)."""
-    return _vector("gelu", [_array(x, "x")], chip, schedule, trace)
+    return _vector("gelu", [_array(x, "x")], chip, schedule, timing_only, trace)
 
 
-def cast(x, to, *, schedule="default", chip="ascend910", trace=None):
+def cast(x, to, *, schedule="default", chip="ascend910", timing_only=False, trace=None):
     """x converted to `to` ("f16", "f32", ... or a numpy type). Returns (result, report)."""
-    return _vector("cast", [_array(x, "x")], chip, schedule, trace, to=to)
+    return _vector("cast", [_array(x, "x")], chip, schedule, timing_only, trace, to=to)
 
 
-def softmax(x, *, schedule="default", chip="ascend910", tile_rows=0, trace=None):
+def softmax(x, *, schedule="default", chip="ascend910", tile_rows=0, timing_only=False, trace=None):
     """Softmax along the last axis (max, subtract, exp, sum, divide; f32 inside). Returns (result, report)."""
-    return _vector("softmax", [_array(x, "x")], chip, schedule, trace, tile_rows=tile_rows)
+    return _vector("softmax", [_array(x, "x")], chip, schedule, timing_only, trace, tile_rows=tile_rows)
 
 
-def layernorm(x, gamma, beta, *, eps=1e-5, schedule="default", chip="ascend910", tile_rows=0, trace=None):
+def layernorm(x, gamma, beta, *, eps=1e-5, schedule="default", chip="ascend910", tile_rows=0, timing_only=False, trace=None):
     """Layer normalisation along the last axis with f32 statistics, then * gamma + beta. Returns (result, report)."""
     arrays = [_array(x, "x"), _array(gamma, "gamma"), _array(beta, "beta")]
-    return _vector("layernorm", arrays, chip, schedule, trace, eps=eps, tile_rows=tile_rows)
+    return _vector("layernorm", arrays, chip, schedule, timing_only, trace, eps=eps, tile_rows=tile_rows)
 
 
-def rmsnorm(x, gamma, *, eps=1e-5, schedule="default", chip="ascend910", tile_rows=0, trace=None):
+def rmsnorm(x, gamma, *, eps=1e-5, schedule="default", chip="ascend910", tile_rows=0, timing_only=False, trace=None):
     """RMS normalisation along the last axis with f32 statistics, then * gamma. Returns (result, report)."""
-    return _vector("rmsnorm", [_array(x, "x"), _array(gamma, "gamma")], chip, schedule, trace, eps=eps, tile_rows=tile_rows)
+    return _vector("rmsnorm", [_array(x, "x"), _array(gamma, "gamma")], chip, schedule, timing_only, trace, eps=eps, tile_rows=tile_rows)
 
 
 names = list(_cubekit.vector_kernel_names()) + ["matmul"]

@@ -6,7 +6,6 @@
 #include "emulator/error.h"
 #include "python/src/common.h"
 
-#include <pybind11/operators.h>
 #include <pybind11/stl.h>
 
 namespace cubekit::py_bind {
@@ -18,16 +17,27 @@ namespace {
 
 using dsl::Expr;
 
-// Anything an expression can be made of: an Expr, a Var/RVar, a Python int or float.
+Expr int_expr(const py::handle& h) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  if (overflow || v < INT32_MIN || v > INT32_MAX)
+    user_error("the integer {} does not fit in 32 bits (the DSL's integers are s32); for a floating-point constant "
+               "write it as a float, e.g. {}.0", std::string(py::str(h)), std::string(py::str(h)));
+  return Expr(int(v));
+}
+
+// Anything an expression can be made of: an Expr, a Var/RVar, a Python or numpy int or float.
 Expr to_expr(const py::handle& h) {
   if (py::isinstance<Expr>(h)) return h.cast<Expr>();
   if (py::isinstance<dsl::Var>(h)) return Expr(h.cast<dsl::Var>());
   if (py::isinstance<dsl::RVar>(h)) return Expr(h.cast<dsl::RVar>());
-  if (py::isinstance<py::bool_>(h)) user_error("a bool is not an expression; use a comparison");
-  if (py::isinstance<py::int_>(h)) return Expr(h.cast<int>());
-  if (py::isinstance<py::float_>(h)) return Expr(h.cast<double>());
-  user_error("{} is not an expression (an Expr, a Var, an RVar, an int or a float)",
-             std::string(py::str(py::type::of(h).attr("__name__"))));
+  py::module_ np = py::module_::import("numpy");
+  if (py::isinstance<py::bool_>(h) || py::isinstance(h, np.attr("bool_")))
+    user_error("a bool is not an expression; use a comparison");
+  if (py::isinstance<py::int_>(h)) return int_expr(h);
+  if (py::isinstance(h, np.attr("integer"))) return int_expr(py::int_(py::reinterpret_borrow<py::object>(h)));
+  if (py::isinstance<py::float_>(h) || py::isinstance(h, np.attr("floating"))) return Expr(h.cast<double>());
+  user_error("{} is not an expression (an Expr, a Var, an RVar, an int or a float)", type_of(h));
 }
 
 std::vector<Expr> to_exprs(const py::handle& index) {
@@ -50,21 +60,32 @@ std::vector<dsl::LoopVar> to_loops(const py::iterable& loops) {
   return out;
 }
 
-// A binary operator usable from both sides: Expr op x and x op Expr.
-template <class F>
-void binary(py::class_<Expr>& c, const char* name, const char* rname, F f) {
-  c.def(name, [f](const py::object& a, const py::object& b) { return f(to_expr(a), to_expr(b)); }, py::is_operator());
-  if (rname) c.def(rname, [f](const py::object& a, const py::object& b) { return f(to_expr(b), to_expr(a)); }, py::is_operator());
-}
-
-ChipConfig chip_of(const py::object& chip) {
-  if (chip.is_none()) return load_chip("ascend910");
-  if (py::isinstance<ChipConfig>(chip)) return chip.cast<ChipConfig>();
-  return load_chip(py::str(chip).cast<std::string>());
+// Python's operators on an Expr, a Var or an RVar (which take part as Exprs): both sides of the
+// arithmetic ones, comparisons (conditions for select), -e, +e and abs(e).
+template <class Class>
+void expression_operators(py::class_<Class>& c) {
+  auto both = [&c](const char* name, const char* rname, Expr (*f)(const Expr&, const Expr&)) {
+    c.def(name, [f](const py::object& a, const py::object& b) { return f(to_expr(a), to_expr(b)); }, py::is_operator());
+    if (rname) c.def(rname, [f](const py::object& a, const py::object& b) { return f(to_expr(b), to_expr(a)); }, py::is_operator());
+  };
+  both("__add__", "__radd__", [](const Expr& a, const Expr& b) { return a + b; });
+  both("__sub__", "__rsub__", [](const Expr& a, const Expr& b) { return a - b; });
+  both("__mul__", "__rmul__", [](const Expr& a, const Expr& b) { return a * b; });
+  both("__truediv__", "__rtruediv__", [](const Expr& a, const Expr& b) { return a / b; });
+  both("__lt__", nullptr, [](const Expr& a, const Expr& b) { return a < b; });
+  both("__le__", nullptr, [](const Expr& a, const Expr& b) { return a <= b; });
+  both("__gt__", nullptr, [](const Expr& a, const Expr& b) { return a > b; });
+  both("__ge__", nullptr, [](const Expr& a, const Expr& b) { return a >= b; });
+  both("__eq__", nullptr, [](const Expr& a, const Expr& b) { return a == b; });
+  both("__ne__", nullptr, [](const Expr& a, const Expr& b) { return a != b; });
+  c.def("__neg__", [](const py::object& a) { return -to_expr(a); })
+      .def("__pos__", [](const py::object& a) { return to_expr(a); })
+      .def("__abs__", [](const py::object& a) { return dsl::abs(to_expr(a)); })
+      .def("__str__", [](const py::object& a) { return to_expr(a).str(); });
 }
 
 py::object compile_func(const dsl::Func& f, const py::object& chip) {
-  codegen::Compiled c = codegen::compile(f, chip_of(chip));
+  codegen::Compiled c = codegen::compile(f, to_chip(chip));
   py::object p = py::cast(std::move(c.program));
   p.attr("compile_ms") = c.milliseconds;
   return p;
@@ -85,41 +106,23 @@ void bind_dsl(py::module_& m) {
 comparisons <, <=, >, >=, ==, != which make a condition for select()), and with cast, min, max, exp,
 log, sqrt, abs, select, sum, maximum and minimum. A plain number takes the type of its partner.)");
   expr.def(py::init([](const py::object& v) { return to_expr(v); }), py::arg("value"), "An Expr from a number, Var or RVar.")
-      .def_property_readonly("dtype", [](const Expr& e) { return std::string(dtype_name(e.type().dtype)); }, "its type")
-      .def("__str__", &Expr::str)
+      .def_property_readonly("dtype", [](const Expr& e) { return dsl::type_name(e.type()); }, "its type ('bool' for a comparison)")
       .def("__repr__", [](const Expr& e) { return "<Expr " + e.str() + ">"; })
       .def("__bool__", [](const Expr&) -> bool {
         user_error("an Expr has no truth value: it is computed by the kernel; use select(condition, a, b)");
-      })
-      .def("__neg__", [](const Expr& a) { return -a; });
-  binary(expr, "__add__", "__radd__", [](const Expr& a, const Expr& b) { return a + b; });
-  binary(expr, "__sub__", "__rsub__", [](const Expr& a, const Expr& b) { return a - b; });
-  binary(expr, "__mul__", "__rmul__", [](const Expr& a, const Expr& b) { return a * b; });
-  binary(expr, "__truediv__", "__rtruediv__", [](const Expr& a, const Expr& b) { return a / b; });
-  binary(expr, "__lt__", nullptr, [](const Expr& a, const Expr& b) { return a < b; });
-  binary(expr, "__le__", nullptr, [](const Expr& a, const Expr& b) { return a <= b; });
-  binary(expr, "__gt__", nullptr, [](const Expr& a, const Expr& b) { return a > b; });
-  binary(expr, "__ge__", nullptr, [](const Expr& a, const Expr& b) { return a >= b; });
-  binary(expr, "__eq__", nullptr, [](const Expr& a, const Expr& b) { return a == b; });
-  binary(expr, "__ne__", nullptr, [](const Expr& a, const Expr& b) { return a != b; });
+      });
+  expression_operators(expr);
   expr.attr("__hash__") = py::none();
 
-  // Vars and RVars take part in expressions as Exprs.
-  auto as_expr = [](auto& cls) {
-    cls.def("__add__", [](const py::object& a, const py::object& b) { return to_expr(a) + to_expr(b); }, py::is_operator())
-        .def("__radd__", [](const py::object& a, const py::object& b) { return to_expr(b) + to_expr(a); }, py::is_operator())
-        .def("__sub__", [](const py::object& a, const py::object& b) { return to_expr(a) - to_expr(b); }, py::is_operator())
-        .def("__rsub__", [](const py::object& a, const py::object& b) { return to_expr(b) - to_expr(a); }, py::is_operator())
-        .def("__mul__", [](const py::object& a, const py::object& b) { return to_expr(a) * to_expr(b); }, py::is_operator())
-        .def("__rmul__", [](const py::object& a, const py::object& b) { return to_expr(b) * to_expr(a); }, py::is_operator())
-        .def("__str__", [](const py::object& a) { return to_expr(a).str(); });
-  };
+  // Vars and RVars take part in expressions as Exprs; they stay hashable (by identity) as names.
   py::class_<dsl::Var> var(m, "Var", "A pure loop variable, one per dimension of a Func: Var('m').");
   var.def(py::init<std::string>(), py::arg("name") = "").def_property_readonly("name", &dsl::Var::name);
-  as_expr(var);
+  expression_operators(var);
+  var.def("__hash__", [](const dsl::Var& v) { return std::hash<const void*>()(v.impl.get()); });
   py::class_<dsl::RVar> rvar(m, "RVar", "A reduction loop variable, made by splitting an RDom: RVar('ko').");
   rvar.def(py::init<std::string>(), py::arg("name") = "").def_property_readonly("name", &dsl::RVar::name);
-  as_expr(rvar);
+  expression_operators(rvar);
+  rvar.def("__hash__", [](const dsl::RVar& v) { return std::hash<const void*>()(v.impl.get()); });
   py::class_<dsl::RDom, dsl::RVar>(m, "RDom", "A reduction domain [min, min + extent): RDom(0, K, 'k'). sum() and the like reduce over it.")
       .def(py::init<int64_t, int64_t, std::string>(), py::arg("min"), py::arg("extent"), py::arg("name") = "");
   py::implicitly_convertible<dsl::Var, Expr>();

@@ -12,15 +12,6 @@ namespace cubekit::py_bind {
 
 namespace {
 
-ChipConfig chip_of(const py::object& chip) {
-  if (chip.is_none()) return load_chip("ascend910");
-  if (py::isinstance<ChipConfig>(chip)) return chip.cast<ChipConfig>();
-  if (py::isinstance<py::str>(chip)) return load_chip(chip.cast<std::string>());
-  if (py::isinstance<py::dict>(chip)) return chip_from_json(json_dumps(chip), "<dict>");
-  user_error("chip: give a preset name, a JSON path, a dict or a ChipConfig, not {}",
-             std::string(py::str(py::type::of(chip).attr("__name__"))));
-}
-
 TensorRole role_of(const std::string& r) {
   if (r == "in") return TensorRole::In;
   if (r == "out") return TensorRole::Out;
@@ -45,7 +36,9 @@ py::list tensors_of(const Program& p) {
 // back as numpy arrays, the report as a dict.
 py::tuple run_program(const Program& p, const py::dict& inputs, const py::object& chip_obj, int blocks, bool timing_only,
                       bool checks, int threads, const py::object& trace) {
-  ChipConfig chip = chip_of(chip_obj);
+  if (blocks < 0) user_error("run: blocks must be 0 (the program's block_dim, {}) or more, got {}", p.block_dim, blocks);
+  if (threads < 0) user_error("run: threads must be 0 (one per host core) or more, got {}", threads);
+  ChipConfig chip = to_chip(chip_obj);
   GlobalMemory gm = GlobalMemory::for_program(p);
   for (const auto& [key, value] : inputs) {
     std::string name = py::str(key);
@@ -97,8 +90,8 @@ its dict, and pass it wherever a chip is taken.)")
     for (const ChipConfig& c : chip_presets()) names.push_back(c.name);
     return names;
   }, "The names of the chip presets.");
-  m.def("chip", [](const std::string& name) { return load_chip(name); }, py::arg("name") = "ascend910",
-        "A chip preset by name, or a chip JSON file by path.");
+  m.def("chip", [](const py::object& chip) { return to_chip(chip); }, py::arg("name") = "ascend910",
+        "A chip preset by name, a chip JSON file by path, or a chip from a dict (as ChipConfig.to_dict gives).");
 
   py::class_<Program>(m, "Program", py::dynamic_attr(), R"(A kernel for the AI Core: its tensors (GM), block_dim
 and instructions. Make one with `assemble(text)`, a `Builder`, or `compile(func)`; print it with
@@ -163,7 +156,12 @@ table as in the assembler:
       .def("label", &ProgramBuilder::label, py::arg("name"), "Names the next instruction emitted (a branch target).")
       .def("emit", [](ProgramBuilder& b, const std::string& mnemonic, const py::args& args) {
         std::vector<Arg> ops;
-        for (const py::handle& a : args) ops.push_back(a.cast<Arg>());
+        for (const py::handle& a : args) {
+          if (!py::isinstance<Arg>(a))
+            user_error("{}: operand {} is a {} ({}); make operands with x(), imm(), num(), mem(), name(), mask_*(), kw() "
+                       "or flag()", mnemonic, ops.size() + 1, type_of(a), std::string(py::repr(a)));
+          ops.push_back(a.cast<Arg>());
+        }
         return b.emit(mnemonic, ops);
       }, py::arg("mnemonic"), "Appends one instruction (mnemonic with its .type suffixes, then operands); returns its index.")
       .def("__len__", &ProgramBuilder::size)

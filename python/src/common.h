@@ -2,6 +2,7 @@
 // `json` module turns the C++ JSON text into dicts.
 #pragma once
 
+#include "emulator/chip_config.h"
 #include "emulator/dtype.h"
 
 #include <pybind11/numpy.h>
@@ -24,7 +25,15 @@ std::vector<uint8_t> tensor_bytes(const py::handle& array, DType dtype, const st
                                   const std::string& what);
 py::array to_numpy(const std::vector<uint8_t>& bytes, DType dtype, const std::vector<int64_t>& shape);
 
+// A chip from None (ascend910), a preset name or JSON path, a dict (as ChipConfig.to_dict gives)
+// or a ChipConfig; a user error naming `chip=` otherwise.
+ChipConfig to_chip(const py::handle& chip);
+
+// The name of h's type, for messages.
+std::string type_of(const py::handle& h);
+
 py::object json_loads(const std::string& text);
+py::str as_text(const char* message);  // UTF-8, undecodable bytes replaced
 std::string json_dumps(const py::handle& object);
 
 void bind_emulator(py::module_& m);

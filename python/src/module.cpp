@@ -1,18 +1,39 @@
 // The `_cubekit` extension: errors, conversions, and the three binding groups. The pure-Python
 // package `cubekit` (python/cubekit) wraps it; import that.
+#include "emulator/chip_config.h"
 #include "emulator/error.h"
 #include "python/src/common.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <bit>
+#include <cstring>
+
 namespace cubekit::py_bind {
+
+std::string type_of(const py::handle& h) { return py::str(py::type::of(h).attr("__name__")); }
+
+ChipConfig to_chip(const py::handle& chip) {
+  if (chip.is_none()) return load_chip("ascend910");
+  if (py::isinstance<ChipConfig>(chip)) return chip.cast<ChipConfig>();
+  if (py::isinstance<py::str>(chip)) return load_chip(chip.cast<std::string>());
+  if (py::isinstance<py::dict>(chip)) return chip_from_json(json_dumps(chip), "<dict>");
+  user_error("chip: give a preset name, a JSON path, a dict or a ChipConfig, not {}", type_of(chip));
+}
 
 DType to_dtype(const py::handle& h) {
   std::string s;
-  if (py::isinstance<py::str>(h)) s = h.cast<std::string>();
-  else if (py::hasattr(h, "dtype") && !py::isinstance<py::array>(h)) s = py::str(py::module_::import("numpy").attr("dtype")(h).attr("name"));
-  else s = py::str(py::module_::import("numpy").attr("dtype")(h).attr("name"));
+  if (py::isinstance<py::str>(h)) {
+    s = h.cast<std::string>();
+  } else {
+    try {  // numpy types and dtypes; numpy's own error for anything else is not the user's message
+      s = py::str(py::module_::import("numpy").attr("dtype")(h).attr("name"));
+    } catch (const py::error_already_set&) {
+      user_error("unknown dtype {} (a {}): use f16, f32, s8, u8, s16, u16 or s32 (or the numpy types)",
+                 std::string(py::repr(h)), type_of(h));
+    }
+  }
   static const std::pair<const char*, const char*> numpy_names[] = {
       {"float16", "f16"}, {"float32", "f32"}, {"int8", "s8"}, {"uint8", "u8"}, {"int16", "s16"},
       {"uint16", "u16"},  {"int32", "s32"}};
@@ -39,8 +60,11 @@ py::dtype numpy_dtype(DType t) {
 std::vector<uint8_t> tensor_bytes(const py::handle& object, DType dtype, const std::vector<int64_t>& shape,
                                   const std::string& what) {
   if (!py::isinstance<py::array>(object))
-    user_error("{}: expected a numpy array, got {}", what, std::string(py::str(py::type::of(object).attr("__name__"))));
+    user_error("{}: expected a numpy array, got {}", what, type_of(object));
   py::array a = py::reinterpret_borrow<py::array>(object);
+  if (a.dtype().attr("byteorder").cast<std::string>() == (std::endian::native == std::endian::little ? ">" : "<") &&
+      a.dtype().attr("newbyteorder")("=").equal(numpy_dtype(dtype)))
+    a = a.attr("astype")(numpy_dtype(dtype));  // the other byte order: converted, as strided arrays are copied
   if (!a.dtype().is(numpy_dtype(dtype)))
     user_error("{}: the array is {} but the tensor is {}; convert it with .astype(numpy.{})", what,
                std::string(py::str(a.dtype().attr("name"))), dtype_name(dtype),
@@ -60,6 +84,11 @@ py::array to_numpy(const std::vector<uint8_t>& bytes, DType dtype, const std::ve
   return a;
 }
 
+py::str as_text(const char* message) {
+  // A message quoting the user's bytes may not be valid UTF-8; keep it readable rather than empty.
+  return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(message, Py_ssize_t(std::strlen(message)), "replace"));
+}
+
 py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
 std::string json_dumps(const py::handle& object) { return py::module_::import("json").attr("dumps")(object).cast<std::string>(); }
 
@@ -77,9 +106,9 @@ PYBIND11_MODULE(_cubekit, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const cubekit::UserError& e) {
-      error(e.what());
+      PyErr_SetObject(error.ptr(), as_text(e.what()).ptr());
     } catch (const cubekit::InternalError& e) {
-      internal(e.what());
+      PyErr_SetObject(internal.ptr(), as_text(e.what()).ptr());
     }
   });
   bind_emulator(m);

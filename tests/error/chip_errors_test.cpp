@@ -124,6 +124,12 @@ TEST(ChipChoice, UnknownPreset) {
                      "JSON chip config"});
 }
 
+// A name longer than a file name can be is still just an unknown chip, not a filesystem error.
+TEST(ChipChoice, NameLongerThanAPath) {
+  std::string name(400, 'a');
+  expect_user_error([&] { load_chip(name); }, {"unknown chip '" + name + "': the presets are ascend910"});
+}
+
 TEST(ChipChoice, MissingConfigFile) {
   expect_user_error([] { load_chip("/nonexistent/cubekit/chip.json"); },
                     {"cannot read chip config file '/nonexistent/cubekit/chip.json'"});

@@ -224,6 +224,23 @@ TEST(BuilderError, TensorNamedLikeABuffer) {
   expect_user_error([&] { b.tensor("ub", DType::f16, {16}, TensorRole::In); }, {"'ub' names a buffer"});
 }
 
+TEST(BuilderError, KernelNameNotWritable) {
+  expect_user_error([] { ProgramBuilder b("has space"); },
+                    {"the kernel name 'has space' cannot be written in assembly text: use a letter or '_' first, "
+                     "then letters, digits, '_' or '.'"});
+}
+
+TEST(BuilderError, TensorNameNotWritable) {
+  ProgramBuilder b("k");
+  expect_user_error([&] { b.tensor("A B", DType::f16, {16}, TensorRole::In); },
+                    {"kernel 'k': the tensor name 'A B' cannot be written in assembly text"});
+}
+
+TEST(BuilderError, LabelNameNotWritable) {
+  ProgramBuilder b("k");
+  expect_user_error([&] { b.label(".loop"); }, {"kernel 'k': the label name '.loop' cannot be written in assembly text"});
+}
+
 TEST(BuilderError, BlockDimZero) {
   ProgramBuilder b("k");
   expect_user_error([&] { b.block_dim(0); }, {"kernel 'k': block_dim must be 1..65535, got 0"});

@@ -20,6 +20,10 @@ const ErrorCase kLexical[] = {
     {"UnexpectedCharacter",
      lines({".kernel t", "    li x1, 5 ; a comment", "    end"}),
      {"test.s:2:14: error: unexpected character ';'", "    li x1, 5 ; a comment"}},
+    // The whole UTF-8 character is quoted, and the caret counts characters, not bytes.
+    {"UnexpectedNonAsciiCharacter",
+     lines({".kernel t", "    li x1, 5", "    vädd x1"}),
+     {"test.s:3:6: error: unexpected character 'ä'", "    vädd x1\n       ^"}},
     {"MalformedHexNumber",
      lines({".kernel t", "    li x1, 0x", "    end"}),
      {"test.s:2:12: error: malformed hexadecimal number"}},

@@ -140,6 +140,22 @@ const ApiCase kFuncs[] = {
     {"BoundExtentBelowOne", [] { Mm x; x.C.bound(x.m, 0, 0); }, {"C.bound(m, 0, 0): the extent must be at least 1"}},
     {"BoundBeyondInput", [] { Mm x; x.C.bound(x.m, 0, 256); x.C.shape(); },
      {"C.bound(m, 0, 256): m indexes A's dimension 0 (extent 128); the bound must not exceed it"}},
+    {"InputNameNotWritable", [] { Input("my input", DType::f16, {16}); },
+     {"the input name 'my input' cannot be written in assembly text: use a letter or '_' first, then letters, "
+      "digits, '_' or '.'"}},
+    {"FuncNameNotWritable", [] { Func("2x"); }, {"the Func name '2x' cannot be written in assembly text"}},
+    {"InputTooLarge", [] { Input("X", DType::f32, {int64_t(1) << 20, int64_t(1) << 20}); },
+     {"input tensor 'X' would need more than 17179869184 bytes, cubekit's limit for one GM tensor (it is kept in "
+      "host memory); use a smaller shape"}},
+    {"ExpressionTooDeep",
+     [] {
+       Mm x;
+       Expr e = x.A(x.m, x.k);
+       for (int i = 0; i < 2000; ++i) e = e + 1;
+     },
+     {"an expression is more than 1000 operations deep (at '+'), more than cubekit's passes can recurse through "
+      "(Funcs it calls count, as they are inlined): reduce over an RDom with sum(), maximum() or minimum() instead "
+      "of chaining terms in a loop"}},
 };
 INSTANTIATE_TEST_SUITE_P(Funcs, ApiError, testing::ValuesIn(kFuncs), api_case_name);
 

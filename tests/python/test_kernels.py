@@ -81,7 +81,9 @@ def test_matmul_epilogues(ab, rng, epilogue):
     a, b = ab
     bias = rng.standard_normal(N).astype(np.float32)
     kwargs = {"bias": bias} if "bias" in epilogue else {}
-    c, report = kernels.matmul(a, b, epilogue=list(epilogue), scale=0.25, **kwargs)
+    if "scale" in epilogue:
+        kwargs["scale"] = 0.25
+    c, report = kernels.matmul(a, b, epilogue=list(epilogue), **kwargs)
     x = matmul_ref(a, b).astype(np.float64)
     if "scale" in epilogue:
         x = 0.25 * x
