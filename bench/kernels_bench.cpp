@@ -125,13 +125,21 @@ void loop_rows(benchmark::State& state, const std::string& kernel, int64_t rows,
         for (int64_t c = 0; c < cols; ++c) mx = std::max(mx, xr[c]);
         for (int64_t c = 0; c < cols; ++c) s += (o[c] = std::exp(xr[c] - mx));
         for (int64_t c = 0; c < cols; ++c) o[c] /= s;
-      } else {  // layernorm
+      } else if (kernel == "gelu") {
+        for (int64_t c = 0; c < cols; ++c)
+          o[c] = 0.5f * xr[c] * (1 + std::tanh(0.7978845608f * (xr[c] + 0.044715f * xr[c] * xr[c] * xr[c])));
+      } else if (kernel == "rmsnorm") {  // y holds gamma
+        float squares = 0;
+        for (int64_t c = 0; c < cols; ++c) squares += xr[c] * xr[c];
+        float rrms = 1 / std::sqrt(squares / float(cols) + 1e-5f);
+        for (int64_t c = 0; c < cols; ++c) o[c] = xr[c] * rrms * y[size_t(c)];
+      } else {  // layernorm; y holds gamma and beta
         float mean = 0, var = 0;
         for (int64_t c = 0; c < cols; ++c) mean += xr[c];
         mean /= float(cols);
         for (int64_t c = 0; c < cols; ++c) var += (xr[c] - mean) * (xr[c] - mean);
         float rstd = 1 / std::sqrt(var / float(cols) + 1e-5f);
-        for (int64_t c = 0; c < cols; ++c) o[c] = (xr[c] - mean) * rstd;
+        for (int64_t c = 0; c < cols; ++c) o[c] = (xr[c] - mean) * rstd * y[size_t(c)] + y[size_t(cols + c)];
       }
     }
     benchmark::DoNotOptimize(out.data());
@@ -189,7 +197,7 @@ void register_matmul(const std::vector<MatmulShape>& shapes) {
           v.set(o);
           return matmul_job(o);
         });
-      })->Unit(benchmark::kMillisecond)->UseRealTime();
+      })->Unit(benchmark::kMillisecond)->UseRealTime()->MinWarmUpTime(0.2);
     benchmark::RegisterBenchmark(fmt::format("matmul/{}/halide_cpu", shape).c_str(), [options](benchmark::State& st) {
       halide_cpu(st, [&] { return matmul_job(options()); });
     })->Unit(benchmark::kMillisecond)->UseRealTime()->MinWarmUpTime(0.2);
@@ -226,12 +234,11 @@ void register_vector(int64_t rows, int64_t cols) {
     for (const Variant& v : variants)
       benchmark::RegisterBenchmark(fmt::format("{}/{}/{}", name, shape, v.name).c_str(), [job, v](benchmark::State& st) {
         emulated(st, [&] { return job(v.set); });
-      })->Unit(benchmark::kMillisecond)->UseRealTime();
+      })->Unit(benchmark::kMillisecond)->UseRealTime()->MinWarmUpTime(0.2);
     benchmark::RegisterBenchmark(fmt::format("{}/{}/halide_cpu", name, shape).c_str(), [job](benchmark::State& st) {
       halide_cpu(st, [&] { return job([](kernels::VectorOptions&) {}); });
     })->Unit(benchmark::kMillisecond)->UseRealTime()->MinWarmUpTime(0.2);
-    if (name == "add" || name == "softmax" || name == "layernorm")
-      benchmark::RegisterBenchmark(fmt::format("{}/{}/cpp_loop", name, shape).c_str(),
+    benchmark::RegisterBenchmark(fmt::format("{}/{}/cpp_loop", name, shape).c_str(),
                                    [name = name, rows, cols, per_element = per_element](benchmark::State& st) {
                                      loop_rows(st, name, rows, cols, per_element);
                                    })

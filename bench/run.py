@@ -85,6 +85,10 @@ def markdown(chip, records):
              f"{chip['cores']} cores at {chip['clock_mhz']:.0f} MHz: cube peak {chip['peak_tflops']:.0f} TFLOPS (f16), "
              f"HBM {chip['hbm_gbps']:.0f} GB/s. Emulated cycles are exact; host times are medians on this machine.", ""]
     groups = group(records)
+
+    def cell(r, key, form):
+        return format(r[key], form) if r else "-"
+
     matmuls = [(k, g) for k, g in groups.items() if k[0] == "matmul"]
     if matmuls:
         lines += ["## matmul (f16 -> f32)", "",
@@ -93,15 +97,25 @@ def markdown(chip, records):
                   "|---|---|---|---|---|---|---|---|---|---|---|"]
         for (kernel, shape), g in matmuls:
             d, n, h, loop = (g.get(k) for k in ("default", "naive", "halide_cpu", "cpp_loop"))
-
-            def cell(r, key, form):
-                return format(r[key], form) if r else "-"
-
             ratio = f"{n['cycles'] / d['cycles']:.1f}x" if d and n else "-"
             lines.append(f"| {shape} | {cell(d, 'cycles', ',.0f')} | {cell(n, 'cycles', ',.0f')} | {ratio} | "
                          f"{cell(d, 'tflops', '.1f')} | {cell(d, 'mac_ratio', '.3f')} | {cell(d, 'efficiency', '.3f')} | "
                          f"{cell(d, 'host_seconds', '.3f')} | {cell(h, 'host_seconds', '.3f')} | "
                          f"{cell(loop, 'host_seconds', '.3f')} | {cell(d, 'compile_ms', '.1f')} |")
+        lines.append("")
+    vectors = [(k, g) for k, g in groups.items() if k[0] != "matmul" and "default" in g]
+    if vectors:
+        lines += ["## vector kernels (f16)", "",
+                  "| kernel | shape | default cycles | naive cycles | naive / default | GB/s of GM | of HBM peak "
+                  "| roofline efficiency | vec_ratio | emulator host s | Halide CPU host s | C++ loop host s |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for (kernel, shape), g in vectors:
+            d, n, h, loop = (g.get(k) for k in ("default", "naive", "halide_cpu", "cpp_loop"))
+            ratio = f"{n['cycles'] / d['cycles']:.1f}x" if n else "-"
+            gbps = d["gm_bytes"] / (d["cycles"] / (chip["clock_mhz"] * 1e6)) / 1e9
+            lines.append(f"| {kernel} | {shape} | {cell(d, 'cycles', ',.0f')} | {cell(n, 'cycles', ',.0f')} | {ratio} | "
+                         f"{gbps:.0f} | {gbps / chip['hbm_gbps']:.3f} | {cell(d, 'efficiency', '.3f')} | {cell(d, 'vec_ratio', '.3f')} | "
+                         f"{cell(d, 'host_seconds', '.3f')} | {cell(h, 'host_seconds', '.3f')} | {cell(loop, 'host_seconds', '.3f')} |")
         lines.append("")
     lines += ["## Every implementation", "",
               "| kernel | shape | implementation | cycles | TFLOPS | mac_ratio | vec_ratio | efficiency | GM bytes | host s |",

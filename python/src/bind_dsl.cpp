@@ -116,11 +116,11 @@ log, sqrt, abs, select, sum, maximum and minimum. A plain number takes the type 
 
   // Vars and RVars take part in expressions as Exprs; they stay hashable (by identity) as names.
   py::class_<dsl::Var> var(m, "Var", "A pure loop variable, one per dimension of a Func: Var('m').");
-  var.def(py::init<std::string>(), py::arg("name") = "").def_property_readonly("name", &dsl::Var::name);
+  var.def(py::init<std::string>(), py::arg("name") = "").def_property_readonly("name", &dsl::Var::name, "the name used in messages and printed expressions");
   expression_operators(var);
   var.def("__hash__", [](const dsl::Var& v) { return std::hash<const void*>()(v.impl.get()); });
   py::class_<dsl::RVar> rvar(m, "RVar", "A reduction loop variable, made by splitting an RDom: RVar('ko').");
-  rvar.def(py::init<std::string>(), py::arg("name") = "").def_property_readonly("name", &dsl::RVar::name);
+  rvar.def(py::init<std::string>(), py::arg("name") = "").def_property_readonly("name", &dsl::RVar::name, "the name used in messages and printed expressions");
   expression_operators(rvar);
   rvar.def("__hash__", [](const dsl::RVar& v) { return std::hash<const void*>()(v.impl.get()); });
   py::class_<dsl::RDom, dsl::RVar>(m, "RDom", "A reduction domain [min, min + extent): RDom(0, K, 'k'). sum() and the like reduce over it.")
@@ -134,9 +134,9 @@ log, sqrt, abs, select, sum, maximum and minimum. A plain number takes the type 
         return dsl::Input(std::move(name), to_dtype(dtype), std::move(shape));
       }), py::arg("name"), py::arg("dtype"), py::arg("shape"))
       .def("__getitem__", [](const dsl::Input& in, const py::object& index) { return in.call(to_exprs(index)); })
-      .def_property_readonly("name", &dsl::Input::name)
-      .def_property_readonly("dtype", [](const dsl::Input& in) { return std::string(dtype_name(in.dtype())); })
-      .def_property_readonly("shape", &dsl::Input::shape);
+      .def_property_readonly("name", &dsl::Input::name, "the tensor's name")
+      .def_property_readonly("dtype", [](const dsl::Input& in) { return std::string(dtype_name(in.dtype())); }, "its element type")
+      .def_property_readonly("shape", &dsl::Input::shape, "its extents, outermost first");
 
   py::class_<dsl::Func> func(m, "Func", R"(What to compute, defined once with [] = ...:
 
@@ -151,9 +151,9 @@ compile(), run it with Func.run() or run(compile(f), inputs), check it with refe
       .def("__setitem__", [](dsl::Func& f, const py::object& index, const py::object& value) {
         dsl::FuncRef(f.impl, to_exprs(index)) = to_expr(value);
       }, "The definition: f[m, n] = expression.")
-      .def_property_readonly("name", &dsl::Func::name)
-      .def_property_readonly("defined", &dsl::Func::defined)
-      .def_property_readonly("dtype", [](const dsl::Func& f) { return std::string(dtype_name(f.type().dtype)); })
+      .def_property_readonly("name", &dsl::Func::name, "the Func's name (its output tensor's)")
+      .def_property_readonly("defined", &dsl::Func::defined, "whether f[...] = ... has been given")
+      .def_property_readonly("dtype", [](const dsl::Func& f) { return std::string(dtype_name(f.type().dtype)); }, "the type of its definition")
       .def("shape", &dsl::Func::shape, "The extent of each variable (inferred from the inputs it indexes).")
       .def("bound", [](dsl::Func& f, const dsl::Var& v, int64_t min, int64_t extent) -> dsl::Func& { return f.bound(v, min, extent); },
            py::arg("var"), py::arg("min"), py::arg("extent"), py::return_value_policy::reference_internal,
@@ -164,7 +164,12 @@ compile(), run it with Func.run() or run(compile(f), inputs), check it with refe
            "Splits loop `old` into `outer` x `inner` (inner has `factor` iterations); a partial last one is handled.")
       .def("tile", &dsl::Func::tile, py::arg("x"), py::arg("y"), py::arg("xo"), py::arg("yo"), py::arg("xi"), py::arg("yi"),
            py::arg("fx"), py::arg("fy"), py::return_value_policy::reference_internal,
-           "Splits x and y by fx and fy: loops xo, yo outside xi, yi.")
+           R"(Splits x by fx into xo, xi and y by fy into yo, yi, and orders the four loops xi, yi, xo, yo
+(innermost first, as Halide): the nest walks fx x fy tiles. A partial last tile is handled.
+
+    C.tile(n, m, no, mo, ni, mi, 128, 128).cores([no, mo])   # 128 x 128 output tiles over the cores
+
+Returns the Func, so schedules chain.)")
       .def("reorder", [](dsl::Func& f, const py::args& loops) -> dsl::Func& {
         return f.reorder(to_loops(loops.size() == 1 && !py::isinstance<dsl::Var>(loops[0]) && !py::isinstance<dsl::RVar>(loops[0])
                                       ? py::iterable(loops[0]) : py::iterable(loops)));
