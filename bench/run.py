@@ -49,6 +49,8 @@ def chip_info(build, chip):
     macs = f16["m0"] * f16["k0"] * f16["n0"]
     return {"name": c["name"], "cores": c["cores"], "clock_mhz": c["clock_mhz"],
             "peak_tflops": 2 * macs * c["cores"] * clock_hz / 1e12,
+            # one simple f16 operation per lane per cycle: a 256 B repeat is 128 lanes
+            "vector_peak_tflops": c["vector_repeat_bytes"] / 2 / c["timing"]["vector_simple_cycles"] * c["cores"] * clock_hz / 1e12,
             "hbm_gbps": c["timing"]["hbm_rate"] * clock_hz / 1e9}
 
 
@@ -143,6 +145,7 @@ def plots(chip, records, out):
     ridge = chip["peak_tflops"] * 1e12 / (chip["hbm_gbps"] * 1e9)
     xs = [lo, min(max(ridge, lo), hi), hi]
     ax.plot(xs, [min(chip["peak_tflops"], x * chip["hbm_gbps"] / 1e3) for x in xs], "k-", label="roofline (HBM, cube peak)")
+    ax.plot([lo, hi], [chip["vector_peak_tflops"]] * 2, "k--", linewidth=0.8, label="vector peak (f16, simple ops)")
     markers = {"default": "o", "naive": "x", "no_double_buffer": "s", "one_core": "v", "tile_128": "^", "tile_rows_1": "d"}
     for name in sorted({r["implementation"] for r in emulated}):
         pts = [r for r in emulated if r["implementation"] == name]

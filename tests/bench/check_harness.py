@@ -38,7 +38,7 @@ def main():
         with open(os.path.join(out, "results.json")) as f:
             results = json.load(f)
         assert results["suite"] == "smoke"
-        for key in ("name", "cores", "clock_mhz", "peak_tflops", "hbm_gbps"):
+        for key in ("name", "cores", "clock_mhz", "peak_tflops", "vector_peak_tflops", "hbm_gbps"):
             assert key in results["chip"], f"chip has no '{key}'"
         records = results["results"]
         for r in records:
@@ -50,6 +50,7 @@ def main():
         with open(os.path.join(out, "results.md")) as f:
             table = f.read()
         assert "| 128x128x128 |" in table and "naive / default" in table, "the matmul table is missing"
+        assert "| softmax | 64x256 |" in table and "of HBM peak" in table, "the vector table is missing"
         for plot in ("roofline.png", "pipes.png"):
             with open(os.path.join(out, plot), "rb") as f:
                 assert f.read(8) == b"\x89PNG\r\n\x1a\n", f"{plot} is not a PNG"
