@@ -15,6 +15,7 @@ namespace cubekit::dsl {
 class Var {
  public:
   explicit Var(std::string name = "");
+  explicit Var(std::shared_ptr<VarImpl> v) : impl(std::move(v)) {}  // the same variable again
   operator Expr() const;  // NOLINT: a Var is an index expression
   const std::string& name() const { return impl->name; }
   std::shared_ptr<VarImpl> impl;
@@ -24,6 +25,7 @@ class Var {
 class RVar {
  public:
   explicit RVar(std::string name = "");
+  explicit RVar(std::shared_ptr<VarImpl> v) : impl(std::move(v)) {}
   operator Expr() const;  // NOLINT
   const std::string& name() const { return impl->name; }
   std::shared_ptr<VarImpl> impl;
@@ -55,6 +57,7 @@ struct InputImpl {
 class Input {
  public:
   Input(std::string name, DType dtype, std::vector<int64_t> shape);
+  explicit Input(std::shared_ptr<InputImpl> in) : impl(std::move(in)) {}  // the same tensor again
   template <class... Args>
   Expr operator()(const Args&... index) const {
     return call({Expr(index)...});

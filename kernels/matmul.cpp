@@ -1,6 +1,8 @@
 #include "kernels/matmul.h"
 
 #include "emulator/error.h"
+#include "schedules/contraction.h"
+#include "schedules/vector.h"
 
 #include <algorithm>
 #include <cmath>
@@ -101,6 +103,72 @@ dsl::Expr epilogue_value(const MatmulOptions& o, dsl::Expr x, const dsl::Expr& b
   return o.out == DType::f32 ? x : dsl::cast(o.out, x);
 }
 
+// What the default schedule needs of a contraction C(b.., m, n) = sum_k A(..) * B(..).
+struct ContractionParts {
+  dsl::Func& c;
+  const dsl::Input &a, &b;       // the operand indexed by m, the one indexed by n
+  std::optional<dsl::Var> batch;
+  dsl::Var m, n;
+  dsl::RVar k;
+};
+
+// The default (or naive) schedule of kernels::matmul, on the extents and types in `o`.
+void schedule_matmul(const ContractionParts& p, const MatmulOptions& o, const ChipConfig& chip) {
+  bool naive = o.schedule == MatmulOptions::Schedule::Naive;
+  int64_t k0 = 32 / dtype_size(o.in), s = dtype_size(o.in);
+  bool cores = o.use_cores.value_or(!naive), db = o.double_buffer.value_or(!naive);
+  int64_t copies = db ? 2 : 1, batches = std::max<int64_t>(o.batch, 1);
+  auto [tm, tn] = naive ? std::pair<int64_t, int64_t>{std::min<int64_t>(o.m, 64), std::min<int64_t>(o.n, 64)}
+                        : choose_tiles(o, chip, batches, cores ? chip.cores : 1);
+  if (o.tm) tm = o.tm;
+  if (o.tn) tn = o.tn;
+  // The L0 k step: as much as L0A and L0B hold; the L1 step: a multiple of it that L1 holds.
+  int64_t l0 = std::min(chip.buffer_size(Space::L0A) / (up16(tm) * s * copies), chip.buffer_size(Space::L0B) / (up16(tn) * s * copies));
+  int64_t tk0 = o.tk_l0 ? o.tk_l0 : std::max<int64_t>(k0, std::min<int64_t>(naive ? 64 : 256, l0) / k0 * k0);
+  if (tk0 >= o.k) tk0 = o.k;
+  // L1 holds up to four copies (one event id each) so that fills run three chunks ahead: enough
+  // to hide a chunk that misses L2 while the cube works on the ones before it.
+  int l1_copies = o.l1_copies ? o.l1_copies : (db ? std::min(4, chip.event_ids) : 1);
+  auto l1_k = [&](int c) { return chip.buffer_size(Space::L1) / ((up16(tm) + up16(tn)) * s * c); };
+  while (!o.l1_copies && l1_copies > 2 && l1_k(l1_copies) < tk0) --l1_copies;
+  int64_t tk1 = o.tk_l1 ? o.tk_l1 : (naive ? tk0 : std::max(tk0, std::min<int64_t>(512, l1_k(l1_copies)) / tk0 * tk0));
+  if (tk1 >= o.k) tk1 = o.k;
+
+  dsl::Var mo("mo"), mi("mi"), no("no"), ni("ni");
+  dsl::RVar ko("ko"), ki("ki"), kio("kio"), kii("kii");
+  p.c.split(p.m, mo, mi, tm).split(p.n, no, ni, tn);
+  std::vector<LoopVar> order = {ni, mi};  // innermost first
+  LoopVar cube_k = p.k, l0_at = no, l1_at = no;
+  if (tk0 < o.k) {
+    if (tk1 > tk0 && tk1 < o.k) {
+      p.c.split(p.k, ko, ki, tk1).split(ki, kio, kii, tk0);
+      order = {kii, ni, mi, kio, ko};
+      cube_k = kii, l0_at = kio, l1_at = ko;
+    } else {
+      p.c.split(p.k, kio, kii, tk0);
+      order = {kii, ni, mi, kio};
+      cube_k = kii, l0_at = kio, l1_at = tk1 >= o.k ? LoopVar(no) : LoopVar(kio);
+    }
+  } else {
+    order = {p.k, ni, mi};
+  }
+  order.push_back(no);
+  order.push_back(mo);
+  if (p.batch) order.push_back(*p.batch);
+  p.c.reorder(order);
+  int64_t group = naive || !cores ? 1
+                                  : choose_group((o.m + tm - 1) / tm, (o.n + tn - 1) / tn, batches, up16(tm) * o.k * s,
+                                                 up16(tn) * o.k * s, up16(tm) * up16(tn) * dtype_size(o.out), chip);
+  if (o.core_group) group = o.core_group;
+  if (cores) p.c.cores(o.batch ? std::vector<LoopVar>{*p.batch, mo, no} : std::vector<LoopVar>{mo, no}, group);
+  p.c.stage(p.a, Level::L1, l1_at).stage(p.b, Level::L1, l1_at);
+  p.c.stage(p.a, Level::L0A, l0_at).stage(p.b, Level::L0B, l0_at);
+  p.c.cube(mi, ni, cube_k);
+  if (db) p.c.double_buffer();
+  if (l1_copies != copies) p.c.multi_buffer(Level::L1, l1_copies);
+  if (o.stagger.value_or(cores && !naive)) p.c.stagger();
+}
+
 }  // namespace
 
 Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
@@ -138,60 +206,7 @@ Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
   if (o.batch) mm.c(b, m, n) = value;
   else mm.c(m, n) = value;
 
-  // ---- schedule ----
-  bool naive = o.schedule == MatmulOptions::Schedule::Naive;
-  int64_t k0 = 32 / dtype_size(o.in), s = dtype_size(o.in);
-  bool cores = o.use_cores.value_or(!naive), db = o.double_buffer.value_or(!naive);
-  int64_t copies = db ? 2 : 1, batches = std::max<int64_t>(o.batch, 1);
-  auto [tm, tn] = naive ? std::pair<int64_t, int64_t>{std::min<int64_t>(o.m, 64), std::min<int64_t>(o.n, 64)}
-                        : choose_tiles(o, chip, batches, cores ? chip.cores : 1);
-  if (o.tm) tm = o.tm;
-  if (o.tn) tn = o.tn;
-  // The L0 k step: as much as L0A and L0B hold; the L1 step: a multiple of it that L1 holds.
-  int64_t l0 = std::min(chip.buffer_size(Space::L0A) / (up16(tm) * s * copies), chip.buffer_size(Space::L0B) / (up16(tn) * s * copies));
-  int64_t tk0 = o.tk_l0 ? o.tk_l0 : std::max<int64_t>(k0, std::min<int64_t>(naive ? 64 : 256, l0) / k0 * k0);
-  if (tk0 >= o.k) tk0 = o.k;
-  // L1 holds up to four copies (one event id each) so that fills run three chunks ahead: enough
-  // to hide a chunk that misses L2 while the cube works on the ones before it.
-  int l1_copies = o.l1_copies ? o.l1_copies : (db ? std::min(4, chip.event_ids) : 1);
-  auto l1_k = [&](int c) { return chip.buffer_size(Space::L1) / ((up16(tm) + up16(tn)) * s * c); };
-  while (!o.l1_copies && l1_copies > 2 && l1_k(l1_copies) < tk0) --l1_copies;
-  int64_t tk1 = o.tk_l1 ? o.tk_l1 : (naive ? tk0 : std::max(tk0, std::min<int64_t>(512, l1_k(l1_copies)) / tk0 * tk0));
-  if (tk1 >= o.k) tk1 = o.k;
-
-  dsl::Var mo("mo"), mi("mi"), no("no"), ni("ni");
-  dsl::RVar ko("ko"), ki("ki"), kio("kio"), kii("kii");
-  mm.c.split(m, mo, mi, tm).split(n, no, ni, tn);
-  std::vector<LoopVar> order = {ni, mi};  // innermost first
-  LoopVar cube_k = k, l0_at = no, l1_at = no;
-  if (tk0 < o.k) {
-    if (tk1 > tk0 && tk1 < o.k) {
-      mm.c.split(k, ko, ki, tk1).split(ki, kio, kii, tk0);
-      order = {kii, ni, mi, kio, ko};
-      cube_k = kii, l0_at = kio, l1_at = ko;
-    } else {
-      mm.c.split(k, kio, kii, tk0);
-      order = {kii, ni, mi, kio};
-      cube_k = kii, l0_at = kio, l1_at = tk1 >= o.k ? LoopVar(no) : LoopVar(kio);
-    }
-  } else {
-    order = {k, ni, mi};
-  }
-  order.push_back(no);
-  order.push_back(mo);
-  if (o.batch) order.push_back(b);
-  mm.c.reorder(order);
-  int64_t group = naive || !cores ? 1
-                                  : choose_group((o.m + tm - 1) / tm, (o.n + tn - 1) / tn, batches, up16(tm) * o.k * s,
-                                                 up16(tn) * o.k * s, up16(tm) * up16(tn) * dtype_size(o.out), chip);
-  if (o.core_group) group = o.core_group;
-  if (cores) mm.c.cores(o.batch ? std::vector<LoopVar>{b, mo, no} : std::vector<LoopVar>{mo, no}, group);
-  mm.c.stage(mm.a, Level::L1, l1_at).stage(mm.b, Level::L1, l1_at);
-  mm.c.stage(mm.a, Level::L0A, l0_at).stage(mm.b, Level::L0B, l0_at);
-  mm.c.cube(mi, ni, cube_k);
-  if (db) mm.c.double_buffer();
-  if (l1_copies != copies) mm.c.multi_buffer(Level::L1, l1_copies);
-  if (o.stagger.value_or(cores && !naive)) mm.c.stagger();
+  schedule_matmul({mm.c, mm.a, mm.b, o.batch ? std::optional<dsl::Var>(b) : std::nullopt, m, n, k}, o, chip);
   mm.out = mm.c;
   if (!o.epilogue.empty()) {
     dsl::Func d("D");
@@ -219,6 +234,30 @@ Epilogue unfused_epilogue(const MatmulOptions& o, const ChipConfig&) {
   dsl::FuncRef(e.out.impl, args) = epilogue_value(o, e.inputs[0].call(args), bias);
   e.out.cores({o.batch ? b : m}).double_buffer();
   return e;
+}
+
+void default_schedule(dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options) {
+  if (!f.defined()) user_error("default_schedule({}): define {} first", f.name(), f.name());
+  if (!f.impl->schedule.empty())
+    user_error("default_schedule({}): {} has a schedule already ({}...); call it on an unscheduled Func, or schedule "
+               "it by hand", f.name(), f.name(), f.impl->schedule.front().text);
+  bool naive = options.schedule == MatmulOptions::Schedule::Naive;
+  if (!sched::is_contraction(f)) {
+    if (options.use_cores.value_or(!naive)) f.cores({dsl::Var(f.impl->args.front())});
+    if (options.double_buffer.value_or(!naive)) f.double_buffer();
+    return;
+  }
+  sched::Contraction c = sched::recognise_contraction(f, chip);
+  if (c.batch_vars.size() > 1)
+    user_error("default_schedule({}): the default schedule takes at most one batch dimension, {} has {}; schedule it "
+               "by hand (cores over the batch loops)", f.name(), f.name(), c.batch_vars.size());
+  MatmulOptions o = options;
+  o.m = c.m, o.n = c.n, o.k = c.k, o.batch = c.batch.empty() ? 0 : c.batch[0];
+  o.in = c.in, o.out = c.out, o.transpose_a = c.a_transposed, o.transpose_b = c.b_transposed;
+  dsl::Input a(c.a), b(c.b);
+  std::optional<dsl::Var> batch;
+  if (!c.batch_vars.empty()) batch = dsl::Var(c.batch_vars[0]);
+  schedule_matmul({f, a, b, batch, dsl::Var(c.mv), dsl::Var(c.nv), dsl::RVar(c.kv)}, o, chip);
 }
 
 }  // namespace cubekit::kernels

@@ -10,7 +10,8 @@ The pieces, as in C++ (see the README and docs/ of the repository):
   expressions with Python operators, ``cast``, ``min``, ``max``, ``exp``, ``log``, ``sqrt``,
   ``abs``, ``select``, ``sum``, ``maximum``, ``minimum``, every schedule primitive as a ``Func``
   method, ``Level``; ``compile(func)``, ``Func.run(inputs)``, ``reference(func, inputs)`` (Halide);
-* ``cubekit.kernels``: the ready kernels as one-call functions, e.g. ``kernels.matmul(a, b)``.
+* ``cubekit.kernels``: the ready kernels as one-call functions, e.g. ``kernels.matmul(a, b)``;
+  ``default_schedule(func)`` gives a Func you defined the schedule those kernels use.
 
 Every error is a ``cubekit.Error`` carrying cubekit's message (what was wrong, where, what to do).
 """
@@ -59,5 +60,6 @@ from ._cubekit import (  # noqa: F401
     x,
 )
 from . import kernels  # noqa: F401,E402
+from .kernels import default_schedule  # noqa: F401,E402
 
 __all__ = [n for n in dir() if not n.startswith("_")]

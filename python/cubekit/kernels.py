@@ -67,6 +67,33 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
     return _run(func, inputs, arrays, chip, timing_only, trace)
 
 
+SCHEDULE_OVERRIDES = ("tm", "tn", "tk_l0", "tk_l1", "core_group", "l1_copies", "double_buffer", "use_cores", "stagger")
+
+
+def default_schedule(func, *, schedule="default", chip="ascend910", **overrides):
+    """Gives a Func you defined the schedule the ready kernels use, so it compiles without writing one.
+
+    A contraction the cube can do (C[m, n] = sum(A[m, k] * B[k, n]) with casts, transposes, at most
+    one batch dimension) gets matmul's default schedule, or the naive one with schedule="naive";
+    overrides as in kernels.matmul: tm, tn, tk_l0, tk_l1, core_group, l1_copies, double_buffer,
+    use_cores, stagger. Any other Func gets the vector kernels' schedule (its outermost variable
+    over the cores, double buffering; use_cores and double_buffer override it). A Func that has a
+    schedule already is an error. Returns the Func.
+
+        C = Func("C"); C[m, n] = sum(cast("f32", A[m, k]) * cast("f32", B[k, n]))
+        out, report = default_schedule(C).run({"A": a, "B": b})
+    """
+    o = _cubekit.MatmulOptions()
+    o.schedule = schedule
+    for key, value in overrides.items():
+        if key not in SCHEDULE_OVERRIDES:
+            raise _cubekit.Error(f"default_schedule: unknown option '{key}' (the shape and types come from the Func); "
+                                 f"the options are {', '.join(SCHEDULE_OVERRIDES)}")
+        setattr(o, key, value)
+    _cubekit.default_schedule(func, chip, o)
+    return func
+
+
 def _vector(name, arrays, chip, schedule, timing_only, trace, **options):
     x = arrays[0]
     if x.dtype not in (_np.float16, _np.float32):
@@ -121,4 +148,4 @@ def rmsnorm(x, gamma, *, eps=1e-5, schedule="default", chip="ascend910", tile_ro
     return _vector("rmsnorm", [_array(x, "x"), _array(gamma, "gamma")], chip, schedule, timing_only, trace, eps=eps, tile_rows=tile_rows)
 
 
-names = list(_cubekit.vector_kernel_names()) + ["matmul"]
+names = list(_cubekit.vector_kernel_names()) + ["matmul"]  # the ready kernels

@@ -3,6 +3,7 @@
 #include "codegen/lower.h"
 #include "emulator/emulator.h"
 #include "emulator/error.h"
+#include "codegen_test_util.h"
 #include "kernels/check.h"
 #include "kernels/matmul.h"
 
@@ -17,10 +18,7 @@ namespace {
 
 using kernels::MatmulOptions;
 
-const ChipConfig& chip() {
-  static const ChipConfig c = load_chip("ascend910");
-  return c;
-}
+using test::chip;
 
 // The tolerance `cubekit kernel matmul` uses: exact for integers; for f32 results one rounding per
 // k step of a different summation order; for f16 results one f16 rounding.
@@ -29,11 +27,7 @@ double atol_for(const MatmulOptions& o) {
   return o.out == DType::f16 ? 1e-2 : std::max(1e-4, double(o.k) * 0x1p-23);
 }
 
-std::string describe(const kernels::KernelRun& run) {
-  std::string d;
-  for (const Diagnostic& x : run.sim.report.diagnostics) d += format_diagnostic(run.program, x) + "\n";
-  return d;
-}
+using test::describe;
 
 // ---- the shapes of the issue, against Halide ----
 

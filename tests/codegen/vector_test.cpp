@@ -3,6 +3,7 @@
 // Halide and against the unfused pair of kernels (GM bytes and cycles).
 #include "emulator/emulator.h"
 #include "emulator/error.h"
+#include "codegen_test_util.h"
 #include "kernels/check.h"
 #include "kernels/matmul.h"
 #include "kernels/vector.h"
@@ -18,16 +19,9 @@
 namespace cubekit {
 namespace {
 
-const ChipConfig& chip() {
-  static const ChipConfig c = load_chip("ascend910");
-  return c;
-}
+using test::chip;
 
-std::string describe(const kernels::KernelRun& run) {
-  std::string d;
-  for (const Diagnostic& x : run.sim.report.diagnostics) d += format_diagnostic(run.program, x) + "\n";
-  return d;
-}
+using test::describe;
 
 // ---- every kernel, odd shapes, both types ----
 

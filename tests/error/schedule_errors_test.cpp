@@ -323,7 +323,8 @@ const ApiCase kCubePath[] = {
     {"MultiBufferTooManyCopies", [] { Mm x; x.good().C.multi_buffer(Level::L1, 5); x.compile(); },
      {"C.multi_buffer(L1, 5): the copies must be 1..4 (ascend910 has 4 event ids per pipe pair, one per copy)"}},
     {"CubeMissing", [] { Mm x; x.tiles().cores().stages(x.ko, x.kio).C.double_buffer(); x.compile(); },
-     {"C: map its innermost loops onto the cube with C.cube(mi, ni, ki)"}},
+     {"C: map its innermost loops onto the cube with C.cube(mi, ni, ki), or give it the ready matmul schedule with "
+      "kernels::default_schedule(C) (cubekit.default_schedule(C) in Python)"}},
     {"CubeNamesWrongLoops", [] { Mm x; x.tiles().cores().stages(x.ko, x.kio).C.cube(x.ni, x.mi, x.kii); x.compile(); },
      {"C.cube(ni, mi, kii): name the innermost loops of m, n and k " + kNest}},
     {"CubeLoopsNotInnermost", [] { Mm x; x.tiles().cores().stages(x.ko, x.kio).C.cube(x.mi, x.ni, x.kio); x.compile(); },
@@ -479,6 +480,22 @@ kernels::MatmulOptions shape(int64_t m, int64_t n, int64_t k, int64_t batch = 0)
 }
 
 const ApiCase kHostAndMatmul[] = {
+    {"DefaultScheduleUndefined", [] { Func D("D"); kernels::default_schedule(D, chip910()); },
+     {"default_schedule(D): define D first"}},
+    {"DefaultScheduleOverAnExistingOne", [] { Mm x; x.tiles(); kernels::default_schedule(x.C, chip910()); },
+     {"default_schedule(C): C has a schedule already (split(m, mo, mi, 64)...); call it on an unscheduled Func, or "
+      "schedule it by hand"}},
+    {"DefaultScheduleTwoBatchDimensions",
+     [] {
+       Input A("A", DType::f16, {2, 3, 32, 64}), B("B", DType::f16, {2, 3, 64, 32});
+       Var b1("b1"), b2("b2"), m("m"), n("n");
+       RDom k(0, 64, "k");
+       Func D("D");
+       D(b1, b2, m, n) = sum(cast(DType::f32, A(b1, b2, m, k)) * cast(DType::f32, B(b1, b2, k, n)));
+       kernels::default_schedule(D, chip910());
+     },
+     {"default_schedule(D): the default schedule takes at most one batch dimension, D has 2; schedule it by hand "
+      "(cores over the batch loops)"}},
     {"HostInputMissing", [] { Mm x(16, 16, 16); run_on_host(x.C, {}); },
      {"the host reference needs input A, which was not given"}},
     {"HostInputWrongSize",

@@ -359,3 +359,65 @@ def test_timing_only_and_trace_through_func_run(tmp_path, rng):
     assert (tmp_path / "t.json").stat().st_size > 0
     _, timing = C.run({}, timing_only=True, chip=ck.chip())
     assert timing["timing_only"] is True and timing["cycles"] == full["cycles"]
+
+
+def test_default_schedule_of_a_contraction_is_matmuls(rng):
+    """A product written by hand, with A stored transposed, gets kernels.matmul's schedule: the same cycles."""
+    a_t = rng.uniform(-1, 1, (150, 200)).astype(np.float16)  # k x m
+    b = rng.uniform(-1, 1, (150, 96)).astype(np.float16)
+    A, B = Input("A", "f16", [150, 200]), Input("B", "f16", [150, 96])
+    m, n, k = Var("m"), Var("n"), RDom(0, 150, "k")
+    C = Func("C")
+    C[m, n] = ck.sum(ck.cast("f32", A[k, m]) * ck.cast("f32", B[k, n]))
+    assert ck.default_schedule(C) is C
+    out, report = C.run({"A": a_t, "B": b})
+    np.testing.assert_allclose(out, matmul_ref(a_t.T, b), rtol=1e-4, atol=1e-4)
+    assert_report(report)
+    _, same = ck.kernels.matmul(a_t, b, transpose_a=True, timing_only=True)
+    assert report["cycles"] == same["cycles"] and report["cores"] > 1
+
+
+def test_default_schedule_overrides_and_naive(rng):
+    a = rng.uniform(-1, 1, (64, 256)).astype(np.float16)
+    b = rng.uniform(-1, 1, (256, 64)).astype(np.float16)
+    cycles = {}
+    for name, kwargs in [("naive", {"schedule": "naive"}), ("tm32", {"tm": 32, "stagger": False})]:
+        A, B = Input("A", "f16", [64, 256]), Input("B", "f16", [256, 64])
+        m, n, k = Var("m"), Var("n"), RDom(0, 256, "k")
+        C = Func("C")
+        C[m, n] = ck.sum(ck.cast("f32", A[m, k]) * ck.cast("f32", B[k, n]))
+        out, report = ck.default_schedule(C, **kwargs).run({"A": a, "B": b})
+        np.testing.assert_allclose(out, matmul_ref(a, b), rtol=1e-4, atol=1e-4)
+        _, same = ck.kernels.matmul(a, b, timing_only=True, **kwargs)
+        assert report["cycles"] == same["cycles"], name
+        cycles[name] = report["cycles"]
+    assert cycles["naive"] > cycles["tm32"]
+
+
+def test_default_schedule_of_a_vector_func(rng):
+    x = rng.uniform(-2, 2, (128, 512)).astype(np.float16)
+    X = Input("X", "f16", [128, 512])
+    r, c = Var("r"), Var("c")
+    F, G = Func("F"), Func("G")
+    F[r, c] = ck.max(X[r, c] * 2 + 1, 0)
+    G[r, c] = ck.max(X[r, c] * 2 + 1, 0)
+    _, plain = F.run({"X": x})
+    out, report = ck.default_schedule(G).run({"X": x})
+    np.testing.assert_allclose(f32(out), np.maximum(f32(x) * 2 + 1, 0), rtol=1e-3, atol=1e-3)
+    assert report["cores"] > plain["cores"] and report["cycles"] < plain["cycles"]
+
+
+def test_default_schedule_errors():
+    A = Input("A", "f16", [32, 32])
+    m, n, k = Var("m"), Var("n"), RDom(0, 32, "k")
+    C = Func("C")
+    with pytest.raises(ck.Error, match=r"default_schedule\(C\): define C first"):
+        ck.default_schedule(C)
+    C[m, n] = ck.sum(ck.cast("f32", A[m, k]) * ck.cast("f32", A[k, n]))
+    with pytest.raises(ck.Error, match=r"unknown option 'm' \(the shape and types come from the Func\)"):
+        ck.default_schedule(C, m=64)
+    with pytest.raises(ck.Error, match=r"cubekit.default_schedule\(C\) in Python"):
+        ck.compile(C)
+    C.double_buffer()
+    with pytest.raises(ck.Error, match=r"C has a schedule already \(double_buffer\(\)\.\.\.\)"):
+        ck.default_schedule(C)
