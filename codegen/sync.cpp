@@ -354,6 +354,11 @@ class SyncPass {
             for (auto& pending : st)
               for (Pending& x : pending) x.offset = x.offset - Affine(x.offset.coefficient(n.var) * n.step.c);
           barriers(n.body, st);  // a later iteration: barriers found here repeat every iteration
+          // A barrier the body has before its first access of a pipe runs in the first iteration
+          // too, so it orders what came before the loop: the one before the loop is redundant.
+          for (int p = 0; p < kNumPipes; ++p)
+            if ((n.loop_barriers & (1u << p)) && first_access(n.body, Pipe(p)) == First::Barrier)
+              n.loop_barriers &= uint8_t(~(1u << p));
           break;
         }
         case Node::Kind::If: {
@@ -387,6 +392,38 @@ class SyncPass {
         default: break;
       }
     }
+  }
+
+  // What comes first for pipe p in these nodes, on every path: a barrier of p, an access of p
+  // without one, or neither.
+  enum class First { None, Barrier, Access };
+  First first_access(const std::vector<Node>& body, Pipe p, size_t from = 0) const {
+    for (size_t i = from; i < body.size(); ++i) {
+      const Node& n = body[i];
+      if (n.kind == Node::Kind::Sync && n.sync == "barrier" && n.from == p) return First::Barrier;
+      if (n.kind == Node::Kind::Instr && n.pipe == p) return n.barrier_before ? First::Barrier : First::Access;
+      if (n.kind == Node::Kind::Loop && (n.loop_barriers & (1u << int(p)))) return First::Barrier;
+      First inner = First::None;
+      if (n.kind == Node::Kind::If) {
+        First a = first_access(n.body, p), b = first_access(n.orelse, p);
+        if (a == First::None && b == First::None) continue;
+        inner = a == First::Access || b == First::Access ? First::Access : First::Barrier;
+        if (a == First::None || b == First::None) {  // one path has no access of p: the rest decides it
+          First rest = first_access(body, p, i + 1);
+          return inner == First::Barrier && rest != First::Access ? First::Barrier : First::Access;
+        }
+        return inner;
+      }
+      if (n.kind == Node::Kind::Loop || n.kind == Node::Kind::Scope) inner = first_access(n.body, p);
+      if (inner == First::Access) return First::Access;
+      if (inner == First::Barrier) {
+        Affine trips = n.end - n.begin;
+        bool runs = n.kind == Node::Kind::Scope || (trips.constant() && trips.c > 0);
+        if (runs) return First::Barrier;
+        return first_access(body, p, i + 1) == First::Access ? First::Access : First::Barrier;  // zero trips: the rest
+      }
+    }
+    return First::None;
   }
 
   // Whether an access of pipe p in these nodes may meet one of `pending`.
