@@ -2,6 +2,7 @@
 
 #include "dsl/func.h"
 #include "emulator/error.h"
+#include "emulator/rounding.h"
 
 #include <cmath>
 
@@ -18,6 +19,14 @@ VShape combine(std::initializer_list<VShape> shapes) {
   for (VShape x : shapes)
     if (x == VShape::Full || s == VShape::Scalar) s = x == VShape::Scalar ? s : x;
   return s;
+}
+
+// A constant as its type holds it: a constant tagged f16 is rounded when it is filled, and must
+// compare the same after widening.
+double held(DType t, double v) {
+  if (t == DType::f16) return f16_to_f32(f64_to_f16(v));
+  if (t == DType::f32) return double(float(v));
+  return v;
 }
 
 double fold(VBinary op, double a, double b) {
@@ -160,22 +169,31 @@ VValue Evaluator::select(const ExprNode& n, const VValue* into) {
   const ExprNode& cond = n.args[0].node();
   VValue x = value(cond.args[0], nullptr), y = value(cond.args[1], nullptr);
   VValue t = value(n.args[1], nullptr), f = value(n.args[2], nullptr);
-  DType rt = n.type.dtype;
-  VShape s = combine({x.shape, y.shape, t.shape, f.shape});
-  auto as = [&](VValue v) {  // compare in the result's type (one mask layout for both)
-    if (v.shape == VShape::Scalar || v.dtype == rt) return v;
-    VValue c = result(v.shape, rt, nullptr);
+  DType rt = n.type.dtype, ct = cond.args[0].type().dtype;
+  // Compare and pick in the wider of the comparison's and the result's types: widening f16 to f32
+  // is exact, so the comparison is the one Halide makes (not one rounded to f16), and vcmp's mask
+  // has the layout vsel reads (bits per repeat depend on the element width).
+  DType w = dtype_size(ct) >= dtype_size(rt) ? ct : rt;
+  auto widen = [&](VValue v, DType from) {
+    if (v.shape == VShape::Scalar) return VValue::scalar(w, held(from, v.constant));
+    if (v.dtype == w) return v;
+    VValue c = result(v.shape, w, nullptr);
     ops_.cast(c, v);
     release(v);
     return c;
   };
-  x = as(x), y = as(y);
+  x = widen(x, ct), y = widen(y, ct), t = widen(t, rt), f = widen(f, rt);
   static const std::map<Op, VCompare> cmp = {{Op::Lt, VCompare::Lt}, {Op::Le, VCompare::Le}, {Op::Gt, VCompare::Gt},
                                              {Op::Ge, VCompare::Ge}, {Op::Eq, VCompare::Eq}, {Op::Ne, VCompare::Ne}};
-  VValue d = result(s, rt, into);
+  VShape s = combine({x.shape, y.shape, t.shape, f.shape});
+  VValue d = result(s, w, w == rt ? into : nullptr);
   ops_.select(cmp.at(cond.op), d, x, y, t, f);
   for (const VValue& v : {x, y, t, f}) release(v);
-  return d;
+  if (w == rt) return d;
+  VValue narrow = result(s, rt, into);
+  ops_.cast(narrow, d);  // exact: d holds values of rt
+  release(d);
+  return narrow;
 }
 
 VValue Evaluator::reduce(const ExprNode& n, const VValue* into, VReduce op) {

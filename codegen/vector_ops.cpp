@@ -352,17 +352,27 @@ void VectorOps::select(VCompare cmp, const VValue& dst, const VValue& x, const V
   VValue cx = vec(x), cy = vec(y), ct = vec(if_true), cf = vec(if_false);
   int64_t n = count(dst.shape), epr = per_repeat(x.dtype);
   CUBEKIT_ASSERT(per_repeat(dst.dtype) == epr, "select compares and picks types of different widths");
-  int bits = pool_.take((n + epr - 1) / epr * epr / 8);
+  // Each instruction's mask starts 32-byte aligned (a piece after 255 repeats or a masked tail
+  // would otherwise start mid-block); vcmp and vsel cut the elements into the same pieces.
+  std::vector<int64_t> mask_at;
+  int64_t mask_bytes = 0;
+  pieces(n, x.dtype, [&](int64_t, int64_t rep, int64_t) {
+    mask_at.push_back(mask_bytes);
+    mask_bytes += round_up(rep * epr / 8, 32);
+  });
+  int bits = pool_.take(mask_bytes);
+  size_t piece = 0;
   pieces(n, x.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
     std::vector<Arg> args = {kw("cmp", name(compare_name(cmp))), repeat(rep)};
     with_mask(args, mask);
-    emit(vtyped("vcmp", x.dtype), {{-1, bits, Affine(off / 256 * epr / 8)}, plus(cx.at, off), plus(cy.at, off)}, std::move(args));
+    emit(vtyped("vcmp", x.dtype), {{-1, bits, Affine(mask_at[piece++])}, plus(cx.at, off), plus(cy.at, off)}, std::move(args));
   });
+  piece = 0;
   pieces(n, dst.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
     std::vector<Arg> args = {repeat(rep)};
     with_mask(args, mask);
     emit(vtyped("vsel", dst.dtype),
-         {plus(dst.at, off), plus(ct.at, off), plus(cf.at, off), {-1, bits, Affine(off / 256 * epr / 8)}}, std::move(args));
+         {plus(dst.at, off), plus(ct.at, off), plus(cf.at, off), {-1, bits, Affine(mask_at[piece++])}}, std::move(args));
   });
   pool_.give(bits);
   for (const VValue& v : owned) done(v);

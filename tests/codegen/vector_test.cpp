@@ -14,14 +14,16 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 
 namespace cubekit {
 namespace {
 
 using test::chip;
-
 using test::describe;
+using dsl::cast;
+using dsl::Expr;
 
 // ---- every kernel, odd shapes, both types ----
 
@@ -67,6 +69,48 @@ double f16_at(const std::vector<uint8_t>& bytes, size_t i) {
   std::memcpy(&h, bytes.data() + i * 2, 2);
   return double(h);
 }
+
+// select(): the three bugs the randomized test (vector_random_test.cpp) found, one case each.
+struct SelectCase {
+  const char* name;
+  DType in;
+  int64_t n;
+  std::function<Expr(const dsl::Input&, const dsl::Var&)> value;
+};
+void PrintTo(const SelectCase& c, std::ostream* os) { *os << c.name; }
+
+class Select : public testing::TestWithParam<SelectCase> {};
+
+TEST_P(Select, MatchesHalideAndRunsClean) {
+  const SelectCase& c = GetParam();
+  dsl::Input X("X", c.in, {c.n});
+  dsl::Var i("i");
+  dsl::Func out("out");
+  out(i) = c.value(X, i);
+  kernels::KernelRun run = kernels::compile_and_run(out, chip(), {.seed = 2});
+  EXPECT_TRUE(run.sim.report.clean()) << describe(run);
+  EXPECT_TRUE(run.checked && run.check.pass) << run.check.mismatches << " mismatches, max abs error " << run.check.max_abs;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Vector, Select,
+    testing::Values(
+        // The mask of the instruction after a masked tail starts 32 B aligned.
+        SelectCase{"MaskAfterATail", DType::f32, 100, [](auto& X, auto& i) { return dsl::select(X(i) > 0, X(i), 0); }},
+        // An f32 comparison picking f16 values compares in f32, as Halide does.
+        SelectCase{"F32CompareF16Result", DType::f32, 256,
+                   [](auto& X, auto& i) {
+                     Expr h = cast(DType::f16, X(i));
+                     return dsl::select(X(i) != cast(DType::f32, h), h, -h);
+                   }},
+        // A constant in the comparison has the comparison's type, on either side.
+        SelectCase{"ConstantInAnF32CompareOfF16", DType::f16, 128,
+                   [](auto& X, auto& i) { return dsl::select(cast(DType::f32, X(i)) > 0.5, X(i), -X(i)); }},
+        SelectCase{"ConstantFirst", DType::f16, 128,
+                   [](auto& X, auto& i) { return dsl::select(0.5 < cast(DType::f32, X(i)), X(i), -X(i)); }},
+        SelectCase{"F16CompareF32Result", DType::f16, 128,
+                   [](auto& X, auto& i) { return dsl::select(X(i) < 0.1, cast(DType::f32, X(i)), 1); }}),
+    [](const testing::TestParamInfo<SelectCase>& i) { return std::string(i.param.name); });
 
 TEST(Softmax, RowsSumToOneInF16) {
   kernels::VectorOptions o;
