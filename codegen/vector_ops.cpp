@@ -58,7 +58,9 @@ int64_t VectorOps::count(VShape s) const {
   switch (s) {
     case VShape::Full: return t_.rows * t_.pitch;
     case VShape::Row: return t_.rows;
-    case VShape::Col: return t_.pitch;
+    // On an L0C strip the per-column values are loaded `cols` wide (the strip's last fractal is
+    // padded), and broadcasts read only those: computing the padding would read unwritten UB.
+    case VShape::Col: return t_.nz ? t_.cols : t_.pitch;
     case VShape::Scalar: return 0;
   }
   return 0;

@@ -3,6 +3,8 @@
 // trees, Func graphs (an elementwise producer, a per-row reduction) and schedules all come from one
 // fixed seed, so a failure reproduces; each failing case prints its definitions and schedule.
 #include "codegen_test_util.h"
+#include "random_cases.h"
+#include "random_expr.h"
 #include "emulator/error.h"
 #include "emulator/program.h"
 #include "kernels/check.h"
@@ -27,73 +29,7 @@ using dsl::Input;
 using dsl::RDom;
 using dsl::Var;
 
-using test::chip;
-using test::describe;
-
-// A generated expression and what is known of it for inputs in [-1, 1] (GlobalMemory::fill_inputs):
-// a bound on its magnitude, an estimate of how far two correct evaluations of it may drift apart
-// (approximate exp and reciprocals, summation order, fused multiply-adds in Halide's f32 code), and
-// whether it is `exact`: only steps both sides round identically, so that comparing it flips the
-// same way on the emulator and in Halide (select() is the one discontinuous operation).
-struct Val {
-  Expr e;
-  double bound = 1, err = 0;
-  bool exact = true;
-};
-
-double unit(DType t) { return t == DType::f16 ? 0x1p-11 : 0x1p-24; }
-DType type_of(const Val& v) { return v.e.type().dtype; }
-DType other(DType t) { return t == DType::f16 ? DType::f32 : DType::f16; }
-bool is_const(const Val& v) { return v.e.node().op == dsl::Op::Const; }
-
-Val as(const Val& v, DType t) {
-  if (is_const(v) || type_of(v) == t) return v;
-  return {dsl::cast(t, v.e), v.bound, v.err + v.bound * unit(t), v.exact};
-}
-
-enum class Bin { Add, Sub, Mul, Div, Min, Max };
-
-// a op b in a's type (b converted). Division is by |b| + 1, bounded away from 0; a product whose
-// bound would grow past what f16 holds comfortably becomes a min().
-Val binary(Bin op, Val a, Val b) {
-  if (!is_const(a) && !is_const(b)) b = as(b, type_of(a));
-  if (op == Bin::Mul && a.bound * b.bound > 256) op = Bin::Min;
-  Val r;
-  switch (op) {
-    case Bin::Add: r = {a.e + b.e, a.bound + b.bound, a.err + b.err, a.exact && b.exact}; break;
-    case Bin::Sub: r = {a.e - b.e, a.bound + b.bound, a.err + b.err, a.exact && b.exact}; break;
-    case Bin::Mul: r = {a.e * b.e, a.bound * b.bound, a.err * b.bound + b.err * a.bound, false}; break;
-    case Bin::Div:
-      if (is_const(b)) r = {a.e / (std::fabs(b.e.node().value) + 1), a.bound, a.err, false};
-      else r = {a.e / (dsl::abs(b.e) + 1), a.bound, a.err + a.bound * b.err, false};
-      r.err += 2 * r.bound * unit(type_of(is_const(a) ? b : a));  // a reciprocal and a multiply
-      break;
-    case Bin::Min: r = {dsl::min(a.e, b.e), std::max(a.bound, b.bound), std::max(a.err, b.err), a.exact && b.exact}; break;
-    case Bin::Max: r = {dsl::max(a.e, b.e), std::max(a.bound, b.bound), std::max(a.err, b.err), a.exact && b.exact}; break;
-  }
-  r.err += r.bound * unit(type_of(r));
-  return r;
-}
-
-enum class Un { Abs, Neg, Exp, Sqrt, Cast };
-
-Val unary(Un op, const Val& a) {
-  double u = unit(type_of(a));
-  switch (op) {
-    case Un::Abs: return {dsl::abs(a.e), a.bound, a.err, a.exact};
-    case Un::Neg: return {-a.e, a.bound, a.err, a.exact};
-    case Un::Exp: {  // of at most 2: e^2 bounds the value and the slope
-      double b = std::exp(std::min(a.bound, 2.0));
-      return {dsl::exp(dsl::min(a.e, 2)), b, b * a.err + 4 * b * u, false};
-    }
-    case Un::Sqrt: {
-      double b = std::sqrt(a.bound);
-      return {dsl::sqrt(dsl::abs(a.e)), b, std::sqrt(a.err) + 2 * b * u, false};
-    }
-    case Un::Cast: return as(a, other(type_of(a)));
-  }
-  return a;
-}
+using namespace test;  // NOLINT: the helpers of random_cases.h and random_expr.h
 
 // Random expressions over the leaves one position offers: full values (rows.., last), per-row
 // values (rows..) and per-column values (last). Every tree reads a full leaf, and per-row and
@@ -103,8 +39,8 @@ class Gen {
   Gen(std::mt19937& rng, std::vector<Val> full, std::vector<Val> row, std::vector<Val> col)
       : rng_(rng), full_(std::move(full)), row_(std::move(row)), col_(std::move(col)) {}
 
-  int pick(size_t n) { return std::uniform_int_distribution<int>(0, int(n) - 1)(rng_); }
-  bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+  int pick(size_t n) { return test::pick(rng_, n); }
+  bool chance(double p) { return test::chance(rng_, p); }
 
   Val tree(int depth) {
     if (depth <= 0) return chance(0.2) ? unary(Un::Cast, leaf(full_)) : leaf(full_);
@@ -182,15 +118,6 @@ class Gen {
   std::mt19937& rng_;
   std::vector<Val> full_, row_, col_;
 };
-
-Expr call(const Func& f, std::vector<Expr> args) { return FuncRef(f.impl, std::move(args)); }
-void define(const Func& f, std::vector<Expr> args, const Expr& value) { FuncRef(f.impl, std::move(args)) = value; }
-
-std::string definition(const Func& f) {
-  std::vector<std::string> args;
-  for (const auto& v : f.impl->args) args.push_back(v->name);
-  return fmt::format("{}({}) = {};", f.name(), fmt::join(args, ", "), f.impl->value.str());
-}
 
 struct Case {
   Func out{"out"};
@@ -295,33 +222,7 @@ Case make_case(std::mt19937& rng) {
 }
 
 TEST(VectorRandom, EveryAcceptedScheduleRunsCleanAndMatchesHalide) {
-  std::mt19937 rng(88);
-  const int cases = 60;
-  int accepted = 0, rejected = 0, passed = 0;
-  std::vector<std::string> rejections;
-  for (int i = 0; i < cases; ++i) {
-    Case c = make_case(rng);
-    std::string what = fmt::format("case {} (atol {:.3g}):\n{}", i, c.atol, c.text);
-    try {
-      kernels::KernelRun run = kernels::compile_and_run(c.out, chip(), {.seed = uint64_t(i + 1), .atol = c.atol});
-      ++accepted;
-      EXPECT_TRUE(run.sim.report.clean()) << what << "\n" << describe(run);
-      EXPECT_TRUE(run.checked && run.check.pass)
-          << what << "\nmax abs error " << run.check.max_abs << ", max rel error " << run.check.max_rel << ", "
-          << run.check.mismatches << " mismatches";
-      passed += run.sim.report.clean() && run.checked && run.check.pass;
-    } catch (const UserError& e) {
-      ++rejected;
-      if (rejections.size() < 4) rejections.push_back(fmt::format("case {}: {}", i, e.what()));
-    } catch (const std::exception& e) {
-      ++accepted;
-      ADD_FAILURE() << what << "\nthrew: " << e.what();
-    }
-  }
-  std::printf("vector random: %d cases, %d accepted, %d rejected, %d passed\n", cases, accepted, rejected, passed);
-  for (const std::string& r : rejections) std::printf("  rejected %s\n", r.c_str());
-  // A generator whose cases the API mostly refuses would test little.
-  EXPECT_GE(accepted, cases * 2 / 3);
+  test::run_random_cases("vector random", 88, 60, make_case);
 }
 
 }  // namespace
