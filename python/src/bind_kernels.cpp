@@ -9,6 +9,22 @@
 
 namespace cubekit::py_bind {
 
+namespace {
+
+// MatmulOptions and VectorOptions name their schedules alike.
+template <class Options>
+std::string schedule_name(const Options& o) {
+  return o.schedule == Options::Schedule::Naive ? "naive" : "default";
+}
+
+template <class Options>
+void set_schedule(Options& o, const std::string& s) {
+  if (s != "default" && s != "naive") user_error("schedule must be 'default' or 'naive', got '{}'", s);
+  o.schedule = s == "naive" ? Options::Schedule::Naive : Options::Schedule::Default;
+}
+
+}  // namespace
+
 void bind_kernels(py::module_& m) {
   using kernels::MatmulOptions;
   using kernels::VectorOptions;
@@ -24,11 +40,7 @@ void bind_kernels(py::module_& m) {
                     [](MatmulOptions& o, const py::object& t) { o.out = to_dtype(t); }, "result type")
       .def_readwrite("transpose_a", &MatmulOptions::transpose_a)
       .def_readwrite("transpose_b", &MatmulOptions::transpose_b)
-      .def_property("schedule", [](const MatmulOptions& o) { return o.schedule == MatmulOptions::Schedule::Naive ? "naive" : "default"; },
-                    [](MatmulOptions& o, const std::string& s) {
-                      if (s != "default" && s != "naive") user_error("schedule must be 'default' or 'naive', got '{}'", s);
-                      o.schedule = s == "naive" ? MatmulOptions::Schedule::Naive : MatmulOptions::Schedule::Default;
-                    })
+      .def_property("schedule", &schedule_name<MatmulOptions>, &set_schedule<MatmulOptions>, "'default' or 'naive'")
       .def_readwrite("tm", &MatmulOptions::tm)
       .def_readwrite("tn", &MatmulOptions::tn)
       .def_readwrite("tk_l0", &MatmulOptions::tk_l0)
@@ -60,11 +72,7 @@ void bind_kernels(py::module_& m) {
       .def_property("to", [](const VectorOptions& o) { return std::string(dtype_name(o.to)); },
                     [](VectorOptions& o, const py::object& t) { o.to = to_dtype(t); }, "cast: the result type")
       .def_readwrite("eps", &VectorOptions::eps)
-      .def_property("schedule", [](const VectorOptions& o) { return o.schedule == VectorOptions::Schedule::Naive ? "naive" : "default"; },
-                    [](VectorOptions& o, const std::string& s) {
-                      if (s != "default" && s != "naive") user_error("schedule must be 'default' or 'naive', got '{}'", s);
-                      o.schedule = s == "naive" ? VectorOptions::Schedule::Naive : VectorOptions::Schedule::Default;
-                    })
+      .def_property("schedule", &schedule_name<VectorOptions>, &set_schedule<VectorOptions>, "'default' or 'naive'")
       .def_readwrite("tile_rows", &VectorOptions::tile_rows)
       .def_readwrite("double_buffer", &VectorOptions::double_buffer)
       .def_readwrite("use_cores", &VectorOptions::use_cores);
