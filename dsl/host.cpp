@@ -119,6 +119,18 @@ struct HostPipeline::Impl {
   std::string name;
 };
 
+// The JIT target: the host's, less the features this CPU does not have. Halide 14 takes any CPU with
+// AVX512-BF16 for a Sapphire Rapids and then emits AVX512-FP16 instructions for f16 pipelines, which
+// AMD's Zen 4 and 5 lack (SIGILL). HL_JIT_TARGET, when set, is taken as it is.
+static Halide::Target jit_target() {
+  Halide::Target target = Halide::get_jit_target_from_environment();
+#if defined(__x86_64__) || defined(__i386__)
+  if (target.has_feature(Halide::Target::AVX512_SapphireRapids) && !__builtin_cpu_supports("avx512fp16"))
+    target = target.without_feature(Halide::Target::AVX512_SapphireRapids);
+#endif
+  return target;
+}
+
 HostPipeline::HostPipeline(const Func& output, bool parallel) : impl_(std::make_unique<Impl>()) {
   impl_->inputs = output.inputs();
   impl_->name = output.name();
@@ -136,7 +148,7 @@ HostPipeline::HostPipeline(const Func& output, bool parallel) : impl_(std::make_
     if (impl_->shape.back() >= lanes) impl_->output.vectorize(args.front(), lanes, Halide::TailStrategy::GuardWithIf);
   }
   try {
-    impl_->output.compile_jit(Halide::get_jit_target_from_environment());
+    impl_->output.compile_jit(jit_target());
   } catch (const Halide::Error& e) {
     throw InternalError(std::string("Halide could not compile ") + output.name() + ": " + e.what());
   }
