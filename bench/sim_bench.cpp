@@ -10,7 +10,7 @@ namespace cubekit {
 namespace {
 
 std::string example(const char* name) {
-  return (std::filesystem::path(__FILE__).parent_path() / "../examples/asm" / name).string();
+  return (std::filesystem::path(CUBEKIT_SOURCE_DIR) / "examples/asm" / name).string();
 }
 
 void run(benchmark::State& state, const char* name, SimOptions options) {

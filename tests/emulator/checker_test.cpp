@@ -59,7 +59,7 @@ void expect_race(const Checked& c, std::string_view earlier, std::string_view la
 
 TEST(Checker, CorrectProgramsReportNothing) {
   for (const char* name : {"matmul_f16.s", "matmul_f16_kloop.s", "matmul_f16_db.s"}) {
-    Program p = load_program((std::filesystem::path(__FILE__).parent_path() / "../../examples/asm" / name).string());
+    Program p = load_program((std::filesystem::path(CUBEKIT_SOURCE_DIR) / "examples/asm" / name).string());
     GlobalMemory gm = GlobalMemory::for_program(p);
     gm.fill_inputs(3);
     Report r = simulate(load_chip("ascend910"), p, gm).report;

@@ -276,7 +276,7 @@ TEST(CubeMmadSpot, OrderedF32Accumulation) {
 
 // ---- the example, end to end ---------------------------------------------------------------------
 TEST(CubeExample, MatmulF16MatchesOrderedReference) {
-  std::filesystem::path path = std::filesystem::path(__FILE__).parent_path() / "../../examples/asm/matmul_f16.s";
+  std::filesystem::path path = std::filesystem::path(CUBEKIT_SOURCE_DIR) / "examples/asm/matmul_f16.s";
   Program program = load_program(path.string());
   ChipConfig chip = load_chip("ascend910");
   GlobalMemory gm = GlobalMemory::for_program(program);

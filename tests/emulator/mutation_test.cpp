@@ -18,7 +18,7 @@ Report check(const Program& p) {
 }
 
 TEST(Mutation, EverySyncInTheDoubleBufferedMatmulIsNeeded) {
-  Program p = load_program((std::filesystem::path(__FILE__).parent_path() / "../../examples/asm/matmul_f16_db.s").string());
+  Program p = load_program((std::filesystem::path(CUBEKIT_SOURCE_DIR) / "examples/asm/matmul_f16_db.s").string());
   GlobalMemory gm = GlobalMemory::for_program(p);
   gm.fill_inputs(5);
   SimResult original = simulate(load_chip("ascend910"), p, gm, {.trace = true});

@@ -130,7 +130,7 @@ TEST(RoundTrip, ParsedLinesAreRecorded) {
 }
 
 TEST(IsaDocs, DocsFileIsTheGeneratedReference) {
-  auto path = std::filesystem::path(__FILE__).parent_path() / "../../docs/isa.md";
+  auto path = std::filesystem::path(CUBEKIT_SOURCE_DIR) / "docs/isa.md";
   std::ifstream in(path);
   ASSERT_TRUE(in) << "cannot read " << path;
   std::stringstream ss;

@@ -11,7 +11,7 @@ namespace cubekit {
 namespace {
 
 std::string example(const char* name) {
-  return (std::filesystem::path(__FILE__).parent_path() / "../../examples/asm" / name).string();
+  return (std::filesystem::path(CUBEKIT_SOURCE_DIR) / "examples/asm" / name).string();
 }
 
 int64_t cdiv(double a, double b) { return int64_t(std::ceil(a / b)); }

@@ -16,7 +16,7 @@ namespace cubekit {
 namespace {
 
 TEST(Trace, ParsesBackWithEveryTrackAndFlow) {
-  Program p = load_program((std::filesystem::path(__FILE__).parent_path() / "../../examples/asm/matmul_f16_db.s").string());
+  Program p = load_program((std::filesystem::path(CUBEKIT_SOURCE_DIR) / "examples/asm/matmul_f16_db.s").string());
   GlobalMemory gm = GlobalMemory::for_program(p);
   gm.fill_inputs(1);
   ChipConfig chip = load_chip("ascend910");
