@@ -27,7 +27,8 @@ set_target_properties(cubekit_all PROPERTIES EXPORT_NAME cubekit)
 target_link_libraries(cubekit_all INTERFACE ${cubekit_libraries})
 add_library(cubekit::cubekit ALIAS cubekit_all)
 
-# Headers, module by module. Every header of a module goes: the public ones include the others.
+# Headers, module by module, all of them: the public ones include most of the others, and the rest
+# (emulator/rounding.h's f16 conversions, codegen/ir.h) are there for whoever wants to go deeper.
 foreach(module emulator dsl schedules codegen kernels)
   file(GLOB headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${module}/*.h)
   install(FILES ${headers} DESTINATION ${cubekit_include_dir}/${module})

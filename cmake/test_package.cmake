@@ -49,16 +49,21 @@ if(NOT rc EQUAL 1 OR NOT out MATCHES "FAIL")
   message(FATAL_ERROR "package test: fused_matmul --break-output should report FAIL and exit 1, got ${rc}:\n${out}")
 endif()
 
-# A project with C++ alone gets the package's own explanation, not a failure deep in LLVM's checks.
-file(WRITE ${WORK_DIR}/cxx_only/CMakeLists.txt
-     "cmake_minimum_required(VERSION 3.20)\nproject(cxx_only LANGUAGES CXX)\nfind_package(cubekit REQUIRED)\n")
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK_DIR}/cxx_only -B ${WORK_DIR}/cxx_only/build -G "${GENERATOR}"
-                -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-string(REGEX REPLACE "[ \n]+" " " out "${out}")
-if(rc EQUAL 0 OR NOT out MATCHES "cubekit needs the C language enabled .* project\\(<name> LANGUAGES C CXX\\)")
-  message(FATAL_ERROR "package test: a C++-only project should be told to enable C, got ${rc}:\n${out}")
-endif()
+# Projects that use the package wrongly get its own explanation, not a failure deep in another.
+function(expect_configure_failure name project_lines expected)
+  file(WRITE ${WORK_DIR}/${name}/CMakeLists.txt "cmake_minimum_required(VERSION 3.20)\n${project_lines}\n")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK_DIR}/${name} -B ${WORK_DIR}/${name}/build -G "${GENERATOR}"
+                  -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_C_COMPILER=${C_COMPILER}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  string(REGEX REPLACE "[ \n]+" " " out "${out}")
+  if(rc EQUAL 0 OR NOT out MATCHES "${expected}")
+    message(FATAL_ERROR "package test: the ${name} project should fail with '${expected}', got ${rc}:\n${out}")
+  endif()
+endfunction()
+expect_configure_failure(cxx_only "project(cxx_only LANGUAGES CXX)\nfind_package(cubekit REQUIRED)"
+                         "cubekit needs the C language enabled .* project\\(<name> LANGUAGES C CXX\\)")
+expect_configure_failure(unknown_component "project(unknown_component LANGUAGES C CXX)\nfind_package(cubekit REQUIRED COMPONENTS dsl tensorflow)"
+                         "cubekit has no component 'tensorflow': it has emulator, dsl, .*cli")
 
 # The installed CLI runs, and the Python package is under the prefix and imports from there.
 step("running the installed CLI" ${prefix}/bin/cubekit chips)
