@@ -23,6 +23,23 @@ std::string LoopNest::str() const {
   return s;
 }
 
+namespace {
+
+// The loops cores() could take now: the outermost ones up to the first reduction loop, less those
+// cube() names.
+std::string core_candidates(const dsl::Func& f, const LoopNest& nest) {
+  std::vector<std::shared_ptr<dsl::VarImpl>> cube;
+  for (const Directive& d : f.impl->schedule)
+    if (d.kind == Directive::Kind::Cube) cube = d.vars;
+  std::string names;
+  for (size_t i = 0; i < nest.loops.size() && !nest.loops[i].reduction; ++i)
+    if (std::find(cube.begin(), cube.end(), nest.loops[i].var) == cube.end())
+      names += (names.empty() ? "" : ", ") + nest.loops[i].name();
+  return names.empty() ? "none yet: split m or n" : names;
+}
+
+}  // namespace
+
 LoopNest build_loop_nest(const dsl::Func& f) {
   const std::string& fname = f.name();
   LoopNest nest;
@@ -77,13 +94,10 @@ LoopNest build_loop_nest(const dsl::Func& f) {
       case Directive::Kind::Cores: {
         for (const auto& v : d.vars) {
           int at = nest.find(v);
-          if (at < 0) {
-            std::string pure;  // the loops cores can take: the outermost ones up to the first reduction
-            for (size_t i = 0; i < nest.loops.size() && !nest.loops[i].reduction; ++i)
-              pure += (pure.empty() ? "" : ", ") + nest.loops[i].name();
+          if (at < 0)
             user_error("{}", where(fmt::format("{} is not a loop of {} (its loops: {}); cores take its outermost pure "
-                                               "loops ({})", v->name, fname, nest.str(), pure).c_str()));
-          }
+                                               "loops outside the cube ({})", v->name, fname, nest.str(),
+                                               core_candidates(f, nest)).c_str()));
           if (v->reduction) user_error("{}", where(fmt::format("{} is a reduction loop; cores take independent iterations (pure loops)", v->name).c_str()));
         }
         break;  // checked below, once the order is final

@@ -73,7 +73,7 @@ const ApiCase kCores[] = {
       "of elements)"}},
     {"CubeCoresUnknownLoop", [] { Mm x; x.tiles().C.cores({x.other}); x.finish().compile(); },
      {"C.cores(other): other is not a loop of C (its loops: mo[2] > no[2] > ko[4] > kio[4] > mi[64] > ni[64] > "
-      "kii[64]); cores take its outermost pure loops (mo, no)"}},
+      "kii[64]); cores take its outermost pure loops outside the cube (mo, no)"}},
     {"CubeCoresInnermostLoop", [] { Mm x; x.tiles().C.cores({x.ni}); x.finish().compile(); },
      {"C.cores(ni): the loops given to cores must be the outermost ones; the loops are mo[2] > no[2]"}},
     {"CubeCoresLoopInsideTheCube",
