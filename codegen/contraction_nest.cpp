@@ -158,6 +158,8 @@ class Builder {
   // core loops:
   //   rest = u / (X*Y);  v = u % (X*Y)
   //   g = v / (G*Y);  r = v % (G*Y);  x = g*G + r % G;  y = r / G;  if g % 2 == 1: y = Y-1 - y
+  // When G does not divide X, the last group (g = X / G) has L = X % G iterations of x:
+  //   x = g*G + r % L;  y = r / L
   std::vector<Node> grouped(int u, int rest, std::vector<int>& index, const std::string& suffix) {
     const auto& loops = p_.tile_loops;
     size_t xi = size_t(p_.core_loops - 2), yi = xi + 1;
@@ -171,8 +173,12 @@ class Builder {
     out.push_back(let(g, Affine::var(v), "/", G * Y));
     out.push_back(let(r, Affine::var(v), "%", G * Y));
     out.push_back(let(index[xi], Affine::var(r), "%", G));
-    out.push_back(let(index[xi], Affine::var(index[xi]) + Affine::var(g, G), "+", 0));
     out.push_back(let(index[yi], Affine::var(r), "/", G));
+    if (X % G) {
+      int64_t L = X % G;
+      out.push_back(when(Affine::var(g), X / G, {let(index[xi], Affine::var(r), "%", L), let(index[yi], Affine::var(r), "/", L)}, {}));
+    }
+    out.push_back(let(index[xi], Affine::var(index[xi]) + Affine::var(g, G), "+", 0));
     out.push_back(let(g, Affine::var(g), "%", 2));
     out.push_back(when(Affine::var(g), 1, {let(index[yi], Affine(Y - 1) - Affine::var(index[yi]), "+", 0)}, {}));
     return out;

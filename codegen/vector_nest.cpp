@@ -299,14 +299,21 @@ class Builder {
       if (o.shape == VecShape::Row || blocks == written) continue;
       int copy = k_->new_var("copy");
       int64_t rows = o.shape == VecShape::Full ? tile_ : 1;  // a per-column input is one row
+      auto zero = [&](const Affine& at, int64_t repeats) {
+        std::vector<Arg> args = {mems(1)[0], num(0), kw("repeat", imm(repeats)), kw("mask", mask_count((blocks - written) * 8))};
+        if (repeats > 1) args.push_back(kw("dst_rep", imm(blocks)));
+        return instr("vdup.f32", Pipe::V, {{-1, in_[i], at, copy}}, std::move(args));
+      };
       for (int c = 0; c < k_->buffers[size_t(in_[i])].copies; ++c) {
         out.push_back(let(copy, Affine(c), "+", 0));
-        for (int64_t r0 = 0; r0 < rows; r0 += 255) {
-          Ref at{-1, in_[i], Affine((r0 * blocks + written) * 32), copy};
-          out.push_back(instr("vdup.f32", Pipe::V, {at},
-                              {mems(1)[0], num(0), kw("repeat", imm(std::min<int64_t>(255, rows - r0))),
-                               kw("dst_rep", imm(blocks)), kw("mask", mask_count((blocks - written) * 8))}));
+        if (rows > 1 && blocks > kMaxRepeatStride) {  // rows too far apart for a repeat stride: a row at a time
+          int row = k_->new_var("row");
+          out.push_back(loop(row, Affine(0), Affine(rows), Affine(1),
+                             {zero(Affine::var(row, blocks * 32) + Affine(written * 32), 1)}));
+          continue;
         }
+        for (int64_t r0 = 0; r0 < rows; r0 += 255)
+          out.push_back(zero(Affine((r0 * blocks + written) * 32), std::min<int64_t>(255, rows - r0)));
       }
     }
     return with_barrier(std::move(out));

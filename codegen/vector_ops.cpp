@@ -472,7 +472,7 @@ void VectorOps::fold(VReduce op, const VValue& dst, const VValue& full, const VV
     level(len / 2, in_acc(0), in_acc(len / 2 * 256), 0);
   }
   std::string r = vtyped(reduce_mnemonic(op), t);
-  if (ab / 32 <= 255) {
+  if (ab / 32 <= kMaxRepeatStride) {
     for (int64_t r0 = 0; r0 < t_.rows; r0 += 255)
       emit(r, {plus(dst.at, r0 * size(t)), plus(acc, r0 * ab)},
            {repeat(std::min<int64_t>(255, t_.rows - r0)), kw("src_rep", imm(ab / 32)), kw("dst_rep", imm(1))});

@@ -24,6 +24,10 @@ namespace cubekit::codegen {
 
 enum class VShape : uint8_t { Full, Row, Col, Scalar };
 
+// The widest a V instruction's repeat and block stride fields go (32 B blocks); operands further
+// apart than this take an instruction each.
+constexpr int64_t kMaxRepeatStride = 255;
+
 struct VValue {
   VShape shape = VShape::Scalar;
   DType dtype = DType::f32;

@@ -96,14 +96,17 @@ void check_epilogue(const MatmulOptions& o) {
     user_error("matmul: epilogues run on f32 accumulators, so they take f16 inputs (not {})", dtype_name(o.in));
 }
 
-// activation(scale * x + bias), cast to the output type.
+// The epilogue's steps applied to x in the order written (["relu", "bias"] is relu(x) + bias, a
+// step listed twice is applied twice), cast to the output type.
 dsl::Expr epilogue_value(const MatmulOptions& o, dsl::Expr x, const dsl::Expr& bias) {
-  if (has(o.epilogue, "scale")) x = x * float(o.scale);
-  if (bias.defined()) x = x + bias;
-  if (has(o.epilogue, "relu")) x = dsl::max(x, 0.0f);
-  if (has(o.epilogue, "gelu")) {
-    dsl::Expr y = 0.7978845608f * (x + 0.044715f * x * x * x);
-    x = 0.5f * x * (2.0f - 2.0f / (dsl::exp(2.0f * y) + 1.0f));  // x (1 + tanh y), tanh y = 1 - 2 / (e^2y + 1)
+  for (const std::string& step : o.epilogue) {
+    if (step == "scale") x = x * float(o.scale);
+    if (step == "bias") x = x + bias;
+    if (step == "relu") x = dsl::max(x, 0.0f);
+    if (step == "gelu") {
+      dsl::Expr y = 0.7978845608f * (x + 0.044715f * x * x * x);
+      x = 0.5f * x * (2.0f - 2.0f / (dsl::exp(2.0f * y) + 1.0f));  // x (1 + tanh y), tanh y = 1 - 2 / (e^2y + 1)
+    }
   }
   return o.out == DType::f32 ? x : dsl::cast(o.out, x);
 }

@@ -27,8 +27,10 @@ struct MatmulOptions {
   std::optional<bool> double_buffer;
   std::optional<bool> use_cores;
   std::optional<bool> stagger;  // rotate each tile's k chunks (Func::stagger); default: with cores
-  // A fused epilogue: out = activation(scale * (A x B) + bias), then cast to `out`. Items of
-  // `epilogue`: "bias" (an f32 input per column), "relu", "gelu" (tanh approximation), "scale".
+  // A fused epilogue: its steps applied to A x B in the order listed, then cast to `out`. Steps:
+  // "bias" (+ an f32 input per column), "scale" (* scale), "relu", "gelu" (tanh approximation);
+  // {"scale", "bias", "relu"} is relu(scale * (A x B) + bias), {"relu", "bias"} is relu(A x B) +
+  // bias, a step listed twice is applied twice (one bias input, added each time).
   std::vector<std::string> epilogue;
   double scale = 1.0;
 };

@@ -270,6 +270,17 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
                "fills)", fname, p.c.kv->name, k_loops.size());
   p.core_loops = nest.cores;
   p.core_group = nest.core_group;
+  if (p.core_loops > int(p.tile_loops.size())) {  // a loop on cores is one the cube computes
+    const Directive* cores = nullptr;
+    for (const Directive& d : f.impl->schedule)
+      if (d.kind == Directive::Kind::Cores) cores = &d;
+    std::string tiles;
+    for (const auto& t : p.tile_loops) tiles += (tiles.empty() ? "" : ", ") + t.name;
+    user_error("{}.{}: {} is inside the cube ({}), which computes it on one core; cores take the tile loops outside "
+               "it{}", fname, cores->text, nest.loops[p.tile_loops.size()].name(), cube->text,
+               tiles.empty() ? fmt::format(": split {} or {} to get some", p.c.mv->name, p.c.nv->name)
+                             : fmt::format(" ({})", tiles));
+  }
 
   // Where A and B are staged: L1, then L0A / L0B, at a tile or k loop.
   auto stage_of = [&](const std::shared_ptr<dsl::InputImpl>& in, Level level) -> const Directive* {

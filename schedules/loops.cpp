@@ -23,6 +23,23 @@ std::string LoopNest::str() const {
   return s;
 }
 
+namespace {
+
+// The loops cores() could take now: the outermost ones up to the first reduction loop, less those
+// cube() names.
+std::string core_candidates(const dsl::Func& f, const LoopNest& nest) {
+  std::vector<std::shared_ptr<dsl::VarImpl>> cube;
+  for (const Directive& d : f.impl->schedule)
+    if (d.kind == Directive::Kind::Cube) cube = d.vars;
+  std::string names;
+  for (size_t i = 0; i < nest.loops.size() && !nest.loops[i].reduction; ++i)
+    if (std::find(cube.begin(), cube.end(), nest.loops[i].var) == cube.end())
+      names += (names.empty() ? "" : ", ") + nest.loops[i].name();
+  return names.empty() ? "none yet: split m or n" : names;
+}
+
+}  // namespace
+
 LoopNest build_loop_nest(const dsl::Func& f) {
   const std::string& fname = f.name();
   LoopNest nest;
@@ -49,11 +66,12 @@ LoopNest build_loop_nest(const dsl::Func& f) {
                                                d.vars[0]->name, kind(*d.vars[0]), d.vars[size_t(i)]->name,
                                                kind(*d.vars[size_t(i)])).c_str()));
         Loop old = nest.loops[size_t(at)];
-        if (d.factor < 1 || d.factor > old.extent)
-          user_error("{}", where(fmt::format("the factor must be 1..{} (the extent of {}), got {}", old.extent,
-                                             old.name(), d.factor).c_str()));
-        Loop outer{d.vars[1], old.origin, (old.extent + d.factor - 1) / d.factor, old.stride * d.factor, d.factor, old.reduction};
-        Loop inner{d.vars[2], old.origin, d.factor, old.stride, 0, old.reduction};
+        if (d.factor < 1) user_error("{}", where(fmt::format("the factor must be at least 1, got {}", d.factor).c_str()));
+        // A factor beyond the extent (a schedule written for a bigger shape) is one partial
+        // iteration, as in Halide: the inner loop covers the whole extent.
+        int64_t factor = std::min(d.factor, old.extent);
+        Loop outer{d.vars[1], old.origin, (old.extent + factor - 1) / factor, old.stride * factor, factor, old.reduction};
+        Loop inner{d.vars[2], old.origin, factor, old.stride, 0, old.reduction};
         nest.loops[size_t(at)] = outer;
         nest.loops.insert(nest.loops.begin() + at + 1, inner);
         break;
@@ -76,7 +94,10 @@ LoopNest build_loop_nest(const dsl::Func& f) {
       case Directive::Kind::Cores: {
         for (const auto& v : d.vars) {
           int at = nest.find(v);
-          if (at < 0) user_error("{}", where(fmt::format("{} is not a loop of {} (its loops: {})", v->name, fname, nest.str()).c_str()));
+          if (at < 0)
+            user_error("{}", where(fmt::format("{} is not a loop of {} (its loops: {}); cores take its outermost pure "
+                                               "loops outside the cube ({})", v->name, fname, nest.str(),
+                                               core_candidates(f, nest)).c_str()));
           if (v->reduction) user_error("{}", where(fmt::format("{} is a reduction loop; cores take independent iterations (pure loops)", v->name).c_str()));
         }
         break;  // checked below, once the order is final
@@ -103,10 +124,9 @@ LoopNest build_loop_nest(const dsl::Func& f) {
     if (nest.cores < 2)
       user_error("{}.{}: a group needs two loops on cores (it hands out tiles of the first of the last two in groups)",
                  fname, d.text);
-    const Loop& g = nest.loops[size_t(nest.cores - 2)];
-    if (g.extent % d.factor != 0)
-      user_error("{}.{}: the group {} must divide the {} iterations of {}; use a divisor of {}", fname, d.text,
-                 d.factor, g.extent, g.name(), g.extent);
+    // A group that does not divide the iterations of the first of the two loops (a schedule
+    // written for a bigger shape) hands out a last, smaller group; one beyond them is one group.
+    nest.core_group = std::min(d.factor, nest.loops[size_t(nest.cores - 2)].extent);
   }
   return nest;
 }

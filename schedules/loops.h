@@ -29,7 +29,8 @@ struct Loop {
 struct LoopNest {
   std::vector<Loop> loops;  // outermost first
   int cores = 0;            // how many outermost loops go to AI cores (fused)
-  int64_t core_group = 1;   // cores(..., group): rasterisation of the last two core loops
+  int64_t core_group = 1;   // cores(..., group): rasterisation of the last two core loops (the
+                            // last group smaller when it does not divide the first one's extent)
   int find(const std::shared_ptr<dsl::VarImpl>& v) const;  // -1 when absent
   std::string str() const;
 };

@@ -262,6 +262,7 @@ class Planner {
           if (d.factor > 1)
             user_error("{}.{}: the vector path hands rows to the cores in turn; groups are for the cube path", p_.name,
                        d.text);
+          check_core_loops(d);
           p_.cores = true;
           break;
         case Directive::Kind::DoubleBuffer: p_.double_buffer = true; break;
@@ -278,6 +279,29 @@ class Planner {
           user_error("{}.{}: {} runs on the vector unit, which takes cores(), double_buffer() and tile_rows(); this "
                      "directive is for the cube path", p_.name, d.text, p_.name);
       }
+    }
+  }
+
+  // The vector path hands tiles of whole rows to the cores (of elements when flat): cores() takes
+  // the Func's leading loops (any of its loops when flat), which all spread those tiles.
+  void check_core_loops(const Directive& d) const {
+    const auto& args = f_.impl->args;
+    std::vector<std::string> leading, all;
+    for (size_t i = 0; i < args.size(); ++i) {
+      all.push_back(args[i]->name);
+      if (i + 1 < args.size()) leading.push_back(args[i]->name);
+    }
+    // (A Func of one dimension is flat: it has no per-row or per-column values.)
+    std::string can = fmt::format("give it {} (spread over the cores in tiles of {})",
+                                  fmt::join(p_.flat ? all : leading, " or "), p_.flat ? "elements" : "whole rows");
+    for (const auto& v : d.vars) {
+      auto at = std::find(args.begin(), args.end(), v);
+      if (at == args.end())
+        user_error("{}.{}: {} is not a loop of {} (its loops: {}); {}", p_.name, d.text, v->name, p_.name,
+                   fmt::join(all, ", "), can);
+      if (!p_.flat && at + 1 == args.end())
+        user_error("{}.{}: {} is {}'s innermost loop, along its rows; the vector path hands whole rows to the cores: {}",
+                   p_.name, d.text, v->name, p_.name, can);
     }
   }
 

@@ -152,7 +152,7 @@ void add_matmul_options(CLI::App* cmd, MatmulArgs& a) {
   cmd->add_option("--out", a.out, "result type: f32 or f16 for f16 inputs, s32 for s8 (default f32 / s32)");
   cmd->add_flag("--transpose-a", a.transpose_a, "A is stored [k, m]");
   cmd->add_flag("--transpose-b", a.transpose_b, "B is stored [n, k]");
-  cmd->add_option("--epilogue", a.epilogue, "fused on the way out of L0C: bias, scale, relu, gelu (comma-separated)")
+  cmd->add_option("--epilogue", a.epilogue, "fused on the way out of L0C: bias, scale, relu, gelu (comma-separated, applied in that order: relu,bias is relu(AB)+bias)")
       ->delimiter(',');
   cmd->add_option("--scale", a.scale, "the epilogue's scale")->capture_default_str();
   cmd->add_option("--tm", a.tm, "override: rows of the output tile (L0C)");

@@ -34,7 +34,9 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
 
     a, b: float16 (then out is "f32" or "f16") or int8 (out "s32"; b must be given as n x k).
     epilogue: fused on the way out of L0C, a name or a list of "bias" (with bias, float32 of n),
-    "scale" (with scale), "relu", "gelu"; bias= or scale= without their epilogue is an error. overrides: tm, tn, tk_l0, tk_l1, core_group, l1_copies, double_buffer,
+    "scale" (with scale), "relu", "gelu", applied in the order listed: ["bias", "relu"] is
+    relu(AB + bias), ["relu", "bias"] is relu(AB) + bias, a step listed twice is applied twice;
+    bias= or scale= without their epilogue is an error. overrides: tm, tn, tk_l0, tk_l1, core_group, l1_copies, double_buffer,
     use_cores, stagger (see MatmulOptions). Returns (c, report).
     """
     a, b = _array(a, "a"), _array(b, "b")

@@ -50,7 +50,7 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("double_buffer", &MatmulOptions::double_buffer)
       .def_readwrite("use_cores", &MatmulOptions::use_cores)
       .def_readwrite("stagger", &MatmulOptions::stagger)
-      .def_readwrite("epilogue", &MatmulOptions::epilogue, "fused: 'bias', 'scale', 'relu', 'gelu'")
+      .def_readwrite("epilogue", &MatmulOptions::epilogue, "fused: 'bias', 'scale', 'relu', 'gelu', applied in the order listed")
       .def_readwrite("scale", &MatmulOptions::scale);
   m.def("matmul_func", [](const MatmulOptions& o, const ChipConfig& chip) {
     kernels::Matmul mm = kernels::matmul(o, chip);

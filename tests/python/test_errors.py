@@ -213,10 +213,11 @@ def test_schedule_errors():
 def test_kernel_errors_have_the_cli_message():
     a = np.ones((16, 16), np.float16)
     with pytest.raises(ck.Error) as info:
-        kernels.matmul(a, a, tm=4096)
-    cli = run_cli("kernel", "matmul", "--m", 16, "--n", 16, "--k", 16, "--tm", 4096, check=False)
+        kernels.matmul(a, a, l1_copies=9)
+    cli = run_cli("kernel", "matmul", "--m", 16, "--n", 16, "--k", 16, "--l1-copies", 9, check=False)
     assert cli.returncode != 0 and cli_message(cli.stderr) == str(info.value)
-    assert str(info.value) == "C.split(m, mo, mi, 4096): the factor must be 1..16 (the extent of m), got 4096"
+    assert str(info.value) == ("C.multi_buffer(L1, 9): the copies must be 1..4 "
+                               "(ascend910 has 4 event ids per pipe pair, one per copy)")
 
 
 H16, F32, ROWS16 = np.ones((16, 16), np.float16), np.ones((16, 16), np.float32), np.ones((4, 16), np.float16)
