@@ -421,6 +421,7 @@ class Builder {
   std::vector<Node> zero_scratch(std::vector<Node> body) {
     std::vector<Node> out;
     for (int b : pool_->all()) {
+      if (pool_->written_whole(b)) continue;
       int64_t n = k_.buffers[size_t(b)].bytes / 4;
       VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, b, Affine(0)}, 0}, 0);
     }

@@ -288,6 +288,7 @@ class Builder {
   std::vector<Node> zeroed() {
     std::vector<Node> out;
     for (int b : pool_->all()) {
+      if (pool_->written_whole(b)) continue;
       int64_t n = k_->buffers[size_t(b)].bytes / 4;
       VectorOps ops(*k_, *pool_, out, {1, n, n});
       ops.fill({VShape::Col, DType::f32, {-1, b, Affine(0)}, 0}, 0);

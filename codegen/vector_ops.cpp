@@ -35,18 +35,20 @@ const char* compare_name(VCompare c) {
 
 std::string vtyped(std::string_view mnemonic, DType t) { return fmt::format("{}.{}", mnemonic, dtype_name(t)); }
 
-int ScratchPool::take(int64_t bytes) {
+int ScratchPool::take(int64_t bytes, bool held) {
   auto best = free_.end();
   for (auto it = free_.begin(); it != free_.end(); ++it)
     if (k_.buffers[size_t(*it)].bytes >= bytes && (best == free_.end() || k_.buffers[size_t(*it)].bytes < k_.buffers[size_t(*best)].bytes))
       best = it;
-  if (best != free_.end()) {
+  if (best != free_.end() && !(held && k_.buffers[size_t(*best)].bytes > 2 * round_up(bytes, 32))) {
     int b = *best;
     free_.erase(best);
+    spread_only_.erase(b);
     return b;
   }
   int b = k_.new_buffer(fmt::format("V{}", all_.size()), Space::UB, round_up(bytes, 32), 1);
   all_.push_back(b);
+  if (held) spread_only_.insert(b);
   return b;
 }
 
@@ -187,7 +189,7 @@ void VectorOps::binary_scalar(VBinary op, const VValue& dst, const VValue& a, do
 int VectorOps::spread(const VValue& row) {
   for (const auto& [from, to] : spread_)
     if (from == row.at.buffer) return to;
-  int bc = pool_.take(round_up(t_.rows, 8) * 32);
+  int bc = pool_.take(round_up(t_.rows, 8) * 32, true);  // vbrcb writes all of it: 8 rows a repeat
   emit(vtyped("vbrcb", row.dtype), {{-1, bc, Affine(0)}, row.at}, {repeat((t_.rows + 7) / 8)});
   spread_.push_back({row.at.buffer, bc});
   return bc;

@@ -17,6 +17,7 @@
 #include "codegen/ir.h"
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,13 +59,20 @@ enum class VCompare : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
 class ScratchPool {
  public:
   explicit ScratchPool(Kernel& k) : k_(k) {}
-  int take(int64_t bytes);  // a buffer of at least `bytes`
+  // A buffer of at least `bytes`: the smallest free one that fits, or a new one. A buffer `held`
+  // for long (a cached spread) takes a free one only up to twice its size: it would otherwise keep
+  // a big buffer (a reduction's accumulator) from its next use, and UB would need another.
+  int take(int64_t bytes, bool held = false);
   void give(int buffer);
   const std::vector<int>& all() const { return all_; }
+  // Buffers only ever spread blocks, which vbrcb writes whole before they are read: they need no
+  // zeroing at the start.
+  bool written_whole(int buffer) const { return spread_only_.count(buffer) > 0; }
 
  private:
   Kernel& k_;
   std::vector<int> all_, free_;
+  std::set<int> spread_only_;
 };
 
 class VectorOps {

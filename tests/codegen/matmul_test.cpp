@@ -129,7 +129,7 @@ MatmulOptions random_options(std::mt19937_64& rng) {
   if (coin(0.4)) o.use_cores = coin(0.5);
   if (coin(0.4)) o.stagger = coin(0.5);
   if (coin(0.3)) o.l1_copies = int(pick(1, 4));
-  if (coin(0.3)) o.core_group = pick(1, 4);  // rejected unless it divides the m tiles
+  if (coin(0.3)) o.core_group = pick(1, 4);  // a last, smaller group when it does not divide the m tiles
   return o;
 }
 
