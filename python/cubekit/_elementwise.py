@@ -24,7 +24,7 @@ _FLOATS = (_np.dtype(_np.float16), _np.dtype(_np.float32))
 def array(a, what):
     if not isinstance(a, _np.ndarray):
         raise _cubekit.Error(f"{what}: expected a numpy array, got {type(a).__name__}")
-    return _np.ascontiguousarray(a)
+    return a if a.flags.c_contiguous else _np.ascontiguousarray(a)  # (ascontiguousarray makes 0-d arrays 1-d)
 
 
 def float_array(kernel, a, what):

@@ -68,6 +68,8 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
     epilogue = _opt.names(kernel, "epilogue", epilogue, _EPILOGUES)
     if scale is not None:
         scale = _opt.real(kernel, "scale", scale)
+    if bias is not None and not isinstance(bias, _np.ndarray):
+        _opt.fail(kernel, "bias", bias, "a float32 numpy array of n elements")
     a, b = _array(a, "a"), _array(b, "b")
     if a.ndim not in (2, 3) or b.ndim != a.ndim:
         raise _cubekit.Error(f"matmul: a and b must both be 2-D (or 3-D, batched), got {a.ndim}-D and {b.ndim}-D")
