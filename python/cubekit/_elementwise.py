@@ -22,6 +22,8 @@ _FLOATS = (_np.dtype(_np.float16), _np.dtype(_np.float32))
 
 
 def array(a, what):
+    if isinstance(a, _np.generic):  # a numpy scalar: a 0-d array
+        a = _np.asarray(a)
     if not isinstance(a, _np.ndarray):
         raise _cubekit.Error(f"{what}: expected a numpy array, got {type(a).__name__}")
     return a if a.flags.c_contiguous else _np.ascontiguousarray(a)  # (ascontiguousarray makes 0-d arrays 1-d)
