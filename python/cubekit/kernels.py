@@ -294,7 +294,9 @@ def sum(x, *, axis=None, keepdims=False, schedule="default", chip="ascend910", t
 
     Accumulated in f32 and returned in x's type. The kernel reduces the last axis, one value per
     row; other axes are moved last (and several flattened into one) on the host first, listed
-    in report["host"]. keepdims keeps the reduced axes as 1s. An empty axis sums to 0; an empty
+    in report["host"]. The reduced elements of a row must fit UB (25,520 f32 or 26,224 f16 on
+    ascend910, default schedule): reduce more in steps, e.g. sum(sum(x, axis=1)[0]). keepdims
+    keeps the reduced axes as 1s. An empty axis sums to 0; an empty
     result is returned without a launch. Returns (result, report).
     """
     return _reduce("sum", x, axis, keepdims, schedule, chip, tile_rows, timing_only, trace, raise_on_diagnostics)
