@@ -2,7 +2,21 @@
 and the report of a kernel that had nothing to do (an empty array)."""
 
 from . import _cubekit
-from ._options import boolean
+from ._options import INT32, boolean, integer, path
+
+
+def _checked(what, kwargs):
+    """The keyword options of run / Func.run checked as the kernels' are (pybind11 would say
+    "incompatible function arguments"); options this does not know pass through to C++."""
+    for key in ("timing_only", "checks"):
+        if key in kwargs:
+            kwargs[key] = boolean(what, key, kwargs[key])
+    for key in ("blocks", "threads"):
+        if key in kwargs:
+            kwargs[key] = integer(what, key, kwargs[key], bits=INT32)
+    if "trace" in kwargs:
+        kwargs["trace"] = path(what, "trace", kwargs["trace"])
+    return kwargs
 
 
 def raise_diagnostics(what, outputs, report):
@@ -30,7 +44,7 @@ def run(program, inputs=None, *args, raise_on_diagnostics=False, **kwargs):
 
     """
     strict = boolean("run", "raise_on_diagnostics", raise_on_diagnostics)
-    outputs, report = _cubekit.run(program, {} if inputs is None else inputs, *args, **kwargs)
+    outputs, report = _cubekit.run(program, {} if inputs is None else inputs, *args, **_checked("run", kwargs))
     if strict:
         raise_diagnostics(f"run of {program.name}", outputs, report)
     return outputs, report
@@ -43,7 +57,7 @@ _func_run = _cubekit.Func.run
 
 def _run_func(self, inputs, *args, raise_on_diagnostics=False, **kwargs):
     strict = boolean(f"{self.name}.run", "raise_on_diagnostics", raise_on_diagnostics)
-    out, report = _func_run(self, inputs, *args, **kwargs)
+    out, report = _func_run(self, inputs, *args, **_checked(f"{self.name}.run", kwargs))
     if strict:
         raise_diagnostics(f"{self.name}.run", {self.name: out}, report)
     return out, report

@@ -3,6 +3,7 @@ range, raises cubekit.Error naming the kernel, the option, the value and what it
 pybind11's "incompatible function arguments", never a silent conversion such as use_cores=3)."""
 import inspect
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -132,3 +133,22 @@ def test_run_and_func_run_options():
         f.run({"X": X}, raise_on_diagnostics="yes")
     out, report = f.run({"X": X}, raise_on_diagnostics=True)  # a clean run returns
     np.testing.assert_array_equal(out, X * 2)
+
+
+@pytest.mark.parametrize("option,bad", [("timing_only", "a"), ("timing_only", 2), ("trace", 5), ("threads", 1.5),
+                                        ("blocks", 2**40), ("checks", None)])
+def test_run_options_of_the_wrong_type(option, bad):
+    p = ck.assemble(""".kernel copy
+.tensor X f16 [16] in
+.tensor Z f16 [16] out
+    end
+""")
+    with pytest.raises(ck.Error, match=rf"^run: {option} must be .*, got {re.escape(repr(bad))} \({type(bad).__name__}\)$"):
+        ck.run(p, {"X": np.ones(16, np.float16)}, **{option: bad})
+    if option != "blocks":
+        f = ck.Func("F")
+        xi = ck.Input("X", "f16", [4, 16])
+        r, c = ck.Var("r"), ck.Var("c")
+        f[r, c] = xi[r, c] * 2
+        with pytest.raises(ck.Error, match=rf"^F\.run: {option} must be "):
+            f.run({"X": X}, **{option: bad})
