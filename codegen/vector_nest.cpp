@@ -129,7 +129,10 @@ class Builder {
     }
     out_type_ = p_.output->value.type().dtype;
     k.tensors.push_back({p_.name, out_type_, p_.shape, TensorRole::Out});
-    out_ = k.new_buffer("out", Space::UB, round_up(geometry(tile).rows * pitch_ * dtype_size(out_type_), 32), copies);
+    out_shape_ = p_.row_output ? VShape::Row : VShape::Full;
+    int64_t out_bytes = p_.row_output ? vbytes(VShape::Row, out_type_, geometry(tile))
+                                      : round_up(geometry(tile).rows * pitch_ * dtype_size(out_type_), 32);
+    out_ = k.new_buffer("out", Space::UB, out_bytes, copies);
     pool_ = std::make_unique<ScratchPool>(k);
 
     std::vector<Node> body;
@@ -257,7 +260,7 @@ class Builder {
     Evaluator out_eval(out_ops, inputs, funcs);
     for (const auto& st : p_.stages)  // every stage is read for the last time by the output
       if (funcs.count(st.func.get()) && reads(p_.output->value, st.func.get()) == 1) out_eval.adopt(funcs.at(st.func.get()));
-    VValue out{VShape::Full, out_type_, {-1, out_, Affine(0)}, 0};
+    VValue out{out_shape_, out_type_, {-1, out_, Affine(0)}, 0};
     out_eval.eval(p_.output->value, &out);
     out_nodes.push_back(store(t, n));
     use.push_back(scope({out_}, std::move(out_nodes)));
@@ -271,8 +274,8 @@ class Builder {
     int64_t s = dtype_size(out_type_);
     int out_tensor = int(p_.inputs.size());
     std::vector<Arg> args = mems(2);
-    Affine first = p_.flat ? t * tile_ : t * (tile_ * p_.cols);
-    if (p_.flat) {
+    Affine first = p_.flat || p_.row_output ? t * tile_ : t * (tile_ * p_.cols);
+    if (p_.flat || p_.row_output) {  // contiguous: elements, or one value per row
       args.push_back(kw("len", imm(n * s)));
     } else {
       int64_t len = p_.cols * s, gap = pitch_ * s / 32 - cdiv(len, 32);
@@ -338,6 +341,7 @@ class Builder {
   std::vector<int> in_, in_full_;
   int out_ = -1, w_ = -1;
   DType out_type_ = DType::f32;
+  VShape out_shape_ = VShape::Full;
   Affine count_;
 };
 

@@ -4,8 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace cubekit::kernels {
 
@@ -46,23 +50,101 @@ FuncRef at(const Func& f, std::vector<Expr> args) { return FuncRef(f.impl, std::
 Expr f32(const Expr& e) { return dsl::cast(DType::f32, e); }
 
 using Define = std::function<VectorKernel(const VectorOptions&, Dims&)>;
+using Op2 = Expr (*)(const Expr&, const Expr&);
 
-VectorKernel binary(const VectorOptions& o, Dims& d, const char* name, Expr (*op)(const Expr&, const Expr&)) {
-  Input x("X", o.dtype, o.shape), y("Y", o.dtype, o.shape);
+Expr as(DType t, const Expr& e) { return e.type().dtype == t ? e : dsl::cast(t, e); }
+
+// A numpy broadcast read on the vector path (BroadcastView): one Input per operand over the view.
+Expr broadcast_read(const char* name, DType t, BroadcastView::Read how, const BroadcastView& v, const dsl::Var& r,
+                    const dsl::Var& c, std::vector<Input>& inputs) {
+  using Read = BroadcastView::Read;
+  std::vector<int64_t> shape = how == Read::Full ? std::vector<int64_t>{v.rows, v.cols}
+                             : how == Read::Row  ? std::vector<int64_t>{v.rows}
+                                                 : std::vector<int64_t>{v.cols};
+  inputs.emplace_back(name, t, shape);
+  if (how == Read::Full) return inputs.back()(r, c);
+  return how == Read::Row ? inputs.back()(r) : inputs.back()(c);
+}
+
+VectorKernel binary(const VectorOptions& o, Dims& d, const char* name, Op2 op) {
+  DType yt = o.y_dtype.value_or(o.dtype);
+  if (yt != DType::f16 && yt != DType::f32)
+    user_error("{}: Y is {}; the vector kernels take f16 or f32", name, dtype_name(yt));
+  DType rt = dtype_size(yt) > dtype_size(o.dtype) ? yt : o.dtype;  // numpy's promotion of f16 and f32
   Func out(name);
-  at(out, d.all()) = op(x.call(d.all()), y.call(d.all()));
-  return {{x, y}, out};
+  if (o.scalar) {  // a constant operand: an immediate of vadds, vmuls, ... (in the result's type)
+    if (!o.y_shape.empty()) user_error("{}: give Y's shape or a scalar, not both", name);
+    Input x("X", o.dtype, o.shape);
+    Expr xe = as(rt, x.call(d.all())), k = dsl::cast(rt, Expr(*o.scalar));
+    at(out, d.all()) = o.scalar_first ? op(k, xe) : op(xe, k);
+    return {{x}, out};
+  }
+  std::vector<int64_t> ys = o.y_shape.empty() ? o.shape : o.y_shape;
+  for (int64_t e : ys)
+    if (e < 1) user_error("{}: every dimension of Y must be at least 1, got [{}]", name, fmt::join(ys, ", "));
+  std::vector<int64_t> shape = broadcast_shape(o.shape, ys, name);
+  if (o.shape == ys) {
+    Input x("X", o.dtype, o.shape), y("Y", yt, ys);
+    at(out, d.all()) = op(as(rt, x.call(d.all())), as(rt, y.call(d.all())));
+    return {{x, y}, out};
+  }
+  BroadcastView v = broadcast_view(o.shape, ys);
+  if (!v.ok)
+    user_error("{}: X [{}] and Y [{}] broadcast to [{}], which the vector path does not read directly: it reads an "
+               "operand of the result's shape with the other as one value per row (trailing 1s) or per column "
+               "(leading 1s); broadcast one of them to [{}] first", name, fmt::join(o.shape, ", "), fmt::join(ys, ", "),
+               fmt::join(shape, ", "), fmt::join(shape, ", "));
+  dsl::Var r("r"), c("c");
+  std::vector<Input> inputs;
+  Expr xe = broadcast_read("X", o.dtype, v.x, v, r, c, inputs), ye = broadcast_read("Y", yt, v.y, v, r, c, inputs);
+  out(r, c) = op(as(rt, xe), as(rt, ye));
+  return {inputs, out};
+}
+
+// An elementwise function computed in f32, the result in the input's type.
+VectorKernel unary_f32(const VectorOptions& o, Dims& d, const char* name, Expr (*f)(const Expr&)) {
+  Input x("X", o.dtype, o.shape);
+  // A Func named "tanh" clashes with the C library's tanh in Halide's JIT ("Symbol not found: tanh.buffer").
+  Func out(std::string(name) == "tanh" ? "tanh_out" : name);
+  at(out, d.all()) = dsl::cast(o.dtype, f(f32(x.call(d.all()))));
+  return {{x}, out};
+}
+
+// tanh(y) = 1 - 2 / (e^2y + 1): finite for every y (e^2y overflows to inf, giving 1)
+Expr tanh_of(const Expr& y) { return 1.0f - 2.0f / (dsl::exp(2.0f * y) + 1.0f); }
+Expr sigmoid_of(const Expr& x) { return 1.0f / (dsl::exp(-x) + 1.0f); }
+
+// One value per row of the last dimension: sum and mean in f32, max and min exact in the input type.
+VectorKernel reduction(const VectorOptions& o, const char* name) {
+  std::vector<int64_t> shape = o.shape.size() == 1 ? std::vector<int64_t>{1, o.shape[0]} : o.shape;
+  Dims d(shape);
+  Input x("X", o.dtype, shape);
+  Expr xk = x.call(d.along_k());
+  std::string n = name;
+  Expr value = n == "max" ? dsl::maximum(xk)
+             : n == "min" ? dsl::minimum(xk)
+             : n == "sum" ? dsl::cast(o.dtype, dsl::sum(f32(xk)))
+                          : dsl::cast(o.dtype, dsl::sum(f32(xk)) / float(shape.back()));
+  Func out(name);
+  at(out, d.rows()) = value;
+  return {{x}, out};
+}
+
+Define binary_op(const char* name, Op2 op) {
+  return [=](const VectorOptions& o, Dims& d) { return binary(o, d, name, op); };
+}
+Define unary_op(const char* name, Expr (*f)(const Expr&)) {
+  return [=](const VectorOptions& o, Dims& d) { return unary_f32(o, d, name, f); };
+}
+Define reduction_op(const char* name) {
+  return [=](const VectorOptions& o, Dims&) { return reduction(o, name); };
 }
 
 VectorKernel gelu(const VectorOptions& o, Dims& d) {
-  // tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), tanh(y) = 1 - 2 / (e^2y + 1)
-  Input x("X", o.dtype, o.shape);
-  Expr xf = f32(x.call(d.all()));
-  Expr y = 0.7978845608f * (xf + 0.044715f * xf * xf * xf);
-  Expr tanh = 1.0f - 2.0f / (dsl::exp(2.0f * y) + 1.0f);
-  Func out("gelu");
-  at(out, d.all()) = dsl::cast(o.dtype, 0.5f * xf * (1.0f + tanh));
-  return {{x}, out};
+  // tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  return unary_f32(o, d, "gelu", [](const Expr& xf) {
+    return 0.5f * xf * (1.0f + tanh_of(0.7978845608f * (xf + 0.044715f * xf * xf * xf)));
+  });
 }
 
 VectorKernel softmax(const VectorOptions& o, Dims& d) {
@@ -102,8 +184,18 @@ VectorKernel layernorm(const VectorOptions& o, Dims& d, bool rms) {
 
 const std::map<std::string, Define>& table() {
   static const std::map<std::string, Define> t = {
-      {"add", [](const VectorOptions& o, Dims& d) { return binary(o, d, "add", [](const Expr& a, const Expr& b) { return a + b; }); }},
-      {"mul", [](const VectorOptions& o, Dims& d) { return binary(o, d, "mul", [](const Expr& a, const Expr& b) { return a * b; }); }},
+      {"add", binary_op("add", [](const Expr& a, const Expr& b) { return a + b; })},
+      {"sub", binary_op("sub", [](const Expr& a, const Expr& b) { return a - b; })},
+      {"mul", binary_op("mul", [](const Expr& a, const Expr& b) { return a * b; })},
+      {"div", binary_op("div", [](const Expr& a, const Expr& b) { return a / b; })},
+      {"maximum", binary_op("maximum", [](const Expr& a, const Expr& b) { return dsl::max(a, b); })},
+      {"minimum", binary_op("minimum", [](const Expr& a, const Expr& b) { return dsl::min(a, b); })},
+      {"exp", unary_op("exp", [](const Expr& x) { return dsl::exp(x); })},
+      {"tanh", unary_op("tanh", tanh_of)},
+      {"sigmoid", unary_op("sigmoid", sigmoid_of)},
+      {"silu", unary_op("silu", [](const Expr& x) { return x * sigmoid_of(x); })},
+      {"sum", reduction_op("sum")}, {"max", reduction_op("max")}, {"min", reduction_op("min")},
+      {"mean", reduction_op("mean")},
       {"relu",
        [](const VectorOptions& o, Dims& d) {
          Input x("X", o.dtype, o.shape);
@@ -137,6 +229,63 @@ const std::vector<std::string>& vector_kernel_names() {
   return names;
 }
 
+bool is_binary_kernel(const std::string& name) {
+  for (const char* b : {"add", "sub", "mul", "div", "maximum", "minimum"})
+    if (name == b) return true;
+  return false;
+}
+
+bool is_reduction_kernel(const std::string& name) {
+  return name == "sum" || name == "max" || name == "min" || name == "mean";
+}
+
+std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b, const std::string& what) {
+  size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i) {  // aligned from the last dimension, as numpy
+    int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())], y = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (x != y && x != 1 && y != 1)
+      user_error("{}: shapes [{}] and [{}] do not broadcast: dimension {} is {} and {} (numpy's rule: equal, or one of "
+                 "them 1)", what, fmt::join(a, ", "), fmt::join(b, ", "), i, x, y);
+    out[i] = std::max(x, y);
+  }
+  return out;
+}
+
+BroadcastView broadcast_view(const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
+  using Read = BroadcastView::Read;
+  std::vector<int64_t> s = broadcast_shape(x, y, "broadcast");
+  size_t n = s.size();
+  auto padded = [n](const std::vector<int64_t>& a) {
+    std::vector<int64_t> p(n - a.size(), 1);
+    p.insert(p.end(), a.begin(), a.end());
+    return p;
+  };
+  auto ones = [](const std::vector<int64_t>& a, size_t from, size_t to) {
+    return std::all_of(a.begin() + long(from), a.begin() + long(to), [](int64_t e) { return e == 1; });
+  };
+  auto same = [&s](const std::vector<int64_t>& a, size_t from, size_t to) {
+    return std::equal(a.begin() + long(from), a.begin() + long(to), s.begin() + long(from));
+  };
+  std::vector<int64_t> px = padded(x), py = padded(y);
+  // The largest split that reads both (the fewest columns: a per-column operand stays in UB).
+  for (size_t p = n - 1; p >= 1; --p) {
+    auto read = [&](const std::vector<int64_t>& a) -> std::optional<Read> {
+      if (a == s) return Read::Full;
+      if (same(a, 0, p) && ones(a, p, n)) return Read::Row;
+      if (ones(a, 0, p) && same(a, p, n)) return Read::Col;
+      return std::nullopt;
+    };
+    std::optional<Read> rx = read(px), ry = read(py);
+    if (rx && ry && (*rx == Read::Full || *ry == Read::Full)) {
+      BroadcastView v{.ok = true, .split = p, .x = *rx, .y = *ry};
+      for (size_t i = 0; i < n; ++i) (i < p ? v.rows : v.cols) *= s[i];
+      return v;
+    }
+  }
+  return {};
+}
+
 VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
   auto it = table().find(name);
   if (it == table().end())
@@ -151,13 +300,16 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
   if (rows && o.shape.size() < 2)
     user_error("{}: give at least 2 dimensions (rows.., columns); it works along the last one, got [{}]", name,
                fmt::join(o.shape, ", "));
-  if (!rows && o.tile_rows)
-    user_error("{}: tile_rows applies to the row kernels (softmax, layernorm, rmsnorm); {} is elementwise, in tiles of "
-               "elements", name, name);
+  if (!rows && !is_reduction_kernel(name) && o.tile_rows)
+    user_error("{}: tile_rows applies to the row kernels (softmax, layernorm, rmsnorm, sum, max, min, mean); {} is "
+               "elementwise, in tiles of elements", name, name);
+  if (!is_binary_kernel(name) && (!o.y_shape.empty() || o.y_dtype || o.scalar))
+    user_error("{}: Y's shape and type and a scalar operand are for the binary kernels (add, sub, mul, div, maximum, "
+               "minimum)", name);
   Dims d(o.shape);
   VectorKernel k = it->second(o, d);
   bool naive = o.schedule == VectorOptions::Schedule::Naive;
-  if (o.use_cores.value_or(!naive)) k.out.cores({d.v[0]});
+  if (o.use_cores.value_or(!naive)) k.out.cores({dsl::Var(k.out.impl->args[0])});  // the outermost variable
   if (o.double_buffer.value_or(!naive)) k.out.double_buffer();
   if (o.tile_rows) k.out.tile_rows(o.tile_rows);
   return k;

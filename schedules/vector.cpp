@@ -41,6 +41,34 @@ struct Context {
   std::string where;  // "softmax(r, c) = ..." for messages
 };
 
+// The first reduction in an output's own expression (not in the Funcs it calls) whose operand
+// reads a tensor at (the output's variables.., its RDom): the output is then one value per row,
+// reduced along the last dimension (`out(r) = sum(X(r, k))`). A reduction read at as many
+// indices as the output has (`X(r, c) - sum(X(r, k))`) is broadcast over the columns instead.
+const ExprNode* first_access(const ExprNode* n) {
+  if (n->op == Op::Input || n->op == Op::Func) return n;
+  for (const Expr& a : n->args)
+    if (const ExprNode* f = first_access(a.get())) return f;
+  return nullptr;
+}
+
+const ExprNode* row_reduction(const Expr& e, const std::vector<std::shared_ptr<VarImpl>>& out_vars) {
+  const ExprNode* n = e.get();
+  if (n->op == Op::Input || n->op == Op::Func) return nullptr;
+  if (n->op == Op::Sum || n->op == Op::Maximum || n->op == Op::Minimum) {
+    const ExprNode* a = first_access(n->args[0].get());
+    if (!a || a->args.size() != out_vars.size() + 1) return nullptr;
+    auto is_var = [](const Expr& i, const VarImpl* v) { return i.node().op == Op::Var && i.node().var.get() == v; };
+    for (size_t i = 0; i < out_vars.size(); ++i)
+      if (!is_var(a->args[i], out_vars[i].get())) return nullptr;
+    const Expr& last = a->args.back();  // (rows.., k) with k the reduction's RDom
+    return last.node().op == Op::Var && last.node().var->reduction ? n : nullptr;
+  }
+  for (const Expr& a : n->args)
+    if (const ExprNode* r = row_reduction(a, out_vars)) return r;
+  return nullptr;
+}
+
 class Planner {
  public:
   Planner(const dsl::Func& f, VectorPlan& p) : f_(f), p_(p) {}
@@ -50,18 +78,22 @@ class Planner {
     p_.name = out->name;
     p_.output = out;
     p_.shape = f_.shape();
-    p_.cols = p_.shape.back();
-    for (size_t i = 0; i + 1 < p_.shape.size(); ++i) p_.rows *= p_.shape[i];
     Context c;
     c.where = out->name;
     for (const auto& a : out->args) c.rows.push_back(a.get());
-    c.last = c.rows.back();
-    c.rows.pop_back();
-    const ExprNode* top = strip_cast(out->value.get());
-    if (top->op == Op::Sum || top->op == Op::Maximum || top->op == Op::Minimum)
-      user_error("{}: its value is a reduction, one per row; the vector path's output varies along its last dimension "
-                 "(a per-row result is computed as an intermediate Func, e.g. to normalise by)", out->name);
-    analyse(out->value, c);  // Full; a per-row value is broadcast over the columns
+    if (const ExprNode* r = row_reduction(out->value, out->args)) {
+      p_.row_output = true;  // one value per row: every output variable is a row, the reduction's RDom the last
+      p_.cols = dsl::rvars_of(r->args[0]).empty() ? 1 : dsl::rvars_of(r->args[0])[0]->extent;
+      for (int64_t e : p_.shape) p_.rows *= e;
+      bool scalar = false;
+      analyse(out->value, c, &scalar);
+    } else {
+      p_.cols = p_.shape.back();
+      for (size_t i = 0; i + 1 < p_.shape.size(); ++i) p_.rows *= p_.shape[i];
+      c.last = c.rows.back();
+      c.rows.pop_back();
+      analyse(out->value, c);  // Full; a per-row value is broadcast over the columns
+    }
     check_types(out->value, out->name);
     for (const auto& st : p_.stages) check_types(st.func->value, st.func->name);
     p_.flat = !uses_row_or_col_;
@@ -343,7 +375,7 @@ std::string VectorPlan::str() const {
   std::string in;
   for (const Operand& o : inputs) in += fmt::format("{}{} ({})", in.empty() ? "" : ", ", o.input->name, shape_name(o.shape));
   return fmt::format("{}: vector, {} rows x {} columns{}; inputs {}; stages {}{}{}{}", name, rows, cols,
-                     flat ? " (flat)" : "", in, st.empty() ? "none" : st, tile_rows ? fmt::format(", tile_rows {}", tile_rows) : "",
+                     flat ? " (flat)" : row_output ? " (per-row output)" : "", in, st.empty() ? "none" : st, tile_rows ? fmt::format(", tile_rows {}", tile_rows) : "",
                      cores ? ", on all cores" : "", double_buffer ? ", double-buffered" : "");
 }
 

@@ -11,7 +11,9 @@
 // A value of a tile is Full (rows x columns), Row (one per row: reductions along the last
 // dimension, inputs indexed by the leading variables only) or Col (one per column: inputs indexed
 // by the last variable only, loaded once per core). An elementwise pipeline over same-shaped inputs
-// is flat: the tensors are one array, cut into tiles of elements.
+// is flat: the tensors are one array, cut into tiles of elements. An output that is itself a
+// reduction along the last dimension (`out(r..) = sum(X(r.., k))`, and arithmetic on such values)
+// is per-row: one value per row of the reduced rows, stored contiguously.
 #pragma once
 
 #include "dsl/func.h"
@@ -41,6 +43,7 @@ struct VectorPlan {
   std::vector<int64_t> shape;     // the output's
   int64_t rows = 1, cols = 1;     // leading dimensions flattened; the last one
   bool flat = false;              // no per-row or per-column values: tiles of elements
+  bool row_output = false;        // the output is per-row (shape: the rows'; cols: the reduced extent)
   int64_t tile_rows = 0;          // tile_rows(n); 0: as many as UB holds
   bool cores = false, double_buffer = false;
   std::string str() const;

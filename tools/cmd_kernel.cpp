@@ -191,6 +191,9 @@ struct VectorArgs : RunArgs {
   std::vector<int64_t> shape;
   std::string dtype = "f16", to = "f32", double_buffer, cores;
   double eps = 1e-5;
+  std::vector<int64_t> y_shape;  // binary kernels: Y's shape (broadcast), or a scalar Y
+  std::string y_dtype;
+  std::optional<double> scalar;
 };
 
 kernels::VectorOptions options_of(const VectorArgs& a) {
@@ -207,6 +210,9 @@ kernels::VectorOptions options_of(const VectorArgs& a) {
   o.tile_rows = a.tile_rows;
   o.double_buffer = on_off(a.double_buffer, "--double-buffer");
   o.use_cores = on_off(a.cores, "--cores");
+  o.y_shape = a.y_shape;
+  if (!a.y_dtype.empty()) o.y_dtype = dtype_option(a.y_dtype, "--y-dtype");
+  o.scalar = a.scalar;
   return o;
 }
 
@@ -217,6 +223,11 @@ void add_vector_options(CLI::App* cmd, VectorArgs& a) {
   cmd->add_option("--dtype", a.dtype, "input and result type: f16 or f32")->capture_default_str();
   if (a.name == "cast") cmd->add_option("--to", a.to, "the result type")->capture_default_str();
   if (a.name == "layernorm" || a.name == "rmsnorm") cmd->add_option("--eps", a.eps, "added to the variance")->capture_default_str();
+  if (kernels::is_binary_kernel(a.name)) {
+    cmd->add_option("--y-shape", a.y_shape, "Y's shape, broadcast with X's as numpy does (default: X's)")->delimiter(',');
+    cmd->add_option("--y-dtype", a.y_dtype, "Y's type: f16 or f32 (default: --dtype; the result is the wider)");
+    cmd->add_option_function<double>("--scalar", [&a](double v) { a.scalar = v; }, "Y is this constant instead of a tensor");
+  }
   cmd->add_option("--tile-rows", a.tile_rows, "override: rows per UB tile");
   cmd->add_option("--double-buffer", a.double_buffer, "override: on or off");
   cmd->add_option("--cores", a.cores, "override: spread tiles over all cores, on or off");
@@ -224,7 +235,9 @@ void add_vector_options(CLI::App* cmd, VectorArgs& a) {
 }
 
 std::string vector_headline(const VectorArgs& a, const kernels::VectorOptions& o) {
-  return fmt::format("{} [{}] {}", a.name, fmt::join(o.shape, ", "), dtype_name(o.dtype));
+  std::string y = o.scalar ? fmt::format(" with {}", *o.scalar)
+                : o.y_shape.empty() ? "" : fmt::format(" with [{}]", fmt::join(o.y_shape, ", "));
+  return fmt::format("{} [{}]{} {}", a.name, fmt::join(o.shape, ", "), y, dtype_name(o.dtype));
 }
 
 int run_vector(const VectorArgs& a) {

@@ -6,11 +6,14 @@ The pieces, as in C++ (see the README and docs/ of the repository):
 * programs: ``assemble(text)``, ``load(path)``, ``Builder``, ``Program.text()``, and
   ``run(program, inputs)`` on the emulator, which returns ``(outputs, report)`` with numpy arrays
   (fp16 as ``numpy.float16``) and the report as a dict; ``trace=path`` writes a Chrome trace;
+  ``raise_on_diagnostics=True`` (also for ``Func.run`` and the kernels) raises ``cubekit.Error``
+  when the checker finds a problem instead of returning it in the report;
 * the DSL: ``Var``, ``RVar``, ``RDom``, ``Input``, ``Func`` (define with ``f[m, n] = ...``),
   expressions with Python operators, ``cast``, ``min``, ``max``, ``exp``, ``log``, ``sqrt``,
-  ``abs``, ``select``, ``sum``, ``maximum``, ``minimum``, every schedule primitive as a ``Func``
+  ``abs``, ``select`` (also ``where``), ``sum``, ``maximum``, ``minimum``, every schedule primitive as a ``Func``
   method, ``Level``; ``compile(func)``, ``Func.run(inputs)``, ``reference(func, inputs)`` (Halide);
-* ``cubekit.kernels``: the ready kernels as one-call functions, e.g. ``kernels.matmul(a, b)``;
+* ``cubekit.kernels``: the ready kernels as one-call functions, e.g. ``kernels.matmul(a, b)``,
+  with numpy's habits (broadcasting, axis, keepdims, empty arrays: see its help);
   ``default_schedule(func)`` gives a Func you defined the schedule those kernels use.
 
 Every error is a ``cubekit.Error`` carrying cubekit's message (what was wrong, where, what to do).
@@ -53,13 +56,15 @@ from ._cubekit import (  # noqa: F401
     name,
     num,
     reference,
-    run,
     select,
     sqrt,
     sum,
     x,
 )
+from ._running import run  # noqa: E402  (raise_on_diagnostics; also adds it to Func.run)
 from . import kernels  # noqa: F401,E402
 from .kernels import default_schedule  # noqa: F401,E402
+
+where = select  # numpy's name: where(condition, if_true, if_false)
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -2,34 +2,53 @@
 
 Each compiles the kernel for the arrays' shapes, runs it on the emulator and returns
 ``(result, report)``: the result as a numpy array and the report as a dict (cycles, per-pipe
-ratios such as ``mac_ratio``, bytes, roofline, diagnostics). ``schedule="naive"`` gives the simple
-schedule for comparison; ``chip`` takes a preset name, a JSON path, a dict or a ``ChipConfig``;
-``timing_only=True`` skips the data (the result is zeros) and reports cycles only, for tuning;
-``trace`` is a path for a Chrome trace.
+ratios such as ``mac_ratio``, bytes, roofline, diagnostics). Every kernel takes:
+
+* ``schedule="naive"``: the simple schedule (one core, no double buffering), for comparison;
+* ``chip``: a preset name, a JSON path, a dict or a ``ChipConfig``;
+* ``timing_only=True``: no data (the result is zeros), cycles only, for tuning;
+* ``trace``: a path for a Chrome trace;
+* ``raise_on_diagnostics=True``: raise ``cubekit.Error`` when the emulator's checker reports a
+  problem instead of returning it in ``report["diagnostics"]``.
+
+numpy habits: the elementwise kernels broadcast as numpy does (Python scalars included) and
+promote float16 with float32 to float32; ``sum``, ``max``, ``min`` and ``mean`` take ``axis`` and
+``keepdims``; ``softmax`` and the norms take ``axis`` (the last by default); an empty array gives
+an empty result without launching anything (``report["launched"]`` is False). Work done on the
+host rather than by the kernel (a broadcast the vector path cannot read directly, an axis moved
+to the last position) is listed in ``report["host"]``. Every bad option raises ``cubekit.Error``
+naming the option, the value and what it takes.
 """
+
+import builtins as _builtins
 
 import numpy as _np
 
 from . import _cubekit
+from . import _options as _opt
+from ._elementwise import binary as _binary, unary as _unary, vector as _vector, array as _array
+from ._elementwise import COMMON_DOC as _COMMON_DOC
+from ._reductions import reduce as _reduce, along_axis as _along_axis
+from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics
+
+SCHEDULE_OVERRIDES = _opt.SCHEDULE_OVERRIDES
 
 
-def _chip(chip):
-    return _cubekit.chip(chip)
-
-
-def _array(a, what):
-    if not isinstance(a, _np.ndarray):
-        raise _cubekit.Error(f"{what}: expected a numpy array, got {type(a).__name__}")
-    return _np.ascontiguousarray(a)
-
-
-def _run(func, inputs, arrays, chip, timing_only, trace):
+def _run(func, inputs, arrays, chip, timing_only, trace, strict):
     named = {i.name: a for i, a in zip(inputs, arrays)}
-    return func.run(named, chip=chip, timing_only=timing_only, trace=trace)
+    out, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace)
+    report["launched"] = True
+    if strict:
+        _raise_diagnostics(func.name, {func.name: out}, report)
+    return out, report
+
+
+_EPILOGUES = ("bias", "scale", "relu", "gelu")
 
 
 def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=(), bias=None, scale=None,
-           schedule="default", chip="ascend910", timing_only=False, trace=None, **overrides):
+           schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False,
+           **overrides):
     """C = A x B on the cube (A: [batch..,] m x k, or k x m with transpose_a; B: k x n, or n x k).
 
     a, b: float16 (then out is "f32" or "f16") or int8 (out "s32"; b must be given as n x k).
@@ -38,7 +57,21 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
     relu(AB + bias), ["relu", "bias"] is relu(AB) + bias, a step listed twice is applied twice;
     bias= or scale= without their epilogue is an error. overrides: tm, tn, tk_l0, tk_l1, core_group, l1_copies, double_buffer,
     use_cores, stagger (see MatmulOptions). Returns (c, report).
+
+    An empty m, n or batch gives an empty result without a launch; k = 0 gives zeros (numpy's
+    empty sum), also without a launch (with a bias epilogue it is an error: say what you mean).
     """
+    kernel = "matmul"
+    schedule, chip, timing_only, trace, strict = _opt.common(kernel, schedule, chip, timing_only, trace,
+                                                             raise_on_diagnostics)
+    transpose_a = _opt.boolean(kernel, "transpose_a", transpose_a)
+    transpose_b = _opt.boolean(kernel, "transpose_b", transpose_b)
+    out = _opt.dtype(kernel, "out", out)
+    epilogue = _opt.names(kernel, "epilogue", epilogue, _EPILOGUES)
+    if scale is not None:
+        scale = _opt.real(kernel, "scale", scale)
+    if bias is not None and not isinstance(bias, _np.ndarray):
+        _opt.fail(kernel, "bias", bias, "a float32 numpy array of n elements")
     a, b = _array(a, "a"), _array(b, "b")
     if a.ndim not in (2, 3) or b.ndim != a.ndim:
         raise _cubekit.Error(f"matmul: a and b must both be 2-D (or 3-D, batched), got {a.ndim}-D and {b.ndim}-D")
@@ -49,7 +82,6 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
     o.dtype = a.dtype
     o.out = "s32" if a.dtype == _np.int8 and out == "f32" else out
     o.transpose_a, o.transpose_b = transpose_a, transpose_b
-    epilogue = [epilogue] if isinstance(epilogue, str) else list(epilogue)
     if bias is not None and "bias" not in epilogue:
         raise _cubekit.Error("matmul: a bias array was given but the epilogue has no 'bias'; add epilogue=['bias', ...]")
     if scale is not None and "scale" not in epilogue:
@@ -60,16 +92,30 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
         raise _cubekit.Error("matmul: the epilogue has 'scale' but no scale= was given")
     o.epilogue, o.scale, o.schedule = epilogue, 1.0 if scale is None else scale, schedule
     for key, value in overrides.items():
-        if not hasattr(o, key):
-            raise _cubekit.Error(f"matmul: unknown option '{key}'")
-        setattr(o, key, value)
-    chip = _chip(chip)
+        if key not in SCHEDULE_OVERRIDES:
+            raise _cubekit.Error(f"matmul: unknown option '{key}'; the schedule overrides are {', '.join(SCHEDULE_OVERRIDES)}")
+        setattr(o, key, _opt.schedule_override(kernel, key, value))
+    empty = _empty_matmul(a, b, o, epilogue, chip)
+    if empty is not None:
+        return empty
     func, inputs = _cubekit.matmul_func(o, chip)
     arrays = [a, b] + ([_array(bias, "bias")] if "bias" in o.epilogue else [])
-    return _run(func, inputs, arrays, chip, timing_only, trace)
+    return _run(func, inputs, arrays, chip, timing_only, trace, strict)
 
 
-SCHEDULE_OVERRIDES = ("tm", "tn", "tk_l0", "tk_l1", "core_group", "l1_copies", "double_buffer", "use_cores", "stagger")
+def _empty_matmul(a, b, o, epilogue, chip):
+    """numpy's answer for an empty product, without a launch: an empty result, or zeros for k = 0."""
+    if _builtins.min(o.m, o.n, o.k) > 0 and (a.ndim == 2 or o.batch > 0):
+        return None
+    shape = ((o.batch,) if a.ndim == 3 else ()) + (o.m, o.n)
+    if 0 not in shape and "bias" in epilogue:
+        raise _cubekit.Error("matmul: k is 0, so A x B is zeros; the bias epilogue would then be the bias itself: "
+                             "compute that without a matmul")
+    result = _np.zeros(shape, {"f32": _np.float32, "f16": _np.float16, "s32": _np.int32}[o.out])
+    report = _empty_report("matmul", shape, chip)
+    if 0 not in shape:
+        report["note"] = "nothing ran: k is 0, so the product is zeros (numpy's empty sum); no kernel was launched"
+    return result, report
 
 
 def default_schedule(func, *, schedule="default", chip="ascend910", **overrides):
@@ -85,69 +131,198 @@ def default_schedule(func, *, schedule="default", chip="ascend910", **overrides)
         C = Func("C"); C[m, n] = sum(cast("f32", A[m, k]) * cast("f32", B[k, n]))
         out, report = default_schedule(C).run({"A": a, "B": b})
     """
+    kernel = "default_schedule"
     o = _cubekit.MatmulOptions()
-    o.schedule = schedule
+    o.schedule = _opt.choice(kernel, "schedule", schedule, ("default", "naive"))
     for key, value in overrides.items():
         if key not in SCHEDULE_OVERRIDES:
             raise _cubekit.Error(f"default_schedule: unknown option '{key}' (the shape and types come from the Func); "
                                  f"the options are {', '.join(SCHEDULE_OVERRIDES)}")
-        setattr(o, key, value)
-    _cubekit.default_schedule(func, chip, o)
+        setattr(o, key, _opt.schedule_override(kernel, key, value))
+    _cubekit.default_schedule(func, _opt.chip(kernel, chip), o)
     return func
 
 
-def _vector(name, arrays, chip, schedule, timing_only, trace, **options):
-    x = arrays[0]
-    if x.dtype not in (_np.float16, _np.float32):
-        raise _cubekit.Error(f"{name}: x is {x.dtype}; the vector kernels take float16 or float32 "
-                             f"(convert with x.astype(numpy.float16))")
-    o = _cubekit.VectorOptions()
-    o.shape, o.dtype, o.schedule = list(x.shape), x.dtype, schedule
-    for key, value in options.items():
-        setattr(o, key, value)
-    func, inputs = _cubekit.vector_func(name, o)
-    return _run(func, inputs, arrays, _chip(chip), timing_only, trace)
+# ---- elementwise ----
+
+def _doc(f):
+    f.__doc__ = f.__doc__.replace("{common}", _COMMON_DOC)
+    return f
 
 
-def add(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None):
-    """x + y elementwise on the vector unit (float16 or float32). Returns (result, report)."""
-    return _vector("add", [_array(x, "x"), _array(y, "y")], chip, schedule, timing_only, trace)
+@_doc
+def add(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """x + y elementwise on the vector unit, broadcast as numpy does. Returns (result, report).
+
+    x, y: float16 or float32 arrays, or one of them a Python (or numpy) number.
+    {common}
+    """
+    return _binary("add", x, y, schedule, chip, timing_only, trace, raise_on_diagnostics)
 
 
-def mul(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None):
-    """x * y elementwise on the vector unit. Returns (result, report)."""
-    return _vector("mul", [_array(x, "x"), _array(y, "y")], chip, schedule, timing_only, trace)
+@_doc
+def sub(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """x - y elementwise on the vector unit, broadcast as numpy does. Returns (result, report).
+
+    x, y: float16 or float32 arrays, or one of them a number (``sub(1.0, x)`` is 1 - x).
+    {common}
+    """
+    return _binary("sub", x, y, schedule, chip, timing_only, trace, raise_on_diagnostics)
 
 
-def relu(x, *, schedule="default", chip="ascend910", timing_only=False, trace=None):
-    """max(x, 0) elementwise. Returns (result, report)."""
-    return _vector("relu", [_array(x, "x")], chip, schedule, timing_only, trace)
+@_doc
+def mul(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """x * y elementwise on the vector unit, broadcast as numpy does. Returns (result, report).
+
+    x, y: float16 or float32 arrays, or one of them a number.
+    {common}
+    """
+    return _binary("mul", x, y, schedule, chip, timing_only, trace, raise_on_diagnostics)
 
 
-def gelu(x, *, schedule="default", chip="ascend910", timing_only=False, trace=None):
-    """GELU (tanh approximation, computed in f32). Returns (result, report)."""
-    return _vector("gelu", [_array(x, "x")], chip, schedule, timing_only, trace)
+@_doc
+def div(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """x / y elementwise on the vector unit (numpy's true_divide), broadcast as numpy does.
+
+    x, y: float16 or float32 arrays, or one of them a number. Dividing by a per-row or per-column
+    operand takes its reciprocal once and multiplies (within 1 ulp of a division). Division by
+    zero gives inf or nan as in numpy (without numpy's warning). Returns (result, report).
+    {common}
+    """
+    return _binary("div", x, y, schedule, chip, timing_only, trace, raise_on_diagnostics)
 
 
-def cast(x, to, *, schedule="default", chip="ascend910", timing_only=False, trace=None):
-    """x converted to `to` ("f16", "f32", ... or a numpy type). Returns (result, report)."""
-    return _vector("cast", [_array(x, "x")], chip, schedule, timing_only, trace, to=to)
+@_doc
+def maximum(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """The larger of x and y elementwise (numpy.maximum), broadcast as numpy does.
+
+    x, y: float16 or float32 arrays, or one of them a number. Returns (result, report).
+    {common}
+    """
+    return _binary("maximum", x, y, schedule, chip, timing_only, trace, raise_on_diagnostics)
 
 
-def softmax(x, *, schedule="default", chip="ascend910", tile_rows=0, timing_only=False, trace=None):
-    """Softmax along the last axis (max, subtract, exp, sum, divide; f32 inside). Returns (result, report)."""
-    return _vector("softmax", [_array(x, "x")], chip, schedule, timing_only, trace, tile_rows=tile_rows)
+@_doc
+def minimum(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """The smaller of x and y elementwise (numpy.minimum), broadcast as numpy does.
+
+    x, y: float16 or float32 arrays, or one of them a number. Returns (result, report).
+    {common}
+    """
+    return _binary("minimum", x, y, schedule, chip, timing_only, trace, raise_on_diagnostics)
 
 
-def layernorm(x, gamma, beta, *, eps=1e-5, schedule="default", chip="ascend910", tile_rows=0, timing_only=False, trace=None):
-    """Layer normalisation along the last axis with f32 statistics, then * gamma + beta. Returns (result, report)."""
-    arrays = [_array(x, "x"), _array(gamma, "gamma"), _array(beta, "beta")]
-    return _vector("layernorm", arrays, chip, schedule, timing_only, trace, eps=eps, tile_rows=tile_rows)
+def relu(x, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """max(x, 0) elementwise (float16 or float32, any shape). Returns (result, report)."""
+    return _unary("relu", x, schedule, chip, timing_only, trace, raise_on_diagnostics)
 
 
-def rmsnorm(x, gamma, *, eps=1e-5, schedule="default", chip="ascend910", tile_rows=0, timing_only=False, trace=None):
-    """RMS normalisation along the last axis with f32 statistics, then * gamma. Returns (result, report)."""
-    return _vector("rmsnorm", [_array(x, "x"), _array(gamma, "gamma")], chip, schedule, timing_only, trace, eps=eps, tile_rows=tile_rows)
+def gelu(x, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """GELU (tanh approximation, computed in f32) elementwise. Returns (result, report)."""
+    return _unary("gelu", x, schedule, chip, timing_only, trace, raise_on_diagnostics)
+
+
+def exp(x, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """e ** x elementwise (numpy.exp), computed in f32 and returned in x's type (float16 or
+    float32; a float16 result above 65504 is inf, as in numpy). Returns (result, report)."""
+    return _unary("exp", x, schedule, chip, timing_only, trace, raise_on_diagnostics)
+
+
+def tanh(x, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """tanh(x) elementwise (numpy.tanh), computed in f32 as 1 - 2 / (e**2x + 1) (finite for every
+    x; within about 1e-7 absolute of numpy's) and returned in x's type. Returns (result, report)."""
+    return _unary("tanh", x, schedule, chip, timing_only, trace, raise_on_diagnostics)
+
+
+def sigmoid(x, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """The logistic function 1 / (1 + e**-x) elementwise, computed in f32 and returned in x's
+    type. Returns (result, report)."""
+    return _unary("sigmoid", x, schedule, chip, timing_only, trace, raise_on_diagnostics)
+
+
+def silu(x, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """SiLU (swish): x * sigmoid(x) elementwise, computed in f32 and returned in x's type.
+    Returns (result, report)."""
+    return _unary("silu", x, schedule, chip, timing_only, trace, raise_on_diagnostics)
+
+
+def cast(x, to, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
+    """x converted to `to` ("f16", "f32", "s32", ... or a numpy type). Returns (result, report)."""
+    to = _opt.dtype("cast", "to", to)
+    return _unary("cast", x, schedule, chip, timing_only, trace, raise_on_diagnostics, to=to)
+
+
+# ---- along an axis ----
+
+def softmax(x, *, axis=-1, schedule="default", chip="ascend910", tile_rows=0, timing_only=False, trace=None,
+            raise_on_diagnostics=False):
+    """Softmax along `axis` (the last by default): max, subtract, exp, sum, divide, f32 inside.
+
+    x: float16 or float32, any rank (a 1-D x is one row). The kernel works along the last axis;
+    for another axis the host moves it last before the run and back after (two transposed
+    copies, listed in report["host"]). tile_rows: rows per UB tile (0: the schedule's choice).
+    Returns (result, report).
+    """
+    return _along_axis("softmax", [x], [], axis, schedule, chip, tile_rows, timing_only, trace, raise_on_diagnostics)
+
+
+def layernorm(x, gamma, beta, *, eps=1e-5, axis=-1, schedule="default", chip="ascend910", tile_rows=0,
+              timing_only=False, trace=None, raise_on_diagnostics=False):
+    """Layer normalisation along `axis` (the last by default) with f32 statistics, then * gamma + beta.
+
+    gamma, beta: 1-D, as long as x's `axis`, of x's type. As softmax, another axis than the last is
+    moved on the host (report["host"]). eps: added to the variance. Returns (result, report).
+    """
+    eps = _opt.real("layernorm", "eps", eps)
+    return _along_axis("layernorm", [x], [(gamma, "gamma"), (beta, "beta")], axis, schedule, chip, tile_rows,
+                       timing_only, trace, raise_on_diagnostics, eps=eps)
+
+
+def rmsnorm(x, gamma, *, eps=1e-5, axis=-1, schedule="default", chip="ascend910", tile_rows=0, timing_only=False,
+            trace=None, raise_on_diagnostics=False):
+    """RMS normalisation along `axis` (the last by default) with f32 statistics, then * gamma.
+
+    gamma: 1-D, as long as x's `axis`, of x's type. As softmax, another axis than the last is moved
+    on the host (report["host"]). eps: added to the mean square. Returns (result, report).
+    """
+    eps = _opt.real("rmsnorm", "eps", eps)
+    return _along_axis("rmsnorm", [x], [(gamma, "gamma")], axis, schedule, chip, tile_rows, timing_only, trace,
+                       raise_on_diagnostics, eps=eps)
+
+
+def sum(x, *, axis=None, keepdims=False, schedule="default", chip="ascend910", tile_rows=0, timing_only=False,  # noqa: A001
+        trace=None, raise_on_diagnostics=False):
+    """The sum of x's elements over `axis` (numpy.sum): None (every axis), an int or a tuple.
+
+    Accumulated in f32 and returned in x's type. The kernel reduces the last axis, one value per
+    row; other axes are moved last (and several flattened into one) on the host first, listed
+    in report["host"]. The reduced elements of a row must fit UB (25,520 f32 or 26,224 f16 on
+    ascend910, default schedule): reduce more in steps, e.g. sum(sum(x, axis=1)[0]). keepdims
+    keeps the reduced axes as 1s. An empty axis sums to 0; an empty
+    result is returned without a launch. Returns (result, report).
+    """
+    return _reduce("sum", x, axis, keepdims, schedule, chip, tile_rows, timing_only, trace, raise_on_diagnostics)
+
+
+def max(x, *, axis=None, keepdims=False, schedule="default", chip="ascend910", tile_rows=0, timing_only=False,  # noqa: A001
+        trace=None, raise_on_diagnostics=False):
+    """The largest of x's elements over `axis` (numpy.max), exact in x's type; axes and keepdims
+    as in sum. An empty axis is an error (it has no maximum). Returns (result, report)."""
+    return _reduce("max", x, axis, keepdims, schedule, chip, tile_rows, timing_only, trace, raise_on_diagnostics)
+
+
+def min(x, *, axis=None, keepdims=False, schedule="default", chip="ascend910", tile_rows=0, timing_only=False,  # noqa: A001
+        trace=None, raise_on_diagnostics=False):
+    """The smallest of x's elements over `axis` (numpy.min), exact in x's type; axes and keepdims
+    as in sum. An empty axis is an error (it has no minimum). Returns (result, report)."""
+    return _reduce("min", x, axis, keepdims, schedule, chip, tile_rows, timing_only, trace, raise_on_diagnostics)
+
+
+def mean(x, *, axis=None, keepdims=False, schedule="default", chip="ascend910", tile_rows=0, timing_only=False,
+         trace=None, raise_on_diagnostics=False):
+    """The mean of x's elements over `axis` (numpy.mean): the f32 sum divided by the count, in x's
+    type; axes and keepdims as in sum. An empty axis gives nan, as numpy. Returns (result, report)."""
+    return _reduce("mean", x, axis, keepdims, schedule, chip, tile_rows, timing_only, trace, raise_on_diagnostics)
 
 
 names = list(_cubekit.vector_kernel_names()) + ["matmul"]  # the ready kernels

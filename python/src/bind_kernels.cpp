@@ -75,12 +75,30 @@ void bind_kernels(py::module_& m) {
       .def_property("schedule", &schedule_name<VectorOptions>, &set_schedule<VectorOptions>, "'default' or 'naive'")
       .def_readwrite("tile_rows", &VectorOptions::tile_rows)
       .def_readwrite("double_buffer", &VectorOptions::double_buffer)
-      .def_readwrite("use_cores", &VectorOptions::use_cores);
+      .def_readwrite("use_cores", &VectorOptions::use_cores)
+      .def_readwrite("y_shape", &VectorOptions::y_shape, "binary kernels: Y's shape, broadcast with X's (empty: X's)")
+      .def_property("y_dtype", [](const VectorOptions& o) -> py::object {
+        return o.y_dtype ? py::object(py::str(std::string(dtype_name(*o.y_dtype)))) : py::object(py::none());
+      }, [](VectorOptions& o, const py::object& t) {
+        o.y_dtype = t.is_none() ? std::nullopt : std::optional<DType>(to_dtype(t));
+      }, "binary kernels: Y's type (None: dtype)")
+      .def_readwrite("scalar", &VectorOptions::scalar, "binary kernels: a constant in place of Y (None: Y is a tensor)")
+      .def_readwrite("scalar_first", &VectorOptions::scalar_first, "the constant is the left operand (2 - x)");
   m.def("vector_func", [](const std::string& name, const VectorOptions& o) {
     kernels::VectorKernel k = kernels::vector_kernel(name, o);
     return py::make_tuple(k.out, k.inputs);
   }, py::arg("name"), py::arg("options"), "The vector kernel's Func and its Inputs.");
   m.def("vector_kernel_names", &kernels::vector_kernel_names, "The vector kernels kernels.vector_func knows.");
+  m.def("broadcast_view", [](const std::vector<int64_t>& x, const std::vector<int64_t>& y) -> py::object {
+    kernels::BroadcastView v = kernels::broadcast_view(x, y);
+    if (!v.ok) return py::none();
+    auto read = [](kernels::BroadcastView::Read r) {
+      return r == kernels::BroadcastView::Read::Full ? "full" : r == kernels::BroadcastView::Read::Row ? "row" : "col";
+    };
+    return py::make_tuple(v.rows, v.cols, read(v.x), read(v.y));
+  }, py::arg("x_shape"), py::arg("y_shape"),
+  "kernels::broadcast_view: (rows, cols, how X is read, how Y is read), or None when the vector path cannot read "
+  "the broadcast directly.");
 }
 
 }  // namespace cubekit::py_bind

@@ -169,14 +169,6 @@ const ApiCase kVectorFuncs[] = {
        codegen::compile(out, chip910());
      },
      {"out: `cast(f32, S(r, c))` converts s8 to f32; the vector unit converts f16 <-> f32"}},
-    {"OutputIsAReduction",
-     [] {
-       Vec v;
-       Func m("m");
-       m(v.r) = maximum(f32(v.X(v.r, v.k)));
-       codegen::compile(m, chip910());
-     },
-     {"m: its value is a reduction, one per row; the vector path's output varies along its last dimension"}},
     {"ReadsAContraction",
      [] {
        Input A("A", DType::f16, {64, 32}), B("B", DType::f16, {32, 256});
@@ -383,8 +375,9 @@ kernels::VectorOptions vshape(std::vector<int64_t> s) {
 }
 
 const ApiCase kKernelOptions[] = {
-    {"VectorKernelUnknown", [] { kernels::vector_kernel("tanh", vshape({4, 256})); },
-     {"no vector kernel 'tanh'; the kernels are add, cast, gelu, layernorm, mul, relu, rmsnorm, softmax"}},
+    {"VectorKernelUnknown", [] { kernels::vector_kernel("softplus", vshape({4, 256})); },
+     {"no vector kernel 'softplus'; the kernels are add, cast, div, exp, gelu, layernorm, max, maximum, mean, min, "
+      "minimum, mul, relu, rmsnorm, sigmoid, silu, softmax, sub, sum, tanh"}},
     {"VectorKernelWithoutShape", [] { kernels::vector_kernel("softmax", vshape({})); },
      {"softmax: give a shape (at least one dimension)"}},
     {"VectorKernelDimensionBelowOne", [] { kernels::vector_kernel("softmax", vshape({4, 0})); },
@@ -447,8 +440,8 @@ const ErrorCase kCli[] = {
     {"SoftmaxTileRowsAboveBurstLimit", "kernel softmax --rows 8192 --cols 16 --tile-rows 4096",
      {"cubekit: error: softmax.tile_rows(4096): at most 4095 rows per tile (a tile's rows are the bursts of one copy)"}},
     {"AddTileRows", "kernel add --rows 4 --cols 256 --tile-rows 2",
-     {"cubekit: error: add: tile_rows applies to the row kernels (softmax, layernorm, rmsnorm); add is elementwise, "
-      "in tiles of elements"}},
+     {"cubekit: error: add: tile_rows applies to the row kernels (softmax, layernorm, rmsnorm, sum, max, min, mean); "
+      "add is elementwise, in tiles of elements"}},
     {"SoftmaxDimensionBelowOne", "kernel softmax --shape 4,0",
      {"cubekit: error: softmax: every dimension must be at least 1, got [4, 0]"}},
     {"CompileSoftmaxWithoutCols", "compile softmax --rows 4 -o /nonexistent/cubekit/s.s",

@@ -15,7 +15,9 @@ def ab(rng):
 
 
 def test_kernel_names():
-    assert sorted(kernels.names) == ["add", "cast", "gelu", "layernorm", "matmul", "mul", "relu", "rmsnorm", "softmax"]
+    assert sorted(kernels.names) == ["add", "cast", "div", "exp", "gelu", "layernorm", "matmul", "max", "maximum", "mean",
+                                     "min", "minimum", "mul", "relu", "rmsnorm", "sigmoid", "silu", "softmax", "sub",
+                                     "sum", "tanh"]
 
 
 # ---- matmul ----
