@@ -226,6 +226,7 @@ class Lowering {
     r.func(r.vars) = initial_value(n.op, value.type());
     r.func(r.vars) = combine(n.op, r.func(r.vars), value);
     r.owner = fused ? c.func : nullptr;
+    r.nested = !c.bound.empty();
     out_.reductions.push_back(r);
     return r.func(call);
   }

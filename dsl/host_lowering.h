@@ -30,6 +30,7 @@ struct LoweredReduction : LoweredFunc {
   // The DSL Func it is computed for, when it is called there with all of that Func's variables in
   // order (`C(m, n) = sum(...)`): the fast schedule computes it at that Func's tiles.
   const FuncImpl* owner = nullptr;
+  bool nested = false;  // inside another reduction (its variables may include that one's RVars)
 };
 
 // An input read inside a reduction through a root copy (fast schedule only): cast to the type the

@@ -74,44 +74,37 @@ Tile tile_for(const LoweredFunc& f, int v) {
   return tile;
 }
 
-// The reduction within one tile of its consumer: both definitions with the lanes along x, the rows
-// unrolled, and (the update) its RDom outside them, in order. Each result's accumulator stays in a
-// register across the whole RDom.
+// The reduction within one (whole) tile of its consumer: both definitions with the lanes along x,
+// the rows unrolled, and (the update) its RDom outside them, in order. Each result's accumulator
+// stays in a register across the whole RDom.
 template <class Definition>
 void schedule_in_tile(Definition def, const LoweredReduction& r, const Tile& tile, bool update) {
-  std::vector<Halide::VarOrRVar> order;
-  Halide::Var xo, xi, xv, yo, yi;
-  def.split(r.vars[0], xo, xi, tile.columns, TailStrategy::GuardWithIf);
-  if (tile.vector) {
-    def.split(xi, xi, xv, tile.vector, TailStrategy::GuardWithIf).vectorize(xv);
-    order.push_back(xv);
-  }
-  def.unroll(xi);
-  order.push_back(xi);
-  if (r.vars.size() >= 2) {
-    def.split(r.vars[1], yo, yi, tile.rows, TailStrategy::GuardWithIf).unroll(yi);
-    order.push_back(yi);
-  }
+  std::vector<Halide::VarOrRVar> order{r.vars[0]};
+  if (tile.vector) def.vectorize(r.vars[0]);
+  else def.unroll(r.vars[0]);
+  if (r.vars.size() >= 2) def.unroll(r.vars[1]), order.push_back(r.vars[1]);
   if (update)
     for (int d = 0; d < r.rdom.dimensions(); ++d) order.push_back(r.rdom[d]);
-  if (r.vars.size() >= 2) order.push_back(yo);
-  order.push_back(xo);
   for (size_t d = 2; d < r.vars.size(); ++d) order.push_back(r.vars[d]);
   def.reorder(order);
 }
 
 // `f`, tiled (parallel over column panels, each panel's rows in turn: the operand a panel reads
-// again and again stays in cache), computes `reductions` tile by tile.
+// again and again stays in cache), computes `reductions` tile by tile. f is computed over its
+// extents exactly (bound), and the last tiles shift inwards to stay whole (recomputing a few
+// results, the same values): no tails to guard, far less code for LLVM to compile.
 void schedule_tiled(const LoweredFunc& f, const std::vector<const LoweredReduction*>& reductions,
                     const Halide::Target& t) {
   Halide::Func func = f.func;
   Tile tile = tile_for(f, lanes(t, reductions[0]->func));
+  TailStrategy tail = TailStrategy::ShiftInwards;
+  for (size_t d = 0; d < f.vars.size(); ++d) func.bound(f.vars[d], 0, int(f.extents[d]));
   Halide::Var xo, xi, yo, yi;
-  func.split(f.vars[0], xo, xi, tile.columns, TailStrategy::GuardWithIf);
+  func.split(f.vars[0], xo, xi, tile.columns, tail);
   std::vector<Halide::VarOrRVar> order{xi};
   Halide::VarOrRVar at = xo;
   if (f.vars.size() >= 2) {
-    func.split(f.vars[1], yo, yi, tile.rows, TailStrategy::GuardWithIf);
+    func.split(f.vars[1], yo, yi, tile.rows, tail);
     order.insert(order.end(), {yi, yo});
     at = yo;
   }
@@ -144,12 +137,14 @@ void schedule_fast(Lowered& lowered, const Halide::Target& target) {
   }
   for (const LoweredReduction& r : lowered.reductions) {
     Halide::Func reduction = r.func;
-    if (r.vars.empty()) {
-      reduction.compute_root();  // one value: nothing to share out
+    if (r.vars.empty() || r.nested) {
+      // One value, or a reduction inside another (rare): computed once, in plain loops.
+      reduction.compute_root();
       continue;
     }
     if (r.owner) continue;
-    // Called with fewer variables than its consumer has: computed once, into a root wrapper.
+    // Called with fewer variables than its consumer has: computed once, into a root wrapper over the
+    // consumer's extents.
     LoweredFunc wrapper{reduction.in(), {}, r.extents};
     wrapper.vars = wrapper.func.args();
     wrapper.func.compute_root();
