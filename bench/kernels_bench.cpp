@@ -5,10 +5,14 @@
 // plain C++ loop) time one run on this machine. bench/run.py runs a suite and makes the results
 // JSON, the Markdown table and the plots.
 //
-//   kernels_bench --suite=matmul|vector|smoke [--chip=NAME] [Google Benchmark flags]
+// The check suite times what `cubekit kernel` runs after compiling, one iteration each: the full
+// emulation and the golden check (the Halide reference and the comparison), side by side.
+//
+//   kernels_bench --suite=matmul|vector|check|smoke [--chip=NAME] [Google Benchmark flags]
 #include "codegen/lower.h"
 #include "dsl/host.h"
 #include "emulator/simulator.h"
+#include "kernels/check.h"
 #include "kernels/matmul.h"
 #include "kernels/vector.h"
 
@@ -30,6 +34,7 @@ struct Job {
   dsl::Func func;
   double flops = 0;
   int64_t bytes = 0;  // every tensor read or written once
+  double atol = -1;   // the check's absolute tolerance, as `cubekit kernel` sets it (< 0: the dtype's)
 };
 
 void common_counters(benchmark::State& state, const Job& job, const std::string& kind) {
@@ -81,12 +86,50 @@ std::map<std::string, std::vector<uint8_t>> host_inputs(const dsl::Func& f) {
 // The same Func through Halide on this CPU (parallel outer loop, vectorised inner loop).
 void halide_cpu(benchmark::State& state, const std::function<Job()>& make) {
   Job job = make();
-  dsl::HostPipeline pipeline(job.func, /*parallel=*/true);
+  dsl::HostPipeline pipeline(job.func);
   auto in = host_inputs(job.func);
   std::map<std::string, const std::vector<uint8_t>*> ptrs;
   for (const auto& [name, bytes] : in) ptrs[name] = &bytes;
   for (auto _ : state) benchmark::DoNotOptimize(pipeline.run(ptrs).data.data());
   common_counters(state, job, "host");
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// What `cubekit kernel` runs after compiling: the full emulation (data and checks) of the default
+// program, then the golden check (the Halide reference, its JIT compile included, and the
+// comparison), each timed on its own in every iteration; the counters are their medians and ratio.
+void emulation_and_check(benchmark::State& state, const std::function<Job()>& make) {
+  using clock = std::chrono::steady_clock;
+  Job job = make();
+  Program program = codegen::compile(job.func, g_chip).program;
+  GlobalMemory gm = GlobalMemory::for_program(program);
+  gm.fill_inputs(1);
+  std::map<std::string, const std::vector<uint8_t>*> inputs;
+  for (size_t t = 0; t < gm.decls.size(); ++t)
+    if (gm.decls[t].role != TensorRole::Out) inputs[gm.decls[t].name] = &gm.data[t];
+  std::vector<double> emulation, check;
+  bool clean = true, pass = true;
+  for (auto _ : state) {
+    auto start = clock::now();
+    SimResult sim = simulate(g_chip, program, gm, {});
+    auto emulated = clock::now();
+    dsl::HostTensor want = dsl::run_on_host(job.func, inputs);
+    kernels::Comparison c = kernels::compare(gm.bytes(job.func.name()), want.data, want.dtype, job.atol);
+    auto checked = clock::now();
+    clean = clean && sim.report.clean(), pass = pass && c.pass;
+    emulation.push_back(std::chrono::duration<double>(emulated - start).count());
+    check.push_back(std::chrono::duration<double>(checked - emulated).count());
+  }
+  if (!clean) state.SkipWithError("the kernel reported a problem");
+  if (!pass) state.SkipWithError("the emulation and the reference disagree");
+  state.counters["emulation_s"] = median(emulation);
+  state.counters["check_s"] = median(check);
+  state.counters["check_over_emulation"] = median(check) / median(emulation);
+  common_counters(state, job, "check");
 }
 
 // ---- plain C++ loops, the first thing anyone writes ----
@@ -168,7 +211,10 @@ int64_t tensor_bytes(const dsl::Func& f) {
 
 Job matmul_job(const kernels::MatmulOptions& o) {
   kernels::Matmul mm = kernels::matmul(o, g_chip);
-  return {mm.out, 2.0 * double(o.m) * double(o.n) * double(o.k), tensor_bytes(mm.out)};
+  double batch = double(std::max<int64_t>(o.batch, 1));
+  // the tolerance `cubekit kernel matmul` checks with
+  double atol = o.in == DType::s8 ? 0 : (o.out == DType::f16 ? 1e-2 : std::max(1e-4, double(o.k) * 0x1p-23));
+  return {mm.out, 2.0 * batch * double(o.m) * double(o.n) * double(o.k), tensor_bytes(mm.out), atol};
 }
 
 void register_matmul(const std::vector<MatmulShape>& shapes) {
@@ -246,6 +292,37 @@ void register_vector(int64_t rows, int64_t cols) {
   }
 }
 
+// The golden check beside the emulation it checks, for the README's kernels and shapes and their
+// f32, s8 and epilogue variants.
+void register_checks(const std::vector<MatmulShape>& shapes, int64_t rows, int64_t cols, bool variants) {
+  auto add = [](const std::string& name, std::function<Job()> make) {
+    benchmark::RegisterBenchmark(name.c_str(), [make](benchmark::State& st) { emulation_and_check(st, make); })
+        ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+  };
+  for (const MatmulShape& s : shapes) {
+    std::string shape = fmt::format("{}x{}x{}", s.m, s.n, s.k);
+    kernels::MatmulOptions o;
+    o.m = s.m, o.n = s.n, o.k = s.k;
+    add(fmt::format("matmul/{}/check_f16", shape), [o] { return matmul_job(o); });
+    if (!variants) continue;
+    kernels::MatmulOptions s8 = o, epilogue = o;
+    s8.in = DType::s8, s8.out = DType::s32, s8.transpose_b = true;
+    epilogue.epilogue = {"bias", "gelu"}, epilogue.out = DType::f16;
+    add(fmt::format("matmul/{}/check_s8", shape), [s8] { return matmul_job(s8); });
+    add(fmt::format("matmul/{}/check_bias_gelu_f16", shape), [epilogue] { return matmul_job(epilogue); });
+  }
+  for (const std::string& name : {"add", "gelu", "softmax", "layernorm", "rmsnorm"})
+    for (DType dt : {DType::f16, DType::f32}) {
+      if (dt == DType::f32 && !variants) continue;
+      add(fmt::format("{}/{}x{}/check_{}", name, rows, cols, dtype_name(dt)), [name = std::string(name), dt, rows, cols] {
+        kernels::VectorOptions o;
+        o.shape = {rows, cols}, o.dtype = dt;
+        kernels::VectorKernel k = kernels::vector_kernel(name, o);
+        return Job{k.out, 0, tensor_bytes(k.out)};
+      });
+    }
+}
+
 // Takes --name=value off the command line (Google Benchmark rejects flags it does not know).
 std::string take_flag(int& argc, char** argv, const std::string& name, const std::string& fallback) {
   std::string prefix = "--" + name + "=", value = fallback;
@@ -274,9 +351,12 @@ int main(int argc, char** argv) {
     register_matmul({{512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
                      {512, 1024, 1024}, {512, 4096, 1024}, {512, 1024, 4096}});
   else if (suite == "vector") register_vector(4096, 4096);
-  else if (suite == "smoke") register_matmul({{128, 128, 128}}), register_vector(64, 256);
+  else if (suite == "check")
+    register_checks({{512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
+                     {512, 1024, 1024}, {512, 4096, 1024}, {512, 1024, 4096}}, 4096, 4096, true);
+  else if (suite == "smoke") register_matmul({{128, 128, 128}}), register_vector(64, 256), register_checks({{128, 128, 128}}, 64, 256, false);
   else {
-    fmt::print(stderr, "kernels_bench: unknown suite '{}'; the suites are matmul, vector and smoke\n", suite);
+    fmt::print(stderr, "kernels_bench: unknown suite '{}'; the suites are matmul, vector, check and smoke\n", suite);
     return 2;
   }
   benchmark::Initialize(&argc, argv);

@@ -6,8 +6,10 @@ bandwidth ceilings, and the per-pipe utilisation of every emulated implementatio
     bench/run.py [SUITE] [--chip NAME] [--out DIR] [--build DIR] [--repetitions N]
 
 SUITE is matmul (square 512-4096 and the GEMMs of BERT-Large at sequence 512), vector (4096 x 4096
-f16 kernels), smoke (tiny, for the tests) or all. Host times are medians over the repetitions,
-after a warm-up; emulated cycles are exact.
+f16 kernels), check (what `cubekit kernel` runs after compiling: the full emulation and the golden
+check against Halide, side by side, for those kernels and their f32, s8 and epilogue variants), smoke
+(tiny, for the tests) or all. Host times are medians over the repetitions, after a warm-up; emulated
+cycles are exact.
 """
 
 import argparse
@@ -69,6 +71,9 @@ def results_of(raw):
             for key in ["cycles", "tflops", "mac_ratio", "vec_ratio", "efficiency", "gm_bytes", "compile_ms", "cores_used"]:
                 r[key] = b[key]
             r["pipes"] = {p: b[f"pipe_{p}"] for p in PIPES}
+        elif r["kind"] == "check":
+            r["emulation_seconds"], r["check_seconds"] = b["emulation_s"], b["check_s"]
+            r["check_over_emulation"] = b["check_over_emulation"]
         else:
             r["host_tflops"] = b["flops"] / seconds / 1e12
         records.append(r)
@@ -105,6 +110,15 @@ def markdown(chip, records):
                          f"{cell(d, 'host_seconds', '.3f')} | {cell(h, 'host_seconds', '.3f')} | "
                          f"{cell(loop, 'host_seconds', '.3f')} | {cell(d, 'compile_ms', '.1f')} |")
         lines.append("")
+    checks = [r for r in records if r["kind"] == "check"]
+    if checks:
+        lines += ["## the golden check beside the emulation it checks", "",
+                  "| kernel | shape | variant | emulation host s | check host s | check / emulation |",
+                  "|---|---|---|---|---|---|"]
+        for r in checks:
+            lines.append(f"| {r['kernel']} | {r['shape']} | {r['implementation'].removeprefix('check_')} | "
+                         f"{r['emulation_seconds']:.3f} | {r['check_seconds']:.3f} | {r['check_over_emulation']:.2f} |")
+        lines.append("")
     vectors = [(k, g) for k, g in groups.items() if k[0] != "matmul" and "default" in g]
     if vectors:
         lines += ["## vector kernels (f16)", "",
@@ -127,6 +141,8 @@ def markdown(chip, records):
             if r["kind"] == "emulator":
                 lines.append(f"| {kernel} | {shape} | {name} | {r['cycles']:,.0f} | {r['tflops']:.2f} | {r['mac_ratio']:.3f} | "
                              f"{r['vec_ratio']:.3f} | {r['efficiency']:.3f} | {r['gm_bytes']:,.0f} | {r['host_seconds']:.4f} |")
+            elif r["kind"] == "check":
+                continue  # in the table above
             else:
                 lines.append(f"| {kernel} | {shape} | {name} (host) | - | {r['host_tflops']:.3f} | - | - | - | - | "
                              f"{r['host_seconds']:.4f} |")
@@ -179,7 +195,7 @@ def plots(chip, records, out):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("suite", nargs="?", default="matmul", choices=["matmul", "vector", "smoke", "all"])
+    parser.add_argument("suite", nargs="?", default="matmul", choices=["matmul", "vector", "check", "smoke", "all"])
     parser.add_argument("--chip", default="ascend910", help="chip preset or JSON config")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "bench"), help="where the results go")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build directory")
@@ -187,7 +203,7 @@ def main():
     parser.add_argument("--min-time", type=float, default=0, help="seconds each benchmark runs at least (Google Benchmark's default when 0)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    suites = ["matmul", "vector"] if args.suite == "all" else [args.suite]
+    suites = ["matmul", "vector", "check"] if args.suite == "all" else [args.suite]
     records = []
     for suite in suites:
         raw = os.path.join(args.out, f"raw_{suite}.json")

@@ -1,5 +1,10 @@
-// Any Func, run on the host CPU through Halide's JIT: the golden reference of every test and the
-// CPU baseline of bench/. Halide.h is included only by host.cpp, behind this small interface.
+// Any Func, run on the host CPU through Halide's JIT: the golden reference of every test and check,
+// and the CPU baseline of bench/. Halide.h is included only by the host backend's sources
+// (host*.cpp), behind this small interface.
+//
+// IEEE semantics throughout (Halide's strict_float: no fast-math, no fused multiply-adds), and
+// numpy's where Halide's differ: max/min and maximum/minimum propagate NaN, and maximum/minimum
+// of a row of -inf/+inf is -inf/+inf in every float type.
 #pragma once
 
 #include "dsl/func.h"
@@ -17,12 +22,20 @@ struct HostTensor {
   std::vector<uint8_t> data;
 };
 
+// How the reference is computed; both give the same bits.
+enum class HostSchedule {
+  // Parallel over the cores, vectorised, reductions in register tiles, contraction operands
+  // converted once into copies laid out for the tiles: as fast as the emulation it checks.
+  Fast,
+  // Halide's plain loop nest (every Func at root, each result's reduction in its innermost loop):
+  // the definition as written, what Fast is tested against.
+  Plain,
+};
+
 class HostPipeline {
  public:
-  // Compiles `output` (and every Func it calls) once. `parallel` gives it a CPU schedule
-  // (parallel outer loop, vectorised inner loop) for baselines; the default is Halide's plain
-  // loop nest, which sums reductions in order.
-  explicit HostPipeline(const Func& output, bool parallel = false);
+  // Compiles `output` (and every Func it calls) once.
+  explicit HostPipeline(const Func& output, HostSchedule schedule = HostSchedule::Fast);
   ~HostPipeline();
   HostPipeline(HostPipeline&&) noexcept;
 
@@ -35,6 +48,7 @@ class HostPipeline {
 };
 
 // One-shot convenience: compile and run.
-HostTensor run_on_host(const Func& output, const std::map<std::string, const std::vector<uint8_t>*>& inputs);
+HostTensor run_on_host(const Func& output, const std::map<std::string, const std::vector<uint8_t>*>& inputs,
+                       HostSchedule schedule = HostSchedule::Fast);
 
 }  // namespace cubekit::dsl

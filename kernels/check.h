@@ -18,7 +18,8 @@ struct Comparison {
 };
 
 // got vs want (same dtype and size), with a tolerance for the dtype: exact for integers, 1e-4
-// (f32) or 1e-2 (f16) relative plus the same absolute, for a different summation order.
+// (f32) or 1e-2 (f16) relative plus the same absolute, for a different summation order. NaN matches
+// NaN and an infinity the same infinity, nothing else.
 // `atol` < 0: the default for the dtype.
 Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, DType dtype, double atol = -1);
 

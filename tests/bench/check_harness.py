@@ -17,15 +17,16 @@ COMMON = {"kernel": str, "shape": str, "implementation": str, "kind": str, "host
 EMULATOR = {"cycles": float, "tflops": float, "mac_ratio": float, "vec_ratio": float, "efficiency": float,
             "gm_bytes": float, "compile_ms": float, "cores_used": float, "pipes": dict}
 HOST = {"host_tflops": float}
+CHECK = {"emulation_seconds": float, "check_seconds": float, "check_over_emulation": float}
 
 
 def check(record):
-    fields = dict(COMMON, **(EMULATOR if record["kind"] == "emulator" else HOST))
+    fields = dict(COMMON, **{"emulator": EMULATOR, "check": CHECK}.get(record["kind"], HOST))
     for key, kind in fields.items():
         assert key in record, f"{record.get('kernel')}/{record.get('implementation')}: no '{key}'"
         value = record[key]
         assert isinstance(value, (int, float)) if kind is float else isinstance(value, kind), f"'{key}' is {value!r}"
-    assert record["kind"] in ("emulator", "host")
+    assert record["kind"] in ("emulator", "host", "check")
     if record["kind"] == "emulator":
         assert record["cycles"] > 0 and 0 <= record["efficiency"] <= 1.0001
         assert set(record["pipes"]) == {"S", "MTE2", "MTE1", "M", "V", "MTE3"}
@@ -45,12 +46,13 @@ def main():
             check(r)
         implementations = {(r["kernel"], r["implementation"]) for r in records}
         for wanted in [("matmul", "default"), ("matmul", "naive"), ("matmul", "halide_cpu"), ("matmul", "cpp_loop"),
-                       ("softmax", "default"), ("softmax", "halide_cpu")]:
+                       ("softmax", "default"), ("softmax", "halide_cpu"), ("matmul", "check_f16"), ("softmax", "check_f16")]:
             assert wanted in implementations, f"no {wanted} in the results"
         with open(os.path.join(out, "results.md")) as f:
             table = f.read()
         assert "| 128x128x128 |" in table and "naive / default" in table, "the matmul table is missing"
         assert "| softmax | 64x256 |" in table and "of HBM peak" in table, "the vector table is missing"
+        assert "| matmul | 128x128x128 | f16 |" in table and "check / emulation" in table, "the check table is missing"
         for plot in ("roofline.png", "pipes.png"):
             with open(os.path.join(out, plot), "rb") as f:
                 assert f.read(8) == b"\x89PNG\r\n\x1a\n", f"{plot} is not a PNG"
