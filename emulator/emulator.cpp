@@ -46,7 +46,7 @@ std::string step_limit_message(int64_t max_steps) {
 
 int64_t work_units(const Work& w) {
   switch (w.kind) {
-    case Work::Kind::Vector: return 64 * w.amount;
+    case Work::Kind::Vector: return 256 * w.amount;
     case Work::Kind::Cube: return 128 * w.amount;
     case Work::Kind::Transfer: return w.amount / 64;
     case Work::Kind::None: break;
@@ -57,7 +57,7 @@ int64_t work_units(const Work& w) {
 void work_limit_exceeded(int64_t max_work, int64_t instructions) {
   user_error("the run stopped at its work bound of {} units, after {} instructions over all blocks: an endless loop, "
              "or more work than the bound allows (a unit is about one scalar instruction of host time; a vector repeat "
-             "counts 64, an mmad fractal step 128); raise it with --max-work (max_work= in Python, "
+             "counts 256, an mmad fractal step 128); raise it with --max-work (max_work= in Python, "
              "SimOptions::max_work in C++)",
              max_work, instructions);
 }

@@ -38,8 +38,8 @@ std::string step_limit_message(int64_t max_steps);
 // Bounds on one run, whatever the input: work over all blocks (the step limit alone counts one
 // block's instructions, so many blocks or heavy instructions ran for hours) and the trace's size.
 // Work is counted in units of about one scalar instruction of host time (measured: a scalar
-// instruction ~10 ns, a vector repeat with the checks ~1 us, an mmad fractal step ~2 us, a 32 B
-// block copied ~5 ns): every instruction 1, plus 64 per vector repeat, 128 per mmad fractal step
+// instruction ~10 ns, a vector repeat with the checks 1-2.5 us (vexp), an mmad fractal step ~2 us, a 32 B
+// block copied ~5 ns): every instruction 1, plus 256 per vector repeat, 128 per mmad fractal step
 // (16 x 16 x k0 multiply-adds) and 1 per 64 bytes a transfer moves. The default, 2^33 units, is
 // about a minute and a half of host time; README and bench kernels use at most ~1/3 of it (see
 // tools/README.md).

@@ -98,9 +98,14 @@ AccessError check(const Issued& I, const ChipConfig& chip, const GlobalMemory& g
     std::optional<int64_t> end = r.end();
     if (r.lo() < 0 || r.lo() > size || !end || *end > size) {
       const int64_t address = I[r.operand];
-      const bool exact = end && !(address >= 0 && r.lo() < 0);
-      std::string bytes = exact ? fmt::format("bytes [{}, {})", r.lo(), *end)
-                                : fmt::format("bytes from address {} to beyond 2^63", address);
+      // xN + imm past the 64-bit range wraps (the machine's registers do): name both terms.
+      const Operand& o = I.instr->ops[r.operand];
+      const int64_t reg = wrapping_add(address, -o.imm);
+      const bool wrapped = o.kind == Operand::Kind::Mem && o.reg != kNoReg && !checked_add(reg, o.imm);
+      const bool exact = !wrapped && end && !(address >= 0 && r.lo() < 0);
+      std::string bytes = wrapped ? fmt::format("bytes from address {} + {}, past the 64-bit range", reg, o.imm)
+                          : exact ? fmt::format("bytes [{}, {})", r.lo(), *end)
+                                  : fmt::format("bytes from address {} to beyond 2^63", address);
       return {AccessError::OutOfBounds,
               fmt::format("operand '{}' {} {} {}, outside its {} bytes [0, {}){}", operand, r.write ? "writes" : "reads",
                           buffer, bytes, buffer, size, exact && r.lo() < 0 ? " (a negative address)" : ""),

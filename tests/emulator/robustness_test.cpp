@@ -56,8 +56,8 @@ top:
     end
 )";
 // Instructions: copy, li, 10 x (vadds, barrier, add, blt), mmad, end = 44. Extra units: 10 x 7
-// repeats x 64, 2 x 2 x 2 fractal steps x 128, 256 bytes / 64.
-constexpr int64_t kMixedInstructions = 44, kMixedWork = kMixedInstructions + 10 * 7 * 64 + 8 * 128 + 256 / 64;
+// repeats x 256, 2 x 2 x 2 fractal steps x 128, 256 bytes / 64.
+constexpr int64_t kMixedInstructions = 44, kMixedWork = kMixedInstructions + 10 * 7 * 256 + 8 * 128 + 256 / 64;
 
 TEST(RobustnessWork, CountedAsDocumented) {
   Ran r = simulate_text(kMixed, {.timing_only = true});
@@ -175,6 +175,16 @@ TEST(RobustnessAddresses, NegativeAddressIsExact) {
   Diagnostic d = wild("    copy_gm_ub ub[0], X[x1], len=8", INT64_MIN);
   EXPECT_THAT(d.message, HasSubstr("bytes [-9223372036854775808, -9223372036854775552)"));
   EXPECT_THAT(d.message, HasSubstr("(a negative address)"));
+}
+
+// x1 + 2000000 past 2^63 wraps in the register arithmetic: the message names both terms.
+TEST(RobustnessAddresses, RegisterPlusOffsetPastInt64Max) {
+  Diagnostic d = wild("    vadd.f16 ub[x1 + 2000000], ub[0], ub[0], repeat=2", INT64_MAX - 807);
+  EXPECT_EQ(d.kind, Diagnostic::Kind::OutOfBounds);
+  EXPECT_THAT(d.message, HasSubstr("operand 'dst' writes ub bytes from address 9223372036854775000 + 2000000, past the "
+                                   "64-bit range, outside its ub bytes [0, 262144)"));
+  Diagnostic g = wild("    copy_gm_ub ub[0], X[x1 + 2000000], len=1", INT64_MAX - 807);
+  EXPECT_THAT(g.message, HasSubstr("reads tensor X bytes from address 9223372036854775000 + 2000000, past the 64-bit"));
 }
 
 TEST(RobustnessAddresses, RegionEndBeyond64Bits) {
