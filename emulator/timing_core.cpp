@@ -1,5 +1,6 @@
 #include "emulator/timing_core.h"
 
+#include "emulator/checked_math.h"
 #include "emulator/error.h"
 #include "emulator/executor.h"
 
@@ -446,10 +447,11 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
         int groups = std::min(tc.ub_bank_groups, 64);
         int64_t last_block = -1;
         for (int64_t i = 0; i < std::min<int64_t>(r.n1, 8); ++i) {
-          int64_t block = (r.base + i * r.s1) / 32;
+          // Timing-only does not bounds-check UB: a wild base must still index a group.
+          int64_t block = wrapping_add(r.base, i * r.s1) / 32;
           if (block == last_block) continue;  // the same block again
           last_block = block;
-          conflict = std::max<int64_t>(conflict, ++count[block % groups]);
+          conflict = std::max<int64_t>(conflict, ++count[size_t((block % groups + groups) % groups)]);
         }
       }
       stats_.vector_cycles_ideal += w.amount * per_repeat;

@@ -187,6 +187,17 @@ TEST(RobustnessAddresses, RegisterPlusOffsetPastInt64Max) {
   EXPECT_THAT(g.message, HasSubstr("reads tensor X bytes from address 9223372036854775000 + 2000000, past the 64-bit"));
 }
 
+// Timing-only does not bounds-check UB; the bank-conflict cost of a negative or wild address must
+// still count within its groups (it indexed below the count array: a stack write).
+TEST(RobustnessAddresses, TimingOnlyBankConflictsOfWildAddresses) {
+  for (const char* x1 : {"-64", "9223372036854775807"}) {
+    Ran r = simulate_text(std::string(".kernel t\n    li x1, ") + x1 +
+                              "\n    vadd.f16 ub[x1], ub[0], ub[256], dst_blk=16\n    end\n",
+                          {.timing_only = true});
+    EXPECT_GE(r.sim.report.cycles, 8u) << x1;  // 8 blocks in 16 groups at stride 16: 8 cycles of conflict
+  }
+}
+
 TEST(RobustnessAddresses, RegionEndBeyond64Bits) {
   EXPECT_EQ((Region{.base = INT64_MAX - 10, .bytes = 32}.end()), std::nullopt);
   EXPECT_EQ((Region{.base = 0, .bytes = 1, .n1 = 3, .s1 = INT64_MAX / 2 + 1}.end()), std::nullopt);
