@@ -128,7 +128,8 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
       pc = flow.kind == Flow::Jump ? flow.target : pc + 1;
       continue;
     }
-    ++result.per_pipe[int(issue_pipe(in))];
+    const Pipe pipe = issue_pipe(in);  // `barrier ALL` names no pipe of its own: S issues it
+    ++result.per_pipe[int(pipe == Pipe::All ? Pipe::S : pipe)];
     if ((is_set_flag(in) || is_wait_flag(in)) && in.ops[2].imm >= chip.event_ids)
       report(Diagnostic::Kind::Sync, int(pc),
              fmt::format("event id {} is out of range: {} has event ids 0-{} per pipe pair", in.ops[2].imm, chip.name,

@@ -137,6 +137,17 @@ TEST(RobustnessBlocks, TheCapIsInclusive) {
   EXPECT_THROW(simulate_text(".kernel k\n    end\n", {.blocks = 65536, .timing_only = true}), UserError);
 }
 
+// `barrier ALL` in program order was counted on a pipe index one past the array, corrupting the
+// result's diagnostics (a crash of `cubekit run --in-order` on any program with one).
+TEST(RobustnessInOrder, BarrierAll) {
+  Program p = parse_program(".kernel t\n    barrier ALL\n    barrier ALL\n    end\n", "b.s");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  RunResult r = run_in_order(chip(), p, gm, {.cores = 3});
+  EXPECT_TRUE(r.clean());
+  EXPECT_EQ(r.instructions, 9);
+  EXPECT_EQ(r.per_pipe[int(Pipe::S)], 3 * 3);
+}
+
 // ---- wild addresses are reported with the program's numbers --------------------------------------
 
 Diagnostic wild(const std::string& instruction, int64_t x1) {
