@@ -203,6 +203,61 @@ void for_each_timing_field(TimingConfig& t, F f) {
   f("window_cycles", t.window_cycles);
 }
 
+// What a chip can have, so that every figure the emulator computes from a config stays exact
+// (cycle counts in 64 bits, no float-to-integer overflow) and a run fits in host memory. Buffers
+// go from what one instruction needs to 4x the largest of any Ascend chip (HARDWARE.md: L1 1 MiB,
+// L0A/L0B 64 KiB, L0C and UB 256 KiB), room to model a variant.
+struct BufferLimit {
+  int64_t min, max;
+  const char* why;
+};
+constexpr BufferLimit kBufferLimits[kNumSpaces] = {
+    {0, 0, ""},
+    {512, 4 << 20, "at least one 512 B cube fractal; at most 4 MiB, 4x the Ascend 910's 1 MiB"},
+    {512, 256 << 10, "at least one 512 B cube fractal; at most 256 KiB, 4x the Ascend 910's 64 KiB"},
+    {512, 256 << 10, "at least one 512 B cube fractal; at most 256 KiB, 4x the Ascend 910's 64 KiB"},
+    {1024, 1 << 20, "at least one 16x16 f32 accumulator fractal (1024 B); at most 1 MiB, 4x the Ascend 910's 256 KiB"},
+    {256, 1 << 20, "at least one 256 B vector repeat; at most 1 MiB, 4x the Ascend 910's 256 KiB"},
+};
+// Rates are bytes per cycle (the ascend910's are 32..1000). Slower than 0.01 a single transfer of a
+// big tensor would last beyond what the cycle counters hold; faster than 10^6 is no memory system.
+constexpr double kMinRate = 0.01, kMaxRate = 1e6;
+// Latencies and cycle counts per instruction, and the simulation window.
+constexpr int64_t kMaxCycles = 1'000'000;
+
+void validate_limits(const ChipConfig& c, const std::string& origin) {
+  for (int s = 1; s < kNumSpaces; ++s) {
+    const BufferLimit& l = kBufferLimits[s];
+    if (c.size[s] < l.min || c.size[s] > l.max)
+      user_error("{}: buffer {} is {} bytes, but a chip's {} holds {}..{} bytes ({})", origin, space_name(Space(s)),
+                 c.size[s], space_name(Space(s)), l.min, l.max, l.why);
+  }
+  const std::string where = origin + " (timing)";
+  TimingConfig t = c.timing;
+  const int64_t line = t.l2_line_bytes;
+  if (line & (line - 1)) user_error("{}: timing field 'l2_line_bytes' must be a power of two, got {}", where, line);
+  for_each_timing_field(t, [&](const char* key, auto& v) {
+    using T = std::remove_reference_t<decltype(v)>;
+    if constexpr (std::is_floating_point_v<T>) {
+      if (!(v >= kMinRate && v <= kMaxRate))
+        user_error("{}: timing field '{}' must be in {}..{} bytes per cycle, got {} (real chips move 32..1000 bytes per "
+                   "cycle; a slower rate makes one transfer outlast the cycle counters, a faster one is no chip)",
+                   where, key, kMinRate, kMaxRate, v);
+      return;
+    }
+    std::string_view k = key;
+    int64_t lo = 1, hi = kMaxCycles;
+    const char* why = " (cycles per instruction or per window; real chips need hundreds at most)";
+    if (k == "queue_depth") hi = 1024, why = " (entries; the ascend910 has 32)";
+    else if (k == "ub_bank_groups") hi = 64, why = " (a repeat reads at most 8 blocks; the ascend910 has 16 groups)";
+    else if (k == "l2_line_bytes") lo = 32, hi = 65536, why = " (bytes: at least one 32 B block; the ascend910's is 512)";
+    else if (k == "l2_bytes") lo = line, hi = int64_t(1) << 40, why = " (bytes: at least one line of l2_line_bytes)";
+    else if (k == "window_cycles") hi = 1'000'000'000, why = " (cycles)";
+    if (int64_t(v) < lo || int64_t(v) > hi)
+      user_error("{}: timing field '{}' must be in {}..{}{}, got {}", where, key, lo, hi, why, v);
+  });
+}
+
 json timing_to_json(TimingConfig t) {
   json j = json::object();
   for_each_timing_field(t, [&](const char* key, auto& v) { j[key] = v; });
@@ -215,8 +270,6 @@ void timing_from_json(Reader& r, TimingConfig& t) {
     if constexpr (std::is_floating_point_v<T>) v = r.positive_number(key);
     else v = T(r.integer(key, 1, std::numeric_limits<T>::max()));
   });
-  if (t.l2_line_bytes & (t.l2_line_bytes - 1))
-    user_error("{}: timing field 'l2_line_bytes' must be a power of two, got {}", r.origin(), t.l2_line_bytes);
 }
 
 }  // namespace
@@ -260,6 +313,8 @@ ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     user_error("{}: not valid JSON: {}", origin, e.what());
+  } catch (const json::exception& e) {  // e.g. 1e999: valid JSON syntax, but no double holds it
+    user_error("{}: not valid JSON: a number is out of range ({}); chip figures are far smaller", origin, e.what());
   }
   Reader r(j, origin);
   ChipConfig c;
@@ -275,7 +330,7 @@ ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
       const json& v = t.sub(key.c_str());
       if (v.is_number_integer() && v.get<int64_t>() <= 0)
         user_error("{}: buffer {} must be positive, got {}", t.origin(), key, v.dump());
-      c.size[s] = t.integer(key.c_str(), 1, int64_t(1) << 30, " bytes (cubekit models buffers up to 1 GiB)");
+      c.size[s] = t.integer(key.c_str(), 1, int64_t(1) << 40, " bytes");
     }
     t.finish();
   }
@@ -313,7 +368,14 @@ ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
   }
   r.finish();
   validate(c, origin);
+  validate_limits(c, origin);
   return c;
+}
+
+void check_chip(const ChipConfig& chip) {
+  std::string origin = fmt::format("chip '{}'", chip.name);
+  validate(chip, origin);
+  validate_limits(chip, origin);
 }
 
 ChipConfig load_chip(std::string_view name_or_path) {

@@ -72,6 +72,9 @@ const std::vector<ChipConfig>& chip_presets();
 ChipConfig load_chip(std::string_view name_or_path);
 
 std::string chip_to_json(const ChipConfig& chip, int indent = 2);
+// The checks chip_from_json makes, for a config built or changed in C++ (the runs call it): a user
+// error naming the field when the chip is not one the emulator can model.
+void check_chip(const ChipConfig& chip);
 ChipConfig chip_from_json(std::string_view json_text, std::string_view origin = "<json>");
 
 }  // namespace cubekit

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 
 namespace cubekit {
 
@@ -41,6 +42,31 @@ std::string no_end_message(int64_t pc) {
 std::string step_limit_message(int64_t max_steps) {
   return fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit with "
                      "--max-steps)", max_steps);
+}
+
+int64_t work_units(const Work& w) {
+  switch (w.kind) {
+    case Work::Kind::Vector: return 256 * w.amount;
+    case Work::Kind::Cube: return 128 * w.amount;
+    case Work::Kind::Transfer: return w.amount / 64;
+    case Work::Kind::None: break;
+  }
+  return 0;
+}
+
+void work_limit_exceeded(int64_t max_work, int64_t instructions) {
+  user_error("the run stopped at its work bound of {} units, after {} instructions over all blocks: an endless loop, "
+             "or more work than the bound allows (a unit is about one scalar instruction of host time; a vector repeat "
+             "counts 256, an mmad fractal step 128); raise it with --max-work (max_work= in Python, "
+             "SimOptions::max_work in C++)",
+             max_work, instructions);
+}
+
+void trace_limit_exceeded(int64_t max_trace_events) {
+  user_error("the trace reached its bound of {} events (about 200 bytes of JSON each) before the run ended; trace a "
+             "smaller problem, or raise the bound with --max-trace-events (max_trace_events= in Python, "
+             "SimOptions::max_trace_events in C++)",
+             max_trace_events);
 }
 
 void RunResult::report(Diagnostic d) {
@@ -88,6 +114,7 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
     const Instr& in = program.code[pc];
     const InstrSpec& spec = spec_of(in);
     ++result.instructions;
+    if (++result.work > options.max_work) work_limit_exceeded(options.max_work, result.instructions);
     if (spec.pipe == Pipe::S) {
       ++result.per_pipe[int(Pipe::S)];
       Flow flow;
@@ -101,7 +128,8 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
       pc = flow.kind == Flow::Jump ? flow.target : pc + 1;
       continue;
     }
-    ++result.per_pipe[int(issue_pipe(in))];
+    const Pipe pipe = issue_pipe(in);  // `barrier ALL` names no pipe of its own: S issues it
+    ++result.per_pipe[int(pipe == Pipe::All ? Pipe::S : pipe)];
     if ((is_set_flag(in) || is_wait_flag(in)) && in.ops[2].imm >= chip.event_ids)
       report(Diagnostic::Kind::Sync, int(pc),
              fmt::format("event id {} is out of range: {} has event ids 0-{} per pipe pair", in.ops[2].imm, chip.name,
@@ -117,13 +145,77 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
         report(Diagnostic::Kind::Fault, int(pc), f.message);
       }
     }
+    if (e.kind == AccessError::None && spec.work) result.work += work_units(spec.work(I, chip));
     ++pc;
   }
 }
 
+namespace {
+
+// How far a block's instructions run before its walk below gives up (each instruction is issued
+// and checked, not executed: about 0.2 s per million).
+constexpr int64_t kCoverageWalkSteps = 4'000'000;
+
+// The first GM access of block `block` (of `blocks`) outside its tensor, found by walking the
+// scalar unit alone and checking each instruction's footprint; nothing when there is none (or the
+// walk ends at a fault, a step bound or the end of the code: the run reports those).
+std::optional<std::string> gm_overrun(const ChipConfig& chip, const Program& program, const GlobalMemory& gm,
+                                      int block, int blocks) {
+  ScalarState s;
+  s.block_idx = block;
+  s.block_num = blocks;
+  Footprint fp;
+  for (int64_t pc = 0, steps = 0; pc >= 0 && pc < int64_t(program.code.size()) && steps < kCoverageWalkSteps; ++steps) {
+    const Instr& in = program.code[size_t(pc)];
+    const InstrSpec& spec = spec_of(in);
+    if (spec.pipe != Pipe::S) {
+      AccessError e = check(issue(in, int(pc), s), chip, gm, fp);
+      if (e.kind == AccessError::OutOfBounds && fp.regions[e.region].space == Space::GM)
+        return fmt::format("instruction {} (line {}) `{}`: {}", pc, in.line, print_instr(program, in), e.message);
+      ++pc;
+      continue;
+    }
+    Flow flow;
+    try {
+      flow = spec.scalar(in, s);
+    } catch (const Fault&) {
+      return std::nullopt;
+    }
+    if (flow.kind == Flow::End) return std::nullopt;
+    pc = flow.kind == Flow::Jump ? flow.target : pc + 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int launch_blocks(const ChipConfig& chip, const Program& program, const GlobalMemory& gm, int64_t requested) {
+  if (requested < 0) user_error("a launch needs at least one block, got {} blocks", requested);
+  int64_t blocks = requested ? requested : program.block_dim;
+  if (blocks > kMaxBlockDim)
+    user_error("a launch of {} blocks is more than a launch can have: 1..{} (the range of .block_dim)", blocks,
+               kMaxBlockDim);
+  if (blocks <= program.block_dim) return int(blocks);
+  // Blocks past .block_dim: fine while the program's tensors cover them (it splits its work by
+  // block_num, or every block does the same). The last block shows whether they do; when even
+  // block .block_dim - 1 overruns, that is the program's own bug, for the run to report.
+  const int n = int(blocks);
+  if (!gm_overrun(chip, program, gm, n - 1, n) || gm_overrun(chip, program, gm, program.block_dim - 1, n)) return n;
+  int covered = program.block_dim, beyond = n - 1;  // block `covered - 1` fits, block `beyond` does not
+  while (beyond - covered > 0) {
+    int mid = covered + (beyond - covered) / 2;
+    if (gm_overrun(chip, program, gm, mid, n)) beyond = mid;
+    else covered = mid + 1;
+  }
+  user_error("a launch of {} blocks goes beyond what {}'s tensors hold: block {} would access {}; its tensors cover "
+             "blocks 0..{} (.block_dim {}); launch at most {} blocks, or make the tensors bigger",
+             n, program.name, beyond, *gm_overrun(chip, program, gm, beyond, n), beyond - 1, program.block_dim, beyond);
+}
+
 RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options) {
+  check_chip(chip);
   RunResult result;
-  result.cores = options.cores > 0 ? options.cores : program.block_dim;
+  result.cores = launch_blocks(chip, program, gm, options.cores);
   for (int core = 0; core < result.cores; ++core) {
     ScalarState s;
     s.block_idx = core;

@@ -35,14 +35,37 @@ std::string format_diagnostic(const Program& program, const Diagnostic& d, std::
 std::string no_end_message(int64_t pc);
 std::string step_limit_message(int64_t max_steps);
 
+// Bounds on one run, whatever the input: work over all blocks (the step limit alone counts one
+// block's instructions, so many blocks or heavy instructions ran for hours) and the trace's size.
+// Work is counted in units of about one scalar instruction of host time (measured: a scalar
+// instruction ~10 ns, a vector repeat with the checks 1-2.5 us (vexp), an mmad fractal step ~2 us, a 32 B
+// block copied ~5 ns): every instruction 1, plus 256 per vector repeat, 128 per mmad fractal step
+// (16 x 16 x k0 multiply-adds) and 1 per 64 bytes a transfer moves. The default, 2^33 units, is
+// about a minute and a half of host time; README and bench kernels use at most ~1/3 of it (see
+// tools/README.md).
+inline constexpr int64_t kDefaultMaxWork = int64_t(1) << 33;
+inline constexpr int64_t kDefaultMaxTraceEvents = int64_t(1) << 22;  // ~200 bytes of JSON each: ~800 MB
+int64_t work_units(const Work& w);  // beyond the instruction's own 1
+// The user error of a run that went past its work bound, or its trace past its size bound.
+[[noreturn]] void work_limit_exceeded(int64_t max_work, int64_t instructions);
+[[noreturn]] void trace_limit_exceeded(int64_t max_trace_events);
+
+// The number of blocks a launch of `requested` runs (0: the program's block_dim), checked: a user
+// error when negative, beyond kMaxBlockDim (what .block_dim allows), or, past .block_dim, when
+// the program's blocks would address beyond its tensors (found before running by walking the
+// scalar unit of the last block: addresses do not depend on data).
+int launch_blocks(const ChipConfig& chip, const Program& program, const GlobalMemory& gm, int64_t requested);
+
 struct RunOptions {
   int cores = 0;                     // 0: the program's block_dim
   int64_t max_steps = 500'000'000;   // instructions per core before the run is stopped as a hang
+  int64_t max_work = kDefaultMaxWork;  // work units over the whole run (all blocks); a user error past it
 };
 
 struct RunResult {
   int cores = 0;
   int64_t instructions = 0;  // executed, over all cores
+  int64_t work = 0;          // work units (see kDefaultMaxWork), over all cores
   std::array<int64_t, kNumPipes> per_pipe{};
   std::vector<Diagnostic> diagnostics;
   bool clean() const { return diagnostics.empty(); }

@@ -1,5 +1,6 @@
 #include "emulator/executor.h"
 
+#include "emulator/checked_math.h"
 #include "emulator/error.h"
 #include "emulator/rounding.h"
 
@@ -67,7 +68,7 @@ void issue_into(Issued& I, const Instr& in, int index, const ScalarState& s) {
       continue;
     }
     switch (o.kind) {
-      case Operand::Kind::Mem: I.v[i] = int64_t(uint64_t(o.reg == kNoReg ? 0 : s.x[o.reg]) + uint64_t(o.imm)); break;
+      case Operand::Kind::Mem: I.v[i] = wrapping_add(o.reg == kNoReg ? 0 : s.x[o.reg], o.imm); break;
       case Operand::Kind::Reg: I.v[i] = s.x[o.reg]; break;
       default: I.v[i] = o.imm; break;
     }
@@ -90,18 +91,31 @@ AccessError check(const Issued& I, const ChipConfig& chip, const GlobalMemory& g
     if (gm_region && want && tensor->dtype != *want)
       return {AccessError::DtypeMismatch,
               fmt::format("operand '{}' accesses tensor {} as {}, but it is declared {}", operand, tensor->name,
-                          dtype_name(*want), dtype_name(tensor->dtype))};
-    // The extent of a region is bounded by its operands' ranges; only the base can be anything.
-    int64_t extent = r.hi() - r.lo();
-    if (r.lo() < 0 || r.lo() > size || extent > size - r.lo())
+                          dtype_name(*want), dtype_name(tensor->dtype)),
+              k};
+    // A region starts at its operand's address plus non-negative offsets; computed with wrapping,
+    // so one that passed 2^63 shows as negative: then the message names the address instead.
+    std::optional<int64_t> end = r.end();
+    if (r.lo() < 0 || r.lo() > size || !end || *end > size) {
+      const int64_t address = I[r.operand];
+      // xN + imm past the 64-bit range wraps (the machine's registers do): name both terms.
+      const Operand& o = I.instr->ops[r.operand];
+      const int64_t reg = wrapping_add(address, -o.imm);
+      const bool wrapped = o.kind == Operand::Kind::Mem && o.reg != kNoReg && !checked_add(reg, o.imm);
+      const bool exact = !wrapped && end && !(address >= 0 && r.lo() < 0);
+      std::string bytes = wrapped ? fmt::format("bytes from address {} + {}, past the 64-bit range", reg, o.imm)
+                          : exact ? fmt::format("bytes [{}, {})", r.lo(), *end)
+                                  : fmt::format("bytes from address {} to beyond 2^63", address);
       return {AccessError::OutOfBounds,
-              fmt::format("operand '{}' {} {} bytes [{}, {}), outside its {} bytes [0, {}){}", operand,
-                          r.write ? "writes" : "reads", buffer, r.lo(), int64_t(uint64_t(r.lo()) + uint64_t(extent)),
-                          buffer, size, r.lo() < 0 ? " (a negative address)" : "")};
+              fmt::format("operand '{}' {} {} {}, outside its {} bytes [0, {}){}", operand, r.write ? "writes" : "reads",
+                          buffer, bytes, buffer, size, exact && r.lo() < 0 ? " (a negative address)" : ""),
+              k};
+    }
     auto misaligned = [&](int64_t address) {
       return AccessError{AccessError::Misaligned,
                          fmt::format("operand '{}' {} address {} is not {}-byte aligned ({} mod {} = {})", operand,
-                                     buffer, address, r.align, address, r.align, address % r.align)};
+                                     buffer, address, r.align, address, r.align, address % r.align),
+                         k};
     };
     if (r.base % r.align) return misaligned(r.base);
     if (r.n1 > 1 && r.s1 % r.align) return misaligned(r.base + r.s1);

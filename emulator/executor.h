@@ -17,6 +17,7 @@ void issue_into(Issued& I, const Instr& in, int index, const ScalarState& s);  /
 struct AccessError {
   enum Kind { None, OutOfBounds, Misaligned, DtypeMismatch } kind = None;
   std::string message;
+  int region = -1;  // the footprint's region at fault
 };
 
 // Computes the footprint of an issued instruction and checks every region; the first problem is

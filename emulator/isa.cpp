@@ -1,5 +1,6 @@
 #include "emulator/isa.h"
 
+#include "emulator/checked_math.h"
 #include "emulator/error.h"
 #include "emulator/isa_helpers.h"
 #include "emulator/memory.h"
@@ -18,10 +19,15 @@ std::string_view pipe_name(Pipe p) {
 }
 
 int64_t Region::lo() const { return base; }
-int64_t Region::hi() const {
+int64_t Region::hi() const { return end().value_or(INT64_MAX); }
+
+std::optional<int64_t> Region::end() const {
   if (n1 <= 0 || n2 <= 0 || bytes <= 0) return base;
-  // Wrapping: a wild base register must give a wrong number the bounds check rejects, not UB.
-  return int64_t(uint64_t(base) + uint64_t((n1 - 1) * s1 + (n2 - 1) * s2 + bytes));
+  std::optional<int64_t> a = checked_mul(n1 - 1, s1), b = checked_mul(n2 - 1, s2);
+  if (!a || !b) return std::nullopt;
+  std::optional<int64_t> extent = checked_add(*a, *b);
+  if (extent) extent = checked_add(*extent, bytes);
+  return extent ? checked_add(base, *extent) : std::nullopt;
 }
 
 void Footprint::overflow() { CUBEKIT_ASSERT(false, "an instruction's footprint has more than 16 regions"); }

@@ -13,6 +13,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -111,7 +112,9 @@ struct Region {
   int64_t align = 1;  // required alignment of every chunk's start
 
   int64_t lo() const;  // first byte touched
-  int64_t hi() const;  // one past the last byte touched
+  int64_t hi() const;  // one past the last byte touched (of a region the bounds check accepted)
+  // One past the last byte touched, or nullopt when that is beyond 64 bits (wild operands).
+  std::optional<int64_t> end() const;
 };
 
 struct Footprint {

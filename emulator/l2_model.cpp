@@ -1,5 +1,7 @@
 #include "emulator/l2_model.h"
 
+#include "emulator/error.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -8,6 +10,7 @@ namespace cubekit {
 
 L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors)
     : t_(chip.timing), capacity_(size_t(chip.timing.l2_bytes / chip.timing.l2_line_bytes)) {
+  CUBEKIT_ASSERT(capacity_ > 0, "an L2 of no lines (check_chip refuses l2_bytes below l2_line_bytes)");
   uint64_t lines = 0;
   for (const TensorDecl& t : tensors) {
     first_line_.push_back(lines);

@@ -92,6 +92,7 @@ std::string report_json(const Report& r, const Program& program, std::string_vie
   j["cycles"] = r.cycles;
   j["microseconds"] = r.microseconds();
   j["instructions"] = r.instructions;
+  j["work"] = r.work;
   for (Pipe p : kReportOrder) {
     const PipeStats& s = r.pipes[int(p)];
     j["pipes"][std::string(pipe_name(p))] = {{"busy_cycles", s.busy}, {"instructions", s.instructions},

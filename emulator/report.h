@@ -59,6 +59,7 @@ struct Report {
   bool timing_only = false;
   uint64_t cycles = 0;
   int64_t instructions = 0;  // executed, over all cores
+  int64_t work = 0;          // work units over all cores (the measure SimOptions::max_work bounds)
   std::array<PipeStats, kNumPipes> pipes{};  // summed over cores
   std::array<double, kNumPipes> ratio{};      // busy / (cycles x cores)
   std::array<int64_t, kNumPaths> bytes{};

@@ -47,12 +47,13 @@ void merge(std::vector<Diagnostic>& into, std::vector<Diagnostic>& from) {
 }  // namespace
 
 SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const SimOptions& options) {
-  int blocks = options.blocks > 0 ? options.blocks : program.block_dim;
-  if (blocks < 1) user_error("a launch needs at least one block, got {}", blocks);
+  check_chip(chip);
+  const int blocks = launch_blocks(chip, program, gm, options.blocks);
   const int ncores = std::min(blocks, chip.cores);
   const bool functional = !options.timing_only, checks = functional && options.checks;
   L2Model l2(chip, gm.decls);
-  SimContext ctx{chip, program, gm, l2, options, blocks, {}, {}, {}, {}};
+  RunBudget budget;
+  SimContext ctx{chip, program, gm, l2, options, blocks, {}, {}, {}, {}, budget};
   for (const Instr& in : program.code) {
     Kind k = spec_of(in).pipe == Pipe::S ? Kind::Scalar
              : is_set_flag(in)           ? Kind::SetFlag
@@ -124,6 +125,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   r.blocks = blocks;
   r.cores = ncores;
   r.timing_only = options.timing_only;
+  r.work = budget.work;
   for (int c = 0; c < ncores; ++c) {
     r.per_core.push_back(std::move(timing[c]->stats()));
     merge(r.diagnostics, timing[c]->diagnostics().diagnostics);

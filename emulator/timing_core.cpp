@@ -1,5 +1,6 @@
 #include "emulator/timing_core.h"
 
+#include "emulator/checked_math.h"
 #include "emulator/error.h"
 #include "emulator/executor.h"
 
@@ -203,10 +204,22 @@ void TimingCore::deadlock() {
 
 // Counts an instruction against the step budget; past it, reports the hang and halts.
 bool TimingCore::count_step() {
+  ++ctx_.budget.instructions;
+  count_work(1);
   if (++steps_ <= ctx_.options.max_steps) return true;
   report(Diagnostic::Kind::StepLimit, int(pc_), step_limit_message(ctx_.options.max_steps));
   halted_ = true;
   return false;
+}
+
+void TimingCore::count_work(int64_t units) {
+  if ((ctx_.budget.work += units) > ctx_.options.max_work)
+    work_limit_exceeded(ctx_.options.max_work, ctx_.budget.instructions);
+}
+
+void TimingCore::count_trace_events(int64_t events) {
+  if ((ctx_.budget.trace_events += events) > ctx_.options.max_trace_events)
+    trace_limit_exceeded(ctx_.options.max_trace_events);
 }
 
 void TimingCore::scalar_one(uint64_t t) {
@@ -234,7 +247,10 @@ void TimingCore::scalar_one(uint64_t t) {
       }
       s.busy += scalar, ++s.instructions;
       stats_.line_cycles[pc_] += scalar;
-      if (ctx_.options.trace) trace_.slices.push_back({uint8_t(Pipe::S), int32_t(pc_), block_, now, now + scalar});
+      if (ctx_.options.trace) {
+        count_trace_events(1);
+        trace_.slices.push_back({uint8_t(Pipe::S), int32_t(pc_), block_, now, now + scalar});
+      }
       s_time_ = now + scalar;
       if (flow.kind == Flow::End) {
         halted_ = true;
@@ -335,8 +351,10 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     for (int k = 0; k < kNumPipes; ++k) q.known[k] = std::max(q.known[k], f.snapshot[k]);
     q.next_start = std::max(q.next_start, t);
     q.last_start = t;
-    if (ctx_.options.trace)
+    if (ctx_.options.trace) {
+      count_trace_events(4);  // two zero-length slices and the flow's two ends
       trace_.flows.push_back({uint8_t(in.ops[0].imm), uint8_t(p), f.set_index, e.I.index, f.time, t});
+    }
     return;
   }
   if (e.kind == Kind::Barrier) {
@@ -378,13 +396,17 @@ void TimingCore::execute_work(int p, const Entry& e, uint64_t t) {
   q.last_start = t;
   ps.busy += uint64_t(c.occupancy);
   stats_.line_cycles[I.index] += uint64_t(c.occupancy);
-  if (ctx_.options.trace) trace_.slices.push_back({uint8_t(p), I.index, block_, t, completion});
+  if (ctx_.options.trace) {
+    count_trace_events(1);
+    trace_.slices.push_back({uint8_t(p), I.index, block_, t, completion});
+  }
 }
 
 TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint64_t t) {
   const TimingConfig& tc = ctx_.chip.timing;
   const InstrSpec& spec = spec_of(*I.instr);
   Work w = spec.work(I, ctx_.chip);
+  count_work(work_units(w));
   switch (w.kind) {
     case Work::Kind::Transfer: {
       Space src = I.instr->ops[1].space, dst = I.instr->ops[0].space;
@@ -425,10 +447,11 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
         int groups = std::min(tc.ub_bank_groups, 64);
         int64_t last_block = -1;
         for (int64_t i = 0; i < std::min<int64_t>(r.n1, 8); ++i) {
-          int64_t block = (r.base + i * r.s1) / 32;
+          // Timing-only does not bounds-check UB: a wild base must still index a group.
+          int64_t block = wrapping_add(r.base, i * r.s1) / 32;
           if (block == last_block) continue;  // the same block again
           last_block = block;
-          conflict = std::max<int64_t>(conflict, ++count[block % groups]);
+          conflict = std::max<int64_t>(conflict, ++count[size_t((block % groups + groups) % groups)]);
         }
       }
       stats_.vector_cycles_ideal += w.amount * per_repeat;

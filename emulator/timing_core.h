@@ -14,6 +14,11 @@ namespace cubekit {
 // What the timing model does with an instruction, decided once per program instruction.
 enum class Kind : uint8_t { Scalar, Work, SetFlag, WaitFlag, Barrier, BarrierAll };
 
+// What the whole run has used of its bounds (SimOptions::max_work, max_trace_events).
+struct RunBudget {
+  int64_t work = 0, trace_events = 0, instructions = 0;
+};
+
 struct SimContext {
   const ChipConfig& chip;
   const Program& program;
@@ -25,6 +30,7 @@ struct SimContext {
   std::vector<uint8_t> pipes;    // per instruction: the queue it goes to
   std::vector<ScalarFn> scalar;  // per instruction: its behaviour, for scalar ones
   std::vector<bool> gm_touching; // per instruction: has a GM operand
+  RunBudget& budget;             // shared by the cores (their timing runs on one thread)
 };
 
 // A work instruction as it started, for the functional replay and the race checker.
@@ -93,6 +99,8 @@ class TimingCore {
   void step_scalar(uint64_t t);
   void scalar_one(uint64_t t);  // one instruction, or a run of scalar ones
   bool count_step();
+  void count_work(int64_t units);
+  void count_trace_events(int64_t events);
   void step_pipe(int p, uint64_t t);
   void execute_work(int p, const Entry& e, uint64_t t);
   Cost cost_of(const Issued& I, const Footprint& fp, uint64_t t);

@@ -8,6 +8,7 @@
 // says which elements of a repeat are active; inactive elements are neither read nor written.
 #pragma once
 
+#include "emulator/checked_math.h"
 #include "emulator/isa_helpers.h"
 
 namespace cubekit::isa {
@@ -67,11 +68,11 @@ inline void add_vec_region(Footprint& fp, const Issued& I, const VecOperand& op,
   const Operand& o = I.instr->ops[op.slot];
   auto group = [&](int64_t first_repeat, int64_t repeats, int prefix) {
     int64_t bytes = int64_t(prefix) * op.size, full = bytes / 32, tail = bytes % 32;
-    int64_t base = I[op.slot] + first_repeat * op.rep;
+    int64_t base = wrapping_add(I[op.slot], first_repeat * op.rep);  // check() rejects a wrapped one
     Region r{.operand = uint8_t(op.slot), .space = o.space, .write = write, .base = base, .bytes = 32, .n1 = full,
              .s1 = op.blk, .n2 = repeats, .s2 = op.rep, .align = align};
     fp.add(r);
-    r.base = base + full * op.blk, r.bytes = tail, r.n1 = 1;
+    r.base = wrapping_add(base, full * op.blk), r.bytes = tail, r.n1 = 1;
     fp.add(r);
   };
   if (m.mode == MaskMode::Counter && m.repeats > 0) {

@@ -15,7 +15,9 @@ using dsl::LoopVar;
 
 namespace {
 
-int64_t up16(int64_t x) { return (x + 15) / 16 * 16; }
+// Saturates: a tile override beyond any extent (refused by split() in schedule_matmul) must not
+// overflow the sizing arithmetic that runs before it.
+int64_t up16(int64_t x) { return (std::min<int64_t>(x, int64_t(1) << 40) + 15) / 16 * 16; }
 
 // See tk1 in schedule_matmul: measured over square 256-4096, BERT-Large's GEMMs, 1000^3 and odd
 // shapes, 16 chunks of at least 64 is never slower than one chunk of up to 512 but at 77x131x45
@@ -128,6 +130,9 @@ void schedule_matmul(const ContractionParts& p, const MatmulOptions& o, const Ch
   int64_t copies = db ? 2 : 1, batches = std::max<int64_t>(o.batch, 1);
   auto [tm, tn] = naive ? std::pair<int64_t, int64_t>{std::min<int64_t>(o.m, 64), std::min<int64_t>(o.n, 64)}
                         : choose_tiles(o, chip, batches, cores ? chip.cores : 1);
+  if (tm == 0)  // choose_tiles found none: not even a 16 x 16 f32 accumulator fits L0C
+    user_error("matmul: chip '{}' cannot hold a matmul tile: its L0C has {} bytes, less than one 16x16 f32 "
+               "accumulator tile (1024 bytes); give the chip a bigger l0c", chip.name, chip.buffer_size(Space::L0C));
   if (o.tm) tm = o.tm;
   if (o.tn) tn = o.tn;
   // The L0 k step: as much as L0A and L0B hold; the L1 step: a multiple of it that L1 holds.

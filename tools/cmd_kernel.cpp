@@ -39,6 +39,7 @@ struct RunArgs {
   bool json = false, timing_only = false, no_check = false;
   uint64_t seed = 0;
   int threads = 0;
+  int64_t max_work = kDefaultMaxWork, max_trace_events = kDefaultMaxTraceEvents;
 };
 
 void add_run_options(CLI::App* cmd, RunArgs& a) {
@@ -50,6 +51,10 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_flag("--timing-only", a.timing_only, "cycles only: no data, no check");
   cmd->add_flag("--no-check", a.no_check, "skip the Halide reference");
   cmd->add_option("--threads", a.threads, "host threads (default: all)");
+  cmd->add_option("--max-work", a.max_work, "work units over the whole run before it is stopped (see `cubekit run`)")
+      ->capture_default_str();
+  cmd->add_option("--max-trace-events", a.max_trace_events, "events (~200 bytes each) --trace may write")
+      ->capture_default_str();
 }
 
 bool naive_schedule(const RunArgs& a) {
@@ -64,7 +69,10 @@ int run_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline
   ChipConfig chip = load_chip(a.chip);
   kernels::RunSettings s;
   s.seed = a.seed;
-  s.sim = {.timing_only = a.timing_only, .trace = !a.trace.empty(), .threads = a.threads};
+  if (a.max_work < 1) user_error("--max-work must be positive, got {}", a.max_work);
+  if (a.max_trace_events < 1) user_error("--max-trace-events must be positive, got {}", a.max_trace_events);
+  s.sim = {.timing_only = a.timing_only, .trace = !a.trace.empty(), .threads = a.threads, .max_work = a.max_work,
+           .max_trace_events = a.max_trace_events};
   s.reference = !a.no_check;
   s.atol = atol;
   if (!a.trace.empty() && !std::ofstream(a.trace, std::ios::app)) user_error("--trace: cannot write '{}'", a.trace);

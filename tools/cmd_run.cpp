@@ -22,6 +22,7 @@ struct RunArgs {
   int cores = 0;
   uint64_t seed = 0;
   int64_t max_steps = RunOptions{}.max_steps;
+  int64_t max_work = kDefaultMaxWork, max_trace_events = kDefaultMaxTraceEvents;
   std::vector<std::string> inputs, outputs;
   bool json = false;
   bool timing_only = false, no_checks = false, in_order = false;
@@ -57,7 +58,7 @@ void load_input(GlobalMemory& gm, const std::string& binding) {
 // --in-order: the functional model alone, every instruction at once in program order.
 int run_functional(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunArgs& args,
                    const std::vector<std::pair<int, std::string>>& outputs) {
-  RunResult r = run_in_order(chip, program, gm, {.cores = args.cores, .max_steps = args.max_steps});
+  RunResult r = run_in_order(chip, program, gm, {.cores = args.cores, .max_steps = args.max_steps, .max_work = args.max_work});
   for (const auto& [t, path] : outputs) write_npy(path, gm.decls[t].dtype, gm.decls[t].shape, gm.data[t]);
   if (args.json) {
     nlohmann::json j;
@@ -84,6 +85,8 @@ int run(const RunArgs& args) {
   Program program = load_program(args.program);
   if (args.cores < 0) user_error("--cores must be positive, got {}", args.cores);
   if (args.max_steps < 1) user_error("--max-steps must be positive, got {}", args.max_steps);
+  if (args.max_work < 1) user_error("--max-work must be positive, got {}", args.max_work);
+  if (args.max_trace_events < 1) user_error("--max-trace-events must be positive, got {}", args.max_trace_events);
   if (args.threads < 0) user_error("--threads must be 0 (all) or more, got {}", args.threads);
   if (!args.trace.empty() && !std::ofstream(args.trace, std::ios::app))
     user_error("--trace: cannot write '{}'", args.trace);
@@ -98,7 +101,8 @@ int run(const RunArgs& args) {
   }
   if (args.in_order) return run_functional(chip, program, gm, args, outputs);
   SimOptions options{.blocks = args.cores, .timing_only = args.timing_only, .checks = !args.no_checks,
-                     .trace = !args.trace.empty(), .threads = args.threads, .max_steps = args.max_steps};
+                     .trace = !args.trace.empty(), .threads = args.threads, .max_steps = args.max_steps,
+                     .max_work = args.max_work, .max_trace_events = args.max_trace_events};
   SimResult result = simulate(chip, program, gm, options);
   if (!args.timing_only)
     for (const auto& [t, path] : outputs) write_npy(path, gm.decls[t].dtype, gm.decls[t].shape, gm.data[t]);
@@ -126,6 +130,11 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--input", args->inputs, "NAME=FILE.npy: a tensor's contents (repeatable)");
   cmd->add_option("--output", args->outputs, "NAME=FILE.npy: save a tensor after the run (repeatable)");
   cmd->add_option("--max-steps", args->max_steps, "instructions per core before a run counts as a hang")->capture_default_str();
+  cmd->add_option("--max-work", args->max_work, "work units over the whole run (all blocks) before it is stopped; a "
+                  "unit is about one instruction of host time (the report's 'work' says what a run used)")
+      ->capture_default_str();
+  cmd->add_option("--max-trace-events", args->max_trace_events, "events (~200 bytes each) --trace may write")
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "print the report as one JSON object");
   cmd->add_option("--trace", args->trace, "write a Chrome trace (Perfetto, chrome://tracing) to this file");
   cmd->add_flag("--timing-only", args->timing_only, "cycles only: skip the data and the race checks (fast, for tuning)");

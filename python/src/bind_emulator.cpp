@@ -34,10 +34,13 @@ py::list tensors_of(const Program& p) {
 
 // Runs a program: the `in`/`inout` tensors from `inputs` (numpy arrays by name), the outputs
 // back as numpy arrays, the report as a dict.
-py::tuple run_program(const Program& p, const py::dict& inputs, const py::object& chip_obj, int blocks, bool timing_only,
-                      bool checks, int threads, const py::object& trace) {
+// With the run's bounds (max_work, max_trace_events: see SimOptions).
+py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object& chip_obj, int blocks, bool timing_only,
+                      bool checks, int threads, const py::object& trace, int64_t max_work, int64_t max_trace_events) {
   if (blocks < 0) user_error("run: blocks must be 0 (the program's block_dim, {}) or more, got {}", p.block_dim, blocks);
   if (threads < 0) user_error("run: threads must be 0 (one per host core) or more, got {}", threads);
+  if (max_work < 1) user_error("run: max_work must be positive, got {}", max_work);
+  if (max_trace_events < 1) user_error("run: max_trace_events must be positive, got {}", max_trace_events);
   ChipConfig chip = to_chip(chip_obj);
   GlobalMemory gm = GlobalMemory::for_program(p);
   for (const auto& [key, value] : inputs) {
@@ -62,13 +65,19 @@ py::tuple run_program(const Program& p, const py::dict& inputs, const py::object
   {
     py::gil_scoped_release released;
     result = simulate(chip, p, gm, {.blocks = blocks, .timing_only = timing_only, .checks = checks, .trace = !trace_path.empty(),
-                                    .threads = threads});
+                                    .threads = threads, .max_work = max_work, .max_trace_events = max_trace_events});
     if (!trace_path.empty()) write_trace(trace_path, result, p, chip);
   }
   py::dict outputs;
   for (size_t t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].role != TensorRole::In) outputs[py::str(p.tensors[t].name)] = to_numpy(gm.data[t], p.tensors[t].dtype, p.tensors[t].shape);
   return py::make_tuple(outputs, json_loads(report_json(result.report, p, p.name)));
+}
+
+py::tuple run_program(const Program& p, const py::dict& inputs, const py::object& chip, int blocks, bool timing_only,
+                      bool checks, int threads, const py::object& trace) {
+  return run_bounded(p, inputs, chip, blocks, timing_only, checks, threads, trace, kDefaultMaxWork,
+                     kDefaultMaxTraceEvents);
 }
 
 void bind_emulator(py::module_& m) {
@@ -112,15 +121,18 @@ str() or `.text()`; run it with `run(program, inputs)`.)")
         py::arg("text"), py::arg("source") = "<python>",
         "A program from assembly text; errors name the line and column.");
   m.def("load", [](const std::string& path) { return load_program(path); }, py::arg("path"), "A program from a .s file.");
-  m.def("run", &run_program, py::arg("program"), py::arg("inputs") = py::dict(), py::arg("chip") = py::none(),
+  m.def("run", &run_bounded, py::arg("program"), py::arg("inputs") = py::dict(), py::arg("chip") = py::none(),
         py::arg("blocks") = 0, py::arg("timing_only") = false, py::arg("checks") = true, py::arg("threads") = 0,
-        py::arg("trace") = py::none(),
+        py::arg("trace") = py::none(), py::arg("max_work") = kDefaultMaxWork,
+        py::arg("max_trace_events") = kDefaultMaxTraceEvents,
         R"(Runs a program on the emulator.
 
 inputs: numpy arrays by tensor name for every `in` and `inout` tensor (dtype and shape must match).
 chip: a preset name, a JSON path, a dict or a ChipConfig (default ascend910).
 blocks: how many blocks to launch (0: the program's block_dim). timing_only: cycles only, no data.
 checks: the race, initialisation and synchronisation checks. trace: a path for a Chrome trace.
+max_work: work units over the whole run before it stops with an error (a unit is about one scalar
+instruction of host time; report["work"] says what a run used). max_trace_events: the trace's bound.
 Returns (outputs, report): the `out`/`inout` tensors as numpy arrays by name, and the report
 (cycles, per-pipe ratios, bytes, roofline, hot spots, diagnostics) as a dict.)");
 

@@ -17,15 +17,16 @@ class RandomArgs {
  public:
   explicit RandomArgs(uint64_t seed) : rng_(seed) {}
 
+  // A value in [lo, hi], which may span all of int64: offsets are taken in uint64 (hi - lo would
+  // overflow int64, and so would a double times the span converted back).
   int64_t in_range(int64_t lo, int64_t hi) {
+    const uint64_t span = uint64_t(hi) - uint64_t(lo);
+    auto at = [&](uint64_t offset) { return int64_t(uint64_t(lo) + offset); };
     switch (pick(4)) {
       case 0: return lo;
       case 1: return hi;
-      case 2: return std::clamp<int64_t>(lo + pick(17), lo, hi);
-      default: {
-        double f = std::uniform_real_distribution<double>(0, 1)(rng_);
-        return lo + int64_t(f * double(uint64_t(hi - lo)));
-      }
+      case 2: return at(std::min<uint64_t>(pick(17), span));
+      default: return at(std::uniform_int_distribution<uint64_t>(0, span)(rng_));
     }
   }
 
