@@ -18,6 +18,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cubekit::fuzz {
 
@@ -50,9 +51,17 @@ inline std::string_view as_text(const uint8_t* data, size_t size) {
 
 // A file path unique to this process and `name`, in the temporary directory; the targets that go
 // through files (the .npy reader and writer, --chip FILE.json) rewrite it for every input.
+// Removed at exit (not after a crash: then the saved input is what reproduces it).
 inline std::string scratch_path(const std::string& name) {
   static const std::filesystem::path dir = std::filesystem::temp_directory_path();
-  return (dir / ("cubekit_fuzz_" + std::to_string(::getpid()) + "_" + name)).string();
+  static std::vector<std::string> paths;
+  if (paths.empty())
+    std::atexit([] {
+      std::error_code ignored;
+      for (const std::string& p : paths) std::filesystem::remove(p, ignored);
+    });
+  paths.push_back((dir / ("cubekit_fuzz_" + std::to_string(::getpid()) + "_" + name)).string());
+  return paths.back();
 }
 
 inline void write_file(const std::string& path, std::string_view bytes) {

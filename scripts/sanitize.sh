@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/sanitize.sh [SECONDS_PER_TARGET] (default 60)
 # scripts/sanitize.sh --build-only
+# scripts/sanitize.sh --fuzz-only [SECONDS_PER_TARGET]   (builds only what the fuzz targets need)
 #
 # Builds an AddressSanitizer + UndefinedBehaviorSanitizer tree in build-sanitize/ (UBSan with
 # float-cast-overflow, which GCC's `undefined` leaves out; every report halts the program), runs the
@@ -14,8 +15,9 @@
 # reported but do not change it (they are known; see fuzz/README.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build_only=0
+build_only=0 fuzz_only=0
 [ "${1:-}" = --build-only ] && build_only=1 && shift
+[ "${1:-}" = --fuzz-only ] && fuzz_only=1 && shift
 seconds="${1:-60}"
 build="$root/build-sanitize"
 jobs="$(nproc)"
@@ -74,22 +76,30 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
     -DCUBEKIT_FUZZ_ENGINE="$engine" -DCUBEKIT_ASAN_RUNTIME="$asan_runtime"
 fi
-cmake --build "$build" -j "$jobs"
+fuzz_targets=(asm npy chip kernel_options)  # cheapest first: asm and npy need the emulator only
+if [ $fuzz_only -eq 1 ]; then
+  for target in "${fuzz_targets[@]}"; do cmake --build "$build" -j "$jobs" --target "fuzz_$target"; done
+else
+  cmake --build "$build" -j "$jobs"
+fi
 [ $build_only -eq 1 ] && exit 0
+engine="$(sed -n 's/^CUBEKIT_FUZZ_ENGINE:[A-Z]*=//p' "$build/CMakeCache.txt")"  # the tree's, if it existed
 
 # Halt at the first report; leaks are checked in the C++ tests (the Python test turns them off:
 # the interpreter keeps its objects at exit).
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:print_summary=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 
 status=0
-echo "=== sanitize: ctest in $build"
-(cd "$build" && ctest --output-on-failure -j "$jobs") || status=1
+if [ $fuzz_only -eq 0 ]; then
+  echo "=== sanitize: ctest in $build"
+  (cd "$build" && ctest --output-on-failure -j "$jobs") || status=1
+fi
 
 echo "=== sanitize: each fuzz target for $seconds s ($engine)"
 artifacts="$build/fuzz-artifacts/sanitize-"
 summary=()
-for target in asm chip npy kernel_options; do
+for target in "${fuzz_targets[@]}"; do
   work="$build/fuzz-work/sanitize-$target"
   rm -rf "$work" && mkdir -p "$work"
   log="$build/fuzz-$target.log"
@@ -111,7 +121,7 @@ done
 
 echo "=== sanitize: known regressions (fuzz/regressions/)"
 known=()
-for target in asm chip npy kernel_options; do
+for target in "${fuzz_targets[@]}"; do
   for input in "$root"/fuzz/regressions/$target/*; do
     [ -f "$input" ] || continue
     if CUBEKIT_FUZZ_NO_SKIP=1 "$build/bin/fuzz_$target" -timeout=60 -rss_limit_mb=4096 "$input" >"$build/regression.log" 2>&1; then
