@@ -254,9 +254,16 @@ int run_vector(const VectorArgs& a) {
   return run_kernel(k.out, a, vector_headline(a, o), -1, {{"shape", o.shape}}, 0);
 }
 
+// KernelAction::Validate: everything the CLI checks and builds before it runs `f` or writes a file.
+int validate_kernel(const dsl::Func& f, const RunArgs& a) {
+  codegen::compile(f, load_chip(a.chip));
+  return 0;
+}
+
 }  // namespace
 
-void add_kernel(CLI::App& app, int& exit_code) {
+void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
+  const bool run = action == KernelAction::Run;
   auto* kernel = app.add_subcommand("kernel", "compile a ready kernel, run it, check it against Halide, report");
   kernel->require_subcommand(1);
   auto* compile = app.add_subcommand("compile", "compile a ready kernel to a program (.s)");
@@ -265,14 +272,18 @@ void add_kernel(CLI::App& app, int& exit_code) {
   auto ma = std::make_shared<MatmulArgs>();
   auto* mm = kernel->add_subcommand("matmul", "C = A x B on the cube, optionally with a fused epilogue");
   add_matmul_options(mm, *ma);
-  mm->callback([ma, &exit_code] { exit_code = run_matmul(*ma); });
+  mm->callback([ma, run, &exit_code] {
+    if (run) exit_code = run_matmul(*ma);
+    else exit_code = validate_kernel(kernels::matmul(options_of(*ma), load_chip(ma->chip)).out, *ma);
+  });
   auto ca = std::make_shared<MatmulArgs>();
   auto* cm = compile->add_subcommand("matmul", "C = A x B on the cube");
   add_matmul_options(cm, *ca);
   cm->add_option("-o,--output", ca->output, "the program file to write")->required();
-  cm->callback([ca, &exit_code] {
+  cm->callback([ca, run, &exit_code] {
     kernels::MatmulOptions o = options_of(*ca);
-    exit_code = compile_kernel(kernels::matmul(o, load_chip(ca->chip)).out, *ca, matmul_headline(o));
+    kernels::Matmul mm = kernels::matmul(o, load_chip(ca->chip));
+    exit_code = run ? compile_kernel(mm.out, *ca, matmul_headline(o)) : validate_kernel(mm.out, *ca);
   });
 
   for (const std::string& name : kernels::vector_kernel_names()) {
@@ -280,15 +291,19 @@ void add_kernel(CLI::App& app, int& exit_code) {
     va->name = name;
     auto* vk = kernel->add_subcommand(name, fmt::format("{} on the vector unit", name));
     add_vector_options(vk, *va);
-    vk->callback([va, &exit_code] { exit_code = run_vector(*va); });
+    vk->callback([va, run, &exit_code] {
+      if (run) exit_code = run_vector(*va);
+      else exit_code = validate_kernel(kernels::vector_kernel(va->name, options_of(*va)).out, *va);
+    });
     auto vc = std::make_shared<VectorArgs>();
     vc->name = name;
     auto* vcc = compile->add_subcommand(name, fmt::format("{} on the vector unit", name));
     add_vector_options(vcc, *vc);
     vcc->add_option("-o,--output", vc->output, "the program file to write")->required();
-    vcc->callback([vc, &exit_code] {
+    vcc->callback([vc, run, &exit_code] {
       kernels::VectorOptions o = options_of(*vc);
-      exit_code = compile_kernel(kernels::vector_kernel(vc->name, o).out, *vc, vector_headline(*vc, o));
+      kernels::VectorKernel k = kernels::vector_kernel(vc->name, o);
+      exit_code = run ? compile_kernel(k.out, *vc, vector_headline(*vc, o)) : validate_kernel(k.out, *vc);
     });
   }
 }

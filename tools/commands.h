@@ -8,6 +8,10 @@ namespace cubekit::cli {
 
 void add_run(CLI::App& app, int& exit_code);
 void add_info(CLI::App& app, int& exit_code);  // isa, chips
-void add_kernel(CLI::App& app, int& exit_code);  // kernel, compile
+// What `kernel` and `compile` do once their options are parsed: Run compiles, runs, checks and
+// writes as the CLI does; Validate (the fuzz target fuzz/kernel_options_fuzz.cpp) stops after the
+// same option checks, kernel definition and compilation, so it runs nothing and writes no file.
+enum class KernelAction { Run, Validate };
+void add_kernel(CLI::App& app, int& exit_code, KernelAction action = KernelAction::Run);  // kernel, compile
 
 }  // namespace cubekit::cli

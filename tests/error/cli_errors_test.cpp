@@ -25,7 +25,7 @@ struct CliResult {
 // and address space so that a hang or a runaway allocation fails the test instead of the machine.
 CliResult cubekit(const TempDir& dir, const std::string& args) {
   std::string out_file = (dir.path() / "stdout.txt").string();
-  std::string command = "ulimit -v 8000000; timeout 120 '" CUBEKIT_CLI "' " + args + " 2>&1 1>'" + out_file + "'";
+  std::string command = cli_memory_bound() + "timeout 120 '" CUBEKIT_CLI "' " + args + " 2>&1 1>'" + out_file + "'";
   CliResult r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) {

@@ -1,0 +1,87 @@
+// Fuzz target: program text -> the assembler -> the emulator, as `cubekit run PROGRAM.s` does, on
+// the ascend910 preset with a bounded budget.
+//
+// Checks, besides "no crash, no hang, only user errors": an accepted program prints to text that
+// parses back to the same program (print_program is a fixed point after one round), and running it
+// -- in program order (`--in-order`), then with the timing model with and without data and checks
+// -- ends in diagnostics at worst, and the reports of both print.
+//
+// A first line `#! --cores N` (a comment to the assembler) launches N blocks instead of the
+// program's .block_dim, as `cubekit run --cores N` does (no other check stands between the two).
+//
+// Budget: kStepsPerInput S instructions over all blocks (each block gets an equal share, at least
+// one), so that a program's block count cannot multiply the work; programs whose GM tensors need
+// more than kMaxGmBytes of host memory are skipped (a legal program may declare up to 16 GiB).
+#include "emulator/chip_config.h"
+#include "emulator/emulator.h"
+#include "emulator/memory.h"
+#include "emulator/program.h"
+#include "emulator/simulator.h"
+#include "fuzz/fuzz_target.h"
+#include "fuzz/known_open.h"
+
+#include <charconv>
+#include <climits>
+
+namespace {
+
+using namespace cubekit;
+
+constexpr int64_t kStepsPerInput = 5'000;
+constexpr int64_t kMaxGmBytes = int64_t(64) << 20;
+
+void check_round_trip(const Program& p) {
+  std::string printed = print_program(p);
+  std::string again;
+  bool ok = fuzz::accepted([&] { again = print_program(parse_program(printed, "printed.s")); });
+  if (!ok) fuzz::finding("the printed form of an accepted program does not parse", printed);
+  if (again != printed) fuzz::finding("print -> parse -> print changed the program", printed + "\n---- became\n" + again);
+}
+
+// The N of a first line `#! --cores N`; 0 (the program's .block_dim) without one.
+int64_t cores_option(std::string_view text) {
+  constexpr std::string_view kPrefix = "#! --cores ";
+  if (!text.starts_with(kPrefix)) return 0;
+  std::string_view rest = text.substr(kPrefix.size(), text.find('\n') - kPrefix.size());
+  int64_t n = 0;
+  auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
+  if (error != std::errc() || end != rest.data() + rest.size() || n < 0 || n > INT32_MAX) return -1;  // CLI11 or cmd_run refuse it
+  return n;
+}
+
+void run(const Program& p, int cores) {
+  int64_t gm_bytes = 0;
+  for (const TensorDecl& t : p.tensors) gm_bytes += t.bytes();  // each is at most 16 GiB: no overflow
+  if (gm_bytes > kMaxGmBytes) return;
+  const ChipConfig& chip = chip_presets().at(0);
+  const int blocks = cores > 0 ? cores : p.block_dim;
+  // Known open (issue 10, work bounds): every block allocates and clears a core's buffers.
+  if (fuzz::skip_known_open() && blocks > 1024) return;
+  const int64_t steps = std::max<int64_t>(1, kStepsPerInput / std::max(1, blocks));
+
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  gm.fill_inputs(1);
+  RunResult in_order = run_in_order(chip, p, gm, {.cores = cores, .max_steps = steps});
+  for (const Diagnostic& d : in_order.diagnostics) format_diagnostic(p, d, "fuzz.s");
+
+  for (bool timing_only : {false, true}) {
+    GlobalMemory g = GlobalMemory::for_program(p);
+    g.fill_inputs(1);
+    SimResult r = simulate(chip, p, g, {.blocks = cores, .timing_only = timing_only, .checks = !timing_only, .threads = 1, .max_steps = steps});
+    report_text(r.report, p, "fuzz.s");  // what `cubekit run` prints, and its --json
+    report_json(r.report, p, "fuzz.s");
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text = fuzz::as_text(data, size);
+  Program program;
+  if (!fuzz::accepted([&] { program = parse_program(text, "fuzz.s"); })) return 0;
+  check_round_trip(program);
+  int64_t cores = cores_option(text);
+  if (cores < 0) return 0;
+  fuzz::accepted([&] { run(program, int(cores)); });
+  return 0;
+}

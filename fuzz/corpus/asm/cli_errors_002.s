@@ -1,0 +1,5 @@
+.kernel t
+top:
+    add x1, x1, 1
+    jmp top
+    end

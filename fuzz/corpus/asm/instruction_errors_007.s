@@ -1,0 +1,3 @@
+.kernel k
+.tensor A f16 [16] in
+    end

@@ -1,0 +1,3 @@
+.kernel t
+    li x1, 12ab
+    end

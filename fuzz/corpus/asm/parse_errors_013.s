@@ -1,0 +1,3 @@
+.kernel t
+    vdup.f16 ub[0], 1.2.3
+    end

@@ -1,0 +1,3 @@
+.kernel t
+    42
+    end

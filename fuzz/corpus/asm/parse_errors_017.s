@@ -1,0 +1,3 @@
+.kernel t
+    , x1
+    end

@@ -1,0 +1,5 @@
+.kernel t
+top:
+    li x1, 1
+top:
+    end

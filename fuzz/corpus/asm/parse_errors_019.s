@@ -1,0 +1,4 @@
+.kernel t
+    li x1, 1
+    bne x1, 0, done
+    end

@@ -1,0 +1,4 @@
+.kernel t
+x1:
+    jmp x1
+    end

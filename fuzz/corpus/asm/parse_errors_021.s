@@ -1,0 +1,3 @@
+.kernel t
+.blockdim 4
+    end

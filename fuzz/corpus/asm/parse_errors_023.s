@@ -1,0 +1,2 @@
+.kernel 7
+    end

@@ -1,0 +1,2 @@
+.kernel t extra
+    end

@@ -1,0 +1,3 @@
+.kernel t
+.block_dim four
+    end

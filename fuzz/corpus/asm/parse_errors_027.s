@@ -1,0 +1,3 @@
+.kernel t
+.block_dim -2
+    end

@@ -1,0 +1,3 @@
+.kernel t
+.tensor [4] in
+    end

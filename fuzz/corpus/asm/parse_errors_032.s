@@ -1,0 +1,3 @@
+.kernel t
+.tensor UB f16 [4] in
+    end

@@ -1,0 +1,3 @@
+.kernel t
+.tensor A f64 [4] in
+    end

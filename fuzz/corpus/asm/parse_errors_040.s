@@ -1,0 +1,3 @@
+.kernel t
+.tensor A f16 [4]
+    end

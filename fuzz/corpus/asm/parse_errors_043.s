@@ -1,0 +1,3 @@
+.kernel t
+    add x1, x2,
+    end

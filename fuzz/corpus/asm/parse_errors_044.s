@@ -1,0 +1,4 @@
+.kernel t
+top:
+    jmp -top
+    end

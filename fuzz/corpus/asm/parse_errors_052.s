@@ -1,0 +1,3 @@
+.kernel t
+    vadd.f16 ub[0], ub[256], ub[512], mask=counter:
+    end

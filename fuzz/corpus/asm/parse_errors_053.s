@@ -1,0 +1,3 @@
+.kernel t
+    vaddd.f16 ub[0], ub[0], ub[0]
+    end

@@ -1,0 +1,2 @@
+.kernel t
+    li x1, 1

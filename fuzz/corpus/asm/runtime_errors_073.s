@@ -1,0 +1,4 @@
+.kernel t
+    jmp out
+    end
+out:
