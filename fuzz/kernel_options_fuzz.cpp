@@ -11,7 +11,6 @@
 // A finding is what the CLI would turn into exit 3 or a crash: any exception but a UserError or a
 // CLI11 parse error (exit 2, or 0 for --help), a signal, a hang.
 #include "fuzz/fuzz_target.h"
-#include "fuzz/known_open.h"
 #include "tools/commands.h"
 
 #include <string>
@@ -42,11 +41,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t newline = text.find('\n');
   std::string_view line = text.substr(0, newline);
   std::string_view chip_json = newline == std::string_view::npos ? "" : text.substr(newline + 1);
-  if (fuzz::known_open_json_overflow(chip_json)) return 0;
-  if (fuzz::skip_known_open()) {
-    ChipConfig chip;
-    if (fuzz::accepted([&] { chip = chip_from_json(chip_json); }) && fuzz::known_open_chip(chip)) return 0;
-  }
   fuzz::write_file(chip_path, chip_json);
 
   std::vector<std::string> args = split_args(line, chip_path);

@@ -315,9 +315,11 @@ class Planner {
   }
 
   // The vector path hands tiles of whole rows to the cores (of elements when flat): cores() takes
-  // the Func's leading loops (any of its loops when flat), which all spread those tiles.
+  // the Func's leading loops (any of its loops when flat, or when the output is per-row: its loops
+  // are all row loops), which all spread those tiles.
   void check_core_loops(const Directive& d) const {
     const auto& args = f_.impl->args;
+    const bool any = p_.flat || p_.row_output;
     std::vector<std::string> leading, all;
     for (size_t i = 0; i < args.size(); ++i) {
       all.push_back(args[i]->name);
@@ -325,13 +327,13 @@ class Planner {
     }
     // (A Func of one dimension is flat: it has no per-row or per-column values.)
     std::string can = fmt::format("give it {} (spread over the cores in tiles of {})",
-                                  fmt::join(p_.flat ? all : leading, " or "), p_.flat ? "elements" : "whole rows");
+                                  fmt::join(any ? all : leading, " or "), p_.flat ? "elements" : "whole rows");
     for (const auto& v : d.vars) {
       auto at = std::find(args.begin(), args.end(), v);
       if (at == args.end())
         user_error("{}.{}: {} is not a loop of {} (its loops: {}); {}", p_.name, d.text, v->name, p_.name,
                    fmt::join(all, ", "), can);
-      if (!p_.flat && at + 1 == args.end())
+      if (!any && at + 1 == args.end())
         user_error("{}.{}: {} is {}'s innermost loop, along its rows; the vector path hands whole rows to the cores: {}",
                    p_.name, d.text, v->name, p_.name, can);
     }
