@@ -104,7 +104,7 @@ fuzz_one() {
   rm -rf "$work" && mkdir -p "$work"
   "$build/bin/fuzz_$target" -max_total_time="$seconds" -seed=1 -timeout=30 -rss_limit_mb=4096 \
     -dict="$root/fuzz/dict/$target.dict" -artifact_prefix="$artifacts$target-" \
-    "$work" "$root/fuzz/corpus/$target" >"$log" 2>&1
+    "$work" "$root/fuzz/corpus/$target" $([ "$target" = asm ] && echo "$root/examples/asm") >"$log" 2>&1
   echo $? >"$log.rc"
 }
 running=0
