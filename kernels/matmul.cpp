@@ -178,9 +178,12 @@ void schedule_matmul(const ContractionParts& p, const MatmulOptions& o, const Ch
   order.push_back(mo);
   if (p.batch) order.push_back(*p.batch);
   p.c.reorder(order);
+  // A tile larger than its extent is one tile of the extent (as a split beyond it is): the group
+  // choice works on those, which also keeps its products of sizes far from overflow.
+  const int64_t em = std::min(tm, o.m), en = std::min(tn, o.n);
   int64_t group = naive || !cores ? 1
-                                  : choose_group((o.m + tm - 1) / tm, (o.n + tn - 1) / tn, batches, up16(tm) * o.k * s,
-                                                 up16(tn) * o.k * s, up16(tm) * up16(tn) * dtype_size(o.out), chip);
+                                  : choose_group((o.m + em - 1) / em, (o.n + en - 1) / en, batches, up16(em) * o.k * s,
+                                                 up16(en) * o.k * s, up16(em) * up16(en) * dtype_size(o.out), chip);
   if (o.core_group) group = o.core_group;
   if (cores) p.c.cores(o.batch ? std::vector<LoopVar>{*p.batch, mo, no} : std::vector<LoopVar>{mo, no}, group);
   p.c.stage(p.a, Level::L1, l1_at).stage(p.b, Level::L1, l1_at);
