@@ -132,7 +132,8 @@ echo "=== sanitize: the regressions of issue 10 (fuzz/regressions/): each must e
 for target in "${fuzz_targets[@]}"; do
   for input in "$root"/fuzz/regressions/$target/*; do
     [ -f "$input" ] || continue
-    if "$build/bin/fuzz_$target" -timeout=60 -rss_limit_mb=4096 "$input" >"$build/regression.log" 2>&1; then
+    if "$build/bin/fuzz_$target" -timeout=60 -rss_limit_mb=4096 -artifact_prefix="$artifacts$target-regression-" "$input" \
+       >"$build/regression.log" 2>&1; then
       summary+=("regression $target/$(basename "$input"): clean")
     else
       status=1
