@@ -21,6 +21,7 @@ std::string_view ratio_name(Pipe p) {
     case Pipe::MTE3: return "mte3_ratio";
     case Pipe::M: return "mac_ratio";
     case Pipe::V: return "vec_ratio";
+    case Pipe::FIX: return "fixpipe_ratio";
     default: return "?";
   }
 }
