@@ -5,7 +5,8 @@ bandwidth ceilings, and the per-pipe utilisation of every emulated implementatio
 
     bench/run.py [SUITE] [--chip NAME] [--out DIR] [--build DIR] [--repetitions N]
 
-SUITE is matmul (square 512-4096 and the GEMMs of BERT-Large at sequence 512), vector (4096 x 4096
+SUITE calibration runs calibration/rows.json instead (bench/calibration.py: model beside the
+published hardware figures, with --cheap, --check and --only). SUITE is matmul (square 512-4096 and the GEMMs of BERT-Large at sequence 512), vector (4096 x 4096
 f16 kernels), check (what `cubekit kernel` runs after compiling: the full emulation and the golden
 check against Halide, side by side, for those kernels and their f32, s8 and epilogue variants), smoke
 (tiny, for the tests) or all. Host times are medians over the repetitions, after a warm-up; emulated
@@ -195,13 +196,20 @@ def plots(chip, records, out):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("suite", nargs="?", default="matmul", choices=["matmul", "vector", "check", "smoke", "all"])
+    parser.add_argument("suite", nargs="?", default="matmul",
+                        choices=["matmul", "vector", "check", "smoke", "all", "calibration"])
     parser.add_argument("--chip", default="ascend910", help="chip preset or JSON config")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "bench"), help="where the results go")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build directory")
     parser.add_argument("--repetitions", type=int, default=3, help="host-time repetitions (their median is kept)")
     parser.add_argument("--min-time", type=float, default=0, help="seconds each benchmark runs at least (Google Benchmark's default when 0)")
+    parser.add_argument("--cheap", action="store_true", help="calibration: only the rows marked cheap")
+    parser.add_argument("--check", action="store_true", help="calibration: exit 1 when a row leaves its tolerance")
+    parser.add_argument("--only", default="", help="calibration: these row ids only (comma-separated)")
     args = parser.parse_args()
+    if args.suite == "calibration":
+        import calibration
+        sys.exit(calibration.main(args.build, args.cheap, args.check, [i for i in args.only.split(",") if i]))
     os.makedirs(args.out, exist_ok=True)
     suites = ["matmul", "vector", "check"] if args.suite == "all" else [args.suite]
     records = []

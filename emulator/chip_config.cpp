@@ -80,6 +80,24 @@ ChipConfig ascend910() {
   t.vector_complex_cycles = 4;       // assumed: exp ln sqrt rsqrt rec div
   t.ub_bank_groups = 16;             // HARDWARE.md: blk_stride 16 -> 8 cycles per repeat
   t.window_cycles = 1000;            // simulation parameter, not hardware
+  // Effects measured on hardware (docs/chips.md, "Effects"; the calibration suite checks them).
+  // "BP" = Huawei's Ascend C best practices (hiascend.com atlas_ascendc_best_practices_10_0013/0014).
+  t.gm_transfer_overhead_cycles = 57;  // fitted: BP 10_0013, GM bandwidth saturates above ~16 KB per
+                                       // transfer: a 16 KB read from HBM (512 cycles at 32 B/cycle) at 90%
+  t.gm_aligned_bytes = 512;            // public: BP 10_0014, GM addresses 512 B aligned reach full bandwidth
+  t.gm_misaligned_efficiency = 1.0;    // public: BP 10_0014 (32 B aligned reach 70% of 512 B aligned) holds for
+                                       // Atlas A2 (910B) only, it says: the 910 has no such penalty
+  t.hbm_efficiency = 0.875;            // fitted: streaming kernels reach ~80% of HBM peak (limulidae README,
+                                       // 910B): calibration row stream_add_910 (4096x4096 f16 add)
+  t.hbm_turnaround_cycles = 8;         // assumed: about HBM2's write-to-read turnaround (~8 ns)
+  t.launch_cycles = 1000;              // assumed: ~1 us from the launch to the cores' first instruction
+  t.block_dispatch_cycles = 100;       // assumed: the block scheduler hands a core its next block
+  t.l2_rate = 3870;                    // assumed: the 3.87 TB/s of MTE2 reads a 910B sustained at 93.8% L2 hit
+                                       // (hiascend.com CANN 7.0 guide atlaslmimog_0048), per cycle at 1 GHz
+  t.l2_replacement_candidates = 2;     // assumed: a gentler capacity cliff than LRU (docs/chips.md)
+  t.cube_efficiency = 0.832;           // fitted: AIBench (CCF THPC 2024) 216 TFLOPS fp16 cube ceiling:
+                                       // calibration/cube_peak.s
+  t.vector_efficiency = 0.843;         // fitted: AIBench 3.39 TFLOPS vector ceiling: calibration/vector_peak.s
   return c;
 }
 
@@ -201,6 +219,25 @@ void for_each_timing_field(TimingConfig& t, F f) {
   f("vector_complex_cycles", t.vector_complex_cycles);
   f("ub_bank_groups", t.ub_bank_groups);
   f("window_cycles", t.window_cycles);
+  f("gm_transfer_overhead_cycles", t.gm_transfer_overhead_cycles);
+  f("gm_aligned_bytes", t.gm_aligned_bytes);
+  f("gm_misaligned_efficiency", t.gm_misaligned_efficiency);
+  f("hbm_efficiency", t.hbm_efficiency);
+  f("hbm_turnaround_cycles", t.hbm_turnaround_cycles);
+  f("launch_cycles", t.launch_cycles);
+  f("block_dispatch_cycles", t.block_dispatch_cycles);
+  f("l2_rate", t.l2_rate);
+  f("l2_replacement_candidates", t.l2_replacement_candidates);
+  f("cube_efficiency", t.cube_efficiency);
+  f("vector_efficiency", t.vector_efficiency);
+}
+
+// Timing fields that are a share of a peak (0.01..1) rather than a rate, and whole-number fields
+// that may be 0 (an overhead a config can switch off).
+bool is_efficiency(std::string_view key) { return key.ends_with("_efficiency"); }
+bool may_be_zero(std::string_view key) {
+  return key == "gm_transfer_overhead_cycles" || key == "hbm_turnaround_cycles" || key == "launch_cycles" ||
+         key == "block_dispatch_cycles";
 }
 
 // What a chip can have, so that every figure the emulator computes from a config stays exact
@@ -222,6 +259,8 @@ constexpr BufferLimit kBufferLimits[kNumSpaces] = {
 // Rates are bytes per cycle (the ascend910's are 32..1000). Slower than 0.01 a single transfer of a
 // big tensor would last beyond what the cycle counters hold; faster than 10^6 is no memory system.
 constexpr double kMinRate = 0.01, kMaxRate = 1e6;
+// An efficiency divides a rate: at least 0.01 keeps it within the rates' range.
+constexpr double kMinEfficiency = 0.01;
 // Latencies and cycle counts per instruction, and the simulation window.
 constexpr int64_t kMaxCycles = 1'000'000;
 
@@ -239,6 +278,12 @@ void validate_limits(const ChipConfig& c, const std::string& origin) {
   for_each_timing_field(t, [&](const char* key, auto& v) {
     using T = std::remove_reference_t<decltype(v)>;
     if constexpr (std::is_floating_point_v<T>) {
+      if (is_efficiency(key)) {
+        if (!(v >= kMinEfficiency && v <= 1))
+          user_error("{}: timing field '{}' must be in {}..1 (a share of the peak rate), got {}", where, key,
+                     kMinEfficiency, v);
+        return;
+      }
       if (!(v >= kMinRate && v <= kMaxRate))
         user_error("{}: timing field '{}' must be in {}..{} bytes per cycle, got {} (real chips move 32..1000 bytes per "
                    "cycle; a slower rate makes one transfer outlast the cycle counters, a faster one is no chip)",
@@ -246,13 +291,15 @@ void validate_limits(const ChipConfig& c, const std::string& origin) {
       return;
     }
     std::string_view k = key;
-    int64_t lo = 1, hi = kMaxCycles;
+    int64_t lo = may_be_zero(k) ? 0 : 1, hi = kMaxCycles;
     const char* why = " (cycles per instruction or per window; real chips need hundreds at most)";
     if (k == "queue_depth") hi = 1024, why = " (entries; the ascend910 has 32)";
     else if (k == "ub_bank_groups") hi = 64, why = " (a repeat reads at most 8 blocks; the ascend910 has 16 groups)";
     else if (k == "l2_line_bytes") lo = 32, hi = 65536, why = " (bytes: at least one 32 B block; the ascend910's is 512)";
     else if (k == "l2_bytes") lo = line, hi = int64_t(1) << 40, why = " (bytes: at least one line of l2_line_bytes)";
     else if (k == "window_cycles") hi = 1'000'000'000, why = " (cycles)";
+    else if (k == "gm_aligned_bytes") lo = 32, hi = 65536, why = " (bytes: at least one 32 B block; the ascend910's is 512)";
+    else if (k == "l2_replacement_candidates") hi = 64, why = " (lines compared per eviction: 1 is random, more approach LRU)";
     if (int64_t(v) < lo || int64_t(v) > hi)
       user_error("{}: timing field '{}' must be in {}..{}{}, got {}", where, key, lo, hi, why, v);
   });
@@ -268,7 +315,7 @@ void timing_from_json(Reader& r, TimingConfig& t) {
   for_each_timing_field(t, [&](const char* key, auto& v) {
     using T = std::remove_reference_t<decltype(v)>;
     if constexpr (std::is_floating_point_v<T>) v = r.positive_number(key);
-    else v = T(r.integer(key, 1, std::numeric_limits<T>::max()));
+    else v = T(r.integer(key, may_be_zero(key) ? 0 : 1, std::numeric_limits<T>::max()));
   });
 }
 

@@ -41,6 +41,32 @@ struct TimingConfig {
   int vector_simple_cycles = 0, vector_reduce_cycles = 0, vector_complex_cycles = 0;
   int ub_bank_groups = 0;       // 32 B blocks of one repeat in the same group are read one per cycle
   int window_cycles = 0;        // cores synchronise their view of L2, HBM and GM every window
+
+  // ---- Effects measured on hardware (issue 11; docs/chips.md says each one's provenance) ----
+  // MTE transfer efficiency. Every GM transfer instruction keeps its MTE busy this many cycles
+  // beyond moving its bytes (request setup, not overlapped with the next transfer), so a short
+  // transfer moves fewer bytes per cycle than a long one.
+  int gm_transfer_overhead_cycles = 0;
+  // A GM burst (one contiguous run of a transfer) that starts at a multiple of gm_aligned_bytes
+  // moves at the full rate; one that starts elsewhere at gm_misaligned_efficiency of it.
+  int gm_aligned_bytes = 0;
+  double gm_misaligned_efficiency = 0;
+  // HBM: the share of hbm_rate a sustained stream reaches, and the cycles HBM idles when it turns
+  // from reading to writing or back.
+  double hbm_efficiency = 0;
+  int hbm_turnaround_cycles = 0;
+  // Launch: cycles from the launch until every core can start, and before each block on a core.
+  int launch_cycles = 0;
+  int block_dispatch_cycles = 0;
+  // L2: what all cores together can read from it per cycle (hits and merged fills), and how many
+  // pseudo-randomly chosen lines the replacement compares (it evicts the least recently used of
+  // them: 1 is random replacement, a large number approaches LRU and its steep capacity cliff).
+  double l2_rate = 0;
+  int l2_replacement_candidates = 0;
+  // The share of their peak (one fractal step, one repeat per class cycles) the cube and the
+  // vector unit sustain over a long run of work.
+  double cube_efficiency = 0;
+  double vector_efficiency = 0;
 };
 
 struct ChipConfig {

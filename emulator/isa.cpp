@@ -14,7 +14,7 @@
 namespace cubekit {
 
 std::string_view pipe_name(Pipe p) {
-  static constexpr std::string_view names[] = {"S", "MTE1", "MTE2", "MTE3", "M", "V", "ALL"};
+  static constexpr std::string_view names[] = {"S", "MTE1", "MTE2", "MTE3", "M", "V", "FIX", "ALL"};
   return names[int(p)];
 }
 

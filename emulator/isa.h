@@ -21,8 +21,8 @@
 
 namespace cubekit {
 
-enum class Pipe : uint8_t { S, MTE1, MTE2, MTE3, M, V, All };
-inline constexpr int kNumPipes = 6;  // All is not a pipe; barrier uses it to mean every pipe
+enum class Pipe : uint8_t { S, MTE1, MTE2, MTE3, M, V, FIX, All };
+inline constexpr int kNumPipes = 7;  // All is not a pipe; barrier uses it to mean every pipe
 std::string_view pipe_name(Pipe p);
 
 inline constexpr int kNumRegs = 32;

@@ -19,18 +19,42 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors)
   index_.assign(size_t(lines), -1);
 }
 
+namespace {
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+// Sampled LRU: the oldest of a few pseudo-random lines, never one the current request fetched
+// (it is still in flight) while another can go.
+size_t L2Model::victim() {
+  const size_t n = lines_.size();
+  size_t best = n;
+  for (int k = 0; k < t_.l2_replacement_candidates; ++k) {
+    size_t i = size_t(splitmix64(random_) % n);
+    if (lines_[i].request == request_) continue;
+    if (best == n || lines_[i].request < lines_[best].request) best = i;
+  }
+  if (best < n) return best;
+  size_t start = size_t(splitmix64(random_) % n);  // every candidate was this request's: walk on
+  for (size_t k = 0; k < n; ++k)
+    if (lines_[(start + k) % n].request != request_) return (start + k) % n;
+  return start;  // one request larger than L2: it evicts its own lines
+}
+
 int32_t L2Model::insert(uint64_t key, uint64_t ready) {
   size_t i;
   if (lines_.size() < capacity_) {
     i = lines_.size();
     lines_.push_back({});
-  } else {  // second chance: clear referenced bits until an unreferenced line comes round
-    while (lines_[hand_].referenced) lines_[hand_].referenced = false, hand_ = (hand_ + 1) % lines_.size();
-    i = hand_;
-    hand_ = (hand_ + 1) % lines_.size();
+  } else {
+    i = victim();
     index_[lines_[i].key] = -1;
   }
-  lines_[i] = {key, ready, request_, false};
+  lines_[i] = {key, ready, request_};
   index_[key] = int32_t(i);
   return int32_t(i);
 }
@@ -50,16 +74,26 @@ void L2Model::for_each_line(const Footprint& fp, bool writes, F f) const {
   }
 }
 
-uint64_t L2Model::reserve_hbm(uint64_t time, int64_t bytes) {
-  double start = std::max(double(time), hbm_free_);
-  hbm_free_ = start + double(bytes) / t_.hbm_rate;
+uint64_t L2Model::reserve_hbm(uint64_t time, int64_t bytes, bool write) {
+  // Turning between reads and writes idles HBM; a turn during idle time costs nothing extra.
+  double free = hbm_free_ + (write != hbm_writing_ ? double(t_.hbm_turnaround_cycles) : 0);
+  double start = std::max(double(time), free);
+  hbm_free_ = start + double(bytes) / (t_.hbm_rate * t_.hbm_efficiency);
+  hbm_writing_ = write;
   return uint64_t(std::ceil(hbm_free_));
 }
 
-L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requested_bytes, L2Counts& counts) {
+uint64_t L2Model::reserve_l2(uint64_t time, double bytes) {
+  double start = std::max(double(time), l2_free_);
+  l2_free_ = start + bytes / t_.l2_rate;
+  return uint64_t(std::ceil(l2_free_));
+}
+
+L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double efficiency,
+                            L2Counts& counts) {
   ++request_;
   missed_.clear();
-  int64_t hits = 0;
+  int64_t hits = 0, merged = 0;
   uint64_t data_ready = time;  // when the last line this read shares with an earlier fill arrives
   for_each_line(fp, false, [&](uint64_t key) {
     int32_t i = index_[key];
@@ -70,20 +104,23 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
     Line& l = lines_[size_t(i)];
     if (l.request == request_) return;  // seen already in this request
     l.request = request_;
-    l.referenced = true;
-    ++hits;  // present, or merged with a fill in flight
+    if (l.ready > time) ++merged;  // a fill in flight: wait for it
+    else ++hits;
     data_ready = std::max(data_ready, l.ready);
   });
   const int64_t misses = int64_t(missed_.size()), miss_bytes = misses * t_.l2_line_bytes;
   counts.hit_lines += hits;
+  counts.merged_lines += merged;
   counts.miss_lines += misses;
   counts.hbm_read_bytes += miss_bytes;
-  // This core moves the hit share at the L2 rate and the missed lines at its own HBM rate; the
-  // missed lines also queue for HBM behind every other core's.
-  double total = double(std::max<int64_t>(1, hits + misses));
-  double hit_bytes = double(requested_bytes) * double(hits) / total;
-  double occupancy = hit_bytes / t_.gm_read_l2_rate + double(miss_bytes) / t_.gm_read_hbm_rate;
-  if (misses) occupancy = std::max(occupancy, double(reserve_hbm(time, miss_bytes) - time));
+  // This core moves the share in L2 at the L2 rate and the missed lines at its own HBM rate; the
+  // L2 share also queues at L2's port, the missed lines at HBM, behind every other core's.
+  const int64_t present = hits + merged;
+  double total = double(std::max<int64_t>(1, present + misses));
+  double l2_bytes = double(requested_bytes) * double(present) / total;
+  double occupancy = (l2_bytes / t_.gm_read_l2_rate + double(miss_bytes) / t_.gm_read_hbm_rate) / efficiency;
+  if (present) occupancy = std::max(occupancy, double(reserve_l2(time, l2_bytes) - time));
+  if (misses) occupancy = std::max(occupancy, double(reserve_hbm(time, miss_bytes, false) - time));
   int64_t latency = misses ? t_.l2_miss_latency : t_.l2_hit_latency;
   // Shared lines cannot arrive before the fill that brings them.
   occupancy = std::max(occupancy, double(data_ready) - double(time + uint64_t(latency)));
@@ -94,16 +131,17 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   return {latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
 }
 
-L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, L2Counts& counts) {
+L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, double efficiency, L2Counts& counts) {
   ++request_;
   for_each_line(fp, true, [&](uint64_t key) {
     int32_t i = index_[key];
     if (i < 0) insert(key, time);
-    else lines_[size_t(i)].referenced = true;
+    else lines_[size_t(i)].request = request_;
   });
   counts.hbm_write_bytes += bytes;
-  reserve_hbm(time, bytes);  // the write-back competes with everyone's misses
-  return {t_.gm_write_latency, std::max<int64_t>(1, int64_t(std::ceil(double(bytes) / t_.gm_write_rate)))};
+  reserve_hbm(time, bytes, true);  // the write-back competes with everyone's misses
+  double occupancy = double(bytes) / t_.gm_write_rate / efficiency;
+  return {t_.gm_write_latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
 }
 
 }  // namespace cubekit

@@ -1,13 +1,17 @@
-// The memory system the cores share in the timing model: a line-granular L2 with LRU
-// replacement in front of HBM, modelled in simulated-time order (one thread, so deterministic).
+// The memory system the cores share in the timing model: a line-granular L2 in front of HBM,
+// modelled in simulated-time order (one thread, so deterministic).
 //
-// Replacement is CLOCK (second chance), the pseudo-LRU of real caches: a hit sets the line's
-// referenced bit; a miss in a full L2 evicts the first line the clock hand finds unreferenced.
 // A read of a line that is in L2 is a hit; a read of a line being filled (another core missed it
-// a moment ago) merges with that fill: it waits for the data but costs HBM nothing; any other read
-// misses, fetches the line from HBM and makes it present once the fill completes. HBM is one
-// server shared by all cores: each missed line occupies it for line_bytes / hbm_rate cycles, so
-// cores that all stream compete, while cores that read the same panels share them.
+// a moment ago) merges with that fill: it waits for the data but costs HBM nothing (counted apart
+// from hits); any other read misses, fetches the line from HBM and makes it present once the fill
+// completes. Replacement: a miss in a full L2 evicts the least recently used of
+// l2_replacement_candidates pseudo-randomly chosen lines (sampled LRU: 1 candidate is random
+// replacement, many approach LRU). A cyclic sweep a little larger than L2 then still hits in part,
+// as on hardware, where LRU would miss every line.
+// Two shared servers: HBM, which each missed line and each write-back occupies for its bytes at
+// hbm_rate x hbm_efficiency (plus hbm_turnaround_cycles whenever it turns between reading and
+// writing), so cores that all stream compete while cores that read the same panels share them;
+// and L2's read port, which hit and merged bytes occupy at l2_rate over all cores.
 // Writes allocate their lines in L2 and occupy HBM for their write-back.
 #pragma once
 
@@ -21,7 +25,7 @@
 namespace cubekit {
 
 struct L2Counts {
-  int64_t hit_lines = 0, miss_lines = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
+  int64_t hit_lines = 0, merged_lines = 0, miss_lines = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
 };
 
 class L2Model {
@@ -31,30 +35,35 @@ class L2Model {
   struct Cost {
     int64_t latency = 0, occupancy = 0;
   };
-  // The cost of the GM reads (or writes) of one instruction that starts at `time`.
-  Cost read(const Footprint& fp, uint64_t time, int64_t requested_bytes, L2Counts& counts);
-  Cost write(const Footprint& fp, uint64_t time, int64_t bytes, L2Counts& counts);
+  // The cost of the GM reads (or writes) of one instruction that starts at `time`. `efficiency`
+  // (0..1] scales the core's own transfer rates (misaligned bursts); the shared servers do not see it.
+  Cost read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double efficiency, L2Counts& counts);
+  Cost write(const Footprint& fp, uint64_t time, int64_t bytes, double efficiency, L2Counts& counts);
 
  private:
   struct Line {
     uint64_t key;
     uint64_t ready;      // when its data is in L2
-    uint64_t request;    // the last request that visited it (so a request counts it once)
-    bool referenced;
+    uint64_t request;    // the last request that visited it (a request counts it once; the LRU age)
   };
   // Calls f(line id) for every line the GM regions of one direction touch (a line may repeat).
   template <class F>
   void for_each_line(const Footprint& fp, bool writes, F f) const;
   int32_t insert(uint64_t key, uint64_t ready);  // its slot; evicts a line when L2 is full
-  uint64_t reserve_hbm(uint64_t time, int64_t bytes);  // when a transfer of `bytes` starting at `time` ends
+  size_t victim();                                 // the slot a miss in a full L2 reuses
+  // When a transfer of `bytes` starting at `time` ends on HBM (`write`: a write-back) or L2's port.
+  uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write);
+  uint64_t reserve_l2(uint64_t time, double bytes);
 
   const TimingConfig& t_;
   std::vector<uint64_t> first_line_;  // per tensor: the id of its first line (lines are numbered densely)
   std::vector<int32_t> index_;        // per line id: its slot in lines_, -1 when not in L2
   std::vector<Line> lines_;
-  size_t hand_ = 0;                   // the clock hand
+  uint64_t random_ = 0;               // the replacement's pseudo-random sequence (splitmix64 state)
   size_t capacity_;
   double hbm_free_ = 0;  // when HBM can start the next transfer
+  bool hbm_writing_ = false;  // the direction of HBM's last transfer
+  double l2_free_ = 0;   // when L2's read port can start the next transfer
   std::vector<int32_t> missed_;  // slots of the lines the current request fetches
   uint64_t request_ = 0;
 };

@@ -232,7 +232,7 @@ struct Maker {
         int p = 0;
         while (p <= int(Pipe::All) && pipe_name(Pipe(p)) != up) ++p;
         if (p > int(Pipe::All) || (Pipe(p) == Pipe::All && !o.allow_all))
-          error(a.column, fmt::format("{}: '{}' is not a pipe (S MTE1 MTE2 MTE3 M V{})", where(o), a.name,
+          error(a.column, fmt::format("{}: '{}' is not a pipe (S MTE1 MTE2 MTE3 M V FIX{})", where(o), a.name,
                                       o.allow_all ? " ALL" : ""));
         out.kind = Operand::Kind::Sym, out.imm = p;
         break;

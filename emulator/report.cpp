@@ -21,6 +21,7 @@ std::string_view ratio_name(Pipe p) {
     case Pipe::MTE3: return "mte3_ratio";
     case Pipe::M: return "mac_ratio";
     case Pipe::V: return "vec_ratio";
+    case Pipe::FIX: return "fixpipe_ratio";
     default: return "?";
   }
 }
@@ -49,6 +50,7 @@ void finish_report(Report& r, const Program& program, const ChipConfig& chip) {
     for (int k = 0; k < kNumPaths; ++k) r.bytes[k] += c.bytes[k];
     r.l2_hit_lines += c.l2_hit_lines;
     r.l2_miss_lines += c.l2_miss_lines;
+    r.l2_merged_lines += c.l2_merged_lines;
     r.hbm_bytes += c.hbm_read_bytes + c.hbm_write_bytes;
     cube_steps += c.cube_steps;
     vector_cycles += c.vector_cycles_ideal;
@@ -57,8 +59,9 @@ void finish_report(Report& r, const Program& program, const ChipConfig& chip) {
   r.instructions = int64_t(r.pipes[int(Pipe::S)].instructions);  // S issues every instruction once
   double capacity = double(std::max<uint64_t>(1, r.cycles)) * std::max(1, r.cores);
   for (int p = 0; p < kNumPipes; ++p) r.ratio[p] = double(r.pipes[p].busy) / capacity;
-  int64_t lines = r.l2_hit_lines + r.l2_miss_lines;
+  int64_t lines = r.l2_hit_lines + r.l2_merged_lines + r.l2_miss_lines;
   r.l2_hit_rate = lines ? double(r.l2_hit_lines) / double(lines) : 0;
+  r.l2_merge_rate = lines ? double(r.l2_merged_lines) / double(lines) : 0;
 
   Roofline& f = r.roofline;
   uint64_t cores = uint64_t(std::max(1, r.cores));
@@ -100,8 +103,8 @@ std::string report_json(const Report& r, const Program& program, std::string_vie
     j["ratios"][std::string(ratio_name(p))] = r.ratio[int(p)];
   }
   for (int k = 0; k < kNumPaths; ++k) j["bytes"][std::string(path_name(DataPath(k)))] = r.bytes[k];
-  j["l2"] = {{"hit_lines", r.l2_hit_lines}, {"miss_lines", r.l2_miss_lines}, {"hit_rate", r.l2_hit_rate},
-             {"hbm_bytes", r.hbm_bytes}};
+  j["l2"] = {{"hit_lines", r.l2_hit_lines}, {"merged_lines", r.l2_merged_lines}, {"miss_lines", r.l2_miss_lines},
+             {"hit_rate", r.l2_hit_rate}, {"merge_rate", r.l2_merge_rate}, {"hbm_bytes", r.hbm_bytes}};
   j["roofline"] = {{"cube_cycles", r.roofline.cube_cycles}, {"vector_cycles", r.roofline.vector_cycles},
                    {"hbm_cycles", r.roofline.hbm_cycles}, {"bound_cycles", r.roofline.bound},
                    {"limiter", r.roofline.limiter}, {"efficiency", r.roofline.efficiency}};
@@ -140,8 +143,10 @@ std::string report_text(const Report& r, const Program& program, std::string_vie
   for (int k = 0; k < kNumPaths; ++k)
     if (r.bytes[k]) bytes += fmt::format("  {} {}", path_name(DataPath(k)), r.bytes[k]);
   out += fmt::format("  bytes:{}\n", bytes.empty() ? " none" : bytes);
-  out += fmt::format("  L2: hit rate {:.3f} ({} of {} lines), HBM traffic {} bytes\n", r.l2_hit_rate, r.l2_hit_lines,
-                     r.l2_hit_lines + r.l2_miss_lines, r.hbm_bytes);
+  out += fmt::format("  L2: hit rate {:.3f} ({} of {} lines), merged with fills in flight {:.3f} ({} lines), HBM "
+                     "traffic {} bytes\n", r.l2_hit_rate, r.l2_hit_lines,
+                     r.l2_hit_lines + r.l2_merged_lines + r.l2_miss_lines, r.l2_merge_rate, r.l2_merged_lines,
+                     r.hbm_bytes);
   out += fmt::format("  roofline: cube {} / vector {} / HBM {} cycles: {}-bound at {} cycles, efficiency {:.3f}\n",
                      r.roofline.cube_cycles, r.roofline.vector_cycles, r.roofline.hbm_cycles, r.roofline.limiter,
                      r.roofline.bound, r.roofline.efficiency);

@@ -31,6 +31,7 @@ struct CoreStats {
   std::array<PipeStats, kNumPipes> pipes{};
   std::array<int64_t, kNumPaths> bytes{};
   int64_t l2_hit_lines = 0, l2_miss_lines = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
+  int64_t l2_merged_lines = 0;     // lines read while another request's fill of them was in flight
   int64_t cube_steps = 0;          // fractal steps issued to the cube
   int64_t vector_cycles_ideal = 0; // vector repeats x class cycles, before bank conflicts
   std::vector<uint64_t> line_cycles;  // per instruction index: busy cycles attributed to it
@@ -64,7 +65,9 @@ struct Report {
   std::array<double, kNumPipes> ratio{};      // busy / (cycles x cores)
   std::array<int64_t, kNumPaths> bytes{};
   int64_t l2_hit_lines = 0, l2_miss_lines = 0, hbm_bytes = 0;
-  double l2_hit_rate = 0;
+  int64_t l2_merged_lines = 0;  // reads that waited on a fill in flight: neither a hit nor a miss
+  double l2_hit_rate = 0;       // hit lines over all lines read (hit, merged, missed)
+  double l2_merge_rate = 0;     // merged lines over all lines read
   Roofline roofline;
   std::vector<CoreStats> per_core;
   std::vector<HotSpot> hot_spots;  // the busiest instructions, most cycles first

@@ -26,6 +26,33 @@ DataPath path_of(Space src, Space dst) {
   return DataPath::L1ToUb;
 }
 
+// Cycles `peak_cycles` of work take at a sustained share of the peak.
+int64_t sustained(int64_t peak_cycles, double efficiency) {
+  return int64_t(std::ceil(double(peak_cycles) / efficiency - 1e-9));
+}
+
+// The share of a transfer's own rate its GM bursts reach: a burst (a run of contiguous chunks)
+// that starts off a multiple of gm_aligned_bytes moves at gm_misaligned_efficiency.
+double burst_efficiency(const Footprint& fp, const TimingConfig& tc, bool writes) {
+  if (tc.gm_misaligned_efficiency >= 1) return 1.0;  // no penalty: skip the walk over the bursts
+  double aligned = 0, misaligned = 0;
+  for (int k = 0; k < fp.count; ++k) {
+    const Region& r = fp.regions[k];
+    if (r.space != Space::GM || r.write != writes) continue;
+    for (int64_t j = 0; j < r.n2; ++j) {
+      int64_t burst_start = -1, end = -1;
+      for (int64_t i = 0; i < r.n1; ++i) {
+        int64_t start = r.base + i * r.s1 + j * r.s2;
+        if (start != end) burst_start = start;  // a new burst
+        end = start + r.bytes;
+        (burst_start % tc.gm_aligned_bytes ? misaligned : aligned) += double(r.bytes);
+      }
+    }
+  }
+  double total = aligned + misaligned;
+  return total > 0 ? total / (aligned + misaligned / tc.gm_misaligned_efficiency) : 1.0;
+}
+
 }  // namespace
 
 TimingCore::TimingCore(const SimContext& ctx, int core, std::vector<int> blocks)
@@ -35,7 +62,7 @@ TimingCore::TimingCore(const SimContext& ctx, int core, std::vector<int> blocks)
   stats_.core = core;
   stats_.line_cycles.assign(ctx.program.code.size(), 0);
   if (blocks_.empty()) done_ = true;
-  else start_block(0);
+  else start_block(uint64_t(ctx.chip.timing.launch_cycles));
 }
 
 int TimingCore::flag_key(const Instr& in) { return (int(in.ops[0].imm) * kNumPipes + int(in.ops[1].imm)) * 16 + int(in.ops[2].imm); }
@@ -46,6 +73,7 @@ void TimingCore::report(Diagnostic::Kind kind, int index, std::string message) {
 }
 
 void TimingCore::start_block(uint64_t t) {
+  t += uint64_t(ctx_.chip.timing.block_dispatch_cycles);  // the scheduler hands this core the block
   block_ = blocks_[next_block_++];
   regs_ = ScalarState{};
   regs_.block_idx = block_;
@@ -418,21 +446,23 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
       int64_t latency = spec.pipe == Pipe::V ? tc.vector_latency : tc.mte1_latency;
       switch (path) {
         case DataPath::GmToL1:
-        case DataPath::GmToUb: g = ctx_.l2.read(fp, t, w.amount, l2); break;
-        case DataPath::UbToGm: g = ctx_.l2.write(fp, t, w.amount, l2); break;
+        case DataPath::GmToUb: g = ctx_.l2.read(fp, t, w.amount, burst_efficiency(fp, tc, false), l2); break;
+        case DataPath::UbToGm: g = ctx_.l2.write(fp, t, w.amount, burst_efficiency(fp, tc, true), l2); break;
         case DataPath::L1ToL0a: rate = tc.l1_to_l0a_rate; break;
         case DataPath::L1ToL0b: rate = tc.l1_to_l0b_rate; break;
         case DataPath::L1ToUb: rate = tc.l1_to_ub_rate; break;
         case DataPath::L0cToUb: rate = tc.l0c_to_ub_rate; break;
       }
       stats_.l2_hit_lines += l2.hit_lines, stats_.l2_miss_lines += l2.miss_lines;
+      stats_.l2_merged_lines += l2.merged_lines;
       stats_.hbm_read_bytes += l2.hbm_read_bytes, stats_.hbm_write_bytes += l2.hbm_write_bytes;
-      if (rate == 0) return {g.latency, std::max<int64_t>(1, g.occupancy)};
+      // A GM transfer also keeps its MTE busy setting it up (what makes short transfers slow).
+      if (rate == 0) return {g.latency, std::max<int64_t>(1, g.occupancy) + tc.gm_transfer_overhead_cycles};
       return {latency, std::max<int64_t>(1, int64_t(std::ceil(double(w.amount) / rate)))};
     }
     case Work::Kind::Cube:
       stats_.cube_steps += w.amount;
-      return {tc.cube_latency, std::max<int64_t>(1, w.amount)};
+      return {tc.cube_latency, std::max<int64_t>(1, sustained(w.amount, tc.cube_efficiency))};
     case Work::Kind::Vector: {
       int64_t per_repeat = w.vclass == VecClass::Simple   ? tc.vector_simple_cycles
                            : w.vclass == VecClass::Reduce ? tc.vector_reduce_cycles
@@ -455,7 +485,7 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
         }
       }
       stats_.vector_cycles_ideal += w.amount * per_repeat;
-      return {tc.vector_latency, std::max<int64_t>(1, w.amount * per_repeat * conflict)};
+      return {tc.vector_latency, std::max<int64_t>(1, sustained(w.amount * per_repeat * conflict, tc.vector_efficiency))};
     }
     case Work::Kind::None: break;
   }

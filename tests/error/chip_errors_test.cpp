@@ -104,6 +104,22 @@ const ErrorCase kValues[] = {
      {"my_chip.json (timing): timing field 'l2_line_bytes' must be a power of two, got 500"}},
     {"TimingFieldUnknown", preset_with(R"("hbm_rate": 1000.0)", R"("hbm_rate": 1000.0, "hbm_speed": 3)"),
      {"my_chip.json (timing): chip config has an unknown field 'hbm_speed'"}},
+    // The effects of issue 11: a config written before them lacks their fields, and says which.
+    {"EffectFieldMissing", preset_with(R"("cube_efficiency": 0.832,)", ""),
+     {"my_chip.json (timing): chip config has no field 'cube_efficiency'"}},
+    {"EfficiencyAboveOne", preset_with(R"("hbm_efficiency": 0.875)", R"("hbm_efficiency": 1.5)"),
+     {"my_chip.json (timing): timing field 'hbm_efficiency' must be in 0.01..1 (a share of the peak rate), got 1.5"}},
+    {"EfficiencyTooSmall", preset_with(R"("vector_efficiency": 0.843)", R"("vector_efficiency": 0.001)"),
+     {"my_chip.json (timing): timing field 'vector_efficiency' must be in 0.01..1 (a share of the peak rate), got 0.001"}},
+    {"OverheadNegative", preset_with(R"("launch_cycles": 1000)", R"("launch_cycles": -1)"),
+     {"my_chip.json (timing): chip config field 'launch_cycles' must be in 0..", "got -1"}},
+    {"ReplacementCandidatesZero", preset_with(R"("l2_replacement_candidates": 2)", R"("l2_replacement_candidates": 0)"),
+     {"my_chip.json (timing): chip config field 'l2_replacement_candidates' must be in 1..", "got 0"}},
+    {"ReplacementCandidatesTooMany", preset_with(R"("l2_replacement_candidates": 2)", R"("l2_replacement_candidates": 65)"),
+     {"my_chip.json (timing): timing field 'l2_replacement_candidates' must be in 1..64 (lines compared per eviction",
+      "got 65"}},
+    {"GmAlignedBytesBelowABlock", preset_with(R"("gm_aligned_bytes": 512)", R"("gm_aligned_bytes": 16)"),
+     {"my_chip.json (timing): timing field 'gm_aligned_bytes' must be in 32..65536", "got 16"}},
 };
 INSTANTIATE_TEST_SUITE_P(Values, ChipJsonError, testing::ValuesIn(kValues), case_name);
 
