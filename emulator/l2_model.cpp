@@ -89,7 +89,7 @@ uint64_t L2Model::reserve_l2(uint64_t time, double bytes) {
   return uint64_t(std::ceil(l2_free_));
 }
 
-L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double efficiency,
+L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double rate, double efficiency,
                             L2Counts& counts) {
   ++request_;
   missed_.clear();
@@ -118,7 +118,7 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   const int64_t present = hits + merged;
   double total = double(std::max<int64_t>(1, present + misses));
   double l2_bytes = double(requested_bytes) * double(present) / total;
-  double occupancy = (l2_bytes / t_.gm_read_l2_rate + double(miss_bytes) / t_.gm_read_hbm_rate) / efficiency;
+  double occupancy = (l2_bytes / rate + double(miss_bytes) / t_.gm_read_hbm_rate) / efficiency;
   if (present) occupancy = std::max(occupancy, double(reserve_l2(time, l2_bytes) - time));
   if (misses) occupancy = std::max(occupancy, double(reserve_hbm(time, miss_bytes, false) - time));
   int64_t latency = misses ? t_.l2_miss_latency : t_.l2_hit_latency;
@@ -131,7 +131,8 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   return {latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
 }
 
-L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, double efficiency, L2Counts& counts) {
+L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, double efficiency,
+                             L2Counts& counts) {
   ++request_;
   for_each_line(fp, true, [&](uint64_t key) {
     int32_t i = index_[key];
@@ -140,7 +141,7 @@ L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, 
   });
   counts.hbm_write_bytes += bytes;
   reserve_hbm(time, bytes, true);  // the write-back competes with everyone's misses
-  double occupancy = double(bytes) / t_.gm_write_rate / efficiency;
+  double occupancy = double(bytes) / rate / efficiency;
   return {t_.gm_write_latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
 }
 

@@ -35,10 +35,13 @@ class L2Model {
   struct Cost {
     int64_t latency = 0, occupancy = 0;
   };
-  // The cost of the GM reads (or writes) of one instruction that starts at `time`. `efficiency`
-  // (0..1] scales the core's own transfer rates (misaligned bursts); the shared servers do not see it.
-  Cost read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double efficiency, L2Counts& counts);
-  Cost write(const Footprint& fp, uint64_t time, int64_t bytes, double efficiency, L2Counts& counts);
+  // The cost of the GM reads (or writes) of one instruction that starts at `time`, over a core's
+  // path of `rate` (its port to L2: hits and writes at that rate, CoreConfig::paths). `efficiency`
+  // (0..1] scales the core's own transfer rates (short or misaligned bursts); the shared servers do
+  // not see it.
+  Cost read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double rate, double efficiency,
+            L2Counts& counts);
+  Cost write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, double efficiency, L2Counts& counts);
 
  private:
   struct Line {

@@ -5,7 +5,8 @@
 //      checking races, on as many host threads as asked -- each with its own buffers and GM window;
 //   3. the GM writes of the window are applied in a fixed order and GM accesses are checked
 //      across cores.
-// Blocks go to cores round-robin (block b on core b % cores) and run one after another.
+// Blocks go to cores as launch.h plans (coupled: block b on core b % cores) and run one after
+// another on each core.
 #include "emulator/error.h"
 #include "emulator/functional_core.h"
 
@@ -49,7 +50,8 @@ void merge(std::vector<Diagnostic>& into, std::vector<Diagnostic>& from) {
 SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const SimOptions& options) {
   check_chip(chip);
   const int blocks = launch_blocks(chip, program, gm, options.blocks);
-  const int ncores = std::min(blocks, chip.cores);
+  const LaunchPlan plan = plan_launch(chip, program, blocks);
+  const int ncores = int(plan.cores.size());
   const bool functional = !options.timing_only, checks = functional && options.checks;
   L2Model l2(chip, gm.decls);
   RunBudget budget;
@@ -72,10 +74,8 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   std::vector<std::unique_ptr<TimingCore>> timing;
   std::vector<std::unique_ptr<FunctionalCore>> data;
   for (int c = 0; c < ncores; ++c) {
-    std::vector<int> mine;
-    for (int b = c; b < blocks; b += ncores) mine.push_back(b);
-    timing.push_back(std::make_unique<TimingCore>(ctx, c, std::move(mine)));
-    if (functional) data.push_back(std::make_unique<FunctionalCore>(chip, program, gm, c, checks));
+    timing.push_back(std::make_unique<TimingCore>(ctx, c, plan.cores[size_t(c)]));
+    if (functional) data.push_back(std::make_unique<FunctionalCore>(chip, plan.cores[size_t(c)].kind, program, gm, c, checks));
   }
   int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, ncores);

@@ -8,16 +8,16 @@
 //   completion = start + latency + occupancy
 // so an instruction's startup latency overlaps the next one's work, and only `barrier P` makes
 // later P instructions wait for earlier ones to complete. Latency and occupancy per instruction:
-//   GM reads (MTE2)   L2 hit or miss latency; (bytes in L2 / gm_read_l2_rate + missed lines x line
-//                     bytes / gm_read_hbm_rate) / burst efficiency, at least until L2's shared port
-//                     (l2_rate) and HBM (hbm_rate x hbm_efficiency, turnarounds) have served them;
-//                     plus gm_transfer_overhead_cycles
-//   GM writes (MTE3)  gm_write_latency; bytes / gm_write_rate / burst efficiency +
+//   GM reads (MTE2)   L2 hit or miss latency; (bytes in L2 / the GM read path's rate + missed lines x
+//                     line bytes / gm_read_hbm_rate) / burst efficiency, at least until L2's shared
+//                     port (l2_rate) and HBM (hbm_rate x hbm_efficiency, turnarounds) have served
+//                     them; plus gm_transfer_overhead_cycles
+//   GM writes (MTE3, FIX)  gm_write_latency; bytes / the GM write path's rate / burst efficiency +
 //                     gm_transfer_overhead_cycles (the write-back occupies HBM)
 //                     (burst efficiency: bursts starting off gm_aligned_bytes move at
 //                     gm_misaligned_efficiency)
-//   L1 -> L0A/L0B/UB  mte1_latency; bytes / the path's rate
-//   L0C -> UB (V)     vector_latency; bytes / l0c_to_ub_rate
+//   L1 -> L0A/L0B/UB  mte1_latency; bytes / the path's rate (CoreConfig::paths)
+//   L0C -> UB (V)     vector_latency; bytes / the path's rate
 //   mmad (M)          cube_latency; ceil(m/16) * ceil(n/16) * ceil(k/k0) cycles / cube_efficiency
 //   vector (V)        vector_latency; repeats x cycles of the op class x UB bank conflict (the most
 //                     32 B blocks of one repeat that fall in one of ub_bank_groups groups) /

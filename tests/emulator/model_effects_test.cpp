@@ -183,7 +183,7 @@ TEST(ModelEffects, AllCoresShareTheL2Rate) {
   // 32 cores reading the same lines: after the first fill they hit L2. With an L2 port of 4 cores'
   // worth, L2 bounds the run: all the hit bytes over l2_rate.
   ChipConfig c = chip();
-  c.timing.l2_rate = 4 * c.timing.gm_read_l2_rate;
+  c.timing.l2_rate = 4 * c.kinds.front().path(Space::GM, Space::L1)->rate;
   Result r = run(c, shared_reads(64), 32);
   const double hit_bytes = double(r.report.l2_hit_lines + r.report.l2_merged_lines) * c.timing.l2_line_bytes;
   EXPECT_GT(double(r.report.cycles), hit_bytes / c.timing.l2_rate);
