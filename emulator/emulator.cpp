@@ -1,5 +1,6 @@
 #include "emulator/emulator.h"
 
+#include "emulator/cross_core.h"
 #include "emulator/error.h"
 #include "emulator/executor.h"
 
@@ -214,6 +215,7 @@ int launch_blocks(const ChipConfig& chip, const Program& program, const GlobalMe
 
 RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options) {
   check_chip(chip);
+  check_cross_core_support(chip, program);
   RunResult result;
   result.cores = launch_blocks(chip, program, gm, options.cores);
   for (int core = 0; core < result.cores; ++core) {
