@@ -200,10 +200,25 @@ class Parser {
       program_.block_dim = int(n);
     } else if (d.text == ".tensor") {
       tensor();
+    } else if (d.text == ".entry") {
+      entry();
     } else {
-      error(d.column, fmt::format("unknown directive '{}' (.kernel, .block_dim, .tensor)", d.text));
+      error(d.column, fmt::format("unknown directive '{}' (.kernel, .block_dim, .tensor, .entry)", d.text));
     }
     expect_end();
+  }
+
+  // .entry aic LABEL | .entry aiv LABEL; the label is checked once the whole text is read.
+  void entry() {
+    Token k = take();
+    CoreKind kind = CoreKind::Aic;
+    std::string problem = k.kind == Token::Ident ? check_entry(program_, k.text, kind)
+                                                 : fmt::format("expected aic or aiv, found {}", describe(k));
+    if (!problem.empty()) error(k.column, problem);
+    Token l = take();
+    if (l.kind != Token::Ident || l.text[0] == '.') error(l.column, fmt::format("expected the entry's label, found {}", describe(l)));
+    program_.entries.push_back({kind, l.text});
+    entry_lines_.push_back({line_no_, std::string(line_), l.column});
   }
 
   void tensor() {
@@ -362,6 +377,12 @@ class Parser {
       }
       program_.code[p.instr].ops[p.ref.operand].imm = it->index;
     }
+    for (size_t e = 0; e < program_.entries.size(); ++e)
+      if (program_.label_index(program_.entries[e].label) < 0) {
+        line_no_ = entry_lines_[e].line;
+        line_ = entry_lines_[e].text;
+        error(entry_lines_[e].column, check_entry_labels(program_));
+      }
   }
 
   struct Pending {
@@ -380,6 +401,12 @@ class Parser {
   Program program_;
   std::vector<Pending> pending_;
   bool seen_kernel_ = false, seen_block_dim_ = false;
+  struct EntryLine {
+    int line;
+    std::string text;
+    int column;
+  };
+  std::vector<EntryLine> entry_lines_;  // where each .entry was written, for its error
 };
 
 std::string number_text(double f) {
@@ -469,6 +496,7 @@ std::string print_program(const Program& p) {
     for (int64_t d : t.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
     out += fmt::format(".tensor {} {} [{}] {}\n", t.name, dtype_name(t.dtype), shape, role_name(t.role));
   }
+  for (const Entry& e : p.entries) out += fmt::format(".entry {} {}\n", core_kind_name(e.kind), e.label);
   for (size_t i = 0; i <= p.code.size(); ++i) {
     for (const Label& l : p.labels)
       if (l.index == int(i)) out += l.name + ":\n";

@@ -1,11 +1,14 @@
 #include "emulator/chip_config.h"
 
 #include "emulator/error.h"
+#include "emulator/isa.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,63 +28,54 @@ const CubeFractal* ChipConfig::fractal(DType input) const {
   return nullptr;
 }
 
-namespace {
-
-// Figures from ../shared/HARDWARE.md, "Per-chip parameters" (CANN platform ini Ascend910ProA.ini /
-// Ascend910PremiumA.ini) and "Cube and vector" (Hot Chips 2019, ini [DtypeMKN]).
-ChipConfig ascend910() {
-  ChipConfig c;
-  c.name = "ascend910";
-  c.description = "Ascend 910 (dav-c100): 32 coupled AI cores, cube 16x16x16 fp16 per cycle";
-  c.core_kind = "coupled";  // HARDWARE.md "Core organisation": cube and vector share one scalar unit
-  c.cores = 32;             // ini: ai_core_cnt 32
-  c.clock_mhz = 1000;       // ProA 1100 / PremiumA 1220 MHz; 1 GHz matches the 256 TFLOPS fp16 peak
-  c.size[int(Space::L1)] = 1 << 20;     // ini: l1_size 1 MiB
-  c.size[int(Space::L0A)] = 64 << 10;   // ini: l0_a_size 64 KiB
-  c.size[int(Space::L0B)] = 64 << 10;   // ini: l0_b_size 64 KiB
-  c.size[int(Space::L0C)] = 256 << 10;  // ini: l0_c_size 256 KiB
-  c.size[int(Space::UB)] = 256 << 10;   // ini: ub_size 256 KiB
-  c.align[int(Space::GM)] = 1;
-  c.align[int(Space::L1)] = 32;   // HARDWARE.md "Alignment"
-  c.align[int(Space::L0A)] = 512;
-  c.align[int(Space::L0B)] = 512;
-  c.align[int(Space::L0C)] = 64;
-  c.align[int(Space::UB)] = 32;
-  c.event_ids = 4;                // event ids 0-3 per pipe pair on the 910
-  c.vector_repeat_bytes = 256;    // 128 fp16 lanes, 8 blocks of 32 B
-  c.block_bytes = 32;
-  c.max_repeat = 255;
-  c.cube = {{DType::f16, DType::f32, 16, 16, 16},  // [DtypeMKN] fp16 16,16,16
-            {DType::s8, DType::s32, 16, 32, 16}};  // int8 16,32,16
-  // Timing. "910B2 ini" = HARDWARE.md's [AICoreMemoryRates] of Ascend910B2.ini (bytes/cycle/core,
-  // the closest public figures; the 910's own ini has none). "msopdev" = the simulator config
-  // example in HARDWARE.md. "assumed" = no public figure; chosen to be plausible, editable here.
-  TimingConfig& t = c.timing;
-  t.queue_depth = 32;                // assumed
-  t.scalar_cycles = 1;               // DESIGN.md: scalar 1 cycle
-  t.mte1_latency = 20;               // assumed
-  t.cube_latency = 20;               // assumed
-  t.vector_latency = 10;             // assumed
-  t.l2_hit_latency = 241;            // msopdev: L2 read latency 241 cycles
-  t.l2_miss_latency = 441;           // assumed: an L2 hit plus ~200 cycles of HBM access
-  t.gm_write_latency = 96;           // msopdev: L2 write latency 96 cycles
-  t.gm_read_l2_rate = 110;           // 910B2 ini: l2 110
-  t.gm_read_hbm_rate = 32;           // 910B2 ini: ddr 32
-  t.gm_write_rate = 64;              // 910B2 ini: ub->ddr 64, ub->l2 64
-  t.l1_to_l0a_rate = 512;            // 910B2 ini: l1->l0a 512
-  t.l1_to_l0b_rate = 256;            // 910B2 ini: l1->l0b 256
-  t.l1_to_ub_rate = 128;             // 910B2 ini: l1->ub 128
-  t.l0c_to_ub_rate = 256;            // 910B2 ini: l0c->ub 256
-  t.l2_bytes = 32 << 20;             // 910 ini: 32 MiB L2
-  t.l2_line_bytes = 512;             // msopdev: L2 line 512 B
-  t.hbm_rate = 1000;                 // ~1 TB/s HBM2 at 1 GHz (seed article: "HBM2 bandwidth up to 1 TB/s")
-  t.vector_simple_cycles = 1;        // HARDWARE.md: a conflict-free repeat ~ 1 cycle
-  t.vector_reduce_cycles = 2;        // assumed: a tree over the repeat
-  t.vector_complex_cycles = 4;       // assumed: exp ln sqrt rsqrt rec div
-  t.ub_bank_groups = 16;             // HARDWARE.md: blk_stride 16 -> 8 cycles per repeat
-  t.window_cycles = 1000;            // simulation parameter, not hardware
-  return c;
+std::string_view core_kind_name(CoreKind k) {
+  static constexpr std::string_view names[] = {"coupled", "aic", "aiv"};
+  return names[int(k)];
 }
+
+std::string path_text(Space src, Space dst) { return fmt::format("{}->{}", space_name(src), space_name(dst)); }
+
+const DataPathRate* CoreConfig::path(Space src, Space dst) const {
+  for (const DataPathRate& p : paths)
+    if (p.src == src && p.dst == dst) return &p;
+  return nullptr;
+}
+
+const CoreConfig* ChipConfig::kind(CoreKind k) const {
+  for (const CoreConfig& c : kinds)
+    if (c.kind == k) return &c;
+  return nullptr;
+}
+
+CoreConfig* ChipConfig::kind(CoreKind k) { return const_cast<CoreConfig*>(std::as_const(*this).kind(k)); }
+
+const CoreConfig* ChipConfig::kind_with(Space s) const {
+  for (const CoreConfig& c : kinds)
+    if (s != Space::GM && c.has_buffer(s)) return &c;
+  return nullptr;
+}
+
+int64_t ChipConfig::buffer_size(Space s) const {
+  const CoreConfig* k = kind_with(s);
+  return k ? k->size[int(s)] : 0;
+}
+
+int64_t ChipConfig::alignment(Space s) const {
+  const CoreConfig* k = kind_with(s);
+  return k ? k->align[int(s)] : 1;
+}
+
+void ChipConfig::set_buffer_size(Space s, int64_t bytes) {
+  for (CoreConfig& k : kinds)
+    if (k.has_buffer(s)) k.size[int(s)] = bytes;
+}
+
+void ChipConfig::set_alignment(Space s, int64_t bytes) {
+  for (CoreConfig& k : kinds)
+    if (k.has_buffer(s)) k.align[int(s)] = bytes;
+}
+
+namespace {
 
 // A strict reader: a missing or mistyped field is named, unknown fields are rejected (a typo in a
 // field name must not silently keep the default).
@@ -125,6 +119,7 @@ class Reader {
     if (it == j_.end()) user_error("{}: chip config has no field '{}'", origin_, key);
     return *it;
   }
+  bool has(const std::string& key) const { return j_.find(key) != j_.end(); }
   void finish() {
     for (auto it = j_.begin(); it != j_.end(); ++it)
       if (std::find(seen_.begin(), seen_.end(), it.key()) == seen_.end())
@@ -148,9 +143,59 @@ DType dtype_field(const std::string& s, const std::string& where) {
 // config documents the whole chip).
 constexpr int kVectorRepeatBytes = 256, kBlockBytes = 32, kMaxRepeat = 255;
 
+// The kinds of core: {coupled} or {aic, aiv}; their counts against the chip's groups; each kind's
+// pipes and paths against its buffers.
+void validate_kinds(const ChipConfig& c, const std::string& origin) {
+  const CoreConfig *coupled = c.kind(CoreKind::Coupled), *aic = c.kind(CoreKind::Aic), *aiv = c.kind(CoreKind::Aiv);
+  bool split = aic && aiv && !coupled && c.kinds.size() == 2, joined = coupled && c.kinds.size() == 1;
+  if (!split && !joined) {
+    std::string kinds;
+    for (const CoreConfig& k : c.kinds) kinds += (kinds.empty() ? "" : ", ") + std::string(core_kind_name(k.kind));
+    user_error("{}: the chip's core kinds are [{}]; a chip has either one kind 'coupled' (cube and vector behind one "
+               "scalar unit, like the ascend910) or the kinds 'aic' and 'aiv' (cube cores and vector cores, like the "
+               "ascend910b2)", origin, kinds);
+  }
+  if (joined && c.vector_cores_per_cube != 0)
+    user_error("{}: 'vector_cores_per_cube' is {}, but a coupled chip has no separate vector cores: it must be 0",
+               origin, c.vector_cores_per_cube);
+  if (split && (c.vector_cores_per_cube < 1 || c.vector_cores_per_cube > 8))
+    user_error("{}: 'vector_cores_per_cube' is {}; a split chip has 1..8 vector cores per cube core (the 910B and 950 "
+               "have 2)", origin, c.vector_cores_per_cube);
+  for (const CoreConfig& k : c.kinds) {
+    int want = k.kind == CoreKind::Aiv ? c.cores * c.vector_cores_per_cube : c.cores;
+    if (k.count != want)
+      user_error("{}: kind {} has count {}, but a chip of {} core groups{} has {} of them", origin, core_kind_name(k.kind),
+                 k.count, c.cores, split ? fmt::format(" with {} vector cores per cube core", c.vector_cores_per_cube) : "",
+                 want);
+    if (!k.has_pipe(Pipe::S))
+      user_error("{}: kind {} has no pipe S: every core has a scalar unit", origin, core_kind_name(k.kind));
+    if (k.pipes >> kNumPipes)
+      user_error("{}: kind {} names a pipe beyond S MTE1 MTE2 MTE3 M V FIX", origin, core_kind_name(k.kind));
+    const CoreConfig* partner = k.kind == CoreKind::Aic ? aiv : k.kind == CoreKind::Aiv ? aic : nullptr;
+    for (size_t i = 0; i < k.paths.size(); ++i) {
+      const DataPathRate& p = k.paths[i];
+      std::string where = fmt::format("{}: kind {}, path {}", origin, core_kind_name(k.kind), path_text(p.src, p.dst));
+      if (p.src == p.dst) user_error("{}: a path goes from one buffer to another", where);
+      for (size_t j = 0; j < i; ++j)
+        if (k.paths[j].src == p.src && k.paths[j].dst == p.dst) user_error("{}: the path is listed twice", where);
+      // A path starts at a buffer of its kind (or GM) and ends at GM, at a buffer of its kind or
+      // (split chips) at a buffer of the partner core in its group; GM -> a buffer of its kind.
+      if (p.src != Space::GM && !k.has_buffer(p.src))
+        user_error("{}: kind {} has no buffer {}; a path starts at GM or at a buffer of its own kind", where,
+                   core_kind_name(k.kind), space_name(p.src));
+      if (p.src == Space::GM && !k.has_buffer(p.dst))
+        user_error("{}: kind {} has no buffer {}; a path from GM ends at a buffer of its own kind", where,
+                   core_kind_name(k.kind), space_name(p.dst));
+      if (!k.has_buffer(p.dst) && !(partner && partner->has_buffer(p.dst)))
+        user_error("{}: kind {} has no buffer {}{}; a path ends at GM, at a buffer of its kind or (split chips) at a "
+                   "buffer of the other kind in its group", where, core_kind_name(k.kind), space_name(p.dst),
+                   partner ? fmt::format(", and neither has {}", core_kind_name(partner->kind)) : "");
+    }
+  }
+}
+
 void validate(const ChipConfig& c, const std::string& origin) {
-  if (c.core_kind != "coupled")
-    user_error("{}: core_kind '{}' is not modelled; only 'coupled' (cube and vector in one core) is", origin, c.core_kind);
+  validate_kinds(c, origin);
   auto fixed = [&](const char* key, int got, int want) {
     if (got != want)
       user_error("{}: chip config field '{}' is {}, but the ISA cubekit models fixes it at {}", origin, key, got, want);
@@ -186,13 +231,7 @@ void for_each_timing_field(TimingConfig& t, F f) {
   f("l2_hit_latency", t.l2_hit_latency);
   f("l2_miss_latency", t.l2_miss_latency);
   f("gm_write_latency", t.gm_write_latency);
-  f("gm_read_l2_rate", t.gm_read_l2_rate);
   f("gm_read_hbm_rate", t.gm_read_hbm_rate);
-  f("gm_write_rate", t.gm_write_rate);
-  f("l1_to_l0a_rate", t.l1_to_l0a_rate);
-  f("l1_to_l0b_rate", t.l1_to_l0b_rate);
-  f("l1_to_ub_rate", t.l1_to_ub_rate);
-  f("l0c_to_ub_rate", t.l0c_to_ub_rate);
   f("l2_bytes", t.l2_bytes);
   f("l2_line_bytes", t.l2_line_bytes);
   f("hbm_rate", t.hbm_rate);
@@ -226,11 +265,30 @@ constexpr double kMinRate = 0.01, kMaxRate = 1e6;
 constexpr int64_t kMaxCycles = 1'000'000;
 
 void validate_limits(const ChipConfig& c, const std::string& origin) {
-  for (int s = 1; s < kNumSpaces; ++s) {
-    const BufferLimit& l = kBufferLimits[s];
-    if (c.size[s] < l.min || c.size[s] > l.max)
-      user_error("{}: buffer {} is {} bytes, but a chip's {} holds {}..{} bytes ({})", origin, space_name(Space(s)),
-                 c.size[s], space_name(Space(s)), l.min, l.max, l.why);
+  const int cross = c.timing.cross_core_latency;
+  if (c.split() && (cross < 1 || cross > kMaxCycles))
+    user_error("{} (timing): timing field 'cross_core_latency' must be in 1..{} (cycles from a set_cross to the other "
+               "cores' counters), got {}", origin, kMaxCycles, cross);
+  if (!c.split() && cross != 0)
+    user_error("{} (timing): timing field 'cross_core_latency' is {}, but a coupled chip has no cross-core flags: it "
+               "must be 0", origin, cross);
+  for (const CoreConfig& k : c.kinds) {
+    for (int s = 1; s < kNumSpaces; ++s) {
+      const BufferLimit& l = kBufferLimits[s];
+      if (k.size[s] == 0) continue;  // the kind has no such buffer
+      if (k.size[s] < l.min || k.size[s] > l.max)
+        user_error("{}: buffer {} is {} bytes, but a chip's {} holds {}..{} bytes ({}; kind {})", origin,
+                   space_name(Space(s)), k.size[s], space_name(Space(s)), l.min, l.max, l.why, core_kind_name(k.kind));
+      int64_t a = k.align[s];
+      if (a < 1 || a > 4096 || (a & (a - 1)))
+        user_error("{}: alignment of {} (kind {}) must be a power of two in 1..4096, got {}", origin,
+                   space_name(Space(s)), core_kind_name(k.kind), a);
+    }
+    for (const DataPathRate& p : k.paths)
+      if (!(p.rate >= kMinRate && p.rate <= kMaxRate))
+        user_error("{}: kind {}, path {}: rate must be in {}..{} bytes per cycle, got {} (real chips move 32..1000 "
+                   "bytes per cycle; a slower rate makes one transfer outlast the cycle counters, a faster one is no "
+                   "chip)", origin, core_kind_name(k.kind), path_text(p.src, p.dst), kMinRate, kMaxRate, p.rate);
   }
   const std::string where = origin + " (timing)";
   TimingConfig t = c.timing;
@@ -261,38 +319,134 @@ void validate_limits(const ChipConfig& c, const std::string& origin) {
 json timing_to_json(TimingConfig t) {
   json j = json::object();
   for_each_timing_field(t, [&](const char* key, auto& v) { j[key] = v; });
+  if (t.cross_core_latency) j["cross_core_latency"] = t.cross_core_latency;  // split chips only
   return j;
 }
 
-void timing_from_json(Reader& r, TimingConfig& t) {
+void timing_from_json(Reader& r, TimingConfig& t, bool split) {
   for_each_timing_field(t, [&](const char* key, auto& v) {
     using T = std::remove_reference_t<decltype(v)>;
     if constexpr (std::is_floating_point_v<T>) v = r.positive_number(key);
     else v = T(r.integer(key, 1, std::numeric_limits<T>::max()));
   });
+  if (split) t.cross_core_latency = int(r.integer("cross_core_latency", 1, kMaxCycles, " (cycles)"));
 }
 
 }  // namespace
 
-const std::vector<ChipConfig>& chip_presets() {
-  static const std::vector<ChipConfig> presets = {ascend910()};
-  return presets;
+namespace {
+
+json kind_to_json(const CoreConfig& k) {
+  json j;
+  j["kind"] = core_kind_name(k.kind);
+  j["count"] = k.count;
+  json pipes = json::array();
+  for (int p = 0; p < kNumPipes; ++p)
+    if (k.has_pipe(Pipe(p))) pipes.push_back(pipe_name(Pipe(p)));
+  j["pipes"] = pipes;
+  json buffers = json::object(), align = json::object();
+  for (int s = 1; s < kNumSpaces; ++s) {
+    if (!k.has_buffer(Space(s))) continue;
+    buffers[std::string(space_name(Space(s)))] = k.size[s];
+    align[std::string(space_name(Space(s)))] = k.align[s];
+  }
+  j["buffer_bytes"] = buffers;
+  j["align_bytes"] = align;
+  json paths = json::array();
+  for (const DataPathRate& p : k.paths)
+    paths.push_back({{"src", space_name(p.src)}, {"dst", space_name(p.dst)}, {"rate", p.rate}});
+  j["paths"] = paths;
+  return j;
 }
+
+std::optional<Space> space_named(std::string_view n) {
+  for (int s = 0; s < kNumSpaces; ++s)
+    if (space_name(Space(s)) == n) return Space(s);
+  return std::nullopt;
+}
+
+Space space_field(Reader& r, const char* key) {
+  std::string n = r.get<std::string>(key);
+  auto s = space_named(n);
+  if (!s) user_error("{}: '{}' of a path is '{}', not one of gm l1 l0a l0b l0c ub", r.origin(), key, n);
+  return *s;
+}
+
+CoreConfig kind_from_json(const json& j, const std::string& origin) {
+  Reader r(j, origin + " (kinds)");
+  CoreConfig k;
+  std::string name = r.get<std::string>("kind");
+  int id = 0;
+  while (id < kNumCoreKinds && core_kind_name(CoreKind(id)) != name) ++id;
+  if (id == kNumCoreKinds)
+    user_error("{} (kinds): kind '{}' is not modelled; the kinds are 'coupled' (cube and vector in one core), 'aic' "
+               "(cube cores) and 'aiv' (vector cores)", origin, name);
+  k.kind = CoreKind(id);
+  const std::string where = fmt::format("{} (kind {})", origin, name);
+  Reader kr(j, where);
+  kr.sub("kind");
+  k.count = int(kr.integer("count", 1, 65536));
+  const json& pipes = kr.sub("pipes");
+  if (!pipes.is_array()) user_error("{}: 'pipes' must be an array of pipe names", where);
+  for (const json& p : pipes) {
+    int id = 0;
+    while (id < kNumPipes && !(p.is_string() && pipe_name(Pipe(id)) == p.get<std::string>())) ++id;
+    if (id == kNumPipes) user_error("{}: {} is not a pipe (S MTE1 MTE2 MTE3 M V FIX)", where, p.dump());
+    k.pipes |= 1u << id;
+  }
+  {
+    Reader b(kr.sub("buffer_bytes"), fmt::format("{} (kind {}, buffer_bytes)", origin, name));
+    Reader a(kr.sub("align_bytes"), fmt::format("{} (kind {}, align_bytes)", origin, name));
+    for (int s = 1; s < kNumSpaces; ++s) {
+      std::string key(space_name(Space(s)));
+      bool sized = b.has(key), aligned = a.has(key);
+      if (sized != aligned)
+        user_error("{}: buffer {} has {} but no {}: give both or neither", where, key, sized ? "a size" : "an alignment",
+                   sized ? "alignment" : "size");
+      if (!sized) continue;
+      const json& v = b.sub(key.c_str());
+      if (v.is_number_integer() && v.get<int64_t>() <= 0)
+        user_error("{}: buffer {} must be positive, got {}", b.origin(), key, v.dump());
+      k.size[s] = b.integer(key.c_str(), 1, int64_t(1) << 40, " bytes");
+      k.align[s] = a.integer(key.c_str(), 1, 4096);
+      if (k.align[s] & (k.align[s] - 1))
+        user_error("{}: alignment of {} must be a power of two, got {}", where, key, k.align[s]);
+    }
+    b.finish();
+    a.finish();
+  }
+  const json& paths = kr.sub("paths");
+  if (!paths.is_array()) user_error("{}: 'paths' must be an array of {{\"src\", \"dst\", \"rate\"}}", where);
+  for (const json& pj : paths) {
+    Reader pr(pj, fmt::format("{} (kind {}, paths)", origin, name));
+    DataPathRate p;
+    p.src = space_field(pr, "src");
+    p.dst = space_field(pr, "dst");
+    Reader named(pj, fmt::format("{}: kind {}, path {}", origin, name, path_text(p.src, p.dst)));
+    named.sub("src"), named.sub("dst");
+    if (!named.has("rate"))
+      user_error("{}: kind {}, path {} has no 'rate': every data path needs its rate in bytes per cycle (cubekit has no "
+                 "default rate)", origin, name, path_text(p.src, p.dst));
+    p.rate = named.positive_number("rate");
+    named.finish();
+    k.paths.push_back(p);
+  }
+  kr.finish();
+  return k;
+}
+
+}  // namespace
 
 std::string chip_to_json(const ChipConfig& c, int indent) {
   json j;
   j["name"] = c.name;
   j["description"] = c.description;
-  j["core_kind"] = c.core_kind;
   j["cores"] = c.cores;
+  j["vector_cores_per_cube"] = c.vector_cores_per_cube;
   j["clock_mhz"] = c.clock_mhz;
-  json buffers = json::object(), align = json::object();
-  for (int s = 1; s < kNumSpaces; ++s) {
-    buffers[std::string(space_name(Space(s)))] = c.size[s];
-    align[std::string(space_name(Space(s)))] = c.align[s];
-  }
-  j["buffer_bytes"] = buffers;
-  j["align_bytes"] = align;
+  json kinds = json::array();
+  for (const CoreConfig& k : c.kinds) kinds.push_back(kind_to_json(k));
+  j["kinds"] = kinds;
   j["event_ids"] = c.event_ids;
   j["vector_repeat_bytes"] = c.vector_repeat_bytes;
   j["block_bytes"] = c.block_bytes;
@@ -320,30 +474,12 @@ ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
   ChipConfig c;
   c.name = r.get<std::string>("name");
   c.description = r.get<std::string>("description");
-  c.core_kind = r.get<std::string>("core_kind");
   c.cores = int(r.integer("cores", 1, 4096));
+  c.vector_cores_per_cube = int(r.integer("vector_cores_per_cube", 0, 8, " (0 on a coupled chip)"));
   c.clock_mhz = r.positive_number("clock_mhz");
-  {
-    Reader t(r.sub("buffer_bytes"), origin + " (buffer_bytes)");
-    for (int s = 1; s < kNumSpaces; ++s) {
-      std::string key(space_name(Space(s)));
-      const json& v = t.sub(key.c_str());
-      if (v.is_number_integer() && v.get<int64_t>() <= 0)
-        user_error("{}: buffer {} must be positive, got {}", t.origin(), key, v.dump());
-      c.size[s] = t.integer(key.c_str(), 1, int64_t(1) << 40, " bytes");
-    }
-    t.finish();
-  }
-  {
-    Reader t(r.sub("align_bytes"), origin + " (align_bytes)");
-    for (int s = 1; s < kNumSpaces; ++s) {
-      int64_t a = t.integer(std::string(space_name(Space(s))).c_str(), 1, 4096);
-      if (a & (a - 1)) user_error("{}: alignment of {} must be a power of two, got {}", origin, space_name(Space(s)), a);
-      c.align[s] = a;
-    }
-    t.finish();
-  }
-  c.align[int(Space::GM)] = 1;
+  const json& kinds = r.sub("kinds");
+  if (!kinds.is_array()) user_error("{}: chip config field 'kinds' must be an array of core kinds", origin);
+  for (const json& k : kinds) c.kinds.push_back(kind_from_json(k, origin));
   c.event_ids = int(r.integer("event_ids", 1, 16, " (the ISA's event operand takes 0..15)"));
   c.vector_repeat_bytes = int(r.integer("vector_repeat_bytes", 1, 1 << 20));
   c.block_bytes = int(r.integer("block_bytes", 1, 1 << 20));
@@ -363,7 +499,7 @@ ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
   }
   {
     Reader t(r.sub("timing"), origin + " (timing)");
-    timing_from_json(t, c.timing);
+    timing_from_json(t, c.timing, c.split());
     t.finish();
   }
   r.finish();

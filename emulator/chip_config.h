@@ -15,6 +15,39 @@ enum class Space : uint8_t { GM, L1, L0A, L0B, L0C, UB };
 inline constexpr int kNumSpaces = 6;
 std::string_view space_name(Space s);  // "gm", "l1", ...
 
+enum class Pipe : uint8_t;  // isa.h
+
+// The kinds of core a chip has: one coupled kind (cube and vector behind one scalar unit, the
+// Ascend 910), or cube cores (AIC) and vector cores (AIV) that meet only in GM (910B, 950).
+enum class CoreKind : uint8_t { Coupled, Aic, Aiv };
+inline constexpr int kNumCoreKinds = 3;
+std::string_view core_kind_name(CoreKind k);  // "coupled", "aic", "aiv"
+
+// A data path of a core kind, src -> dst, and its rate in bytes per cycle per core. Paths from or
+// to GM are the core's port to the shared L2 (reads: the rate of L2 hits; misses are further
+// bounded by TimingConfig::gm_read_hbm_rate and hbm_rate). A path whose far end is a buffer the
+// kind lacks reaches the buffer of the partner core in its group (950: AIC L0C -> AIV UB).
+struct DataPathRate {
+  Space src, dst;
+  double rate = 0;
+  bool operator==(const DataPathRate&) const = default;
+};
+std::string path_text(Space src, Space dst);  // "l1->l0a"
+
+// One kind of core: how many the chip has, its pipes, its buffers and its data paths.
+struct CoreConfig {
+  CoreKind kind = CoreKind::Coupled;
+  int count = 0;
+  uint32_t pipes = 0;              // bit (1 << Pipe) for each pipe it has; S always
+  int64_t size[kNumSpaces] = {};   // indexed by Space; 0: the kind has no such buffer (GM: 0)
+  int64_t align[kNumSpaces] = {};  // required alignment of every address into the buffer
+  std::vector<DataPathRate> paths;
+
+  bool has_pipe(Pipe p) const { return pipes >> int(p) & 1; }
+  bool has_buffer(Space s) const { return s == Space::GM || size[int(s)] > 0; }
+  const DataPathRate* path(Space src, Space dst) const;  // nullptr when the kind lacks it
+};
+
 // The cube's fractal for one input dtype: one mmad step multiplies an m0 x k0 by a k0 x n0 tile.
 struct CubeFractal {
   DType input;
@@ -30,10 +63,9 @@ struct TimingConfig {
   int mte1_latency = 0, cube_latency = 0, vector_latency = 0;
   // GM: reads hit or miss the shared L2; writes go to L2 and are written back to HBM.
   int l2_hit_latency = 0, l2_miss_latency = 0, gm_write_latency = 0;
-  double gm_read_l2_rate = 0;   // L2 -> core (hits)
+  // The rates of GM reads (L2 hits) and writes, and of the local paths, are per core kind
+  // (CoreConfig::paths).
   double gm_read_hbm_rate = 0;  // the most one core can pull from HBM (misses)
-  double gm_write_rate = 0;     // core -> L2
-  double l1_to_l0a_rate = 0, l1_to_l0b_rate = 0, l1_to_ub_rate = 0, l0c_to_ub_rate = 0;
   int64_t l2_bytes = 0;
   int l2_line_bytes = 0;
   double hbm_rate = 0;          // bytes per cycle for the whole chip, shared by all cores
@@ -41,18 +73,20 @@ struct TimingConfig {
   int vector_simple_cycles = 0, vector_reduce_cycles = 0, vector_complex_cycles = 0;
   int ub_bank_groups = 0;       // 32 B blocks of one repeat in the same group are read one per cycle
   int window_cycles = 0;        // cores synchronise their view of L2, HBM and GM every window
+  // Split chips: cycles from a set_cross firing to its increment reaching the receivers' counters
+  // (cross_core.h). 0 on a coupled chip, which has no cross-core flags (nor the JSON field).
+  int cross_core_latency = 0;
 };
 
 struct ChipConfig {
   std::string name;
   std::string description;
-  std::string core_kind;  // "coupled": cube and vector share one scalar unit (the only kind modelled)
+  // Core groups: the coupled cores, or the cube cores each with its vector cores. A block of a
+  // mixed kernel runs on one group.
   int cores = 0;
+  int vector_cores_per_cube = 0;  // split chips: AIVs per AIC (2 on the 910B and 950); 0 when coupled
   double clock_mhz = 0;
-
-  // Per-core buffer sizes and the alignment every address into them must have, in bytes.
-  int64_t size[kNumSpaces] = {};   // indexed by Space; GM is unbounded (0)
-  int64_t align[kNumSpaces] = {};  // GM: 1 (tensor element alignment is checked per operand)
+  std::vector<CoreConfig> kinds;  // {coupled}, or {aic, aiv}
 
   int event_ids = 0;              // event ids per (src pipe, dst pipe) pair
   int vector_repeat_bytes = 256;  // bytes one vector repeat reads per operand
@@ -61,8 +95,18 @@ struct ChipConfig {
   std::vector<CubeFractal> cube;  // the input dtypes mmad accepts
   TimingConfig timing;
 
-  int64_t buffer_size(Space s) const { return size[int(s)]; }
-  int64_t alignment(Space s) const { return align[int(s)]; }
+  bool split() const { return kind(CoreKind::Aic) != nullptr; }
+  const CoreConfig* kind(CoreKind k) const;  // nullptr when the chip has no such core
+  CoreConfig* kind(CoreKind k);
+  // The kind whose cores have buffer `s` (the first one; nullptr when none has it).
+  const CoreConfig* kind_with(Space s) const;
+  // A buffer's size and alignment on the kind that has it (0 when no kind has it; GM: 0 and 1):
+  // what codegen plans against.
+  int64_t buffer_size(Space s) const;
+  int64_t alignment(Space s) const;
+  // Sets a buffer's size or alignment on every kind that has it (for variants built in C++).
+  void set_buffer_size(Space s, int64_t bytes);
+  void set_alignment(Space s, int64_t bytes);
   const CubeFractal* fractal(DType input) const;
   int scalar_registers() const { return 32; }
 };

@@ -130,23 +130,16 @@ bool is_cross(const Instr& in) { return is_set_cross(in) || is_wait_cross(in); }
 
 }  // namespace
 
-void check_cross_core_support(const ChipConfig& chip, const Program& program) {
-  if (chip.core_kind != "coupled") return;
-  for (size_t i = 0; i < program.code.size(); ++i) {
-    const Instr& in = program.code[i];
-    if (!is_cross(in)) continue;
-    user_error("instruction {} (line {}) `{}` is a cross-core flag, which {} does not have: its cores are coupled (cube "
-               "and vector share one scalar unit and synchronise with set_flag/wait_flag); cross-core flags are on the "
-               "split chips, whose AIC and AIV cores are separate (ascend910b2, ascend950pr)",
-               i, in.line, print_instr(program, in), chip.name);
+std::unique_ptr<CrossCore> make_cross_core(const ChipConfig& chip, const Program& program, const LaunchPlan& plan) {
+  // plan_launch refused a chip without cross-core flags (launch.cpp) for every reachable one.
+  if (!chip.split() || std::none_of(program.code.begin(), program.code.end(), is_cross)) return nullptr;
+  CrossTopology topology;
+  const int per_group = chip.vector_cores_per_cube;
+  for (const LaunchCore& c : plan.cores) {
+    if (c.kind == CoreKind::Aic) topology.cores.push_back({CrossRole::Aic, c.index, 0});
+    else topology.cores.push_back({CrossRole::Aiv, c.index / per_group, c.index % per_group});
   }
-}
-
-std::unique_ptr<CrossCore> make_cross_core(const ChipConfig& chip, const Program& program, int cores) {
-  check_cross_core_support(chip, program);
-  if (std::none_of(program.code.begin(), program.code.end(), is_cross)) return nullptr;
-  (void)cores;
-  return nullptr;
+  return std::make_unique<CrossCore>(std::move(topology), uint64_t(chip.timing.cross_core_latency));
 }
 
 void report_cross_leftovers(const CrossCore& cross, const Program& program, std::vector<Diagnostic>& out) {

@@ -6,8 +6,8 @@
 // counter of N is 0, then subtracts 1. Who receives a set depends on its mode:
 //   0  every core of the setter's kind in the launch: once each of them has set N (its k-th set
 //      of N counts toward round k), each of them gets +1;
-//   1  the AIVs of one group: once both have set N, both get +1 (an AIC setting mode 1 is a sync
-//      error);
+//   1  the AIVs of one group: once both (all of the group's AIVs in the launch) have set N, each
+//      gets +1 (an AIC setting mode 1 is a sync error);
 //   2  AIC <-> AIV of one group: an AIC's set gives each AIV of its group +1; once both AIVs have
 //      set N, their AIC gets +1.
 // An increment reaches its counters `latency` cycles after the last set of its round fired. It
@@ -18,6 +18,7 @@
 // is deterministic. It knows cores by their index in the run and nothing of pipes or programs.
 #pragma once
 
+#include "emulator/launch.h"
 #include "emulator/program.h"
 #include "emulator/race_checker.h"
 
@@ -110,11 +111,9 @@ class CrossCore {
   std::map<std::tuple<int, int, int>, Rounds> rounds_;
 };
 
-// A user error when the program has a cross-core flag instruction and the chip has no cross-core
-// flags (coupled cores), naming the instruction and the chip.
-void check_cross_core_support(const ChipConfig& chip, const Program& program);
-// The engine of a simulated run over `cores` cores; null when the program uses no cross-core flag.
-std::unique_ptr<CrossCore> make_cross_core(const ChipConfig& chip, const Program& program, int cores);
+// The engine of a simulated run of `plan` (a core's group: its AIC index, or its AIV index over
+// the chip's AIVs per AIC); null when the program uses no cross-core flag.
+std::unique_ptr<CrossCore> make_cross_core(const ChipConfig& chip, const Program& program, const LaunchPlan& plan);
 // A sync diagnostic per counter that still holds increments when the run ends: no wait_cross
 // consumed them.
 void report_cross_leftovers(const CrossCore& cross, const Program& program, std::vector<Diagnostic>& out);

@@ -1,11 +1,12 @@
 #include "emulator/emulator.h"
 
-#include "emulator/cross_core.h"
 #include "emulator/error.h"
 #include "emulator/executor.h"
+#include "emulator/launch.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 namespace cubekit {
@@ -92,7 +93,7 @@ Diagnostic::Kind kind_of(AccessError::Kind k) {
 }  // namespace
 
 void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, CoreMemory& memory,
-                       ScalarState& s, const RunOptions& options, RunResult& result) {
+                       ScalarState& s, const RunOptions& options, RunResult& result, int entry) {
   std::vector<GmView> views;
   for (auto& t : gm.data) views.push_back({t.data(), 0});
   ExecContext ctx{chip, memory, views.data()};
@@ -102,7 +103,7 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
     uint32_t line = index >= 0 && index < int(program.code.size()) ? program.code[index].line : 0;
     result.report({kind, core, index, line, std::move(message)});
   };
-  int64_t pc = 0, steps = 0;
+  int64_t pc = entry, steps = 0;
   for (;;) {
     if (pc < 0 || pc >= int64_t(program.code.size())) {
       report(Diagnostic::Kind::NoEnd, -1, no_end_message(pc));
@@ -160,13 +161,14 @@ constexpr int64_t kCoverageWalkSteps = 4'000'000;
 // The first GM access of block `block` (of `blocks`) outside its tensor, found by walking the
 // scalar unit alone and checking each instruction's footprint; nothing when there is none (or the
 // walk ends at a fault, a step bound or the end of the code: the run reports those).
-std::optional<std::string> gm_overrun(const ChipConfig& chip, const Program& program, const GlobalMemory& gm,
-                                      int block, int blocks) {
+std::optional<std::string> gm_overrun_from(const ChipConfig& chip, const Program& program, const GlobalMemory& gm,
+                                           int block, int blocks, int entry, int subblock) {
   ScalarState s;
   s.block_idx = block;
   s.block_num = blocks;
+  s.subblock_idx = subblock;
   Footprint fp;
-  for (int64_t pc = 0, steps = 0; pc >= 0 && pc < int64_t(program.code.size()) && steps < kCoverageWalkSteps; ++steps) {
+  for (int64_t pc = entry, steps = 0; pc >= 0 && pc < int64_t(program.code.size()) && steps < kCoverageWalkSteps; ++steps) {
     const Instr& in = program.code[size_t(pc)];
     const InstrSpec& spec = spec_of(in);
     if (spec.pipe != Pipe::S) {
@@ -188,6 +190,17 @@ std::optional<std::string> gm_overrun(const ChipConfig& chip, const Program& pro
   return std::nullopt;
 }
 
+// The same over every entry the launch runs (and, for the vector cores of a mixed launch, every subblock).
+std::optional<std::string> gm_overrun(const ChipConfig& chip, const Program& program, const GlobalMemory& gm,
+                                      int block, int blocks, const std::vector<KindEntry>& kinds) {
+  for (const KindEntry& k : kinds) {
+    int subblocks = kinds.size() > 1 && k.kind == CoreKind::Aiv ? chip.vector_cores_per_cube : 1;
+    for (int sub = 0; sub < subblocks; ++sub)
+      if (auto e = gm_overrun_from(chip, program, gm, block, blocks, k.entry, sub)) return e;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int launch_blocks(const ChipConfig& chip, const Program& program, const GlobalMemory& gm, int64_t requested) {
@@ -196,34 +209,41 @@ int launch_blocks(const ChipConfig& chip, const Program& program, const GlobalMe
   if (blocks > kMaxBlockDim)
     user_error("a launch of {} blocks is more than a launch can have: 1..{} (the range of .block_dim)", blocks,
                kMaxBlockDim);
+  const std::vector<KindEntry> kinds = program_kinds(chip, program);  // also checks what the kinds run
   if (blocks <= program.block_dim) return int(blocks);
   // Blocks past .block_dim: fine while the program's tensors cover them (it splits its work by
   // block_num, or every block does the same). The last block shows whether they do; when even
   // block .block_dim - 1 overruns, that is the program's own bug, for the run to report.
   const int n = int(blocks);
-  if (!gm_overrun(chip, program, gm, n - 1, n) || gm_overrun(chip, program, gm, program.block_dim - 1, n)) return n;
+  if (!gm_overrun(chip, program, gm, n - 1, n, kinds) || gm_overrun(chip, program, gm, program.block_dim - 1, n, kinds)) return n;
   int covered = program.block_dim, beyond = n - 1;  // block `covered - 1` fits, block `beyond` does not
   while (beyond - covered > 0) {
     int mid = covered + (beyond - covered) / 2;
-    if (gm_overrun(chip, program, gm, mid, n)) beyond = mid;
+    if (gm_overrun(chip, program, gm, mid, n, kinds)) beyond = mid;
     else covered = mid + 1;
   }
   user_error("a launch of {} blocks goes beyond what {}'s tensors hold: block {} would access {}; its tensors cover "
              "blocks 0..{} (.block_dim {}); launch at most {} blocks, or make the tensors bigger",
-             n, program.name, beyond, *gm_overrun(chip, program, gm, beyond, n), beyond - 1, program.block_dim, beyond);
+             n, program.name, beyond, *gm_overrun(chip, program, gm, beyond, n, kinds), beyond - 1, program.block_dim, beyond);
 }
 
 RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options) {
   check_chip(chip);
-  check_cross_core_support(chip, program);
   RunResult result;
   result.cores = launch_blocks(chip, program, gm, options.cores);
-  for (int core = 0; core < result.cores; ++core) {
+  // Block by block; within a block of a mixed launch, the cube core first, then its vector cores.
+  LaunchPlan plan = plan_launch(chip, program, result.cores);
+  std::vector<std::pair<int, const LaunchCore*>> order;
+  for (const LaunchCore& c : plan.cores)
+    for (int b : c.blocks) order.push_back({b, &c});
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [block, core] : order) {
     ScalarState s;
-    s.block_idx = core;
+    s.block_idx = block;
     s.block_num = result.cores;
-    CoreMemory memory(chip);
-    run_core_in_order(chip, program, gm, memory, s, options, result);
+    s.subblock_idx = core->subblock;
+    CoreMemory memory(*chip.kind(core->kind));
+    run_core_in_order(chip, program, gm, memory, s, options, result, core->entry);
   }
   return result;
 }

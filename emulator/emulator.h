@@ -1,5 +1,6 @@
 // Running a program: SPMD over block_dim cores, each walking the program with its scalar unit.
-// run_in_order executes every instruction at once in program order (the functional model);
+// run_in_order executes every instruction at once in program order (the functional model), block
+// by block (a mixed launch: each block's cube core, then its vector cores; see launch.h);
 // the checks it makes (bounds, alignment, dtypes, faults, termination) become Diagnostics.
 #pragma once
 
@@ -76,8 +77,9 @@ struct RunResult {
 
 RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options = {});
 
-// One core's walk of the program against memory the caller owns (tests pre-fill buffers this way).
+// One core's walk of the program from instruction `entry` against memory the caller owns (tests
+// pre-fill buffers this way).
 void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, CoreMemory& memory,
-                       ScalarState& state, const RunOptions& options, RunResult& result);
+                       ScalarState& state, const RunOptions& options, RunResult& result, int entry = 0);
 
 }  // namespace cubekit

@@ -13,9 +13,9 @@ std::optional<DType> atomic_type(const Issued& I) {
 
 }  // namespace
 
-FunctionalCore::FunctionalCore(const ChipConfig& chip, const Program& program, const GlobalMemory& gm, int core,
-                               bool checks)
-    : chip_(chip), program_(program), gm_(gm), core_(core), memory_(chip), window_(gm, core) {
+FunctionalCore::FunctionalCore(const ChipConfig& chip, CoreKind kind, const Program& program, const GlobalMemory& gm,
+                               int core, bool checks)
+    : chip_(chip), program_(program), gm_(gm), core_(core), memory_(*chip.kind(kind)), window_(gm, core) {
   if (checks) shadow_ = std::make_unique<LocalShadow>(chip);
   for (const auto& t : gm.data) views_.push_back({const_cast<uint8_t*>(t.data()), 0});
 }

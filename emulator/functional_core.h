@@ -13,7 +13,9 @@ namespace cubekit {
 
 class FunctionalCore {
  public:
-  FunctionalCore(const ChipConfig& chip, const Program& program, const GlobalMemory& gm, int core, bool checks);
+  // `kind`: the core's buffers (per-kind core memory).
+  FunctionalCore(const ChipConfig& chip, CoreKind kind, const Program& program, const GlobalMemory& gm, int core,
+                 bool checks);
 
   void replay(const std::vector<Started>& stream);
   GmWindow& gm_window() { return window_; }

@@ -1,5 +1,7 @@
 #include "emulator/isa.h"
 
+#include "emulator/launch.h"
+
 #include "emulator/checked_math.h"
 #include "emulator/error.h"
 #include "emulator/isa_helpers.h"
@@ -215,7 +217,9 @@ std::string isa_reference_markdown() {
       "Generated from the instruction table (`emulator/isa_*.cpp`) by `cubekit isa --markdown`; a test\n"
       "keeps this file equal to that output. See `emulator/README.md` for the text syntax and\n"
       "the conventions every instruction shares (byte addresses, 32 B blocks, fractal layouts).\n\n"
-      "| mnemonic | pipe | types | summary |\n|---|---|---|---|\n";
+      "The chips column lists the presets (and their kinds of core) that have an instruction: the pipe\n"
+      "it runs on, the buffers it names and, for a transfer, the data path (see `emulator/launch.h`).\n\n"
+      "| mnemonic | pipe | types | chips | summary |\n|---|---|---|---|---|\n";
   auto types_text = [](const InstrSpec& s) {
     std::string t;
     for (const auto& sig : s.types) {
@@ -225,13 +229,14 @@ std::string isa_reference_markdown() {
     return t;
   };
   for (const InstrSpec& s : isa_table())
-    md += fmt::format("| [`{}`](#{}) | {} | {} | {} |\n", s.mnemonic, s.mnemonic,
+    md += fmt::format("| [`{}`](#{}) | {} | {} | {} | {} |\n", s.mnemonic, s.mnemonic,
                       s.pipe == Pipe::All ? "by operand" : pipe_name(s.pipe),
-                      types_text(s), s.summary);
+                      types_text(s), presets_having(s), s.summary);
   for (const InstrSpec& s : isa_table()) {
     md += fmt::format("\n## {}\n\n{}\n\n`{}`\n\n", s.mnemonic, s.summary, syntax_of(s));
     md += fmt::format("- pipe: {}\n", s.pipe == Pipe::All ? "the one its pipe operand names" : pipe_name(s.pipe));
     if (s.ntypes) md += fmt::format("- types: {}\n", types_text(s));
+    md += fmt::format("- chips: {}\n", presets_having(s));
     if (!s.operands.empty()) {
       md += "\n| operand | kind | default | meaning |\n|---|---|---|---|\n";
       for (const OperandSpec& o : s.operands)

@@ -147,6 +147,7 @@ struct ExecContext {
 struct ScalarState {
   std::array<int64_t, kNumRegs> x{};
   int64_t block_idx = 0, block_num = 1;
+  int64_t subblock_idx = 0;  // which vector core of its group (split chips' AIVs); 0 elsewhere
   Fmatrix fmatrix;
 };
 

@@ -63,6 +63,11 @@ Flow block_idx(const Instr& in, ScalarState& s) {
   s.x[in.ops[0].reg] = s.block_idx;
   return {};
 }
+Flow subblock_idx(const Instr& in, ScalarState& s) {
+  s.x[in.ops[0].reg] = s.subblock_idx;
+  return {};
+}
+
 Flow block_num(const Instr& in, ScalarState& s) {
   s.x[in.ops[0].reg] = s.block_num;
   return {};
@@ -111,7 +116,12 @@ void add_scalar_instructions(std::vector<InstrSpec>& t) {
   t.push_back(branch_spec("bge", "go to target if `xa >= b`", branch<cmp_ge>));
   t.push_back(scalar_spec("jmp", {label("target", "where to go")}, "jump", "go to target", jmp));
   t.push_back(scalar_spec("block_idx", {reg("xd", "destination")}, "this core's index in the launch",
-                          "`xd = block index` (0 .. block_num-1)", block_idx));
+                          "`xd = block index` (0 .. block_num-1); in a mixed launch, the group's: the same on the cube "
+                          "core and its vector cores", block_idx));
+  t.push_back(scalar_spec("subblock_idx", {reg("xd", "destination")},
+                          "which vector core of its group this is (split chips)",
+                          "`xd = subblock index`: 0 .. vector_cores_per_cube-1 on the vector cores of a mixed launch; "
+                          "0 on cube cores, coupled cores and in a vector-only launch", subblock_idx));
   t.push_back(scalar_spec("block_num", {reg("xd", "destination")}, "number of cores in the launch",
                           "`xd = block_num`", block_num));
   t.push_back(scalar_spec("end", {}, "end of the kernel on this core",

@@ -56,7 +56,7 @@ uint64_t L2Model::reserve_hbm(uint64_t time, int64_t bytes) {
   return uint64_t(std::ceil(hbm_free_));
 }
 
-L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requested_bytes, L2Counts& counts) {
+L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double l2_rate, L2Counts& counts) {
   ++request_;
   missed_.clear();
   int64_t hits = 0;
@@ -82,7 +82,7 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   // missed lines also queue for HBM behind every other core's.
   double total = double(std::max<int64_t>(1, hits + misses));
   double hit_bytes = double(requested_bytes) * double(hits) / total;
-  double occupancy = hit_bytes / t_.gm_read_l2_rate + double(miss_bytes) / t_.gm_read_hbm_rate;
+  double occupancy = hit_bytes / l2_rate + double(miss_bytes) / t_.gm_read_hbm_rate;
   if (misses) occupancy = std::max(occupancy, double(reserve_hbm(time, miss_bytes) - time));
   int64_t latency = misses ? t_.l2_miss_latency : t_.l2_hit_latency;
   // Shared lines cannot arrive before the fill that brings them.
@@ -94,7 +94,7 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   return {latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
 }
 
-L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, L2Counts& counts) {
+L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, L2Counts& counts) {
   ++request_;
   for_each_line(fp, true, [&](uint64_t key) {
     int32_t i = index_[key];
@@ -103,7 +103,7 @@ L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, 
   });
   counts.hbm_write_bytes += bytes;
   reserve_hbm(time, bytes);  // the write-back competes with everyone's misses
-  return {t_.gm_write_latency, std::max<int64_t>(1, int64_t(std::ceil(double(bytes) / t_.gm_write_rate)))};
+  return {t_.gm_write_latency, std::max<int64_t>(1, int64_t(std::ceil(double(bytes) / rate)))};
 }
 
 }  // namespace cubekit

@@ -31,9 +31,10 @@ class L2Model {
   struct Cost {
     int64_t latency = 0, occupancy = 0;
   };
-  // The cost of the GM reads (or writes) of one instruction that starts at `time`.
-  Cost read(const Footprint& fp, uint64_t time, int64_t requested_bytes, L2Counts& counts);
-  Cost write(const Footprint& fp, uint64_t time, int64_t bytes, L2Counts& counts);
+  // The cost of the GM reads (or writes) of one instruction that starts at `time`, over a core's
+  // path of `rate` (its port to L2: hits and writes at that rate, CoreConfig::paths).
+  Cost read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double l2_rate, L2Counts& counts);
+  Cost write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, L2Counts& counts);
 
  private:
   struct Line {

@@ -12,6 +12,10 @@ CoreMemory::CoreMemory(const ChipConfig& chip) {
   for (int s = 1; s < kNumSpaces; ++s) buffer[s].assign(size_t(chip.buffer_size(Space(s))), 0);
 }
 
+CoreMemory::CoreMemory(const CoreConfig& kind) {
+  for (int s = 1; s < kNumSpaces; ++s) buffer[s].assign(size_t(kind.size[s]), 0);
+}
+
 GlobalMemory GlobalMemory::for_program(const Program& program) {
   GlobalMemory gm;
   gm.decls = program.tensors;

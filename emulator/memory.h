@@ -10,7 +10,8 @@
 namespace cubekit {
 
 struct CoreMemory {
-  explicit CoreMemory(const ChipConfig& chip);
+  explicit CoreMemory(const ChipConfig& chip);  // every buffer of the chip (a coupled core's)
+  explicit CoreMemory(const CoreConfig& kind);  // the buffers of one kind of core
   std::vector<uint8_t> buffer[kNumSpaces];  // GM unused
   uint8_t* data(Space s) { return buffer[int(s)].data(); }
 };

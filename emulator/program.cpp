@@ -38,6 +38,35 @@ const TensorDecl& Program::tensor(std::string_view n) const {
   return tensors[i];
 }
 
+const Entry* Program::entry(CoreKind kind) const {
+  for (const Entry& e : entries)
+    if (e.kind == kind) return &e;
+  return nullptr;
+}
+
+int Program::label_index(std::string_view label) const {
+  for (const Label& l : labels)
+    if (l.name == label) return l.index;
+  return -1;
+}
+
+std::string check_entry(const Program& program, std::string_view kind_word, CoreKind& kind) {
+  if (kind_word == "aic") kind = CoreKind::Aic;
+  else if (kind_word == "aiv") kind = CoreKind::Aiv;
+  else
+    return fmt::format("'{}' is not a kind of core with an entry: write .entry aic LABEL (the cube cores) or .entry aiv "
+                       "LABEL (the vector cores)", kind_word);
+  if (program.entry(kind)) return fmt::format("the {} entry is given twice (one .entry per kind of core)", kind_word);
+  return {};
+}
+
+std::string check_entry_labels(const Program& program) {
+  for (const Entry& e : program.entries)
+    if (program.label_index(e.label) < 0)
+      return fmt::format("the {} entry names label '{}', which is never defined", core_kind_name(e.kind), e.label);
+  return {};
+}
+
 std::string check_tensor_decl(const Program& program, std::string_view name, DType dtype,
                               const std::vector<int64_t>& shape) {
   if (program.tensor_index(name) >= 0) return fmt::format("tensor '{}' is declared twice", name);
@@ -447,6 +476,16 @@ void ProgramBuilder::block_dim(int n) {
   program_.block_dim = n;
 }
 
+void ProgramBuilder::entry(CoreKind kind, std::string label) {
+  CoreKind checked = kind;
+  std::string problem = kind == CoreKind::Coupled ? "a coupled core needs no entry: a program starts at its first "
+                                                    "instruction; entries are for split chips (aic, aiv)"
+                                                  : check_entry(program_, core_kind_name(kind), checked);
+  if (problem.empty()) problem = check_name(label, "label");
+  if (!problem.empty()) user_error("kernel '{}': {}", program_.name, problem);
+  program_.entries.push_back({kind, std::move(label)});
+}
+
 void ProgramBuilder::label(std::string n) {
   std::string problem = check_name(n, "label");
   if (!problem.empty()) user_error("kernel '{}': {}", program_.name, problem);
@@ -484,6 +523,8 @@ Program ProgramBuilder::finish() {
     program_.code[index].ops[ref.operand].imm = it->index;
   }
   pending_.clear();
+  std::string problem = check_entry_labels(program_);
+  if (!problem.empty()) user_error("kernel '{}': {}", program_.name, problem);
   return program_;
 }
 

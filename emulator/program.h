@@ -32,21 +32,37 @@ struct Label {
   bool operator==(const Label&) const = default;
 };
 
+// Where the cores of one kind start on a split chip (`.entry aic LABEL`): a mixed kernel has an
+// entry for the cube cores and one for the vector cores. Without entries a program starts at its
+// first instruction, on the one kind that has everything it uses.
+struct Entry {
+  CoreKind kind = CoreKind::Aic;  // Aic or Aiv
+  std::string label;
+  bool operator==(const Entry&) const = default;
+};
+
 struct Program {
   std::string name = "kernel";
   int block_dim = 1;
   std::vector<TensorDecl> tensors;
+  std::vector<Entry> entries;  // at most one per kind
   std::vector<Instr> code;
   std::vector<Label> labels;
 
   int tensor_index(std::string_view name) const;  // -1 when absent
   const TensorDecl& tensor(std::string_view name) const;
+  const Entry* entry(CoreKind kind) const;  // nullptr when the program has no entry for the kind
+  int label_index(std::string_view label) const;  // the instruction a label names; -1 when undefined
 };
 
 // Checks shared by the parser and ProgramBuilder; each returns an error message, empty when fine.
 std::string check_tensor_decl(const Program& program, std::string_view name, DType dtype,
                               const std::vector<int64_t>& shape);
 std::string check_block_dim(int64_t n);
+// `.entry KIND LABEL`: KIND is aic or aiv, once per program. Sets `kind`.
+std::string check_entry(const Program& program, std::string_view kind_word, CoreKind& kind);
+// After the labels are known: every entry names a defined label.
+std::string check_entry_labels(const Program& program);
 // Names the assembly text can read back: a letter or '_', then letters, digits, '_' or '.'.
 // `what` says whose name it is ("kernel", "tensor", "label").
 std::string check_name(std::string_view name, std::string_view what);
@@ -101,6 +117,7 @@ class ProgramBuilder {
 
   int tensor(std::string name, DType dtype, std::vector<int64_t> shape, TensorRole role);
   void block_dim(int n);
+  void entry(CoreKind kind, std::string label);  // `.entry aic LABEL`; the label may come later
   void label(std::string name);  // names the next instruction emitted
   int emit(std::string_view mnemonic, const std::vector<Arg>& args);  // returns its index
   int size() const { return int(program_.code.size()); }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace cubekit {
 
@@ -186,7 +187,29 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
   }
 }
 
-GmShadow::GmShadow(const GlobalMemory& gm) : tensors_(gm.decls.size()), gm_(gm) {}
+// Before `who` becomes the entry's last read: the reads another unit made that `who` is not
+// known to follow stay (a later write must be ordered after each); a read that `who` follows, or
+// one of its own unit, needs no keeping: a write ordered after `who` is after it too (within a
+// unit, as before cross-core flags, the last read stands for the unit's reads).
+namespace {
+
+template <class Entry, class Ordered>
+void keep_concurrent_reads(Entry& x, const Access& who, Ordered ordered) {
+  auto stays = [&](const Access& r) { return r.unit != who.unit && !ordered(r); };
+  bool prune = x.other_reads && std::any_of(x.other_reads->begin(), x.other_reads->end(),
+                                            [&](const Access& r) { return !stays(r); });
+  bool add = x.read.epoch && stays(x.read);
+  if (!prune && !add) return;
+  auto reads = std::make_shared<std::vector<Access>>();  // a new copy: others may share the old
+  if (x.other_reads) std::copy_if(x.other_reads->begin(), x.other_reads->end(), std::back_inserter(*reads), stays);
+  if (add) reads->push_back(x.read);
+  x.other_reads = reads->empty() ? nullptr : std::move(reads);
+}
+
+}  // namespace
+
+GmShadow::GmShadow(const GlobalMemory& gm, bool cross_core)
+    : tensors_(gm.decls.size()), gm_(gm), cross_core_(cross_core) {}
 
 void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& program, std::vector<RunResult*>& sinks) {
   std::sort(accesses.begin(), accesses.end(), [](const GmAccess* a, const GmAccess* b) {
@@ -219,21 +242,19 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
           bool both_atomic = x.write.atomic && who.atomic;
           if (x.write.epoch && !both_atomic && !ordered(x.write)) pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
           if (r.write) {
-            if (x.read.epoch && (x.many || !ordered(x.read))) pending.add(x.read, kWar, lo, hi, flush);
-            if (x.other_read.epoch && !ordered(x.other_read)) pending.add(x.other_read, kWar, lo, hi, flush);
+            if (x.read.epoch && (x.reads_from_many_units || !ordered(x.read))) pending.add(x.read, kWar, lo, hi, flush);
+            if (x.other_reads)
+              for (const Access& o : *x.other_reads)
+                if (!ordered(o)) pending.add(o, kWar, lo, hi, flush);
             x.write = who;
-            x.read = x.other_read = {};
-            x.many = false;
+            x.read = {};
+            x.other_reads = nullptr;
+            x.reads_from_many_units = false;
             x.written = true;
           } else {
             if (!x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);
-            // A read that this one is known to follow needs no keeping: a write after this read is
-            // after that one too.
-            if (x.other_read.epoch && (x.other_read.unit == who.unit || ordered(x.other_read))) x.other_read = {};
-            if (x.read.epoch && x.read.unit != who.unit && !ordered(x.read)) {
-              x.many |= x.other_read.epoch != 0;
-              x.other_read = x.read;
-            }
+            if (cross_core_) keep_concurrent_reads(x, who, ordered);
+            else if (x.read.epoch && x.read.unit != who.unit) x.reads_from_many_units = true;
             x.read = who;
           }
         });

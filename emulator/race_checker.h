@@ -51,7 +51,7 @@ struct Access {
   bool atomic = false;
   uint64_t order = 0;  // when the scalar unit issued it: races are told in program order
   int32_t unit = -1;   // the execution unit (a core running one block) whose epochs these are
-  int32_t core = 0;
+  int16_t core = 0;
 };
 
 struct RaceReporter {
@@ -119,21 +119,26 @@ struct GmAccess {
 
 class GmShadow {
  public:
-  explicit GmShadow(const GlobalMemory& gm);
+  // `cross_core`: the program has cross-core flags, so reads of different units may be ordered
+  // before a write and are kept one by one (otherwise one flag says that several units read).
+  GmShadow(const GlobalMemory& gm, bool cross_core);
   // Checks accesses in (time, core, seq) order.
   void check(std::vector<const GmAccess*>& accesses, const Program& program, std::vector<RunResult*>& sinks);
 
  private:
   struct Entry {
     Access write;
-    // The reads since the write that no later read is known to follow, from at most two units
-    // (the two AIVs of a group reading one workspace); `many` when more were dropped.
-    Access read, other_read;
-    bool many = false;
+    Access read;  // the last read since the write
+    // Earlier reads since the write, by other units, that no later read is known to follow (the
+    // AIVs of a group reading one workspace); shared by the per-byte copies of a granule until
+    // one of them changes (copy on write). Null: none.
+    std::shared_ptr<std::vector<Access>> other_reads;
+    bool reads_from_many_units = false;  // without cross-core flags: reads of units nothing orders
     bool written = false;
   };
   std::vector<Granules<Entry>> tensors_;
   const GlobalMemory& gm_;
+  bool cross_core_;
 };
 
 }  // namespace cubekit

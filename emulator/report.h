@@ -27,6 +27,7 @@ struct PipeStats {
 
 struct CoreStats {
   int core = 0;
+  CoreKind kind = CoreKind::Coupled;
   uint64_t cycles = 0;  // when its last block finished
   std::array<PipeStats, kNumPipes> pipes{};
   std::array<int64_t, kNumPaths> bytes{};

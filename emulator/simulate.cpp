@@ -7,7 +7,8 @@
 //      across cores.
 // A window also ends where a wait_cross would take an increment set in it (cross_core.h): the
 // setter's GM writes before its set_cross are then committed before the waiter's reads replay.
-// Blocks go to cores round-robin (block b on core b % cores) and run one after another.
+// Blocks go to cores as launch.h plans (coupled: block b on core b % cores) and run one after
+// another on each core.
 #include "emulator/error.h"
 #include "emulator/functional_core.h"
 
@@ -51,13 +52,14 @@ void merge(std::vector<Diagnostic>& into, std::vector<Diagnostic>& from) {
 SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const SimOptions& options) {
   check_chip(chip);
   const int blocks = launch_blocks(chip, program, gm, options.blocks);
-  const int ncores = std::min(blocks, chip.cores);
+  const LaunchPlan plan = plan_launch(chip, program, blocks);
+  const int ncores = int(plan.cores.size());
   const bool functional = !options.timing_only, checks = functional && options.checks;
   L2Model l2(chip, gm.decls);
   RunBudget budget;
   SimContext ctx{chip, program, gm, l2, options, blocks, {}, {}, {}, {}, budget};
   ctx.cores = ncores;
-  std::unique_ptr<CrossCore> cross = make_cross_core(chip, program, ncores);
+  std::unique_ptr<CrossCore> cross = make_cross_core(chip, program, plan);
   ctx.cross = cross.get();
   for (const Instr& in : program.code) {
     Kind k = spec_of(in).pipe == Pipe::S ? Kind::Scalar
@@ -79,15 +81,13 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   std::vector<std::unique_ptr<TimingCore>> timing;
   std::vector<std::unique_ptr<FunctionalCore>> data;
   for (int c = 0; c < ncores; ++c) {
-    std::vector<int> mine;
-    for (int b = c; b < blocks; b += ncores) mine.push_back(b);
-    timing.push_back(std::make_unique<TimingCore>(ctx, c, std::move(mine)));
-    if (functional) data.push_back(std::make_unique<FunctionalCore>(chip, program, gm, c, checks));
+    timing.push_back(std::make_unique<TimingCore>(ctx, c, plan.cores[size_t(c)]));
+    if (functional) data.push_back(std::make_unique<FunctionalCore>(chip, plan.cores[size_t(c)].kind, program, gm, c, checks));
   }
   int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, ncores);
   std::unique_ptr<GmShadow> gm_shadow;
-  if (checks) gm_shadow = std::make_unique<GmShadow>(gm);
+  if (checks) gm_shadow = std::make_unique<GmShadow>(gm, cross != nullptr);
 
   // (time, core): ties go to the lower core. A cross-core flag can move a core's next event
   // earlier: it is pushed again, and the entry that no longer matches is skipped when popped.

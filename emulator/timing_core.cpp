@@ -29,11 +29,22 @@ DataPath path_of(Space src, Space dst) {
 
 }  // namespace
 
-TimingCore::TimingCore(const SimContext& ctx, int core, std::vector<int> blocks)
-    : ctx_(ctx), core_(core), blocks_(std::move(blocks)), fired_(kFlagKeys), pending_sets_(kFlagKeys, 0),
-      last_set_(kFlagKeys, -1) {
+TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch)
+    : ctx_(ctx), core_(core), kind_(*ctx.chip.kind(launch.kind)), entry_(launch.entry), subblock_(launch.subblock),
+      blocks_(launch.blocks), fired_(kFlagKeys), pending_sets_(kFlagKeys, 0), last_set_(kFlagKeys, -1) {
   for (PipeState& p : pipes_) p.ring.resize(size_t(ctx.chip.timing.queue_depth));
+  // The rate of each transfer's path on this kind (launch checked that the kind has the paths it reaches).
+  rates_.assign(ctx.program.code.size(), 0);
+  for (size_t i = 0; i < ctx.program.code.size(); ++i) {
+    const Instr& in = ctx.program.code[i];
+    const InstrSpec& spec = spec_of(in);
+    int dst = spec.operand_index("dst"), src = spec.operand_index("src");
+    if (dst < 0 || src < 0 || spec.operands[dst].kind != OperandKind::Mem || spec.operands[src].kind != OperandKind::Mem)
+      continue;
+    if (const DataPathRate* p = kind_.path(in.ops[src].space, in.ops[dst].space)) rates_[i] = p->rate;
+  }
   stats_.core = core;
+  stats_.kind = launch.kind;
   stats_.line_cycles.assign(ctx.program.code.size(), 0);
   if (blocks_.empty()) done_ = true;
   else start_block(0);
@@ -52,7 +63,8 @@ void TimingCore::start_block(uint64_t t) {
   regs_ = ScalarState{};
   regs_.block_idx = block_;
   regs_.block_num = ctx_.total_blocks;
-  pc_ = 0;
+  regs_.subblock_idx = subblock_;
+  pc_ = entry_;
   issued_ = 0;
   s_time_ = t;
   halted_ = false;
@@ -500,22 +512,19 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
       Space src = I.instr->ops[1].space, dst = I.instr->ops[0].space;
       DataPath path = path_of(src, dst);
       stats_.bytes[int(path)] += w.amount;
+      const double rate = rates_[size_t(I.index)];
+      if (rate <= 0)
+        throw InternalError(fmt::format("{} core has no rate for the path {} of instruction {}: launch checks paths",
+                                        core_kind_name(kind_.kind), path_text(src, dst), I.index));
       L2Counts l2;
       L2Model::Cost g;
-      double rate = 0;
-      int64_t latency = spec.pipe == Pipe::V ? tc.vector_latency : tc.mte1_latency;
-      switch (path) {
-        case DataPath::GmToL1:
-        case DataPath::GmToUb: g = ctx_.l2.read(fp, t, w.amount, l2); break;
-        case DataPath::UbToGm: g = ctx_.l2.write(fp, t, w.amount, l2); break;
-        case DataPath::L1ToL0a: rate = tc.l1_to_l0a_rate; break;
-        case DataPath::L1ToL0b: rate = tc.l1_to_l0b_rate; break;
-        case DataPath::L1ToUb: rate = tc.l1_to_ub_rate; break;
-        case DataPath::L0cToUb: rate = tc.l0c_to_ub_rate; break;
-      }
+      const int64_t latency = spec.pipe == Pipe::V ? tc.vector_latency : tc.mte1_latency;
+      const bool reads_gm = src == Space::GM, writes_gm = dst == Space::GM;
+      if (reads_gm) g = ctx_.l2.read(fp, t, w.amount, rate, l2);
+      else if (writes_gm) g = ctx_.l2.write(fp, t, w.amount, rate, l2);
       stats_.l2_hit_lines += l2.hit_lines, stats_.l2_miss_lines += l2.miss_lines;
       stats_.hbm_read_bytes += l2.hbm_read_bytes, stats_.hbm_write_bytes += l2.hbm_write_bytes;
-      if (rate == 0) return {g.latency, std::max<int64_t>(1, g.occupancy)};
+      if (reads_gm || writes_gm) return {g.latency, std::max<int64_t>(1, g.occupancy)};
       return {latency, std::max<int64_t>(1, int64_t(std::ceil(double(w.amount) / rate)))};
     }
     case Work::Kind::Cube:

@@ -6,6 +6,7 @@
 
 #include "emulator/cross_core.h"
 #include "emulator/l2_model.h"
+#include "emulator/launch.h"
 #include "emulator/race_checker.h"
 #include "emulator/simulator.h"
 
@@ -51,7 +52,8 @@ struct Started {
 
 class TimingCore {
  public:
-  TimingCore(const SimContext& ctx, int core, std::vector<int> blocks);
+  // Core `core` of the run (its place in the launch plan) runs `launch`'s blocks from its entry.
+  TimingCore(const SimContext& ctx, int core, const LaunchCore& launch);
 
   uint64_t next_event() const;  // UINT64_MAX when done
   void step();                  // processes the core's earliest event
@@ -133,6 +135,9 @@ class TimingCore {
 
   const SimContext& ctx_;
   int core_;
+  const CoreConfig& kind_;
+  int entry_, subblock_;
+  std::vector<double> rates_;  // per instruction: its path's rate on this kind (transfers), else 0
   std::vector<int> blocks_;
   size_t next_block_ = 0;
   int block_ = -1;

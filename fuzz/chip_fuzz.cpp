@@ -90,7 +90,8 @@ void check_round_trip(const ChipConfig& chip) {
 
 void exercise(const ChipConfig& chip) {
   int64_t core_bytes = 0;
-  for (int s = 1; s < kNumSpaces; ++s) core_bytes += chip.size[s];
+  for (const CoreConfig& k : chip.kinds)
+    for (int s = 1; s < kNumSpaces; ++s) core_bytes += k.size[s];
   if (core_bytes > kMaxCoreBytes) return;
   fuzz::accepted([&] { run_on(chip, probe_program()); });
   fuzz::accepted([&] {

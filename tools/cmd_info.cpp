@@ -35,9 +35,18 @@ void print_chips(bool json) {
   }
   for (const ChipConfig& c : chip_presets()) {
     fmt::print("{}: {}\n", c.name, c.description);
-    fmt::print("  cores {} ({}), clock {} MHz, event ids 0-{}\n", c.cores, c.core_kind, c.clock_mhz, c.event_ids - 1);
-    for (int s = 1; s < kNumSpaces; ++s)
-      fmt::print("  {:<4} {:>8} bytes, {}-byte aligned\n", space_name(Space(s)), c.size[s], c.align[s]);
+    fmt::print("  {} core groups, clock {} MHz, event ids 0-{}\n", c.cores, c.clock_mhz, c.event_ids - 1);
+    for (const CoreConfig& k : c.kinds) {
+      std::string pipes, paths;
+      for (int p = 0; p < kNumPipes; ++p)
+        if (k.has_pipe(Pipe(p))) pipes += (pipes.empty() ? "" : " ") + std::string(pipe_name(Pipe(p)));
+      for (const DataPathRate& p : k.paths) paths += fmt::format("{}{} {}", paths.empty() ? "" : ", ", path_text(p.src, p.dst), p.rate);
+      fmt::print("  {} x{}: pipes {}\n", core_kind_name(k.kind), k.count, pipes);
+      for (int s = 1; s < kNumSpaces; ++s)
+        if (k.has_buffer(Space(s)))
+          fmt::print("    {:<4} {:>8} bytes, {}-byte aligned\n", space_name(Space(s)), k.size[s], k.align[s]);
+      fmt::print("    paths (bytes/cycle): {}\n", paths);
+    }
     fmt::print("  vector {} B per repeat (blocks of {} B), repeat <= {}\n", c.vector_repeat_bytes, c.block_bytes, c.max_repeat);
     for (const CubeFractal& f : c.cube)
       fmt::print("  cube {}x{}->{}: m0 {} k0 {} n0 {}\n", dtype_name(f.input), dtype_name(f.input),

@@ -15,6 +15,8 @@ std::string example(const char* name) {
 }
 
 int64_t cdiv(double a, double b) { return int64_t(std::ceil(a / b)); }
+// The ascend910's rate of a data path (its coupled core's).
+double rate(Space src, Space dst) { return load_chip("ascend910").kinds.front().path(src, dst)->rate; }
 
 struct Sim {
   Program program;
@@ -46,16 +48,16 @@ TEST(Timing, FoundationMatmulMatchesTheFormulas) {
   int64_t a_start = ready(0), b_start = std::max(ready(1), a_start + nd2nz_occ);
   int64_t mte2_done = std::max(a_start, b_start) + t.l2_miss_latency + nd2nz_occ;
   // MTE1: 8 load2d of 8 fractals into L0A, then 8 into L0B.
-  int64_t a_occ = cdiv(8 * 512, t.l1_to_l0a_rate), b_occ = cdiv(8 * 512, t.l1_to_l0b_rate);
+  int64_t a_occ = cdiv(8 * 512, rate(Space::L1, Space::L0A)), b_occ = cdiv(8 * 512, rate(Space::L1, Space::L0B));
   int64_t next = mte2_done;
   for (int j = 0; j < 8; ++j) next = std::max<int64_t>(next, ready(5 + 2 + 5 * j)) + a_occ;
   int64_t last_b = 0;
   for (int j = 0; j < 8; ++j) last_b = std::max<int64_t>(next, ready(46 + 3 + 6 * j)), next = last_b + b_occ;
   int64_t mte1_done = last_b + t.mte1_latency + b_occ;
   int64_t mmad_done = mte1_done + t.cube_latency + 8 * 8 * 8;
-  int64_t mov_done = mmad_done + t.vector_latency + cdiv(65536, t.l0c_to_ub_rate);
+  int64_t mov_done = mmad_done + t.vector_latency + cdiv(65536, rate(Space::L0C, Space::UB));
   // MTE3: 8 strips of 128 x 64 B.
-  int64_t copy_occ = cdiv(8192, t.gm_write_rate);
+  int64_t copy_occ = cdiv(8192, rate(Space::UB, Space::GM));
   int64_t last_copy = mov_done;
   for (int j = 0; j < 8; ++j) last_copy = std::max<int64_t>(last_copy + (j ? copy_occ : 0), ready(105 + 5 * j));
   int64_t expected = last_copy + t.gm_write_latency + copy_occ;
@@ -79,21 +81,21 @@ int64_t kloop_cycles(const TimingConfig& t, bool double_buffered) {
     // A's tile is 128 rows of 256 B, each in a line of its own that the next tile's rows share:
     // even tiles miss those 128 lines, odd tiles hit them. B's tile is 64 fresh lines.
     int64_t a_lat = i % 2 ? t.l2_hit_latency : t.l2_miss_latency;
-    int64_t a_occ = i % 2 ? cdiv(32768, t.gm_read_l2_rate) : cdiv(128 * line, hbm);
+    int64_t a_occ = i % 2 ? cdiv(32768, rate(Space::GM, Space::L1)) : cdiv(128 * line, hbm);
     int64_t b_occ = cdiv(64 * line, hbm);
     int64_t sa = std::max(mte2_next, i >= lag ? mte1_done[i - lag] : 0);
     int64_t sb = sa + a_occ;
     mte2_next = sb + b_occ;
     int64_t loaded = std::max(sa + a_lat + a_occ, sb + t.l2_miss_latency + b_occ);
     int64_t s1 = std::max({loaded, i >= lag ? mmad_done[i - lag] : 0, mte1_next});
-    int64_t last_b = s1 + 8 * cdiv(4096, t.l1_to_l0a_rate) + 7 * cdiv(4096, t.l1_to_l0b_rate);
-    mte1_next = last_b + cdiv(4096, t.l1_to_l0b_rate);
+    int64_t last_b = s1 + 8 * cdiv(4096, rate(Space::L1, Space::L0A)) + 7 * cdiv(4096, rate(Space::L1, Space::L0B));
+    mte1_next = last_b + cdiv(4096, rate(Space::L1, Space::L0B));
     mte1_done[i] = mte1_next + t.mte1_latency;
     mmad_done[i] = std::max(mte1_done[i], cube_done) + t.cube_latency + 512;
     cube_done = mmad_done[i];
   }
-  int64_t mov_done = cube_done + t.vector_latency + cdiv(65536, t.l0c_to_ub_rate);
-  int64_t copy = cdiv(8192, t.gm_write_rate);
+  int64_t mov_done = cube_done + t.vector_latency + cdiv(65536, rate(Space::L0C, Space::UB));
+  int64_t copy = cdiv(8192, rate(Space::UB, Space::GM));
   return mov_done + 7 * copy + t.gm_write_latency + copy;
 }
 

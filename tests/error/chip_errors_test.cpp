@@ -40,9 +40,9 @@ const ErrorCase kSyntax[] = {
     {"UnknownField", preset_with(R"("cores": 32,)", R"("cores": 32, "coures": 4,)"),
      {"my_chip.json: chip config has an unknown field 'coures'"}},
     {"MissingBufferSize", preset_with(R"("l0c": 262144,)", ""),
-     {"my_chip.json (buffer_bytes): chip config has no field 'l0c'"}},
+     {"my_chip.json (kind coupled): buffer l0c has an alignment but no size: give both or neither"}},
     {"UnknownBuffer", preset_with(R"("l0c": 262144,)", R"("l0c": 262144, "l2": 4096,)"),
-     {"my_chip.json (buffer_bytes): chip config has an unknown field 'l2'"}},
+     {"my_chip.json (kind coupled, buffer_bytes): chip config has an unknown field 'l2'"}},
     {"CubeNotAnArray", preset_between(R"("cube": )", R"(,
   "description")", R"({"input": "f16"})"),
      {"my_chip.json: chip config field 'cube' must be an array"}},
@@ -63,9 +63,10 @@ const ErrorCase kValues[] = {
     // Currently fails: the message says "buffer sizes must be positive, got 0" without naming ub.
     {"BufferSizeZero", preset_with(R"("ub": 262144)", R"("ub": 0)"), {"my_chip.json", "ub", "must be positive, got 0"}},
     {"AlignmentNotAPowerOfTwo", preset_with(R"("l1": 32)", R"("l1": 48)"),
-     {"my_chip.json: alignment of l1 must be a power of two, got 48"}},
+     {"my_chip.json (kind coupled): alignment of l1 must be a power of two, got 48"}},
     {"CoreKindNotModelled", preset_with(R"("coupled")", R"("split")"),
-     {"my_chip.json: core_kind 'split' is not modelled; only 'coupled' (cube and vector in one core) is"}},
+     {"my_chip.json (kinds): kind 'split' is not modelled; the kinds are 'coupled' (cube and vector in one core), 'aic' "
+      "(cube cores) and 'aiv' (vector cores)"}},
     // Currently fails: 1.5 is read as the int 1 without a word.
     {"CoresNotAWholeNumber", preset_with(R"("cores": 32)", R"("cores": 1.5)"), {"my_chip.json", "cores", "1.5"}},
     // Currently fails: 10^12 is narrowed to int, and the message reads "cores must be positive, got
@@ -120,7 +121,7 @@ TEST(ChipJsonValue, ClockBelowOneMhzIsNotReportedAsZero) {
 
 TEST(ChipChoice, UnknownPreset) {
   expect_user_error([] { load_chip("ascend999"); },
-                    {"unknown chip 'ascend999': the presets are ascend910 (see 'cubekit chips'), or give a path to a "
+                    {"unknown chip 'ascend999': the presets are ascend910, ascend910b2, ascend950pr (see 'cubekit chips'), or give a path to a "
                      "JSON chip config"});
 }
 

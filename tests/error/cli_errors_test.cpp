@@ -119,8 +119,8 @@ TEST(CliBadInput, UnknownChip) {
   TempDir dir("cli");
   CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --chip ascend999");
   EXPECT_EQ(r.exit_code, 2) << r.describe();
-  EXPECT_THAT(r.err, HasSubstr("cubekit: error: unknown chip 'ascend999': the presets are ascend910 (see 'cubekit "
-                               "chips'), or give a path to a JSON chip config"));
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: unknown chip 'ascend999': the presets are ascend910, ascend910b2, "
+                               "ascend950pr (see 'cubekit chips'), or give a path to a JSON chip config"));
 }
 
 TEST(CliBadInput, InvalidChipJson) {

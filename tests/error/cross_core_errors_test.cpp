@@ -37,16 +37,16 @@ TEST(CrossCoreOnCoupledChip, SimulateRefusesIt) {
   Program p = parse_program(kCoupled, "test.s");
   GlobalMemory gm = GlobalMemory::for_program(p);
   expect_user_error([&] { simulate(load_chip("ascend910"), p, gm); },
-                    {"instruction 2 (line 5) `set_cross MTE3, mode=2, id=1` is a cross-core flag, which ascend910 "
-                     "does not have: its cores are coupled",
-                     "ascend910b2, ascend950pr"});
+                    {"kernel 't' cannot run on ascend910: instruction 2 (line 5) `set_cross MTE3, mode=2, id=1` needs "
+                     "cross-core flags", "which ascend910's coupled cores lack; the chips that have it: ascend910b2"});
 }
 
 TEST(CrossCoreOnCoupledChip, RunInOrderRefusesIt) {
   Program p = parse_program(kCoupled, "test.s");
   GlobalMemory gm = GlobalMemory::for_program(p);
   expect_user_error([&] { run_in_order(load_chip("ascend910"), p, gm); },
-                    {"instruction 2 (line 5) `set_cross MTE3, mode=2, id=1` is a cross-core flag, which ascend910"});
+                    {"kernel 't' cannot run on ascend910: instruction 2 (line 5) `set_cross MTE3, mode=2, id=1` needs "
+                     "cross-core flags"});
 }
 
 }  // namespace

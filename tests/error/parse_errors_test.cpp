@@ -68,7 +68,7 @@ INSTANTIATE_TEST_SUITE_P(Lines, ParseError, testing::ValuesIn(kLines), case_name
 const ErrorCase kDirectives[] = {
     {"UnknownDirective",
      lines({".kernel t", ".blockdim 4", "    end"}),
-     {"test.s:2:1: error: unknown directive '.blockdim' (.kernel, .block_dim, .tensor)"}},
+     {"test.s:2:1: error: unknown directive '.blockdim' (.kernel, .block_dim, .tensor, .entry)"}},
     {"KernelWithoutName",
      lines({".kernel", "    end"}),
      {"test.s:1:8: error: expected the kernel's name, found the end of the line"}},

@@ -110,8 +110,8 @@ const ErrorCase kChipFigures[] = {
     {"RateThatOverflowsTheCycleCounters", preset_with(R"("hbm_rate": 1000.0)", R"("hbm_rate": 1e-300)"),
      {"my_chip.json (timing): timing field 'hbm_rate' must be in 0.01..1000000 bytes per cycle, got 1e-300",
       "a slower rate makes one transfer outlast the cycle counters"}},
-    {"RateBeyondAnyChip", preset_with(R"("gm_write_rate": 64.0)", R"("gm_write_rate": 1e300)"),
-     {"timing field 'gm_write_rate' must be in 0.01..1000000 bytes per cycle, got 1e+300"}},
+    {"RateBeyondAnyChip", preset_with(R"("hbm_rate": 1000.0)", R"("hbm_rate": 1e300)"),
+     {"timing field 'hbm_rate' must be in 0.01..1000000 bytes per cycle, got 1e+300"}},
     {"QueueDepthBeyondAnyChip", preset_with(R"("queue_depth": 32)", R"("queue_depth": 2000000000)"),
      {"timing field 'queue_depth' must be in 1..1024", "got 2000000000"}},
     {"LatencyBeyondAnyChip", preset_with(R"("cube_latency": 20)", R"("cube_latency": 2000000000)"),
@@ -133,7 +133,7 @@ TEST(RobustnessChip, CppConfigWithATinyRate) {
 }
 
 TEST(RobustnessChip, MatmulOnAChipWhoseL0cHoldsNoTile) {
-  ChipConfig chip = chip_with("tiny_l0c", [](ChipConfig& c) { c.size[int(Space::L0C)] = 512; });
+  ChipConfig chip = chip_with("tiny_l0c", [](ChipConfig& c) { c.set_buffer_size(Space::L0C, 512); });
   kernels::MatmulOptions o;
   o.m = o.n = o.k = 64;
   expect_user_error([&] { kernels::matmul(o, chip); },

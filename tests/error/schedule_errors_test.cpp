@@ -446,7 +446,7 @@ const ApiCase kBuffers[] = {
      {"C: the 256x512 accumulator tile needs 524288 bytes of l0c but ascend910 has 262144; use a smaller m or n tile"}},
     // With the preset L0A fills up before UB; a chip with a small UB reaches this check.
     {"UBOverflow",
-     [] { Mm().good().compile(chip_with("small_ub", [](ChipConfig& c) { c.size[int(Space::UB)] = 4096; })); },
+     [] { Mm().good().compile(chip_with("small_ub", [](ChipConfig& c) { c.set_buffer_size(Space::UB, 4096); })); },
      {"C: the output strips of 64x16 needs 8192 bytes of ub (2 copies) but small_ub has 4096; use a smaller m tile"}},
     // codegen/emit.cpp: one scalar register per live loop variable; 18 batch dimensions still compile.
     {"TooManyLiveLoopVariables", [] { compile_batched(19); },
@@ -455,8 +455,8 @@ const ApiCase kBuffers[] = {
     {"BuffersOverflowOnceAligned",
      [] {
        ChipConfig chip = chip_with("l1_align_4k", [](ChipConfig& c) {
-         c.align[int(Space::L1)] = 4096;
-         c.size[int(Space::L1)] = 12288;
+         c.set_alignment(Space::L1, 4096);
+         c.set_buffer_size(Space::L1, 12288);
        });
        Mm().tiles(16, 16, 16, 16).cores().finish().compile(chip);
      },

@@ -226,7 +226,7 @@ const ApiCase kVectorSchedule[] = {
       "but ascend910 has 262144; a whole row must fit: use shorter rows (split the last dimension) or fewer "
       "intermediate full-row Funcs"}},
     {"ElementwiseTileOverflowUB",
-     [] { Vec().elementwise().compile(chip_with("tiny_ub", [](ChipConfig& c) { c.size[int(Space::UB)] = 512; })); },
+     [] { Vec().elementwise().compile(chip_with("tiny_ub", [](ChipConfig& c) { c.set_buffer_size(Space::UB, 512); })); },
      {"out: tiles of 128 elements need 768 bytes of UB (in_X 256 x 1, in_Y 256 x 1, out 256 x 1; V: scratch) but "
       "tiny_ub has 512; use fewer inputs or intermediate values"}},
     {"CoresGroupOnVectorFunc", [] { Vec v; v.rowwise().out.cores({v.r}, 4); v.compile(); },
@@ -336,7 +336,7 @@ const ApiCase kEpilogues[] = {
        auto o = shape(128, 128, 256);
        o.epilogue = {"bias", "gelu"}, o.tm = 64;
        codegen::compile(kernels::matmul(o, chip910()).out,
-                        chip_with("small_ub", [](ChipConfig& c) { c.size[int(Space::UB)] = 16384; }));
+                        chip_with("small_ub", [](ChipConfig& c) { c.set_buffer_size(Space::UB, 16384); }));
      },
      {"D: the epilogue's strips of 16 columns of the 64-row tile need 28800 bytes of UB (UB 4096 x 2, ACC 4096 x 1",
       "but small_ub has 16384; use a smaller m tile or fewer epilogue operations"}},
