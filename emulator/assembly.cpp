@@ -3,6 +3,7 @@
 //   .kernel NAME                          # directives
 //   .block_dim 4
 //   .tensor A f16 [128, 128] in           # GM tensor: name dtype shape in|out|inout
+//   .entry aic cube                       # split chips: where the cube (aic) / vector (aiv) cores start
 //   loop:                                 # a label
 //       vadd.f16 ub[x1 + 256], ub[x1], ub[0], repeat=2, mask=64
 #include "emulator/error.h"

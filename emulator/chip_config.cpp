@@ -55,6 +55,11 @@ const CoreConfig* ChipConfig::kind_with(Space s) const {
   return nullptr;
 }
 
+int ChipConfig::count(CoreKind k) const {
+  if (!kind(k)) return 0;
+  return k == CoreKind::Aiv ? cores * vector_cores_per_cube : cores;
+}
+
 int64_t ChipConfig::buffer_size(Space s) const {
   const CoreConfig* k = kind_with(s);
   return k ? k->size[int(s)] : 0;
@@ -143,7 +148,7 @@ DType dtype_field(const std::string& s, const std::string& where) {
 // config documents the whole chip).
 constexpr int kVectorRepeatBytes = 256, kBlockBytes = 32, kMaxRepeat = 255;
 
-// The kinds of core: {coupled} or {aic, aiv}; their counts against the chip's groups; each kind's
+// The kinds of core: {coupled} or {aic, aiv}; vector cores per cube core; each kind's
 // pipes and paths against its buffers.
 void validate_kinds(const ChipConfig& c, const std::string& origin) {
   const CoreConfig *coupled = c.kind(CoreKind::Coupled), *aic = c.kind(CoreKind::Aic), *aiv = c.kind(CoreKind::Aiv);
@@ -162,11 +167,6 @@ void validate_kinds(const ChipConfig& c, const std::string& origin) {
     user_error("{}: 'vector_cores_per_cube' is {}; a split chip has 1..8 vector cores per cube core (the 910B and 950 "
                "have 2)", origin, c.vector_cores_per_cube);
   for (const CoreConfig& k : c.kinds) {
-    int want = k.kind == CoreKind::Aiv ? c.cores * c.vector_cores_per_cube : c.cores;
-    if (k.count != want)
-      user_error("{}: kind {} has count {}, but a chip of {} core groups{} has {} of them", origin, core_kind_name(k.kind),
-                 k.count, c.cores, split ? fmt::format(" with {} vector cores per cube core", c.vector_cores_per_cube) : "",
-                 want);
     if (!k.has_pipe(Pipe::S))
       user_error("{}: kind {} has no pipe S: every core has a scalar unit", origin, core_kind_name(k.kind));
     if (k.pipes >> kNumPipes)
@@ -339,7 +339,6 @@ namespace {
 json kind_to_json(const CoreConfig& k) {
   json j;
   j["kind"] = core_kind_name(k.kind);
-  j["count"] = k.count;
   json pipes = json::array();
   for (int p = 0; p < kNumPipes; ++p)
     if (k.has_pipe(Pipe(p))) pipes.push_back(pipe_name(Pipe(p)));
@@ -385,7 +384,6 @@ CoreConfig kind_from_json(const json& j, const std::string& origin) {
   const std::string where = fmt::format("{} (kind {})", origin, name);
   Reader kr(j, where);
   kr.sub("kind");
-  k.count = int(kr.integer("count", 1, 65536));
   const json& pipes = kr.sub("pipes");
   if (!pipes.is_array()) user_error("{}: 'pipes' must be an array of pipe names", where);
   for (const json& p : pipes) {

@@ -34,10 +34,10 @@ struct DataPathRate {
 };
 std::string path_text(Space src, Space dst);  // "l1->l0a"
 
-// One kind of core: how many the chip has, its pipes, its buffers and its data paths.
+// One kind of core: its pipes, its buffers and its data paths. How many the chip has follows from
+// the chip's groups (ChipConfig::count).
 struct CoreConfig {
   CoreKind kind = CoreKind::Coupled;
-  int count = 0;
   uint32_t pipes = 0;              // bit (1 << Pipe) for each pipe it has; S always
   int64_t size[kNumSpaces] = {};   // indexed by Space; 0: the kind has no such buffer (GM: 0)
   int64_t align[kNumSpaces] = {};  // required alignment of every address into the buffer
@@ -96,6 +96,8 @@ struct ChipConfig {
   TimingConfig timing;
 
   bool split() const { return kind(CoreKind::Aic) != nullptr; }
+  // Cores of a kind: `cores` coupled cores or AICs, cores x vector_cores_per_cube AIVs (0 when absent).
+  int count(CoreKind k) const;
   const CoreConfig* kind(CoreKind k) const;  // nullptr when the chip has no such core
   CoreConfig* kind(CoreKind k);
   // The kind whose cores have buffer `s` (the first one; nullptr when none has it).

@@ -56,7 +56,6 @@ ChipConfig ascend910() {
   c.clock_mhz = 1000;  // ProA 1100 / PremiumA 1220 MHz; 1 GHz matches the 256 TFLOPS fp16 peak
   CoreConfig k;
   k.kind = CoreKind::Coupled;  // HARDWARE.md "Core organisation": cube and vector share one scalar unit
-  k.count = 32;
   k.pipes = pipes_of({Pipe::S, Pipe::MTE1, Pipe::MTE2, Pipe::MTE3, Pipe::M, Pipe::V});  // HARDWARE.md: no FixPipe
   buffer(k, Space::L1, 1 << 20, kAlignL1);      // ini 910: l1_size 1 MiB
   buffer(k, Space::L0A, 64 << 10, kAlignL0);    // ini 910: l0_a_size 64 KiB
@@ -90,10 +89,8 @@ ChipConfig split_chip(int groups) {
   c.vector_cores_per_cube = 2;  // HARDWARE.md: 24 AIC + 48 AIV, 32 AIC + 64 AIV
   CoreConfig aic, aiv;
   aic.kind = CoreKind::Aic;
-  aic.count = groups;
   aic.pipes = pipes_of({Pipe::S, Pipe::MTE1, Pipe::MTE2, Pipe::M, Pipe::FIX});  // HARDWARE.md: cube core
   aiv.kind = CoreKind::Aiv;
-  aiv.count = groups * c.vector_cores_per_cube;
   aiv.pipes = pipes_of({Pipe::S, Pipe::MTE2, Pipe::MTE3, Pipe::V});  // HARDWARE.md: vector core
   c.kinds = {aic, aiv};
   c.event_ids = 8;  // HARDWARE.md: event ids 0-7 per pipe pair (910B2 and 950PR)

@@ -201,7 +201,7 @@ LaunchPlan plan_launch(const ChipConfig& chip, const Program& program, int block
   const int groups = std::min(blocks, chip.cores);
   for (const KindEntry& k : kinds) {
     const int per_group = k.kind == CoreKind::Aiv ? chip.vector_cores_per_cube : 1;
-    const int count = plan.mixed ? groups * per_group : std::min(blocks, chip.kind(k.kind)->count);
+    const int count = plan.mixed ? groups * per_group : std::min(blocks, chip.count(k.kind));
     for (int c = 0; c < count; ++c) {
       LaunchCore core{k.kind, c, k.entry, plan.mixed ? c % per_group : 0, {}};
       const int first = plan.mixed ? c / per_group : c, step = plan.mixed ? groups : count;

@@ -29,11 +29,36 @@ std::string_view ratio_name(Pipe p) {
 namespace {
 // The pipes in the order data flows through a core.
 constexpr Pipe kReportOrder[] = {Pipe::S, Pipe::MTE2, Pipe::MTE1, Pipe::M, Pipe::V, Pipe::MTE3};
+constexpr Pipe kKindOrder[] = {Pipe::S, Pipe::MTE2, Pipe::MTE1, Pipe::M, Pipe::FIX, Pipe::V, Pipe::MTE3};
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 
 std::string instr_text(const Program& p, int index) {
   return index >= 0 && index < int(p.code.size()) ? print_instr(p, p.code[index]) : "?";
+}
+// On a split chip the cube cores and the vector cores are apart: each kind's pipes over its own cores.
+void kind_ratios(Report& r, const ChipConfig& chip) {
+  for (const CoreConfig& k : chip.kinds) {
+    KindStats ks{k.kind, 0, k.pipes, {}};
+    std::array<uint64_t, kNumPipes> busy{};
+    for (const CoreStats& c : r.per_core) {
+      if (c.kind != k.kind) continue;
+      ++ks.cores;
+      for (int p = 0; p < kNumPipes; ++p) busy[p] += c.pipes[p].busy;
+    }
+    if (!ks.cores) continue;
+    double capacity = double(std::max<uint64_t>(1, r.cycles)) * ks.cores;
+    for (int p = 0; p < kNumPipes; ++p) ks.ratio[p] = double(busy[p]) / capacity;
+    r.kinds.push_back(ks);
+  }
+}
+
+// "mte2_ratio 0.500  mac_ratio 0.250 ..." over the pipes a kind has, in data-flow order.
+std::string kind_ratio_text(const KindStats& k) {
+  std::string out;
+  for (Pipe p : kKindOrder)
+    if (k.pipes >> int(p) & 1) out += fmt::format("  {} {:.3f}", ratio_name(p), k.ratio[int(p)]);
+  return out;
 }
 }  // namespace
 
@@ -58,6 +83,7 @@ void finish_report(Report& r, const Program& program, const ChipConfig& chip) {
   r.instructions = int64_t(r.pipes[int(Pipe::S)].instructions);  // S issues every instruction once
   double capacity = double(std::max<uint64_t>(1, r.cycles)) * std::max(1, r.cores);
   for (int p = 0; p < kNumPipes; ++p) r.ratio[p] = double(r.pipes[p].busy) / capacity;
+  if (chip.split()) kind_ratios(r, chip);
   int64_t lines = r.l2_hit_lines + r.l2_miss_lines;
   r.l2_hit_rate = lines ? double(r.l2_hit_lines) / double(lines) : 0;
 
@@ -100,6 +126,12 @@ std::string report_json(const Report& r, const Program& program, std::string_vie
                                               {"flag_stall_cycles", s.flag_stall}, {"ratio", r.ratio[int(p)]}};
     j["ratios"][std::string(ratio_name(p))] = r.ratio[int(p)];
   }
+  for (const KindStats& k : r.kinds) {
+    json& kj = j["kinds"][std::string(core_kind_name(k.kind))];
+    kj["cores"] = k.cores;
+    for (Pipe p : kKindOrder)
+      if (k.pipes >> int(p) & 1) kj["ratios"][std::string(ratio_name(p))] = k.ratio[int(p)];
+  }
   for (int k = 0; k < kNumPaths; ++k) j["bytes"][std::string(path_name(DataPath(k)))] = r.bytes[k];
   j["l2"] = {{"hit_lines", r.l2_hit_lines}, {"miss_lines", r.l2_miss_lines}, {"hit_rate", r.l2_hit_rate},
              {"hbm_bytes", r.hbm_bytes}};
@@ -108,7 +140,7 @@ std::string report_json(const Report& r, const Program& program, std::string_vie
                    {"limiter", r.roofline.limiter}, {"efficiency", r.roofline.efficiency}};
   j["per_core"] = json::array();
   for (const CoreStats& c : r.per_core) {
-    json core = {{"core", c.core}, {"cycles", c.cycles}};
+    json core = {{"core", c.core}, {"kind", core_kind_name(c.kind)}, {"cycles", c.cycles}};
     for (Pipe p : kReportOrder) core["busy_cycles"][std::string(pipe_name(p))] = c.pipes[int(p)].busy;
     j["per_core"].push_back(core);
   }
@@ -137,6 +169,8 @@ std::string report_text(const Report& r, const Program& program, std::string_vie
                        std::string(size_t(bar), '#') + std::string(size_t(32 - bar), '.'), r.pipes[int(p)].instructions,
                        r.pipes[int(p)].flag_stall);
   }
+  for (const KindStats& k : r.kinds)
+    out += fmt::format("  {} ({} core{}):{}\n", core_kind_name(k.kind), k.cores, k.cores == 1 ? "" : "s", kind_ratio_text(k));
   std::string bytes;
   for (int k = 0; k < kNumPaths; ++k)
     if (r.bytes[k]) bytes += fmt::format("  {} {}", path_name(DataPath(k)), r.bytes[k]);

@@ -53,6 +53,14 @@ struct HotSpot {
   double share = 0;  // of all busy cycles
 };
 
+// The utilisation of one kind of core of a split chip (msprof reports the AIC and AIV apart).
+struct KindStats {
+  CoreKind kind = CoreKind::Coupled;
+  int cores = 0;                         // of this kind in the run
+  uint32_t pipes = 0;                    // the kind's pipes (CoreConfig::pipes)
+  std::array<double, kNumPipes> ratio{};  // busy / (cycles x cores of this kind)
+};
+
 struct Report {
   std::string kernel, chip;
   double clock_mhz = 0;
@@ -67,6 +75,7 @@ struct Report {
   int64_t l2_hit_lines = 0, l2_miss_lines = 0, hbm_bytes = 0;
   double l2_hit_rate = 0;
   Roofline roofline;
+  std::vector<KindStats> kinds;  // split chips: per kind of core the run used (coupled: empty)
   std::vector<CoreStats> per_core;
   std::vector<HotSpot> hot_spots;  // the busiest instructions, most cycles first
   std::vector<Diagnostic> diagnostics;
@@ -75,7 +84,7 @@ struct Report {
   double microseconds() const { return double(cycles) / clock_mhz; }
 };
 
-// Fills the derived fields (sums, ratios, roofline, hot spots) from per_core.
+// Fills the derived fields (sums, ratios, per-kind ratios, roofline, hot spots) from per_core.
 void finish_report(Report& r, const Program& program, const ChipConfig& chip);
 std::string report_json(const Report& r, const Program& program, std::string_view source = {});
 std::string report_text(const Report& r, const Program& program, std::string_view source = {});

@@ -8,12 +8,12 @@
 //   completion = start + latency + occupancy
 // so an instruction's startup latency overlaps the next one's work, and only `barrier P` makes
 // later P instructions wait for earlier ones to complete. Latency and occupancy per instruction:
-//   GM reads (MTE2)   L2 hit or miss latency; hit bytes / gm_read_l2_rate + missed lines x line
+//   GM reads (MTE2)   L2 hit or miss latency; hit bytes / the GM read path's rate + missed lines x line
 //                     bytes / HBM share (the chip's hbm_rate over the cores that used HBM in the
 //                     last window, at most gm_read_hbm_rate)
-//   GM writes (MTE3)  gm_write_latency; bytes / gm_write_rate
+//   GM writes (MTE3)  gm_write_latency; bytes / the GM write path's rate
 //   L1 -> L0A/L0B/UB  mte1_latency; bytes / the path's rate
-//   L0C -> UB (V)     vector_latency; bytes / l0c_to_ub_rate
+//   L0C -> UB (V)     vector_latency; bytes / the path's rate
 //   mmad (M)          cube_latency; ceil(m/16) * ceil(n/16) * ceil(k/k0) cycles
 //   vector (V)        vector_latency; repeats x cycles of the op class x UB bank conflict (the most
 //                     32 B blocks of one repeat that fall in one of ub_bank_groups groups)

@@ -41,7 +41,7 @@ void print_chips(bool json) {
       for (int p = 0; p < kNumPipes; ++p)
         if (k.has_pipe(Pipe(p))) pipes += (pipes.empty() ? "" : " ") + std::string(pipe_name(Pipe(p)));
       for (const DataPathRate& p : k.paths) paths += fmt::format("{}{} {}", paths.empty() ? "" : ", ", path_text(p.src, p.dst), p.rate);
-      fmt::print("  {} x{}: pipes {}\n", core_kind_name(k.kind), k.count, pipes);
+      fmt::print("  {} x{}: pipes {}\n", core_kind_name(k.kind), c.count(k.kind), pipes);
       for (int s = 1; s < kNumSpaces; ++s)
         if (k.has_buffer(Space(s)))
           fmt::print("    {:<4} {:>8} bytes, {}-byte aligned\n", space_name(Space(s)), k.size[s], k.align[s]);

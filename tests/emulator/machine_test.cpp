@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cstring>
 
 namespace cubekit {
@@ -21,7 +23,7 @@ TEST(Machine, EveryPresetSurvivesAJsonRoundTrip) {
     ASSERT_EQ(back.kinds.size(), c.kinds.size());
     for (size_t k = 0; k < c.kinds.size(); ++k) {
       EXPECT_EQ(back.kinds[k].kind, c.kinds[k].kind);
-      EXPECT_EQ(back.kinds[k].count, c.kinds[k].count);
+      EXPECT_EQ(back.count(back.kinds[k].kind), c.count(c.kinds[k].kind));
       EXPECT_EQ(back.kinds[k].pipes, c.kinds[k].pipes);
       EXPECT_EQ(back.kinds[k].paths, c.kinds[k].paths);
       for (int s = 0; s < kNumSpaces; ++s) {
@@ -45,6 +47,9 @@ TEST(Machine, BufferSizesComeFromTheKindThatHasTheBuffer) {
     EXPECT_EQ(c.alignment(Space(s)), k->align[s]);
   }
   EXPECT_EQ(c.kind_with(Space::UB)->kind, CoreKind::Aiv);
+  EXPECT_EQ(c.count(CoreKind::Aic), 24);  // HARDWARE.md: 24 AIC + 48 AIV
+  EXPECT_EQ(c.count(CoreKind::Aiv), 48);
+  EXPECT_EQ(c.count(CoreKind::Coupled), 0);
   EXPECT_EQ(c.kind_with(Space::L0C)->kind, CoreKind::Aic);
   c.set_buffer_size(Space::UB, 4096);
   EXPECT_EQ(c.kind(CoreKind::Aiv)->size[int(Space::UB)], 4096);
@@ -233,6 +238,47 @@ TEST(Machine, MixedBlocksBeyondTheGroupsGoRoundRobin) {
   EXPECT_EQ(vp.cores[47].blocks, (std::vector<int>{47, 95}));
   EXPECT_EQ(vp.cores[47].subblock, 0);
   EXPECT_FALSE(vp.mixed);
+}
+
+// The report of a split chip gives each kind's ratios over its own cores; a coupled one keeps the
+// chip-wide ratios alone.
+TEST(Machine, ReportRatiosPerKindOfCore) {
+  Program p = parse_program(kMixed, "indices.s");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  gm.fill_inputs(1);
+  SimResult r = simulate(load_chip("ascend910b2"), p, gm, {.threads = 1});
+  const Report& rep = r.report;
+  ASSERT_EQ(rep.kinds.size(), 2u);
+  for (const KindStats& k : rep.kinds) {
+    SCOPED_TRACE(core_kind_name(k.kind));
+    std::array<uint64_t, kNumPipes> busy{};
+    int cores = 0;
+    for (const CoreStats& c : rep.per_core)
+      if (c.kind == k.kind) {
+        ++cores;
+        for (int q = 0; q < kNumPipes; ++q) busy[size_t(q)] += c.pipes[size_t(q)].busy;
+      }
+    EXPECT_EQ(k.cores, cores);
+    for (int q = 0; q < kNumPipes; ++q) EXPECT_DOUBLE_EQ(k.ratio[size_t(q)], double(busy[size_t(q)]) / (double(rep.cycles) * cores));
+  }
+  EXPECT_EQ(rep.kinds[0].kind, CoreKind::Aic);
+  EXPECT_EQ(rep.kinds[0].cores, 5);
+  EXPECT_GT(rep.kinds[0].ratio[int(Pipe::MTE2)], 0);
+  EXPECT_GT(rep.kinds[1].ratio[int(Pipe::V)], 0);
+  std::string text = report_text(rep, p);
+  EXPECT_NE(text.find(fmt::format("  aic (5 cores):  scalar_ratio {:.3f}  mte2_ratio {:.3f}", rep.kinds[0].ratio[0],
+                                  rep.kinds[0].ratio[int(Pipe::MTE2)])),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("  aiv (10 cores):"), std::string::npos) << text;
+  std::string json = report_json(rep, p);
+  EXPECT_NE(json.find("\"kinds\""), std::string::npos);
+  EXPECT_NE(json.find("\"fixpipe_ratio\""), std::string::npos);  // the AIC's FIX pipe
+  EXPECT_NE(json.find("\"kind\": \"aiv\""), std::string::npos);
+
+  Program v = parse_program(kVectorOnly, "square_plus.s");
+  GlobalMemory g = GlobalMemory::for_program(v);
+  g.fill_inputs(1);
+  EXPECT_TRUE(simulate(load_chip("ascend910"), v, g, {.threads = 1}).report.kinds.empty());
 }
 
 TEST(Machine, EntriesSurvivePrintAndParse) {
