@@ -118,6 +118,7 @@ class Reader {
     return x;
   }
 
+  bool has(const char* key) const { return j_.contains(key); }
   const json& sub(const char* key) {
     seen_.push_back(key);
     auto it = j_.find(key);
@@ -329,7 +330,9 @@ void timing_from_json(Reader& r, TimingConfig& t, bool split) {
     if constexpr (std::is_floating_point_v<T>) v = r.positive_number(key);
     else v = T(r.integer(key, 1, std::numeric_limits<T>::max()));
   });
-  if (split) t.cross_core_latency = int(r.integer("cross_core_latency", 1, kMaxCycles, " (cycles)"));
+  // Required on a split chip; elsewhere read when given, for validate_limits to say it must be 0.
+  if (split || r.has("cross_core_latency"))
+    t.cross_core_latency = int(r.integer("cross_core_latency", 0, kMaxCycles, " (cycles)"));
 }
 
 }  // namespace
