@@ -118,6 +118,7 @@ class Reader {
     return x;
   }
 
+  bool has(const char* key) const { return j_.contains(key); }
   const json& sub(const char* key) {
     seen_.push_back(key);
     auto it = j_.find(key);
@@ -286,6 +287,13 @@ constexpr double kMinEfficiency = 0.01;
 constexpr int64_t kMaxCycles = 1'000'000;
 
 void validate_limits(const ChipConfig& c, const std::string& origin) {
+  const int cross = c.timing.cross_core_latency;
+  if (c.split() && (cross < 1 || cross > kMaxCycles))
+    user_error("{} (timing): timing field 'cross_core_latency' must be in 1..{} (cycles from a set_cross to the other "
+               "cores' counters), got {}", origin, kMaxCycles, cross);
+  if (!c.split() && cross != 0)
+    user_error("{} (timing): timing field 'cross_core_latency' is {}, but a coupled chip has no cross-core flags: it "
+               "must be 0", origin, cross);
   for (const CoreConfig& k : c.kinds) {
     for (int s = 1; s < kNumSpaces; ++s) {
       const BufferLimit& l = kBufferLimits[s];
@@ -341,15 +349,19 @@ void validate_limits(const ChipConfig& c, const std::string& origin) {
 json timing_to_json(TimingConfig t) {
   json j = json::object();
   for_each_timing_field(t, [&](const char* key, auto& v) { j[key] = v; });
+  if (t.cross_core_latency) j["cross_core_latency"] = t.cross_core_latency;  // split chips only
   return j;
 }
 
-void timing_from_json(Reader& r, TimingConfig& t) {
+void timing_from_json(Reader& r, TimingConfig& t, bool split) {
   for_each_timing_field(t, [&](const char* key, auto& v) {
     using T = std::remove_reference_t<decltype(v)>;
     if constexpr (std::is_floating_point_v<T>) v = r.positive_number(key);
     else v = T(r.integer(key, may_be_zero(key) ? 0 : 1, std::numeric_limits<T>::max()));
   });
+  // Required on a split chip; elsewhere read when given, for validate_limits to say it must be 0.
+  if (split || r.has("cross_core_latency"))
+    t.cross_core_latency = int(r.integer("cross_core_latency", 0, kMaxCycles, " (cycles)"));
 }
 
 }  // namespace
@@ -517,7 +529,7 @@ ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
   }
   {
     Reader t(r.sub("timing"), origin + " (timing)");
-    timing_from_json(t, c.timing);
+    timing_from_json(t, c.timing, c.split());
     t.finish();
   }
   r.finish();

@@ -99,6 +99,9 @@ struct TimingConfig {
   // vector unit sustain over a long run of work.
   double cube_efficiency = 0;
   double vector_efficiency = 0;
+  // Split chips: cycles from a set_cross firing to its increment reaching the receivers' counters
+  // (cross_core.h). 0 on a coupled chip, which has no cross-core flags (nor the JSON field).
+  int cross_core_latency = 0;
 };
 
 struct ChipConfig {

@@ -30,13 +30,13 @@ void FunctionalCore::replay(const std::vector<Started>& stream) {
     fp.count = 0;
     spec_of(*s.I.instr).footprint(s.I, chip_, fp);
     if (shadow_) {
-      Access who{s.epoch, s.I.index, s.pipe, s.block, atomic_type(s.I).has_value(), s.order};
+      Access who{s.epoch, s.I.index, s.pipe, s.block, atomic_type(s.I).has_value(), s.order, s.unit, core_};
       RaceReporter out{program_, diagnostics_, core_};
       shadow_->check(fp, who, s.known, out, s.start);
       for (int k = 0; k < fp.count; ++k) {
         const Region& r = fp.regions[k];
         if (r.space == Space::GM && !(who.atomic && !r.write))
-          gm_accesses_.push_back({s.start, core_, gm_seq_++, r, who, s.known});
+          gm_accesses_.push_back({s.start, core_, gm_seq_++, r, who, s.known, s.remote});
       }
     }
     execute(s, fp);

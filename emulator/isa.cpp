@@ -108,7 +108,17 @@ bool is_barrier(const Instr& in) {
   return in.op == op;
 }
 
+bool is_set_cross(const Instr& in) {
+  static const int op = sync_op("set_cross");
+  return in.op == op;
+}
+bool is_wait_cross(const Instr& in) {
+  static const int op = sync_op("wait_cross");
+  return in.op == op;
+}
+
 Pipe issue_pipe(const Instr& in) {
+  if (is_set_cross(in) || is_wait_cross(in)) return Pipe(in.ops[0].imm);
   if (is_set_flag(in)) return Pipe(in.ops[0].imm);   // set_flag src, dst, id: waits for src's work
   if (is_wait_flag(in)) return Pipe(in.ops[1].imm);  // wait_flag src, dst, id: blocks dst
   if (is_barrier(in)) return Pipe(in.ops[0].imm);

@@ -225,6 +225,8 @@ Pipe issue_pipe(const Instr& in);
 bool is_set_flag(const Instr& in);
 bool is_wait_flag(const Instr& in);
 bool is_barrier(const Instr& in);
+bool is_set_cross(const Instr& in);   // set_cross P, mode=M, id=N (split chips; emulator/cross_core.h)
+bool is_wait_cross(const Instr& in);  // wait_cross P, id=N
 
 // The instruction reference in Markdown, generated from the table (docs/isa.md is this text).
 std::string isa_reference_markdown();

@@ -3,6 +3,11 @@
 //   set_flag src, dst, id   queued on src: fires when every earlier src instruction completed
 //   wait_flag src, dst, id  queued on dst: blocks dst until that flag fired, then clears it
 //   barrier P               later P instructions start after earlier P ones completed
+//   set_cross P, mode, id   queued on P: once every earlier P instruction completed, signals other
+//                           cores (split chips only; emulator/cross_core.h has the modes)
+//   wait_cross P, id        queued on P: holds P until this core's counter of id is non-zero, then
+//                           takes one from it
+#include "emulator/cross_core.h"
 #include "emulator/isa_helpers.h"
 
 namespace cubekit {
@@ -31,6 +36,18 @@ std::vector<OperandSpec> flag_operands() {
           imm("event", 0, 15, "event id; the chip's event_ids bounds it (ascend910: 0-3)")};
 }
 
+std::string check_cross_pipe(const Instr& in, int& operand) {
+  operand = 0;
+  if (Pipe(in.ops[0].imm) == Pipe::S)
+    return "the scalar pipe S cannot hold a cross-core flag here: name the pipe whose work the flag is about (the one "
+           "that wrote GM for set_cross, the one that reads it for wait_cross)";
+  return {};
+}
+
+OperandSpec cross_id() {
+  return required("id", 0, kCrossFlagIds - 1, "cross-core flag id: each core has a counter per id (Ascend C: 0-10)");
+}
+
 }  // namespace
 
 void add_sync_instructions(std::vector<InstrSpec>& t) {
@@ -50,6 +67,28 @@ void add_sync_instructions(std::vector<InstrSpec>& t) {
                .semantics = "Instructions of one pipe may overlap in time. Later instructions of `pipe` start only "
                             "after every earlier one of `pipe` has completed; `barrier ALL` drains every pipe.",
                .exec = nothing});
+  t.push_back({.mnemonic = "set_cross", .pipe = Pipe::All,
+               .operands = {pipe("pipe", false, "the pipe whose earlier work the flag signals"),
+                            required("mode", 0, 2,
+                                     "who receives it: 0 every core of the setter's kind (once all have set), 1 the two "
+                                     "AIVs of a group (once both have set), 2 AIC to its AIVs, or both AIVs to their AIC"),
+                            cross_id()},
+               .summary = "signal other cores that this pipe's earlier work is done (split chips)",
+               .semantics = "Queued on `pipe`. Fires once every earlier instruction of `pipe` has completed; after the "
+                            "chip's cross-core latency it adds 1 to the counter `id` of the cores `mode` names (Ascend C "
+                            "CrossCoreSetFlag). Mode 0: once every core of the setter's kind has set `id`, each gets +1. "
+                            "Mode 1 (AIVs): once both AIVs of the group have set `id`, both get +1. Mode 2: an AIC's set "
+                            "gives each AIV of its group +1; once both AIVs have set `id`, their AIC gets +1. A counter "
+                            "holds at most 16 increments (more is a sync error). Only on chips with AIC and AIV cores.",
+               .exec = nothing, .validate = check_cross_pipe});
+  t.push_back({.mnemonic = "wait_cross", .pipe = Pipe::All,
+               .operands = {pipe("pipe", false, "the pipe that waits"), cross_id()},
+               .summary = "hold a pipe until another core's set_cross arrives (split chips)",
+               .semantics = "Queued on `pipe`. Holds `pipe` while this core's counter `id` is 0, then subtracts 1 "
+                            "(Ascend C CrossCoreWaitFlag). Only `pipe`'s later instructions are ordered after it: "
+                            "other pipes follow through set_flag/wait_flag. A wait that no core will satisfy is a "
+                            "deadlock naming the core. Only on chips with AIC and AIV cores.",
+               .exec = nothing, .validate = check_cross_pipe});
 }
 
 }  // namespace cubekit

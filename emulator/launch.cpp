@@ -68,6 +68,8 @@ std::string unavailable_reason(const ChipConfig& chip, const CoreConfig& kind, c
     if (why.empty() && !kind.has_pipe(p)) why = fmt::format("pipe {}", pipe_name(p));
   });
   if (!why.empty()) return why;
+  if (kind.kind == CoreKind::Coupled && (is_set_cross(in) || is_wait_cross(in)))
+    return "cross-core flags (cross_core.h: the split chips' AIC and AIV cores have them)";
   for (size_t k = 0; k < spec.operands.size(); ++k)
     if (spec.operands[k].kind == OperandKind::Mem && !kind.has_buffer(in.ops[k].space))
       return fmt::format("buffer {} (operand '{}')", space_name(in.ops[k].space), spec.operands[k].name);
@@ -89,6 +91,7 @@ bool kind_has_instruction(const CoreConfig& k, const InstrSpec& spec) {
   int dst = -1, src = -1;
   const bool transfer = transfer_operands(spec, dst, src);
   if (spec.pipe != Pipe::All && !k.has_pipe(spec.pipe)) return false;
+  if (k.kind == CoreKind::Coupled && (spec.mnemonic == "set_cross" || spec.mnemonic == "wait_cross")) return false;
   for (size_t i = 0; i < spec.operands.size(); ++i) {
     if (spec.operands[i].kind != OperandKind::Mem || (transfer && (int(i) == dst || int(i) == src))) continue;
     auto s = spaces(spec.operands[i]);

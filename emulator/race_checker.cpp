@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace cubekit {
 
@@ -58,26 +59,72 @@ void for_each_piece(const Region& r, F f) {
 
 }  // namespace
 
+// ---- knowledge of other units ----------------------------------------------------------------------------------
+
+Knowledge merge_knowledge(const Knowledge& a, const Knowledge& b) {
+  if (!b || b->empty() || a == b) return a;
+  if (!a || a->empty()) return b;
+  auto out = std::make_shared<std::vector<UnitClock>>();
+  out->reserve(a->size() + b->size());
+  auto i = a->begin(), j = b->begin();
+  bool grew = false;  // b adds something a lacks: otherwise a itself is the answer
+  while (i != a->end() || j != b->end()) {
+    if (j == b->end() || (i != a->end() && i->unit < j->unit)) {
+      out->push_back(*i++);
+    } else if (i == a->end() || j->unit < i->unit) {
+      out->push_back(*j++), grew = true;
+    } else {
+      UnitClock m = *i;
+      for (int p = 0; p < kNumPipes; ++p) {
+        grew |= j->clock[p] > m.clock[p];
+        m.clock[p] = std::max(m.clock[p], j->clock[p]);
+      }
+      out->push_back(m), ++i, ++j;
+    }
+  }
+  if (!grew) return a;
+  return out;
+}
+
+Knowledge with_unit_clock(const Knowledge& a, int32_t unit, const Clock& clock) {
+  auto one = std::make_shared<std::vector<UnitClock>>(1, UnitClock{unit, clock});
+  return merge_knowledge(a, one);
+}
+
+const Clock* find_unit_clock(const Knowledge& k, int32_t unit) {
+  if (!k) return nullptr;
+  auto it = std::lower_bound(k->begin(), k->end(), unit, [](const UnitClock& c, int32_t u) { return c.unit < u; });
+  return it != k->end() && it->unit == unit ? &it->clock : nullptr;
+}
+
 void RaceReporter::race(const Access& first, const Access& second, bool first_writes, bool second_writes,
                         std::string_view buffer, int64_t lo, int64_t hi, uint64_t time) {
   // `first` ran first in simulated time; the report speaks of program order, where the fix goes.
-  bool swap = first.block == second.block && second.order < first.order;
+  bool swap = first.unit == second.unit && second.order < first.order;
   const Access& earlier = swap ? second : first;
   const Access& later = swap ? first : second;
   bool earlier_writes = swap ? second_writes : first_writes, later_writes = swap ? first_writes : second_writes;
   std::string fix;
+  const bool cores = earlier.unit != later.unit && earlier.core != later.core;
   if (earlier.block != later.block)
     fix = fmt::format("blocks {} and {} run in no fixed order: give each its own part of {}, or make both atomic adds",
                       earlier.block, later.block, buffer);
+  else if (earlier.unit != later.unit)
+    fix = fmt::format("cores {0} and {1} run in no fixed order: after the first put `set_cross {2}, mode=M, id=N` on "
+                      "core {0} and before the second `wait_cross {3}, id=N` on core {1} (mode 2 between an AIC and "
+                      "its AIVs)",
+                      earlier.core, later.core, pipe_name(Pipe(earlier.pipe)), pipe_name(Pipe(later.pipe)));
   else if (earlier.pipe == later.pipe)
     fix = fmt::format("instructions of one pipe may overlap: put `barrier {}` between them", pipe_name(Pipe(later.pipe)));
   else
     fix = fmt::format("add `set_flag {0}, {1}, ID` after the first and `wait_flag {0}, {1}, ID` before the second",
                       pipe_name(Pipe(earlier.pipe)), pipe_name(Pipe(later.pipe)));
   std::string blocks = earlier.block != later.block ? fmt::format(" in block {}", earlier.block) : "";
+  if (cores) blocks += fmt::format(" on core {}", earlier.core);
+  std::string here = earlier.block != later.block ? fmt::format(", block {}", later.block) : "";
+  if (cores) here += fmt::format(", core {}", later.core);
   std::string message = fmt::format("(pipe {}{}) {} {} bytes [{}, {}) that {}{} {}, and nothing orders them (cycle {}); {}",
-                                    pipe_name(Pipe(later.pipe)),
-                                    earlier.block != later.block ? fmt::format(", block {}", later.block) : "",
+                                    pipe_name(Pipe(later.pipe)), here,
                                     later_writes ? "writes" : "reads", buffer, lo, hi, describe(program, earlier), blocks,
                                     earlier_writes ? "wrote" : "read", time, fix);
   uint32_t line = later.index >= 0 ? program.code[later.index].line : 0;
@@ -121,7 +168,8 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
             for (int p = 0; p < kNumPipes; ++p) {
               uint32_t e = x.read_epoch[p];
               if (!e || (p == who.pipe && e == who.epoch) || known[p] >= e) continue;
-              pending.add({e, x.read_index[p], uint8_t(p), who.block, false, x.read_order[p]}, kWar, lo, hi, flush);
+              pending.add({e, x.read_index[p], uint8_t(p), who.block, false, x.read_order[p], who.unit, who.core}, kWar, lo,
+                          hi, flush);
             }
             x.write = who;
             x.read_epoch.fill(0);
@@ -139,7 +187,29 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
   }
 }
 
-GmShadow::GmShadow(const GlobalMemory& gm) : tensors_(gm.decls.size()), gm_(gm) {}
+// Before `who` becomes the entry's last read: the reads another unit made that `who` is not
+// known to follow stay (a later write must be ordered after each); a read that `who` follows, or
+// one of its own unit, needs no keeping: a write ordered after `who` is after it too (within a
+// unit, as before cross-core flags, the last read stands for the unit's reads).
+namespace {
+
+template <class Entry, class Ordered>
+void keep_concurrent_reads(Entry& x, const Access& who, Ordered ordered) {
+  auto stays = [&](const Access& r) { return r.unit != who.unit && !ordered(r); };
+  bool prune = x.other_reads && std::any_of(x.other_reads->begin(), x.other_reads->end(),
+                                            [&](const Access& r) { return !stays(r); });
+  bool add = x.read.epoch && stays(x.read);
+  if (!prune && !add) return;
+  auto reads = std::make_shared<std::vector<Access>>();  // a new copy: others may share the old
+  if (x.other_reads) std::copy_if(x.other_reads->begin(), x.other_reads->end(), std::back_inserter(*reads), stays);
+  if (add) reads->push_back(x.read);
+  x.other_reads = reads->empty() ? nullptr : std::move(reads);
+}
+
+}  // namespace
+
+GmShadow::GmShadow(const GlobalMemory& gm, bool cross_core)
+    : tensors_(gm.decls.size()), gm_(gm), cross_core_(cross_core) {}
 
 void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& program, std::vector<RunResult*>& sinks) {
   std::sort(accesses.begin(), accesses.end(), [](const GmAccess* a, const GmAccess* b) {
@@ -161,23 +231,30 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
       out.race(other, who, kind != kWar, r.write, buffer, lo, hi, a->time);
     };
     auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
+    // Within a unit by its pipes' clocks; across units (cores) by what cross-core flags told it.
     auto ordered = [&](const Access& earlier) {
-      if (earlier.block != who.block) return false;
-      return happened_before(earlier, a->known);
+      if (earlier.unit == who.unit) return happened_before(earlier, a->known);
+      const Clock* theirs = find_unit_clock(a->remote, earlier.unit);
+      return theirs && happened_before(earlier, *theirs);
     };
     for_each_piece(r, [&](int64_t g, int64_t piece_lo, int64_t piece_hi) {
       shadow.visit(g, piece_lo, piece_hi, [&](Entry& x, int64_t lo, int64_t hi) {
           bool both_atomic = x.write.atomic && who.atomic;
           if (x.write.epoch && !both_atomic && !ordered(x.write)) pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
           if (r.write) {
-            if (x.read.epoch && (x.reads_from_many_blocks || !ordered(x.read))) pending.add(x.read, kWar, lo, hi, flush);
+            if (x.read.epoch && (x.reads_from_many_units || !ordered(x.read))) pending.add(x.read, kWar, lo, hi, flush);
+            if (x.other_reads)
+              for (const Access& o : *x.other_reads)
+                if (!ordered(o)) pending.add(o, kWar, lo, hi, flush);
             x.write = who;
             x.read = {};
-            x.reads_from_many_blocks = false;
+            x.other_reads = nullptr;
+            x.reads_from_many_units = false;
             x.written = true;
           } else {
             if (!x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);
-            if (x.read.epoch && x.read.block != who.block) x.reads_from_many_blocks = true;
+            if (cross_core_) keep_concurrent_reads(x, who, ordered);
+            else if (x.read.epoch && x.read.unit != who.unit) x.reads_from_many_units = true;
             x.read = who;
           }
         });

@@ -21,12 +21,26 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace cubekit {
 
 using Clock = std::array<uint32_t, kNumPipes>;
 inline constexpr int64_t kGranule = 32;
+
+// What a pipe knows of other execution units (a core running one block): their race-checker
+// clocks, sorted by unit, immutable and shared (copying it is a pointer copy; null: nothing).
+struct UnitClock {
+  int32_t unit;
+  Clock clock;
+};
+using Knowledge = std::shared_ptr<const std::vector<UnitClock>>;
+// Element-wise maximum of both (a null side is nothing).
+Knowledge merge_knowledge(const Knowledge& a, const Knowledge& b);
+// `a` with `unit`'s clock raised to at least `clock`.
+Knowledge with_unit_clock(const Knowledge& a, int32_t unit, const Clock& clock);
+const Clock* find_unit_clock(const Knowledge& k, int32_t unit);  // null when absent
 
 // A dynamic instruction: which pipe, its epoch there, and its index in the program.
 struct Access {
@@ -36,6 +50,8 @@ struct Access {
   int32_t block = -1;
   bool atomic = false;
   uint64_t order = 0;  // when the scalar unit issued it: races are told in program order
+  int32_t unit = -1;   // the execution unit (a core running one block) whose epochs these are
+  int16_t core = 0;
 };
 
 struct RaceReporter {
@@ -98,23 +114,31 @@ struct GmAccess {
   Region region;
   Access who;
   Clock known{};
+  Knowledge remote;  // what it knew of other units
 };
 
 class GmShadow {
  public:
-  explicit GmShadow(const GlobalMemory& gm);
+  // `cross_core`: the program has cross-core flags, so reads of different units may be ordered
+  // before a write and are kept one by one (otherwise one flag says that several units read).
+  GmShadow(const GlobalMemory& gm, bool cross_core);
   // Checks accesses in (time, core, seq) order.
   void check(std::vector<const GmAccess*>& accesses, const Program& program, std::vector<RunResult*>& sinks);
 
  private:
   struct Entry {
     Access write;
-    Access read;
-    bool reads_from_many_blocks = false;
+    Access read;  // the last read since the write
+    // Earlier reads since the write, by other units, that no later read is known to follow (the
+    // AIVs of a group reading one workspace); shared by the per-byte copies of a granule until
+    // one of them changes (copy on write). Null: none.
+    std::shared_ptr<std::vector<Access>> other_reads;
+    bool reads_from_many_units = false;  // without cross-core flags: reads of units nothing orders
     bool written = false;
   };
   std::vector<Granules<Entry>> tensors_;
   const GlobalMemory& gm_;
+  bool cross_core_;
 };
 
 }  // namespace cubekit

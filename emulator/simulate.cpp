@@ -5,6 +5,8 @@
 //      checking races, on as many host threads as asked -- each with its own buffers and GM window;
 //   3. the GM writes of the window are applied in a fixed order and GM accesses are checked
 //      across cores.
+// A window also ends where a wait_cross would take an increment set in it (cross_core.h): the
+// setter's GM writes before its set_cross are then committed before the waiter's reads replay.
 // Blocks go to cores as launch.h plans (coupled: block b on core b % cores) and run one after
 // another on each core.
 #include "emulator/error.h"
@@ -56,8 +58,13 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   L2Model l2(chip, gm.decls);
   RunBudget budget;
   SimContext ctx{chip, program, gm, l2, options, blocks, {}, {}, {}, {}, budget};
+  ctx.cores = ncores;
+  std::unique_ptr<CrossCore> cross = make_cross_core(chip, program, plan);
+  ctx.cross = cross.get();
   for (const Instr& in : program.code) {
     Kind k = spec_of(in).pipe == Pipe::S ? Kind::Scalar
+             : is_set_cross(in)          ? Kind::SetCross
+             : is_wait_cross(in)         ? Kind::WaitCross
              : is_set_flag(in)           ? Kind::SetFlag
              : is_wait_flag(in)          ? Kind::WaitFlag
              : !is_barrier(in)           ? Kind::Work
@@ -80,22 +87,31 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, ncores);
   std::unique_ptr<GmShadow> gm_shadow;
-  if (checks) gm_shadow = std::make_unique<GmShadow>(gm);
+  if (checks) gm_shadow = std::make_unique<GmShadow>(gm, cross != nullptr);
 
-  using Event = std::pair<uint64_t, int>;  // (time, core): ties go to the lower core
+  // (time, core): ties go to the lower core. A cross-core flag can move a core's next event
+  // earlier: it is pushed again, and the entry that no longer matches is skipped when popped.
+  using Event = std::pair<uint64_t, int>;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
-  for (int c = 0; c < ncores; ++c)
-    if (!timing[c]->done()) events.push({timing[c]->next_event(), c});
+  auto push = [&](int c) {
+    uint64_t t = timing[c]->next_event();
+    if (t != UINT64_MAX) events.push({t, c});  // a core waiting for another's flag has none
+  };
+  for (int c = 0; c < ncores; ++c) push(c);
   const uint64_t window = uint64_t(chip.timing.window_cycles);
   for (uint64_t until = window;;) {
-    // Only GM accesses meet other cores (in the L2 and at HBM), so a core runs on by itself up
-    // to its next GM access that another core's events must precede.
+    // Only GM accesses and cross-core flags meet other cores, so a core runs on by itself up to
+    // its next such event that another core's events must precede.
     while (!events.empty() && events.top().first < until) {
-      int c = events.top().second;
+      auto [t, c] = events.top();
       events.pop();
+      if (timing[c]->next_event() != t) continue;
       uint64_t others = events.empty() ? UINT64_MAX : events.top().first;
       timing[c]->run(until, others);
-      if (!timing[c]->done()) events.push({timing[c]->next_event(), c});
+      if (timing[c]->wants_cut()) until = std::min(until, timing[c]->next_event());
+      for (int w : timing[c]->woken()) timing[w]->cross_delivered(), push(w);
+      timing[c]->woken().clear();
+      push(c);
     }
     if (functional) {
       replay_window(data, timing, threads);
@@ -113,8 +129,14 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
       }
       commit_gm(gm, windows);
     }
-    if (events.empty()) break;
-    until = std::max(until + window, (events.top().first / window + 1) * window);  // skip idle windows
+    if (cross) ++cross->window;
+    if (events.empty()) {
+      // Nothing can run: every core still going waits for a cross-core flag that nobody can set.
+      for (int c = 0; c < ncores; ++c)
+        if (!timing[c]->done()) timing[c]->give_up(), push(c);  // its next block may start
+      if (events.empty()) break;
+    }
+    until = (events.top().first / window + 1) * window;  // skip idle windows
   }
 
   SimResult result;
@@ -132,6 +154,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
     if (functional) merge(r.diagnostics, data[c]->diagnostics().diagnostics);
     if (options.trace) result.traces.push_back(std::move(timing[c]->trace()));
   }
+  if (cross) report_cross_leftovers(*cross, program, r.diagnostics);
   // A read of unwritten memory that a race explains (it ran before the write it should have
   // waited for) is the race's symptom: report the race alone.
   std::erase_if(r.diagnostics, [&](const Diagnostic& u) {

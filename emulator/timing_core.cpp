@@ -15,7 +15,8 @@ namespace cubekit {
 namespace {
 
 // Pipes are examined in this order when two are ready in the same cycle.
-constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), int(Pipe::V), int(Pipe::MTE3)};
+constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), int(Pipe::V), int(Pipe::MTE3),
+                               int(Pipe::FIX)};
 
 DataPath path_of(Space src, Space dst) {
   if (src == Space::GM) return dst == Space::L1 ? DataPath::GmToL1 : DataPath::GmToUb;
@@ -86,6 +87,7 @@ void TimingCore::report(Diagnostic::Kind kind, int index, std::string message) {
 void TimingCore::start_block(uint64_t t) {
   t += uint64_t(ctx_.chip.timing.block_dispatch_cycles);  // the scheduler hands this core the block
   block_ = blocks_[next_block_++];
+  unit_ = int32_t(core_ + ctx_.cores * int(next_block_ - 1));  // each core's blocks, one after another
   regs_ = ScalarState{};
   regs_.block_idx = block_;
   regs_.block_num = ctx_.total_blocks;
@@ -99,6 +101,7 @@ void TimingCore::start_block(uint64_t t) {
   for (PipeState& p : pipes_) {
     p.epoch = 0;
     p.known.fill(0);
+    p.remote = nullptr;
     p.next_start = std::max(p.next_start, t);
     p.dirty = true;
   }
@@ -155,7 +158,12 @@ uint64_t TimingCore::compute_ready(int p) const {
       const auto& f = fired_[flag_key(*e.I.instr)];
       return f.empty() ? kNever : std::max(sync_base(q, e), f.front().time);
     }
+    case Kind::WaitCross: {
+      const CrossDelivery* d = ctx_.cross->front(core_, int(e.I.instr->ops[1].imm));
+      return d ? std::max(sync_base(q, e), d->time) : kNever;
+    }
     case Kind::SetFlag:
+    case Kind::SetCross:
     case Kind::Barrier: return sync_base(q, e);
     default: return std::max({e.ready, q.next_start, q.barrier_floor});
   }
@@ -169,18 +177,44 @@ uint64_t TimingCore::next_event() const {
 // ---- the event loop -----------------------------------------------------------------------------
 
 void TimingCore::run(uint64_t until, uint64_t others) {
-  int who;
-  uint64_t t = earliest(who);
-  process(who, t);
-  while (!done_) {
-    t = earliest(who);
-    if (t >= until) return;
-    // A GM access waits for the other cores' earlier events (ties: the heap orders the cores).
-    if (t >= others && who >= 0 && pipes_[who].ring[pipes_[who].head].kind == Kind::Work &&
-        (who == int(Pipe::MTE2) || who == int(Pipe::MTE3)))
-      return;
+  cut_ = false;
+  for (bool first = true; !done_; first = false) {
+    int who;
+    uint64_t t = earliest(who);
+    if (t == kNever || (!first && t >= until) || must_yield(who, t, first ? UINT64_MAX : others)) return;
     process(who, t);
+    if (delivered_elsewhere_) {  // another core may now have an earlier event than `others`
+      delivered_elsewhere_ = false;
+      return;
+    }
   }
+}
+
+// Whether the event must wait for the other cores': a GM access or a cross-core flag comes after
+// their earlier events (ties: the heap orders the cores). A wait_cross whose increment was set in
+// this window also ends the window first, so that the setter's GM writes are committed before
+// this core's reads after the wait replay.
+bool TimingCore::must_yield(int who, uint64_t t, uint64_t others) {
+  if (who < 0 || who == int(Pipe::S)) return false;
+  const Entry& e = pipes_[who].ring[pipes_[who].head];
+  if (e.kind == Kind::WaitCross && !ctx_.options.timing_only &&
+      ctx_.cross->front(core_, int(e.I.instr->ops[1].imm))->window == ctx_.cross->window)
+    return cut_ = true;
+  if (t < others) return false;
+  return e.kind == Kind::SetCross || e.kind == Kind::WaitCross || (e.kind == Kind::Work && ctx_.gm_touching[e.I.index]);
+}
+
+bool TimingCore::blocked_on_cross() const {
+  if (done_ || !ctx_.cross) return false;
+  for (const PipeState& q : pipes_)
+    if (q.count && q.ring[q.head].kind == Kind::WaitCross &&
+        !ctx_.cross->front(core_, int(q.ring[q.head].I.instr->ops[1].imm)))
+      return true;
+  return false;
+}
+
+void TimingCore::cross_delivered() {
+  for (PipeState& q : pipes_) q.dirty = true;
 }
 
 uint64_t TimingCore::earliest(int& who) const {
@@ -193,6 +227,7 @@ uint64_t TimingCore::earliest(int& who) const {
   uint64_t s = s_ready();
   if (s < best) best = s, who = int(Pipe::S);
   if (best != kNever) return best;
+  if (blocked_on_cross()) return kNever;  // another core may still set the flag
   // Nothing can start: the block has ended (or is stuck), which process() settles at once.
   uint64_t now = s_time_;
   for (const PipeState& p : pipes_) now = std::max(now, p.last_completion);
@@ -214,14 +249,28 @@ void TimingCore::process(int who, uint64_t t) {
   else deadlock();
 }
 
+std::string TimingCore::cross_deadlock(int p, const Instr& in) const {
+  const CrossTopology::Core& me = ctx_.cross->topology().cores[size_t(core_)];
+  int index = pipes_[p].ring[pipes_[p].head].I.index;
+  return fmt::format("; pipe {} of core {} ({} of group {}) waits at instruction {} (line {}) `{}` for cross-core flag "
+                     "id {}, and no core left running will set it (a set_cross of that id, in a mode that reaches "
+                     "this core, is missing or never runs)",
+                     pipe_name(Pipe(p)), core_, cross_role_name(me.role), me.group, index, in.line,
+                     print_instr(ctx_.program, in), in.ops[1].imm);
+}
+
 void TimingCore::deadlock() {
   std::string what;
   for (int p : kPipeOrder) {
     const PipeState& q = pipes_[p];
     if (!q.count) continue;
     const Instr& in = *q.ring[q.head].I.instr;
-    if (q.ring[q.head].kind != Kind::WaitFlag) continue;
     int index = q.ring[q.head].I.index;
+    if (q.ring[q.head].kind == Kind::WaitCross) {
+      what += cross_deadlock(p, in);
+      continue;
+    }
+    if (q.ring[q.head].kind != Kind::WaitFlag) continue;
     what += fmt::format("; pipe {} waits at instruction {} (line {}) `{}` for flag {}->{} event {}, and nothing left to "
                         "run will set it",
                         pipe_name(Pipe(p)), index, in.line, print_instr(ctx_.program, in), pipe_name(Pipe(in.ops[0].imm)),
@@ -303,9 +352,12 @@ void TimingCore::scalar_one(uint64_t t) {
   }
   const Kind kind = ctx_.kinds[pc_];
   if (kind == Kind::BarrierAll) {
+    Knowledge remote;
+    for (const PipeState& p : pipes_) remote = merge_knowledge(remote, p.remote);
     for (PipeState& p : pipes_) {
       p.dirty = true;
       for (int q = 0; q < kNumPipes; ++q) p.known[q] = pipes_[q].epoch;
+      p.remote = remote;
       p.next_start = std::max(p.next_start, t);
     }
     s.busy += scalar, ++s.instructions;
@@ -378,7 +430,7 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     pipes_[in.ops[1].imm].dirty = true;  // its waiting pipe may now go
     Clock snapshot = q.known;
     snapshot[p] = q.epoch;
-    fired_[flag_key(in)].push_back({fire, snapshot, e.I.index});
+    fired_[flag_key(in)].push_back({fire, snapshot, q.remote, e.I.index});
     q.last_start = t;
     return;
   }
@@ -389,6 +441,7 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     uint64_t base = sync_base(q, e);
     stats_.pipes[p].flag_stall += f.time > base ? f.time - base : 0;
     for (int k = 0; k < kNumPipes; ++k) q.known[k] = std::max(q.known[k], f.snapshot[k]);
+    q.remote = merge_knowledge(q.remote, f.remote);
     q.next_start = std::max(q.next_start, t);
     q.last_start = t;
     if (ctx_.options.trace) {
@@ -397,6 +450,8 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     }
     return;
   }
+  if (e.kind == Kind::SetCross) return set_cross(p, e, t);
+  if (e.kind == Kind::WaitCross) return wait_cross(p, e, t);
   if (e.kind == Kind::Barrier) {
     q.barrier_floor = std::max(q.barrier_floor, q.last_completion);
     q.known[p] = q.epoch;
@@ -404,6 +459,39 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     return;
   }
   execute_work(p, e, t);
+}
+
+// ---- cross-core flags ---------------------------------------------------------------------------
+
+// Fires like set_flag (once every earlier instruction of its pipe completed) and hands the engine
+// what the pipe knows, of this core and of others.
+void TimingCore::set_cross(int p, const Entry& e, uint64_t t) {
+  PipeState& q = pipes_[p];
+  const Instr& in = *e.I.instr;
+  Clock snapshot = q.known;
+  snapshot[p] = q.epoch;
+  std::vector<int> woken;
+  std::vector<std::string> errors;
+  ctx_.cross->set(core_, int(in.ops[1].imm), int(in.ops[2].imm), std::max(t, q.last_completion),
+                  with_unit_clock(q.remote, unit_, snapshot), e.I.index, woken, errors);
+  for (std::string& m : errors) report(Diagnostic::Kind::Sync, e.I.index, std::move(m));
+  for (int c : woken) {
+    if (c == core_) cross_delivered();
+    else delivered_elsewhere_ = true, woken_.push_back(c);
+  }
+  q.last_start = t;
+}
+
+void TimingCore::wait_cross(int p, const Entry& e, uint64_t t) {
+  PipeState& q = pipes_[p];
+  CrossDelivery d = ctx_.cross->consume(core_, int(e.I.instr->ops[1].imm));
+  uint64_t base = sync_base(q, e);
+  stats_.pipes[p].flag_stall += d.time > base ? d.time - base : 0;
+  if (const Clock* mine = find_unit_clock(d.knowledge, unit_))  // what this core signalled comes back
+    for (int k = 0; k < kNumPipes; ++k) q.known[k] = std::max(q.known[k], (*mine)[k]);
+  q.remote = merge_knowledge(q.remote, d.knowledge);
+  q.next_start = std::max(q.next_start, t);
+  q.last_start = t;
 }
 
 // ---- work instructions ------------------------------------------------------------------------
@@ -428,7 +516,7 @@ void TimingCore::execute_work(int p, const Entry& e, uint64_t t) {
     report(kind, I.index, err.message);
   } else {
     c = cost_of(I, fp_, t);
-    if (!ctx_.options.timing_only) stream_.push_back({I, t, q.known, q.epoch, uint8_t(p), block_, e.order});
+    if (!ctx_.options.timing_only) stream_.push_back({I, t, q.known, q.remote, unit_, q.epoch, uint8_t(p), block_, e.order});
   }
   uint64_t completion = t + uint64_t(c.latency + c.occupancy);
   q.next_start = t + uint64_t(c.occupancy);

@@ -4,6 +4,7 @@
 // Internal to simulate.cpp, which steps all cores in simulated-time order on one thread.
 #pragma once
 
+#include "emulator/cross_core.h"
 #include "emulator/l2_model.h"
 #include "emulator/launch.h"
 #include "emulator/race_checker.h"
@@ -13,7 +14,7 @@
 namespace cubekit {
 
 // What the timing model does with an instruction, decided once per program instruction.
-enum class Kind : uint8_t { Scalar, Work, SetFlag, WaitFlag, Barrier, BarrierAll };
+enum class Kind : uint8_t { Scalar, Work, SetFlag, WaitFlag, Barrier, BarrierAll, SetCross, WaitCross };
 
 // What the whole run has used of its bounds (SimOptions::max_work, max_trace_events).
 struct RunBudget {
@@ -32,6 +33,8 @@ struct SimContext {
   std::vector<ScalarFn> scalar;  // per instruction: its behaviour, for scalar ones
   std::vector<bool> gm_touching; // per instruction: has a GM operand
   RunBudget& budget;             // shared by the cores (their timing runs on one thread)
+  CrossCore* cross = nullptr;    // the cross-core flags, on chips that have them
+  int cores = 1;                 // cores of the run (a core's k-th block is unit core + cores * k)
 };
 
 // A work instruction as it started, for the functional replay and the race checker.
@@ -39,6 +42,8 @@ struct Started {
   Issued I;
   uint64_t start;
   Clock known;  // what its pipe knew to have completed when it started
+  Knowledge remote;  // what it knew of other units (cores), through cross-core flags
+  int32_t unit;      // the execution unit (core x block) it ran in
   uint32_t epoch;
   uint8_t pipe;
   int32_t block;
@@ -56,6 +61,16 @@ class TimingCore {
   // `others` (the earliest event of any other core). Processes at least one event.
   void run(uint64_t until, uint64_t others);
   bool done() const { return done_; }
+  // Cross-core flags: whether run() stopped at a wait_cross whose increment was set in this
+  // window (the functional replay must commit the setter's GM writes first); and the notice that
+  // another core's set_cross reached this core's counters.
+  bool wants_cut() const { return cut_; }
+  void cross_delivered();
+  // Nothing is left to run anywhere else: a core still waiting is deadlocked (reported, and its
+  // block ends).
+  void give_up() { deadlock(); }
+  bool blocked_on_cross() const;  // only a wait_cross (or what waits behind it) keeps it from running
+  std::vector<int>& woken() { return woken_; }  // other cores the last run's set_cross reached
 
   CoreStats& stats() { return stats_; }
   CoreTrace& trace() { return trace_; }
@@ -78,6 +93,7 @@ class TimingCore {
     uint64_t next_start = 0, barrier_floor = 0, last_completion = 0, last_start = 0;
     uint32_t epoch = 0;
     Clock known{};
+    Knowledge remote;  // what this pipe knows of other units (cross-core happens-before)
     mutable uint64_t ready = 0;  // cached pipe_ready(); valid unless `dirty`
     mutable bool dirty = true;
     Entry& front() { return ring[head]; }
@@ -85,6 +101,7 @@ class TimingCore {
   struct Fire {
     uint64_t time;
     Clock snapshot;
+    Knowledge remote;
     int32_t set_index;
   };
   struct Cost {
@@ -105,6 +122,10 @@ class TimingCore {
   void count_trace_events(int64_t events);
   void step_pipe(int p, uint64_t t);
   void execute_work(int p, const Entry& e, uint64_t t);
+  void set_cross(int p, const Entry& e, uint64_t t);
+  void wait_cross(int p, const Entry& e, uint64_t t);
+  bool must_yield(int who, uint64_t t, uint64_t others);
+  std::string cross_deadlock(int p, const Instr& in) const;
   Cost cost_of(const Issued& I, const Footprint& fp, uint64_t t);
   void start_block(uint64_t t);
   void finish_block();
@@ -120,7 +141,11 @@ class TimingCore {
   std::vector<int> blocks_;
   size_t next_block_ = 0;
   int block_ = -1;
+  int32_t unit_ = -1;  // the race checker's execution unit: this core running this block
   bool done_ = false;
+  bool cut_ = false;
+  bool delivered_elsewhere_ = false;  // the last set_cross reached another core
+  std::vector<int> woken_;
 
   // The scalar unit.
   ScalarState regs_;

@@ -1,0 +1,158 @@
+#include "emulator/cross_core.h"
+
+#include "emulator/error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace cubekit {
+
+std::string_view cross_role_name(CrossRole r) { return r == CrossRole::Aic ? "aic" : "aiv"; }
+
+// ---- the engine ---------------------------------------------------------------------------------
+
+CrossCore::CrossCore(CrossTopology topology, uint64_t latency)
+    : topology_(std::move(topology)), latency_(latency), counters_(topology_.cores.size() * kCrossFlagIds) {}
+
+std::vector<int> CrossCore::cores_where(CrossRole role, int group) const {
+  std::vector<int> out;
+  for (size_t c = 0; c < topology_.cores.size(); ++c)
+    if (topology_.cores[c].role == role && (group < 0 || topology_.cores[c].group == group)) out.push_back(int(c));
+  return out;
+}
+
+CrossCore::Rounds& CrossCore::rounds(int mode, int key, int id, CrossRole role) {
+  auto [it, fresh] = rounds_.try_emplace({mode, key, id});
+  Rounds& r = it->second;
+  if (fresh) {
+    r.participants = cores_where(role, mode == 0 ? -1 : key);
+    r.made.assign(r.participants.size(), 0);
+  }
+  return r;
+}
+
+bool CrossCore::join(Rounds& r, int core, uint64_t fire, const Knowledge& knowledge, int32_t index, Round& done) {
+  size_t who = size_t(std::find(r.participants.begin(), r.participants.end(), core) - r.participants.begin());
+  CUBEKIT_ASSERT(who < r.participants.size(), "core {} is no participant of its own round", core);
+  int number = r.made[who]++;  // this core's k-th set belongs to round k
+  while (r.first + int(r.open.size()) <= number) r.open.emplace_back();
+  Round& round = r.open[size_t(number - r.first)];
+  ++round.sets;
+  round.knowledge = merge_knowledge(round.knowledge, knowledge);
+  if (fire >= round.fire) round.fire = fire, round.index = index, round.core = core;
+  // A core's round k+1 follows its round k, so rounds complete in order.
+  if (number != r.first || round.sets < int(r.participants.size())) return false;
+  done = std::move(round);
+  r.open.pop_front();
+  ++r.first;
+  return true;
+}
+
+void CrossCore::deliver(const std::vector<int>& to, const Round& r, int id, std::vector<int>& woken,
+                        std::vector<std::string>& errors) {
+  for (int c : to) {
+    auto& counter = counters_[size_t(c) * kCrossFlagIds + size_t(id)];
+    if (int(counter.size()) >= kCrossMaxOutstanding) {
+      const CrossTopology::Core& k = topology_.cores[size_t(c)];
+      errors.push_back(fmt::format(
+          "cross-core flag id {} of core {} ({}, group {}) would hold more than {} increments no wait_cross has "
+          "consumed: the counter overflows; wait for the flag before setting it again",
+          id, c, cross_role_name(k.role), k.group, kCrossMaxOutstanding));
+      continue;
+    }
+    counter.push_back({r.fire + latency_, r.knowledge, r.index, r.core, window});
+    woken.push_back(c);
+  }
+}
+
+void CrossCore::set(int core, int mode, int id, uint64_t fire, const Knowledge& knowledge, int32_t index,
+                    std::vector<int>& woken, std::vector<std::string>& errors) {
+  CUBEKIT_ASSERT(core >= 0 && size_t(core) < topology_.cores.size() && id >= 0 && id < kCrossFlagIds &&
+                     mode >= 0 && mode <= 2,
+                 "set_cross core {} mode {} id {}", core, mode, id);
+  const CrossTopology::Core& me = topology_.cores[size_t(core)];
+  Round done;
+  if (mode == 2 && me.role == CrossRole::Aic) {
+    std::vector<int> aivs = cores_where(CrossRole::Aiv, me.group);
+    if (aivs.empty())
+      return errors.push_back(fmt::format("mode 2 signals the AIVs of group {}, but no AIV of that group runs in this "
+                                          "launch: nothing receives it",
+                                          me.group));
+    return deliver(aivs, {1, fire, knowledge, index, core}, id, woken, errors);
+  }
+  if (mode == 1 && me.role == CrossRole::Aic)
+    return errors.push_back("mode 1 synchronises the two AIVs of a group, but an AIC set it: use mode 2 to signal "
+                            "the AIVs of its group, or mode 0 to synchronise every AIC");
+  if (mode == 0) {
+    Rounds& r = rounds(0, int(me.role), id, me.role);
+    if (join(r, core, fire, knowledge, index, done)) deliver(r.participants, done, id, woken, errors);
+    return;
+  }
+  Rounds& r = rounds(mode, me.group, id, CrossRole::Aiv);
+  if (!join(r, core, fire, knowledge, index, done)) return;
+  if (mode == 1) return deliver(r.participants, done, id, woken, errors);
+  std::vector<int> aic = cores_where(CrossRole::Aic, me.group);
+  if (aic.empty())
+    return errors.push_back(fmt::format("mode 2 signals the AIC of group {} once its AIVs have set, but no AIC runs "
+                                        "in this launch: nothing receives it",
+                                        me.group));
+  deliver(aic, done, id, woken, errors);
+}
+
+const CrossDelivery* CrossCore::front(int core, int id) const {
+  const auto& counter = counters_[size_t(core) * kCrossFlagIds + size_t(id)];
+  return counter.empty() ? nullptr : &counter.front();
+}
+
+CrossDelivery CrossCore::consume(int core, int id) {
+  auto& counter = counters_[size_t(core) * kCrossFlagIds + size_t(id)];
+  CUBEKIT_ASSERT(!counter.empty(), "wait_cross consumed an empty counter");
+  CrossDelivery d = std::move(counter.front());
+  counter.pop_front();
+  return d;
+}
+
+std::vector<CrossCore::Leftover> CrossCore::leftovers() const {
+  std::vector<Leftover> out;
+  for (size_t k = 0; k < counters_.size(); ++k)
+    if (!counters_[k].empty())
+      out.push_back({int(k / kCrossFlagIds), int(k % kCrossFlagIds), int(counters_[k].size()),
+                     counters_[k].back().set_index, counters_[k].back().setter_core});
+  return out;
+}
+
+// ---- a run's engine ------------------------------------------------------------------------------
+
+namespace {
+
+bool is_cross(const Instr& in) { return is_set_cross(in) || is_wait_cross(in); }
+
+}  // namespace
+
+std::unique_ptr<CrossCore> make_cross_core(const ChipConfig& chip, const Program& program, const LaunchPlan& plan) {
+  // plan_launch refused a chip without cross-core flags (launch.cpp) for every reachable one.
+  if (!chip.split() || std::none_of(program.code.begin(), program.code.end(), is_cross)) return nullptr;
+  CrossTopology topology;
+  const int per_group = chip.vector_cores_per_cube;
+  for (const LaunchCore& c : plan.cores) {
+    if (c.kind == CoreKind::Aic) topology.cores.push_back({CrossRole::Aic, c.index, 0});
+    else topology.cores.push_back({CrossRole::Aiv, c.index / per_group, c.index % per_group});
+  }
+  return std::make_unique<CrossCore>(std::move(topology), uint64_t(chip.timing.cross_core_latency));
+}
+
+void report_cross_leftovers(const CrossCore& cross, const Program& program, std::vector<Diagnostic>& out) {
+  for (const CrossCore::Leftover& l : cross.leftovers()) {
+    const CrossTopology::Core& k = cross.topology().cores[size_t(l.core)];
+    const Instr& set = program.code[size_t(l.set_index)];
+    out.push_back({Diagnostic::Kind::Sync, l.setter_core, l.set_index, set.line,
+                   fmt::format("cross-core flag id {} of core {} ({} of group {}) still holds {} increment{} when the "
+                               "run ends, the last from this set_cross on core {}: no wait_cross consumed {}; remove "
+                               "the set_cross or add the matching `wait_cross PIPE, id={}` on core {}",
+                               l.id, l.core, cross_role_name(k.role), k.group, l.count, l.count > 1 ? "s" : "",
+                               l.setter_core, l.count > 1 ? "them" : "it", l.id, l.core)});
+  }
+}
+
+}  // namespace cubekit
