@@ -260,7 +260,9 @@ class Parser {
     if (t.kind == Token::Ident && is_punct(peek(1), '=')) {
       Token key = take();
       take();
-      Arg value = key.text == "mask" ? mask_value() : simple_value();
+      Arg value = key.text == "mask"                                            ? mask_value()
+                  : peek().kind == Token::Ident && is_punct(peek(1), '[') ? memory()
+                                                                            : simple_value();
       value.key = key.text;
       value.column = key.column;
       return value;
@@ -426,6 +428,8 @@ bool is_default(const OperandSpec& spec, const Operand& o) {
   if (spec.def == kRequiredKeyword) return false;
   switch (spec.kind) {
     case OperandKind::Mask: return o.mask == MaskMode::Full;
+    case OperandKind::Scalar:
+    case OperandKind::Mem: return o.kind == Operand::Kind::None;  // an optional operand left out
     default: return o.imm == spec.def;
   }
 }

@@ -80,6 +80,8 @@ ChipConfig ascend910() {
   t.vector_complex_cycles = 4;       // assumed: exp ln sqrt rsqrt rec div
   t.ub_bank_groups = 16;             // HARDWARE.md: blk_stride 16 -> 8 cycles per repeat
   t.window_cycles = 1000;            // simulation parameter, not hardware
+  t.l0c_to_gm_rate = 0;              // none: the 910's cores are coupled, L0C leaves through UB (mov_l0c_ub)
+  t.l0c_to_l1_rate = 0;              // none, likewise
   return c;
 }
 
@@ -117,6 +119,17 @@ class Reader {
     double x = v.get<double>();
     if (!(x > 0) || !std::isfinite(x)) user_error("{}: chip config field '{}' must be positive, got {}", origin_, key, v.dump());
     return x;
+  }
+
+  // A rate of a path the chip may lack: 0 (also when absent) or a positive number.
+  double path_rate(const char* key) {
+    seen_.push_back(key);
+    auto it = j_.find(key);
+    if (it == j_.end()) return 0;
+    if (!it->is_number() || !(it->get<double>() >= 0) || !std::isfinite(it->get<double>()))
+      user_error("{}: chip config field '{}' must be 0 (no such path) or a positive number, got {}", origin_, key,
+                 it->dump());
+    return it->get<double>();
   }
 
   const json& sub(const char* key) {
@@ -203,6 +216,14 @@ void for_each_timing_field(TimingConfig& t, F f) {
   f("window_cycles", t.window_cycles);
 }
 
+// Rates of paths a chip may lack: 0 says it has none. Absent from a JSON config they are 0, so
+// configs written before the FixPipe existed still load (as chips without one).
+template <class F>
+void for_each_path_rate(TimingConfig& t, F f) {
+  f("l0c_to_gm_rate", t.l0c_to_gm_rate);
+  f("l0c_to_l1_rate", t.l0c_to_l1_rate);
+}
+
 // What a chip can have, so that every figure the emulator computes from a config stays exact
 // (cycle counts in 64 bits, no float-to-integer overflow) and a run fits in host memory. Buffers
 // go from what one instruction needs to 4x the largest of any Ascend chip (HARDWARE.md: L1 1 MiB,
@@ -256,11 +277,17 @@ void validate_limits(const ChipConfig& c, const std::string& origin) {
     if (int64_t(v) < lo || int64_t(v) > hi)
       user_error("{}: timing field '{}' must be in {}..{}{}, got {}", where, key, lo, hi, why, v);
   });
+  for_each_path_rate(t, [&](const char* key, double v) {
+    if (v != 0 && !(v >= kMinRate && v <= kMaxRate))
+      user_error("{}: timing field '{}' must be 0 (the chip has no such path) or in {}..{} bytes per cycle, got {}",
+                 where, key, kMinRate, kMaxRate, v);
+  });
 }
 
 json timing_to_json(TimingConfig t) {
   json j = json::object();
   for_each_timing_field(t, [&](const char* key, auto& v) { j[key] = v; });
+  for_each_path_rate(t, [&](const char* key, double& v) { j[key] = v; });
   return j;
 }
 
@@ -270,6 +297,7 @@ void timing_from_json(Reader& r, TimingConfig& t) {
     if constexpr (std::is_floating_point_v<T>) v = r.positive_number(key);
     else v = T(r.integer(key, 1, std::numeric_limits<T>::max()));
   });
+  for_each_path_rate(t, [&](const char* key, double& v) { v = r.path_rate(key); });
 }
 
 }  // namespace

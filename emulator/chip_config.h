@@ -41,6 +41,10 @@ struct TimingConfig {
   int vector_simple_cycles = 0, vector_reduce_cycles = 0, vector_complex_cycles = 0;
   int ub_bank_groups = 0;       // 32 B blocks of one repeat in the same group are read one per cycle
   int window_cycles = 0;        // cores synchronise their view of L2, HBM and GM every window
+  // The FixPipe (split cube cores): accumulators L0C -> GM and L0C -> L1, bytes leaving L0C per
+  // cycle. 0 = the chip has no such path (the coupled ascend910 moves L0C out through UB). Its GM
+  // writes also pay the L2 write path; its startup latency is mte1_latency.
+  double l0c_to_gm_rate = 0, l0c_to_l1_rate = 0;
 };
 
 struct ChipConfig {

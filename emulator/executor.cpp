@@ -46,6 +46,7 @@ std::optional<DType> gm_dtype(const InstrSpec& spec, const Issued& I) {
     return types[I[atomic]];
   }
   if (spec.ntypes == 1) return I.type();
+  if (spec.pipe == Pipe::FIX) return I.type(1);  // fixpipe.SRC.DST writes GM in its destination type
   return std::nullopt;
 }
 
@@ -63,8 +64,12 @@ void issue_into(Issued& I, const Instr& in, int index, const ScalarState& s) {
   I.index = index;
   for (size_t i = 0; i < spec.operands.size(); ++i) {
     const Operand& o = in.ops[i];
+    if (o.kind == Operand::Kind::None) {  // an optional keyword operand left out
+      I.v[i] = 0;
+      continue;
+    }
     if (spec.operands[i].kind == OperandKind::Scalar) {
-      I.v[i] = std::bit_cast<int64_t>(scalar_value(o, s, in.type[0]));
+      I.v[i] = std::bit_cast<int64_t>(scalar_value(o, s, spec.operands[i].scalar_type.value_or(in.type[0])));
       continue;
     }
     switch (o.kind) {

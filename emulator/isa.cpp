@@ -57,6 +57,7 @@ const std::vector<InstrSpec>& isa_table() {
     add_sync_instructions(t);
     add_mte_instructions(t);
     add_cube_instructions(t);
+    add_fixpipe_instructions(t);
     add_vector_instructions(t);
     for (const InstrSpec& s : t) {
       CUBEKIT_ASSERT(s.operands.size() <= size_t(kMaxOperands), "{} has too many operands", s.mnemonic);
@@ -173,7 +174,9 @@ std::string kind_text(const OperandSpec& o) {
 
 std::string syntax_of(const InstrSpec& s) {
   std::string out(s.mnemonic);
-  for (int i = 0; i < s.ntypes; ++i) out += i == 0 ? ".T" : ".S";
+  if (!s.type_syntax.empty()) out += s.type_syntax;
+  else
+    for (int i = 0; i < s.ntypes; ++i) out += i == 0 ? ".T" : ".S";
   bool first = true;
   for (const OperandSpec& o : s.operands) {
     out += first ? " " : ", ";
@@ -193,6 +196,8 @@ std::string default_text(const OperandSpec& o) {
     case OperandKind::Enum: return std::string(o.symbols[o.def]);
     case OperandKind::Flag: return "off";
     case OperandKind::Mask: return "all";
+    case OperandKind::Scalar:
+    case OperandKind::Mem: return "absent";
     default: return std::to_string(o.def);
   }
 }

@@ -15,12 +15,13 @@ namespace cubekit {
 namespace {
 
 // Pipes are examined in this order when two are ready in the same cycle.
-constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), int(Pipe::V), int(Pipe::MTE3)};
+constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), int(Pipe::V), int(Pipe::MTE3),
+                              int(Pipe::FIX)};
 
 DataPath path_of(Space src, Space dst) {
+  if (src == Space::L0C) return dst == Space::GM ? DataPath::L0cToGm : dst == Space::L1 ? DataPath::L0cToL1 : DataPath::L0cToUb;
   if (src == Space::GM) return dst == Space::L1 ? DataPath::GmToL1 : DataPath::GmToUb;
   if (dst == Space::GM) return DataPath::UbToGm;
-  if (src == Space::L0C) return DataPath::L0cToUb;
   if (dst == Space::L0A) return DataPath::L1ToL0a;
   if (dst == Space::L0B) return DataPath::L1ToL0b;
   return DataPath::L1ToUb;
@@ -137,7 +138,7 @@ void TimingCore::run(uint64_t until, uint64_t others) {
     if (t >= until) return;
     // A GM access waits for the other cores' earlier events (ties: the heap orders the cores).
     if (t >= others && who >= 0 && pipes_[who].ring[pipes_[who].head].kind == Kind::Work &&
-        (who == int(Pipe::MTE2) || who == int(Pipe::MTE3)))
+        (who == int(Pipe::MTE2) || who == int(Pipe::MTE3) || who == int(Pipe::FIX)))
       return;
     process(who, t);
   }
@@ -402,6 +403,29 @@ void TimingCore::execute_work(int p, const Entry& e, uint64_t t) {
   }
 }
 
+// The FixPipe's write to GM goes through L2 like any GM write (the bytes it writes, in the
+// destination type); the FixPipe's own rate, when the chip has one, bounds it from below by the
+// bytes leaving L0C. A chip without the path (rate 0, the coupled ascend910) is costed by the L2
+// write alone until per-chip instruction availability refuses fixpipe there.
+L2Model::Cost TimingCore::l0c_to_gm(const Footprint& fp, uint64_t t, int64_t l0c_bytes, L2Counts& l2) {
+  int64_t written = 0;
+  for (int k = 0; k < fp.count; ++k)
+    if (fp.regions[k].write && fp.regions[k].space == Space::GM) written += fp.regions[k].bytes * fp.regions[k].n1 * fp.regions[k].n2;
+  L2Model::Cost g = ctx_.l2.write(fp, t, written, l2);
+  double rate = ctx_.chip.timing.l0c_to_gm_rate;
+  if (rate > 0) g.occupancy = std::max<int64_t>(g.occupancy, int64_t(std::ceil(double(l0c_bytes) / rate)));
+  return g;
+}
+
+// L0C -> L1 has no fallback: a chip whose FixPipe does not write L1 cannot time it.
+double TimingCore::l0c_to_l1_rate(const Issued& I) const {
+  double rate = ctx_.chip.timing.l0c_to_l1_rate;
+  if (rate > 0) return rate;
+  user_error("instruction {} (line {}) `{}` moves L0C -> L1, but chip '{}' has no such path (timing l0c_to_l1_rate is "
+             "0); write to GM instead, or use a chip whose FixPipe writes L1",
+             I.index, I.instr->line, print_instr(ctx_.program, *I.instr), ctx_.chip.name);
+}
+
 TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint64_t t) {
   const TimingConfig& tc = ctx_.chip.timing;
   const InstrSpec& spec = spec_of(*I.instr);
@@ -424,6 +448,8 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
         case DataPath::L1ToL0b: rate = tc.l1_to_l0b_rate; break;
         case DataPath::L1ToUb: rate = tc.l1_to_ub_rate; break;
         case DataPath::L0cToUb: rate = tc.l0c_to_ub_rate; break;
+        case DataPath::L0cToGm: g = l0c_to_gm(fp, t, w.amount, l2); break;
+        case DataPath::L0cToL1: rate = l0c_to_l1_rate(I); break;
       }
       stats_.l2_hit_lines += l2.hit_lines, stats_.l2_miss_lines += l2.miss_lines;
       stats_.hbm_read_bytes += l2.hbm_read_bytes, stats_.hbm_write_bytes += l2.hbm_write_bytes;

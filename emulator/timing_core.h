@@ -104,6 +104,8 @@ class TimingCore {
   void step_pipe(int p, uint64_t t);
   void execute_work(int p, const Entry& e, uint64_t t);
   Cost cost_of(const Issued& I, const Footprint& fp, uint64_t t);
+  L2Model::Cost l0c_to_gm(const Footprint& fp, uint64_t t, int64_t l0c_bytes, L2Counts& l2);
+  double l0c_to_l1_rate(const Issued& I) const;
   void start_block(uint64_t t);
   void finish_block();
   void deadlock();

@@ -99,11 +99,11 @@ INSTANTIATE_TEST_SUITE_P(Operands, InstructionError, testing::ValuesIn(kOperands
 
 const ErrorCase kPipes[] = {
     {"UnknownPipe", at_line5("    barrier MTE4"),
-     {"test.s:5:13: error: barrier: operand 'pipe': 'MTE4' is not a pipe (S MTE1 MTE2 MTE3 M V ALL)"}},
+     {"test.s:5:13: error: barrier: operand 'pipe': 'MTE4' is not a pipe (S MTE1 MTE2 MTE3 M V FIX ALL)"}},
     {"PipeNameExpected", at_line5("    barrier 3"),
      {"test.s:5:13: error: barrier: operand 'pipe' expects a pipe name, got integer 3"}},
     {"AllPipesInAFlag", at_line5("    set_flag ALL, V, 0"),
-     {"test.s:5:14: error: set_flag: operand 'src': 'ALL' is not a pipe (S MTE1 MTE2 MTE3 M V)"}},
+     {"test.s:5:14: error: set_flag: operand 'src': 'ALL' is not a pipe (S MTE1 MTE2 MTE3 M V FIX)"}},
     {"EventIdOutOfRange", at_line5("    set_flag MTE2, V, 16"),
      {"test.s:5:23: error: set_flag: operand 'event' is 16, outside its range 0..15"}},
     {"FlagWithinOnePipe", at_line5("    set_flag V, V, 0"),
