@@ -213,7 +213,7 @@ class Parser {
     if (!problem.empty()) error(n.column, problem);
     Token t = take();
     auto dtype = t.kind == Token::Ident ? parse_dtype(t.text) : std::nullopt;
-    if (!dtype) error(t.column, fmt::format("expected a dtype (f16 f32 s8 u8 s16 u16 s32), found {}", describe(t)));
+    if (!dtype) error(t.column, fmt::format("expected a dtype ({}), found {}", dtype_list(), describe(t)));
     expect_punct('[', "to open the shape");
     std::vector<int64_t> shape;
     for (;;) {

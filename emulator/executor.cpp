@@ -23,6 +23,7 @@ double scalar_value(const Operand& o, const ScalarState& s, DType t) {
       case DType::s16: return int16_t(bits);
       case DType::u16: return uint16_t(bits);
       case DType::s32: return int32_t(bits);
+      case DType::bf16: return bf16_to_f32(uint16_t(bits));
     }
   }
   switch (t) {
@@ -33,6 +34,7 @@ double scalar_value(const Operand& o, const ScalarState& s, DType t) {
     case DType::s16: return int16_t(int64_t(o.f));
     case DType::u16: return uint16_t(int64_t(o.f));
     case DType::s32: return int32_t(int64_t(o.f));
+    case DType::bf16: return bf16_to_f32(double_to_bf16(o.f, RoundMode::rint));
   }
   return 0;
 }

@@ -125,6 +125,7 @@ double load_as_double(const uint8_t* p, DType t) {
     case DType::s16: return load<int16_t>(p);
     case DType::u16: return load<uint16_t>(p);
     case DType::s32: return load<int32_t>(p);
+    case DType::bf16: return bf16_to_f32(load<uint16_t>(p));
   }
   return 0;
 }
@@ -138,6 +139,7 @@ void store_from_double(uint8_t* p, DType t, double v) {
     case DType::s16: store<int16_t>(p, int16_t(int64_t(v))); return;
     case DType::u16: store<uint16_t>(p, uint16_t(int64_t(v))); return;
     case DType::s32: store<int32_t>(p, int32_t(int64_t(v))); return;
+    case DType::bf16: store<uint16_t>(p, double_to_bf16(v, RoundMode::rint)); return;
   }
 }
 

@@ -55,6 +55,12 @@ void convert(const uint8_t* s, uint8_t* d, DType from, DType to, double scale, b
       store<uint16_t>(d, h);
       return;
     }
+    case DType::bf16: {  // F322BF16: nearest even, infinities and NaN kept
+      uint16_t b = f32_to_bf16(float(x));
+      if (rectify && (b & 0x8000) && (b & 0x7fff) <= 0x7f80) b = 0;  // negative (or -0) -> +0
+      store<uint16_t>(d, b);
+      return;
+    }
     case DType::s8: {
       // Rounded to nearest even, then saturated; NaN becomes 0 (as vconv does). Assumed: the
       // reference does not name the rounding of QF322B8_PRE/REQ8.
@@ -178,7 +184,8 @@ void add_fixpipe_instructions(std::vector<InstrSpec>& t) {
                        .doc = "per output column (channel) scales: n f32 values in L1, value j for column j "
                               "(s32.f16, f32.s8, s32.s8 only)"};
   t.push_back({.mnemonic = "fixpipe", .pipe = Pipe::FIX, .ntypes = 2,
-               .types = {{DType::f32, DType::f32}, {DType::f32, DType::f16}, {DType::s32, DType::s32},
+               .types = {{DType::f32, DType::f32}, {DType::f32, DType::f16}, {DType::f32, DType::bf16},
+                         {DType::s32, DType::s32},
                          {DType::s32, DType::f16}, {DType::f32, DType::s8}, {DType::s32, DType::s8}},
                .operands = {mem("dst", bit(Space::GM) | bit(Space::L1),
                                 "a GM tensor (row-major, declared with the destination type) or L1 (NZ)"),
@@ -193,7 +200,7 @@ void add_fixpipe_instructions(std::vector<InstrSpec>& t) {
                .summary = "move accumulators L0C -> GM (ND) or L1 (NZ) on the FixPipe, converting, scaling and "
                           "rectifying on the way",
                .semantics =
-                   "Types are `fixpipe.SRC.DST`, source first: f32.f32, f32.f16, s32.s32, s32.f16 "
+                   "Types are `fixpipe.SRC.DST`, source first: f32.f32, f32.f16, f32.bf16, s32.s32, s32.f16 "
                    "(dequantisation), f32.s8 and s32.s8 (quantisation). For r < m, c < n, the accumulator "
                    "`x = src[((c/16)*src_stride + r)*64 + (c%16)*4]` becomes `y = convert(x * s)` with `s` the "
                    "scale (1 when none; `scale` for all, or `scale_l1[c]` per column), then `y = max(y, 0)` "
@@ -201,7 +208,7 @@ void add_fixpipe_instructions(std::vector<InstrSpec>& t) {
                    "cleared (the Fixpipe reference's constraint: 10 mantissa bits); `x * s` is exact and rounded "
                    "once. Order: scale and conversion (quantPre), then ReLU -- the reference lists quantPre "
                    "before reluEn but does not state the order in words; the two orders differ only for a "
-                   "negative scale. Conversions: to f16 round to nearest even; f32.f16 keeps infinities and "
+                   "negative scale. Conversions: to f16 and bf16 round to nearest even; f32.f16 and f32.bf16 keep infinities and "
                    "NaN, s32.f16 saturates to +-65504 (no INF/NaN mode); to s8 round to nearest even (assumed) "
                    "and saturate to -128..127, NaN -> 0; ReLU keeps NaN and turns -0 into +0. Destination: GM "
                    "row-major, element (r, c) at `dst + (r*dst_stride + c)*size`; L1 NZ as copy_gm_l1_nd2nz "

@@ -331,7 +331,7 @@ Instr make_instr(const Program& program, std::string_view mnemonic, int mcol, co
   }
   for (int i = 0; i < ntypes; ++i) {
     auto t = parse_dtype(parts[1 + i]);
-    if (!t) die(mcol, fmt::format("'{}' is not a type (f16 f32 s8 u8 s16 u16 s32)", parts[1 + i]));
+    if (!t) die(mcol, fmt::format("'{}' is not a type ({})", parts[1 + i], dtype_list()));
     in.type[i] = *t;
   }
   if (spec.ntypes && std::find(spec.types.begin(), spec.types.end(), in.type) == spec.types.end())
