@@ -21,6 +21,7 @@ Halide::Type halide_type(DType t) {
     case DType::s16: return Halide::Int(16);
     case DType::u16: return Halide::UInt(16);
     case DType::s32: return Halide::Int(32);
+    case DType::bf16: return Halide::BFloat(16);
   }
   return Halide::Float(32);
 }

@@ -229,7 +229,7 @@ class Parser {
     if (!problem.empty()) error(n.column, problem);
     Token t = take();
     auto dtype = t.kind == Token::Ident ? parse_dtype(t.text) : std::nullopt;
-    if (!dtype) error(t.column, fmt::format("expected a dtype (f16 f32 s8 u8 s16 u16 s32), found {}", describe(t)));
+    if (!dtype) error(t.column, fmt::format("expected a dtype ({}), found {}", dtype_list(), describe(t)));
     expect_punct('[', "to open the shape");
     std::vector<int64_t> shape;
     for (;;) {
@@ -276,7 +276,9 @@ class Parser {
     if (t.kind == Token::Ident && is_punct(peek(1), '=')) {
       Token key = take();
       take();
-      Arg value = key.text == "mask" ? mask_value() : simple_value();
+      Arg value = key.text == "mask"                                            ? mask_value()
+                  : peek().kind == Token::Ident && is_punct(peek(1), '[') ? memory()
+                                                                            : simple_value();
       value.key = key.text;
       value.column = key.column;
       return value;
@@ -454,6 +456,8 @@ bool is_default(const OperandSpec& spec, const Operand& o) {
   if (spec.def == kRequiredKeyword) return false;
   switch (spec.kind) {
     case OperandKind::Mask: return o.mask == MaskMode::Full;
+    case OperandKind::Scalar:
+    case OperandKind::Mem: return o.kind == Operand::Kind::None;  // an optional operand left out
     default: return o.imm == spec.def;
   }
 }

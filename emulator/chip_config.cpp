@@ -141,7 +141,7 @@ class Reader {
 
 DType dtype_field(const std::string& s, const std::string& where) {
   auto t = parse_dtype(s);
-  if (!t) user_error("{}: '{}' is not a dtype (f16 f32 s8 u8 s16 u16 s32)", where, s);
+  if (!t) user_error("{}: '{}' is not a dtype ({})", where, s, dtype_list());
   return *t;
 }
 
@@ -206,9 +206,10 @@ void validate(const ChipConfig& c, const std::string& origin) {
   fixed("max_repeat", c.max_repeat, kMaxRepeat);
   for (size_t i = 0; i < c.cube.size(); ++i) {
     const CubeFractal& f = c.cube[i];
-    bool f16 = f.input == DType::f16, s8 = f.input == DType::s8;
-    if (!f16 && !s8) user_error("{}: cube input '{}' is not modelled; mmad takes f16 or s8", origin, dtype_name(f.input));
-    DType acc = f16 ? DType::f32 : DType::s32;
+    bool s8 = f.input == DType::s8, floats = f.input == DType::f16 || f.input == DType::bf16;
+    if (!floats && !s8)
+      user_error("{}: cube input '{}' is not modelled; mmad takes f16, bf16 or s8", origin, dtype_name(f.input));
+    DType acc = floats ? DType::f32 : DType::s32;
     if (f.accumulator != acc)
       user_error("{}: cube accumulator for {} is '{}', but mmad accumulates {} inputs in {}", origin,
                  dtype_name(f.input), dtype_name(f.accumulator), dtype_name(f.input), dtype_name(acc));

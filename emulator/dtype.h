@@ -7,16 +7,18 @@
 
 namespace cubekit {
 
-enum class DType : uint8_t { f16, f32, s8, u8, s16, u16, s32 };
+// bf16 (bfloat16: f32's sign and exponent, 7 mantissa bits) is last so the others keep their values.
+enum class DType : uint8_t { f16, f32, s8, u8, s16, u16, s32, bf16 };
 
 inline constexpr DType kAllDTypes[] = {DType::f16, DType::f32, DType::s8, DType::u8,
-                                       DType::s16, DType::u16, DType::s32};
+                                       DType::s16, DType::u16, DType::s32, DType::bf16};
 
 constexpr int dtype_size(DType t) {
   switch (t) {
     case DType::s8:
     case DType::u8: return 1;
     case DType::f16:
+    case DType::bf16:
     case DType::s16:
     case DType::u16: return 2;
     case DType::f32:
@@ -25,9 +27,10 @@ constexpr int dtype_size(DType t) {
   return 0;
 }
 
-constexpr bool is_float(DType t) { return t == DType::f16 || t == DType::f32; }
+constexpr bool is_float(DType t) { return t == DType::f16 || t == DType::f32 || t == DType::bf16; }
 
 std::string_view dtype_name(DType t);
 std::optional<DType> parse_dtype(std::string_view name);
+std::string_view dtype_list();  // "f16 f32 s8 u8 s16 u16 s32 bf16", for messages
 
 }  // namespace cubekit

@@ -23,6 +23,7 @@ double scalar_value(const Operand& o, const ScalarState& s, DType t) {
       case DType::s16: return int16_t(bits);
       case DType::u16: return uint16_t(bits);
       case DType::s32: return int32_t(bits);
+      case DType::bf16: return bf16_to_f32(uint16_t(bits));
     }
   }
   switch (t) {
@@ -33,6 +34,7 @@ double scalar_value(const Operand& o, const ScalarState& s, DType t) {
     case DType::s16: return int16_t(int64_t(o.f));
     case DType::u16: return uint16_t(int64_t(o.f));
     case DType::s32: return int32_t(int64_t(o.f));
+    case DType::bf16: return bf16_to_f32(double_to_bf16(o.f, RoundMode::rint));
   }
   return 0;
 }
@@ -46,6 +48,7 @@ std::optional<DType> gm_dtype(const InstrSpec& spec, const Issued& I) {
     return types[I[atomic]];
   }
   if (spec.ntypes == 1) return I.type();
+  if (spec.pipe == Pipe::FIX) return I.type(1);  // fixpipe.SRC.DST writes GM in its destination type
   return std::nullopt;
 }
 
@@ -63,8 +66,12 @@ void issue_into(Issued& I, const Instr& in, int index, const ScalarState& s) {
   I.index = index;
   for (size_t i = 0; i < spec.operands.size(); ++i) {
     const Operand& o = in.ops[i];
+    if (o.kind == Operand::Kind::None) {  // an optional keyword operand left out
+      I.v[i] = 0;
+      continue;
+    }
     if (spec.operands[i].kind == OperandKind::Scalar) {
-      I.v[i] = std::bit_cast<int64_t>(scalar_value(o, s, in.type[0]));
+      I.v[i] = std::bit_cast<int64_t>(scalar_value(o, s, spec.operands[i].scalar_type.value_or(in.type[0])));
       continue;
     }
     switch (o.kind) {

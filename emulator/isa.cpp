@@ -59,6 +59,7 @@ const std::vector<InstrSpec>& isa_table() {
     add_sync_instructions(t);
     add_mte_instructions(t);
     add_cube_instructions(t);
+    add_fixpipe_instructions(t);
     add_vector_instructions(t);
     for (const InstrSpec& s : t) {
       CUBEKIT_ASSERT(s.operands.size() <= size_t(kMaxOperands), "{} has too many operands", s.mnemonic);
@@ -136,6 +137,7 @@ double load_as_double(const uint8_t* p, DType t) {
     case DType::s16: return load<int16_t>(p);
     case DType::u16: return load<uint16_t>(p);
     case DType::s32: return load<int32_t>(p);
+    case DType::bf16: return bf16_to_f32(load<uint16_t>(p));
   }
   return 0;
 }
@@ -149,6 +151,7 @@ void store_from_double(uint8_t* p, DType t, double v) {
     case DType::s16: store<int16_t>(p, int16_t(int64_t(v))); return;
     case DType::u16: store<uint16_t>(p, uint16_t(int64_t(v))); return;
     case DType::s32: store<int32_t>(p, int32_t(int64_t(v))); return;
+    case DType::bf16: store<uint16_t>(p, double_to_bf16(v, RoundMode::rint)); return;
   }
 }
 
@@ -185,7 +188,9 @@ std::string kind_text(const OperandSpec& o) {
 
 std::string syntax_of(const InstrSpec& s) {
   std::string out(s.mnemonic);
-  for (int i = 0; i < s.ntypes; ++i) out += i == 0 ? ".T" : ".S";
+  if (!s.type_syntax.empty()) out += s.type_syntax;
+  else
+    for (int i = 0; i < s.ntypes; ++i) out += i == 0 ? ".T" : ".S";
   bool first = true;
   for (const OperandSpec& o : s.operands) {
     out += first ? " " : ", ";
@@ -205,6 +210,8 @@ std::string default_text(const OperandSpec& o) {
     case OperandKind::Enum: return std::string(o.symbols[o.def]);
     case OperandKind::Flag: return "off";
     case OperandKind::Mask: return "all";
+    case OperandKind::Scalar:
+    case OperandKind::Mem: return "absent";
     default: return std::to_string(o.def);
   }
 }

@@ -190,6 +190,10 @@ struct OperandSpec {
   bool allow_all = false; // PipeName: ALL allowed
   std::vector<std::string_view> symbols;  // Enum
   std::string_view doc;
+  // Scalar: the dtype its value is read as (default: the instruction's first type suffix).
+  std::optional<DType> scalar_type;
+  // A keyword Scalar or Mem operand may be left out: it is then Operand::Kind::None (no default
+  // value; the instruction's behaviour checks whether it was given).
 };
 
 struct InstrSpec {
@@ -200,6 +204,7 @@ struct InstrSpec {
   std::vector<OperandSpec> operands;
   std::string_view summary;
   std::string_view semantics;  // what it computes, for the reference
+  std::string_view type_syntax;  // how its suffixes read in the reference; default ".T" / ".T.S" (target, source)
   ScalarFn scalar = nullptr;
   ExecFn exec = nullptr;
   FootprintFn footprint = nullptr;
@@ -236,6 +241,7 @@ void add_scalar_instructions(std::vector<InstrSpec>& table);
 void add_sync_instructions(std::vector<InstrSpec>& table);
 void add_mte_instructions(std::vector<InstrSpec>& table);
 void add_cube_instructions(std::vector<InstrSpec>& table);
+void add_fixpipe_instructions(std::vector<InstrSpec>& table);
 void add_vector_instructions(std::vector<InstrSpec>& table);
 
 }  // namespace cubekit

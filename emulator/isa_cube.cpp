@@ -1,6 +1,6 @@
 // The cube path: L1 -> L0A/L0B loads (load2d, load3d with its FMATRIX register) and mmad.
 //
-// Layouts (a fractal is 16 x C0 elements, 512 B; C0 = 16 for f16, 32 for s8):
+// Layouts (a fractal is 16 x C0 elements, 512 B; C0 = 16 for f16 and bf16, 32 for s8):
 //   L0A  zZ: A (m x k) as fractals (m/16, k/C0) in row-major order, row-major inside;
 //   L0B  zN: B (k x n) as fractals (k/C0, n/16) in row-major order, each stored column-major
 //            (element (k, n) of a fractal at n*C0 + k);
@@ -214,11 +214,15 @@ void mmad_exec(const Issued& I, const ExecContext& ctx) {
   const uint8_t* a = ctx.ptr(I, kMmA);
   const uint8_t* b = ctx.ptr(I, kMmB);
   uint8_t* c = ctx.ptr(I, kMmC);
-  if (I.type() == DType::f16) {
+  if (I.type() == DType::f16 || I.type() == DType::bf16) {
     thread_local std::vector<float> A, B, C;
     A.resize(size_t(M) * K), B.resize(size_t(K) * N), C.resize(size_t(M) * N);
-    const float* table = f16_table();
-    unpack_operands<uint16_t>(a, b, s, K, [table](uint16_t h) { return table[h]; }, A.data(), B.data());
+    if (I.type() == DType::f16) {
+      const float* table = f16_table();
+      unpack_operands<uint16_t>(a, b, s, K, [table](uint16_t h) { return table[h]; }, A.data(), B.data());
+    } else {
+      unpack_operands<uint16_t>(a, b, s, K, bf16_to_f32, A.data(), B.data());
+    }
     if (I[kInit]) std::fill(C.begin(), C.end(), 0.0f);
     else copy_c(c, C.data(), s, true);
     gemm_f16_products(C.data(), A.data(), B.data(), M, N, K);
@@ -247,7 +251,7 @@ void add_cube_instructions(std::vector<InstrSpec>& t) {
                .semantics = "Later load3d instructions of this core read a feature map of h x w pixels with the "
                             "given zero padding. load3d captures the register when it is issued.",
                .scalar = set_fmatrix});
-  t.push_back({.mnemonic = "load2d", .pipe = Pipe::MTE1, .ntypes = 1, .types = {{DType::f16}, {DType::s8}},
+  t.push_back({.mnemonic = "load2d", .pipe = Pipe::MTE1, .ntypes = 1, .types = {{DType::f16}, {DType::s8}, {DType::bf16}},
                .operands = {mem("dst", bit(Space::L0A) | bit(Space::L0B), "destination fractals"),
                             mem("src", bit(Space::L1), "source fractals"),
                             kw("repeat", 1, 255, 1, "fractals to move"),
@@ -278,7 +282,7 @@ void add_cube_instructions(std::vector<InstrSpec>& t) {
                             "in the L0A (zZ) layout, or in the L0B (zN) layout as the k x p matrix.",
                .exec = load3d_exec, .footprint = load3d_footprint, .validate = load3d_check,
                .work = load3d_work});
-  t.push_back({.mnemonic = "mmad", .pipe = Pipe::M, .ntypes = 1, .types = {{DType::f16}, {DType::s8}},
+  t.push_back({.mnemonic = "mmad", .pipe = Pipe::M, .ntypes = 1, .types = {{DType::f16}, {DType::s8}, {DType::bf16}},
                .operands = {mem("c", bit(Space::L0C), "accumulator, NZ"), mem("a", bit(Space::L0A), "left matrix, zZ"),
                             mem("b", bit(Space::L0B), "right matrix, zN"), required("m", 1, 4095, "rows of A and C"),
                             required("n", 1, 4095, "columns of B and C"), required("k", 1, 4095, "columns of A, rows of B"),
@@ -286,7 +290,10 @@ void add_cube_instructions(std::vector<InstrSpec>& t) {
                .summary = "matrix multiply-accumulate on the cube: C (+)= A x B",
                .semantics = "For every element of the ceil(m/16) x ceil(n/16) fractals of C: "
                             "`c = init ? 0 : c; for kk < k: c = c + a[i][kk] * b[kk][j]`, in increasing kk, in f32 "
-                            "(f16 inputs: each product exact, one rounding per step) or wrapping s32 (s8 inputs).",
+                            "(f16 inputs: each product exact, one rounding per step; bf16 inputs: `c = fma(a, b, c)`, "
+                            "the product exact before the one rounding of each step) or wrapping s32 (s8 inputs). "
+                            "Only the input types the chip's cube lists (ChipConfig::cube) run: bf16 on the chips "
+                            "with bf16, not on the ascend910.",
                .exec = mmad_exec, .footprint = mmad_footprint, .work = mmad_work});
 }
 

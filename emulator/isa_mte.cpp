@@ -197,7 +197,7 @@ void add_mte_instructions(std::vector<InstrSpec>& t) {
                        "`dst + b*(len+dst_gap)` (GM, bytes); only those bytes of GM are written. With "
                        "`atomic=T`, elements are added into GM instead (len must hold whole elements)."));
   t.push_back({.mnemonic = "copy_gm_l1_nd2nz", .pipe = Pipe::MTE2, .ntypes = 1,
-               .types = {{DType::f16}, {DType::s8}},
+               .types = {{DType::f16}, {DType::s8}, {DType::bf16}},
                .operands = {mem("dst", bit(Space::L1), "NZ destination"),
                             mem("src", bit(Space::GM), "row-major source matrix"),
                             required("rows", 1, 16384, "rows to copy"),
@@ -205,7 +205,7 @@ void add_mte_instructions(std::vector<InstrSpec>& t) {
                             required("src_stride", 1, kI32Max, "elements from one source row to the next"),
                             required("dst_rows", 16, 65536, "rows of each column block in L1 (multiple of 16)")},
                .summary = "copy a row-major matrix GM -> L1 as NZ fractals, zero-padding the tails",
-               .semantics = "With C0 = 32 bytes / element size (16 for f16, 32 for s8), column block j holds columns "
+               .semantics = "With C0 = 32 bytes / element size (16 for f16 and bf16, 32 for s8), column block j holds columns "
                             "[j*C0, j*C0+C0) as `dst_rows` rows of C0 elements (32 B a row), blocks one after another: "
                             "element (r, c) goes to `dst + ((c/C0)*dst_rows + r)*32 + (c%C0)*size`. Rows "
                             "[rows, dst_rows) and columns [cols, ceil(cols/C0)*C0) are zero.",

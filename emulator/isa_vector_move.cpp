@@ -32,6 +32,7 @@ void convert(uint8_t* dst, DType to, double v, RoundMode mode) {
   switch (to) {
     case DType::f16: store<uint16_t>(dst, mode == RoundMode::rint ? f64_to_f16(v) : double_to_f16(v, mode)); return;
     case DType::f32: store<float>(dst, mode == RoundMode::rint ? float(v) : double_to_f32(v, mode)); return;
+    case DType::bf16: store<uint16_t>(dst, double_to_bf16(v, mode)); return;
     default: {
       auto [lo, hi] = int_range(to);
       store_from_double(dst, to, double(double_to_int(v, mode, lo, hi)));
@@ -162,12 +163,15 @@ void add_vector_move(std::vector<InstrSpec>& t) {
                .types = {{DType::f16, DType::f32}, {DType::f32, DType::f16}, {DType::s32, DType::f32},
                          {DType::f32, DType::s32}, {DType::s32, DType::f16}, {DType::f16, DType::s32},
                          {DType::s8, DType::f16}, {DType::f16, DType::s8}, {DType::u8, DType::f16},
-                         {DType::f16, DType::u8}, {DType::s16, DType::f16}, {DType::f16, DType::s16}},
+                         {DType::f16, DType::u8}, {DType::s16, DType::f16}, {DType::f16, DType::s16},
+                         {DType::bf16, DType::f32}, {DType::f32, DType::bf16}},
                .operands = vconv_operands(),
                .summary = "convert elementwise between types (vconv.TO.FROM)",
                .semantics = "`dst[i] = convert(src[i])` with `round` (none = nearest even where inexact). A repeat "
                             "handles 256 / (wider element size) elements, so the narrower operand spans fewer blocks. "
-                            "To integers: rounded, then saturated to the type's range; NaN becomes 0.",
+                            "To integers: rounded, then saturated to the type's range; NaN becomes 0. bf16 "
+                            "converts to and from f32 only, as Ascend C's Cast does on the chips with bf16 (their "
+                            "vector arithmetic takes no bf16: convert to f32 first).",
                .exec = vconv_exec, .footprint = vconv_footprint, .validate = mask_check, .work = vconv_work});
   t.push_back({.mnemonic = "vbrcb", .pipe = Pipe::V, .ntypes = 1,
                .types = {{DType::f16}, {DType::f32}, {DType::s16}, {DType::u16}, {DType::s32}},

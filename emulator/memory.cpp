@@ -51,6 +51,11 @@ void GlobalMemory::fill_inputs(uint64_t seed) {
           std::memcpy(p, &f, 4);
           break;
         }
+        case DType::bf16: {
+          uint16_t b = double_to_bf16(real(rng), RoundMode::rint);
+          std::memcpy(p, &b, 2);
+          break;
+        }
         case DType::s8: *reinterpret_cast<int8_t*>(p) = int8_t(std::uniform_int_distribution<int>(-128, 127)(rng)); break;
         case DType::u8: *p = uint8_t(std::uniform_int_distribution<int>(0, 255)(rng)); break;
         case DType::s16: {

@@ -4,6 +4,8 @@
 
 #include <immintrin.h>
 
+#include <cmath>
+
 namespace cubekit {
 namespace {
 
@@ -72,12 +74,12 @@ __attribute__((target("avx2,fma"))) void gemm_avx2(float* C, const float* A, con
   }
 }
 
-// Portable: c + a*b with the product exact is what FMA computes too.
+// Portable: fma, as the vector variants compute (for f16 inputs the same as c + a*b).
 void gemm_plain(float* C, const float* A, const float* B, int M, int N, int K) {
   for (int i = 0; i < M; ++i)
     for (int k = 0; k < K; ++k) {
       float a = A[i * K + k];
-      for (int j = 0; j < N; ++j) C[i * N + j] += a * B[k * N + j];
+      for (int j = 0; j < N; ++j) C[i * N + j] = std::fma(a, B[k * N + j], C[i * N + j]);
     }
 }
 

@@ -246,7 +246,8 @@ struct Maker {
         else if (a.kind == Arg::Kind::Name && (lower(a.name) == "inf" || lower(a.name) == "nan"))
           out.kind = Operand::Kind::Float, out.f = lower(a.name) == "inf" ? INFINITY : NAN;
         else bad("a register or a number");
-        if (out.kind == Operand::Kind::Float && !is_float(in.type[0])) check_integer_scalar(o, out.f, a.column);
+        if (out.kind == Operand::Kind::Float && !is_float(o.scalar_type.value_or(in.type[0])))
+          check_integer_scalar(o, out.f, a.column);
         break;
       case OperandKind::Mem: convert_mem(o, a, out); break;
       case OperandKind::Label:
@@ -292,7 +293,7 @@ struct Maker {
 
   // An immediate scalar of an integer instruction must be a value of its type, not wrap or truncate.
   void check_integer_scalar(const OperandSpec& o, double v, int column) {
-    DType t = in.type[0];
+    DType t = o.scalar_type.value_or(in.type[0]);
     int bits = dtype_size(t) * 8;
     bool is_signed = t == DType::s8 || t == DType::s16 || t == DType::s32;
     double lo = is_signed ? -std::ldexp(1.0, bits - 1) : 0, hi = is_signed ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
@@ -359,7 +360,7 @@ Instr make_instr(const Program& program, std::string_view mnemonic, int mcol, co
   }
   for (int i = 0; i < ntypes; ++i) {
     auto t = parse_dtype(parts[1 + i]);
-    if (!t) die(mcol, fmt::format("'{}' is not a type (f16 f32 s8 u8 s16 u16 s32)", parts[1 + i]));
+    if (!t) die(mcol, fmt::format("'{}' is not a type ({})", parts[1 + i], dtype_list()));
     in.type[i] = *t;
   }
   if (spec.ntypes && std::find(spec.types.begin(), spec.types.end(), in.type) == spec.types.end())
@@ -422,6 +423,8 @@ Instr make_instr(const Program& program, std::string_view mnemonic, int mcol, co
       case OperandKind::Mask: d.kind = Operand::Kind::Mask, d.mask = MaskMode::Full; break;
       case OperandKind::Enum: d.kind = Operand::Kind::Sym, d.imm = o.def; break;
       case OperandKind::Flag: d.kind = Operand::Kind::Flag, d.imm = o.def; break;
+      case OperandKind::Scalar:
+      case OperandKind::Mem: d.kind = Operand::Kind::None; break;  // optional, left out
       default: d.kind = Operand::Kind::Imm, d.imm = o.def; break;
     }
   }

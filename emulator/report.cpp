@@ -9,7 +9,8 @@
 namespace cubekit {
 
 std::string_view path_name(DataPath p) {
-  static constexpr std::string_view names[] = {"GM->L1", "GM->UB", "L1->L0A", "L1->L0B", "L1->UB", "L0C->UB", "UB->GM"};
+  static constexpr std::string_view names[] = {"GM->L1", "GM->UB", "L1->L0A", "L1->L0B", "L1->UB", "L0C->UB", "UB->GM",
+                                                 "L0C->GM", "L0C->L1"};
   return names[int(p)];
 }
 

@@ -53,6 +53,16 @@ uint16_t f32_to_f16(float f) {
   return sign | uint16_t((rebased + 0xfff + lsb) >> 13);
 }
 
+float bf16_to_f32(uint16_t b) { return std::bit_cast<float>(uint32_t(b) << 16); }
+
+uint16_t f32_to_bf16(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x0040);  // NaN: quiet, top payload kept
+  // Drop 16 bits with round-to-nearest-even; a carry ripples into the exponent (up to infinity).
+  uint32_t lsb = (x >> 16) & 1;
+  return uint16_t((x + 0x7fffu + lsb) >> 16);
+}
+
 uint16_t f64_to_f16(double d) {
   uint64_t x = std::bit_cast<uint64_t>(d);
   uint16_t sign = uint16_t((x >> 48) & 0x8000);
@@ -132,6 +142,18 @@ float double_to_f32(double x, RoundMode mode) {
   if (std::fabs(r) > kMax) r = overflow_value(x, kMax, mode);
   float f = float(r);
   return (r == 0 && std::signbit(x)) ? -0.0f : f;
+}
+
+uint16_t double_to_bf16(double x, RoundMode mode) {
+  if (std::isnan(x)) return 0x7fc0;
+  if (std::isinf(x)) return x > 0 ? 0x7f80 : 0xff80;
+  constexpr double kMax = 0x1.fep127;  // the largest finite bf16
+  double r = round_to_format(x, 7, -126, mode);
+  if (std::fabs(r) > kMax) r = overflow_value(x, kMax, mode);
+  // r is now a bf16 value (or infinite), exact as an f32: its top half is the bf16.
+  uint16_t b = uint16_t(std::bit_cast<uint32_t>(float(r)) >> 16);
+  if (r == 0 && std::signbit(x)) b |= 0x8000;
+  return b;
 }
 
 int64_t double_to_int(double x, RoundMode mode, int64_t lo, int64_t hi) {

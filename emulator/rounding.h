@@ -1,4 +1,4 @@
-// IEEE binary16 and the rounding modes of the vector unit's conversions.
+// IEEE binary16, bfloat16 and the rounding modes of the vector unit's conversions.
 //
 // Every fp16 result the emulator produces goes through f32_to_f16: values are computed exactly (or
 // in f32, where that is provably the same as computing exactly and rounding once) and rounded
@@ -22,10 +22,17 @@ float f16_to_f32(uint16_t h);
 uint16_t f32_to_f16(float f);
 uint16_t f64_to_f16(double d);  // round to nearest even, like f32_to_f16
 
+// bfloat16 <-> binary32. bf16 is the top half of an f32 (sign, 8 exponent bits, 7 mantissa bits),
+// so bf16_to_f32 is exact; f32_to_bf16 rounds to nearest even -- subnormals like any other value,
+// overflow to infinity -- and keeps a NaN a quiet NaN with its top payload bits.
+float bf16_to_f32(uint16_t b);
+uint16_t f32_to_bf16(float f);
+
 // Rounds x (exact in double) to binary16 / binary32 with the given mode; overflow goes to
 // infinity or to the largest finite value as the mode directs.
 uint16_t double_to_f16(double x, RoundMode mode);
 float double_to_f32(double x, RoundMode mode);
+uint16_t double_to_bf16(double x, RoundMode mode);  // likewise, to bfloat16
 
 // Rounds x to an integer with the given mode and saturates it to [lo, hi]; NaN becomes 0.
 int64_t double_to_int(double x, RoundMode mode, int64_t lo, int64_t hi);

@@ -14,14 +14,23 @@ namespace cubekit {
 
 namespace {
 
+// The bytes an instruction writes to GM (a fixpipe's are in its destination type, fewer than the
+// f32 accumulators leaving L0C when it converts).
+int64_t gm_bytes_written(const Footprint& fp) {
+  int64_t written = 0;
+  for (int k = 0; k < fp.count; ++k)
+    if (fp.regions[k].write && fp.regions[k].space == Space::GM) written += fp.regions[k].bytes * fp.regions[k].n1 * fp.regions[k].n2;
+  return written;
+}
+
 // Pipes are examined in this order when two are ready in the same cycle.
 constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), int(Pipe::V), int(Pipe::MTE3),
                                int(Pipe::FIX)};
 
 DataPath path_of(Space src, Space dst) {
+  if (src == Space::L0C) return dst == Space::GM ? DataPath::L0cToGm : dst == Space::L1 ? DataPath::L0cToL1 : DataPath::L0cToUb;
   if (src == Space::GM) return dst == Space::L1 ? DataPath::GmToL1 : DataPath::GmToUb;
   if (dst == Space::GM) return DataPath::UbToGm;
-  if (src == Space::L0C) return DataPath::L0cToUb;
   if (dst == Space::L0A) return DataPath::L1ToL0a;
   if (dst == Space::L0B) return DataPath::L1ToL0b;
   return DataPath::L1ToUb;
@@ -549,7 +558,7 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
       const int64_t latency = spec.pipe == Pipe::V ? tc.vector_latency : tc.mte1_latency;
       const bool reads_gm = src == Space::GM, writes_gm = dst == Space::GM;
       if (reads_gm) g = ctx_.l2.read(fp, t, w.amount, rate, burst_efficiency(fp, tc, false), l2);
-      else if (writes_gm) g = ctx_.l2.write(fp, t, w.amount, rate, burst_efficiency(fp, tc, true), l2);
+      else if (writes_gm) g = ctx_.l2.write(fp, t, gm_bytes_written(fp), rate, burst_efficiency(fp, tc, true), l2);
       stats_.l2_hit_lines += l2.hit_lines, stats_.l2_miss_lines += l2.miss_lines;
       stats_.l2_merged_lines += l2.merged_lines;
       stats_.hbm_read_bytes += l2.hbm_read_bytes, stats_.hbm_write_bytes += l2.hbm_write_bytes;

@@ -48,6 +48,7 @@ void load_input(GlobalMemory& gm, const std::string& binding) {
   int t = gm.index(name);
   const TensorDecl& decl = gm.decls[t];
   NpyArray a = read_npy(path);
+  if (a.dtype == DType::u16 && decl.dtype == DType::bf16) a.dtype = DType::bf16;  // bf16 travels as its bits
   if (a.dtype != decl.dtype)
     user_error("--input {}: '{}' holds {} but tensor {} is {}", name, path, dtype_name(a.dtype), name, dtype_name(decl.dtype));
   if (a.shape != decl.shape)

@@ -18,8 +18,10 @@ struct Descr {
   const char* text;
   DType dtype;
 };
+// numpy has no bfloat16: a bf16 tensor is written as its uint16 bit patterns, and a uint16 file
+// is read as u16 (the first match), which a bf16 tensor accepts as its bits (tools/cmd_run.cpp).
 constexpr Descr kDescrs[] = {{"<f2", DType::f16}, {"<f4", DType::f32}, {"|i1", DType::s8}, {"|u1", DType::u8},
-                             {"<i2", DType::s16}, {"<u2", DType::u16}, {"<i4", DType::s32}};
+                             {"<i2", DType::s16}, {"<u2", DType::u16}, {"<i4", DType::s32}, {"<u2", DType::bf16}};
 
 // The header is a Python dict literal, e.g. {'descr': '<f2', 'fortran_order': False, 'shape': (3, 4), }.
 // Read in one pass, without recursion or backtracking: a header may be up to 4 GiB (v2/v3).
@@ -152,7 +154,8 @@ NpyArray read_npy(const std::string& path) {
   NpyArray a{};
   bool known = false;
   for (const Descr& d : kDescrs)
-    if (*descr == d.text || (descr->size() == 3 && (*descr)[0] == '=' && descr->substr(1) == std::string_view(d.text).substr(1)))
+    if (!known && (*descr == d.text || (descr->size() == 3 && (*descr)[0] == '=' &&
+                                        descr->substr(1) == std::string_view(d.text).substr(1))))
       a.dtype = d.dtype, known = true;
   if (!known)
     user_error("'{}': dtype '{}' is not supported (float16 float32 int8 uint8 int16 uint16 int32, little-endian)", path,
@@ -179,7 +182,7 @@ NpyArray read_npy(const std::string& path) {
 void write_npy(const std::string& path, DType dtype, const std::vector<int64_t>& shape, const std::vector<uint8_t>& data) {
   const char* descr = nullptr;
   for (const Descr& d : kDescrs)
-    if (d.dtype == dtype) descr = d.text;
+    if (d.dtype == dtype && !descr) descr = d.text;
   std::string dims;
   for (int64_t d : shape) dims += std::to_string(d) + ", ";
   if (shape.size() > 1) dims.resize(dims.size() - 1);

@@ -5,7 +5,8 @@ The pieces, as in C++ (see the README and docs/ of the repository):
 * chips: ``chips()``, ``chip(name)``, ``ChipConfig`` (``to_dict`` / ``from_dict`` / JSON);
 * programs: ``assemble(text)``, ``load(path)``, ``Builder``, ``Program.text()``, and
   ``run(program, inputs)`` on the emulator, which returns ``(outputs, report)`` with numpy arrays
-  (fp16 as ``numpy.float16``) and the report as a dict; ``trace=path`` writes a Chrome trace;
+  (fp16 as ``numpy.float16``; bf16, which numpy lacks, as ``numpy.uint16`` bit patterns, converted
+  by ``bf16_from_float32`` / ``bf16_to_float32``) and the report as a dict; ``trace=path`` writes a Chrome trace;
   ``raise_on_diagnostics=True`` (also for ``Func.run`` and the kernels) raises ``cubekit.Error``
   when the checker finds a problem instead of returning it in the report;
 * the DSL: ``Var``, ``RVar``, ``RDom``, ``Input``, ``Func`` (define with ``f[m, n] = ...``),
@@ -35,6 +36,8 @@ from ._cubekit import (  # noqa: F401
     Var,
     abs,
     assemble,
+    bf16_from_float32,
+    bf16_to_float32,
     cast,
     chip,
     chips,

@@ -1,6 +1,7 @@
 // Chips, programs (text, builder, printing) and running them on the emulator with numpy arrays.
 #include "emulator/error.h"
 #include "emulator/report.h"
+#include "emulator/rounding.h"
 #include "emulator/simulator.h"
 #include "python/src/common.h"
 
@@ -138,6 +139,22 @@ Returns (outputs, report): the `out`/`inout` tensors as numpy arrays by name, an
 
   py::class_<Arg>(m, "Operand", "One operand for Builder.emit: make it with x, imm, num, mem, name, mask_*, kw or flag.")
       .def("__repr__", [](const Arg& a) { return fmt::format("<Operand {}>", a.key.empty() ? a.name : a.key); });
+  // numpy has no bfloat16: bf16 tensors take and give uint16 arrays of bit patterns; these convert,
+  // with the emulator's own rounding (to nearest even), so Python and C++ agree bit for bit.
+  m.def("bf16_from_float32", [](py::array_t<float, py::array::c_style | py::array::forcecast> a) {
+    py::array_t<uint16_t> out(a.request().shape);
+    const float* in = a.data();
+    uint16_t* o = out.mutable_data();
+    for (py::ssize_t i = 0; i < a.size(); ++i) o[i] = f32_to_bf16(in[i]);
+    return out;
+  }, py::arg("values"), "bf16 bit patterns (numpy.uint16) of float32 values, rounded to nearest even.");
+  m.def("bf16_to_float32", [](py::array_t<uint16_t, py::array::c_style | py::array::forcecast> a) {
+    py::array_t<float> out(a.request().shape);
+    const uint16_t* in = a.data();
+    float* o = out.mutable_data();
+    for (py::ssize_t i = 0; i < a.size(); ++i) o[i] = bf16_to_f32(in[i]);
+    return out;
+  }, py::arg("bits"), "float32 values of bf16 bit patterns (numpy.uint16); exact.");
   m.def("x", &x, py::arg("reg"), "Scalar register x<reg>.");
   m.def("imm", &imm, py::arg("value"), "An integer.");
   m.def("num", &num, py::arg("value"), "A number (a vector instruction's scalar).");

@@ -30,7 +30,7 @@ DType to_dtype(const py::handle& h) {
     try {  // numpy types and dtypes; numpy's own error for anything else is not the user's message
       s = py::str(py::module_::import("numpy").attr("dtype")(h).attr("name"));
     } catch (const py::error_already_set&) {
-      user_error("unknown dtype {} (a {}): use f16, f32, s8, u8, s16, u16 or s32 (or the numpy types)",
+      user_error("unknown dtype {} (a {}): use f16, f32, s8, u8, s16, u16, s32 or bf16 (or the numpy types)",
                  std::string(py::repr(h)), type_of(h));
     }
   }
@@ -40,7 +40,7 @@ DType to_dtype(const py::handle& h) {
   for (auto [np, ours] : numpy_names)
     if (s == np) s = ours;
   auto t = parse_dtype(s);
-  if (!t) user_error("unknown dtype '{}': use f16, f32, s8, u8, s16, u16 or s32 (or the numpy types)", s);
+  if (!t) user_error("unknown dtype '{}': use f16, f32, s8, u8, s16, u16, s32 or bf16 (or the numpy types)", s);
   return *t;
 }
 
@@ -53,6 +53,7 @@ py::dtype numpy_dtype(DType t) {
     case DType::s16: return py::dtype("int16");
     case DType::u16: return py::dtype("uint16");
     case DType::s32: return py::dtype("int32");
+    case DType::bf16: return py::dtype("uint16");  // numpy has no bfloat16: its bit patterns
   }
   user_error("no numpy type for {}", dtype_name(t));
 }
@@ -65,6 +66,10 @@ std::vector<uint8_t> tensor_bytes(const py::handle& object, DType dtype, const s
   if (a.dtype().attr("byteorder").cast<std::string>() == (std::endian::native == std::endian::little ? ">" : "<") &&
       a.dtype().attr("newbyteorder")("=").equal(numpy_dtype(dtype)))
     a = a.attr("astype")(numpy_dtype(dtype));  // the other byte order: converted, as strided arrays are copied
+  if (!a.dtype().is(numpy_dtype(dtype)) && dtype == DType::bf16)
+    user_error("{}: the array is {} but the tensor is bf16, which numpy lacks: pass its bit patterns as numpy.uint16, "
+               "e.g. cubekit.bf16_from_float32(array)",
+               what, std::string(py::str(a.dtype().attr("name"))));
   if (!a.dtype().is(numpy_dtype(dtype)))
     user_error("{}: the array is {} but the tensor is {}; convert it with .astype(numpy.{})", what,
                std::string(py::str(a.dtype().attr("name"))), dtype_name(dtype),

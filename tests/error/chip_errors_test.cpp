@@ -49,8 +49,8 @@ const ErrorCase kSyntax[] = {
     {"CubeEntryMissingField", preset_with(R"("k0": 16,)", ""), {"my_chip.json (cube): chip config has no field 'k0'"}},
     {"CubeEntryUnknownField", preset_with(R"("input": "f16",)", R"("input": "f16", "fractal": 512,)"),
      {"my_chip.json (cube): chip config has an unknown field 'fractal'"}},
-    {"CubeUnknownDtype", preset_with(R"("input": "f16")", R"("input": "bf16")"),
-     {"my_chip.json: 'bf16' is not a dtype (f16 f32 s8 u8 s16 u16 s32)"}},
+    {"CubeUnknownDtype", preset_with(R"("input": "f16")", R"("input": "f64")"),
+     {"my_chip.json: 'f64' is not a dtype (f16 f32 s8 u8 s16 u16 s32 bf16)"}},
 };
 INSTANTIATE_TEST_SUITE_P(Syntax, ChipJsonError, testing::ValuesIn(kSyntax), case_name);
 

@@ -34,7 +34,7 @@ const ErrorCase kMnemonics[] = {
     {"TypeSuffixOnScalarInstruction", at_line5("    add.s32 x1, x1, 1"),
      {"test.s:5:5: error: 'add' takes no type suffix"}},
     {"UnknownTypeSuffix", at_line5("    vadd.f64 ub[0], ub[256], ub[512]"),
-     {"test.s:5:5: error: 'f64' is not a type (f16 f32 s8 u8 s16 u16 s32)"}},
+     {"test.s:5:5: error: 'f64' is not a type (f16 f32 s8 u8 s16 u16 s32 bf16)"}},
     {"TypeFormNotSupported", at_line5("    vadd.u8 ub[0], ub[256], ub[512]"),
      {"test.s:5:5: error: 'vadd.u8' is not a form of vadd; it has vadd.f16, vadd.f32, vadd.s16, vadd.s32"}},
     {"ConversionNotSupported", at_line5("    vconv.s8.f32 ub[0], ub[256]"),

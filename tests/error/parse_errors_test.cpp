@@ -109,7 +109,7 @@ const ErrorCase kTensors[] = {
      {"test.s:2:9: error: 'UB' names a buffer; give the tensor another name"}},
     {"TensorUnknownDtype",
      lines({".kernel t", ".tensor A f64 [4] in", "    end"}),
-     {"test.s:2:11: error: expected a dtype (f16 f32 s8 u8 s16 u16 s32), found 'f64'"}},
+     {"test.s:2:11: error: expected a dtype (f16 f32 s8 u8 s16 u16 s32 bf16), found 'f64'"}},
     {"TensorShapeWithoutBrackets",
      lines({".kernel t", ".tensor A f16 4 in", "    end"}),
      {"test.s:2:15: error: expected '[' to open the shape, found '4'"}},
