@@ -113,6 +113,7 @@ ChipConfig split_chip(int groups) {
   c.kinds = {aic, aiv};
   c.event_ids = 8;  // HARDWARE.md: event ids 0-7 per pipe pair (910B2 and 950PR)
   c.cube = cube_f16_s8();
+  c.cube.push_back({DType::bf16, DType::f32, 16, 16, 16});  // HARDWARE.md: bf16 yes (910B2, 950PR); fractal as fp16
   assumed_timing(c.timing);
   // Assumed: no public figure. A flag travels between cores through the chip's shared fabric, as
   // an L2 access does; about an L2 hit (msopdev: 241 cycles), rounded.

@@ -11,7 +11,7 @@
 namespace cubekit::test {
 namespace {
 
-constexpr const char* kChip = "ascend910";  // the one constant to switch when the split chips land
+constexpr const char* kChip = "ascend910b2";  // a split chip: its cube cores take bf16, its vector cores convert it
 
 // A chip whose cube takes bf16 (the ascend910's does not; the split chips' presets list it).
 ChipConfig with_bf16(ChipConfig chip) {

@@ -11,7 +11,7 @@
 namespace cubekit::test {
 namespace {
 
-constexpr const char* kChip = "ascend910";  // the one constant to switch when availability lands
+constexpr const char* kChip = "ascend910b2";  // the FixPipe is on the split chips' cube cores
 
 // The instruction is line 4, after two tensor declarations.
 std::string at_line4(std::string_view instruction) {
@@ -73,37 +73,14 @@ const ErrorCase kCases[] = {
 };
 INSTANTIATE_TEST_SUITE_P(Fixpipe, FixpipeError, testing::ValuesIn(kCases), case_name);
 
-// The timing model needs the chip's L0C -> L1 rate; a chip without that path says so.
+// Neither preset's FixPipe writes L1 (no public rate): the launch names the path and the chip.
 TEST(FixpipeChip, L0cToL1OnAChipWithoutThePath) {
   Program p = parse_program(
       lines({".kernel t", "    fixpipe.f32.f16 l1[0], l0c[0], m=16, n=16, src_stride=16, dst_stride=16", "    end"}),
       "test.s");
-  ChipConfig chip = load_chip(kChip);
-  chip.timing.l0c_to_l1_rate = 0;
   GlobalMemory gm = GlobalMemory::for_program(p);
-  expect_user_error([&] { simulate(chip, p, gm, {.timing_only = true}); },
-                    {"instruction 0 (line 2) `fixpipe.f32.f16 l1[0], l0c[0], m=16, n=16, src_stride=16, dst_stride=16` "
-                     "moves L0C -> L1, but chip 'ascend910' has no such path (timing l0c_to_l1_rate is 0); write to GM "
-                     "instead, or use a chip whose FixPipe writes L1"});
-}
-
-// A JSON chip's FixPipe rates are 0 (no such path) or positive.
-TEST(FixpipeChip, NegativeFixPipeRateInJson) {
-  std::string json = chip_to_json(load_chip(kChip));
-  size_t at = json.find("\"l0c_to_gm_rate\": 0");
-  ASSERT_NE(at, std::string::npos) << json;
-  json.replace(at, std::string("\"l0c_to_gm_rate\": 0").size(), "\"l0c_to_gm_rate\": -4");
-  expect_user_error([&] { chip_from_json(json, "chip.json"); },
-                    {"chip.json (timing): chip config field 'l0c_to_gm_rate' must be 0 (no such path) or a positive "
-                     "number, got -4"});
-}
-
-TEST(FixpipeChip, FixPipeRateTooSmall) {
-  ChipConfig chip = load_chip(kChip);
-  chip.timing.l0c_to_l1_rate = 0.001;
-  expect_user_error([&] { check_chip(chip); },
-                    {"timing field 'l0c_to_l1_rate' must be 0 (the chip has no such path) or in 0.01..1000000 bytes per "
-                     "cycle, got 0.001"});
+  expect_user_error([&] { simulate(load_chip(kChip), p, gm, {.timing_only = true}); },
+                    {"fixpipe.f32.f16 l1[0], l0c[0]", "l0c->l1", "ascend910b2"});
 }
 
 // A per-channel scale that was never written is read uninitialised: the checker names the operand.
