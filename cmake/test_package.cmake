@@ -2,6 +2,7 @@
 # then configure, build and run examples/cpp_project against it with find_package(cubekit), and
 # import the installed Python package. Any step failing fails the test with its output.
 #   -DBUILD_DIR= -DSOURCE_DIR= -DWORK_DIR= -DGENERATOR= -DCXX_COMPILER= -DC_COMPILER= -DLAUNCHER= -DPYTHON_DIR=
+#   [-DLINK_FLAGS=]
 cmake_minimum_required(VERSION 3.25)
 set(prefix ${WORK_DIR}/prefix)
 set(app ${WORK_DIR}/app)
@@ -32,13 +33,18 @@ foreach(file ${config_files})
   endforeach()
 endforeach()
 
+# A sanitizer tree's libraries need its runtime at link time (LINK_FLAGS: the tree's linker flags).
+set(link_flags)
+if(LINK_FLAGS)
+  set(link_flags "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}")
+endif()
 set(launcher)
 if(LAUNCHER)
   set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER} -DCMAKE_C_COMPILER_LAUNCHER=${LAUNCHER})
 endif()
 step("configuring examples/cpp_project" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/cpp_project -B ${app} -G "${GENERATOR}"
      -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
-     -DCMAKE_C_COMPILER=${C_COMPILER} ${launcher})
+     -DCMAKE_C_COMPILER=${C_COMPILER} ${launcher} ${link_flags})
 step("building examples/cpp_project" ${CMAKE_COMMAND} --build ${app})
 step("running fused_matmul" ${app}/fused_matmul 130 200 300)
 

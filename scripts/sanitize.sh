@@ -59,12 +59,14 @@ if [ "$cxx" = clang++-14 ]; then
   # Every binary uses the shared ASan runtime, so that the Python test can preload the very same
   # one for the extension module (and the CLI it spawns inherits the preload harmlessly).
   asan_runtime="$(clang++-14 -print-file-name=libclang_rt.asan-x86_64.so)"
+  preload="$asan_runtime:$(clang++-14 -print-file-name=libstdc++.so.6)"
   compile_flags="$sanitizers -fsanitize=fuzzer-no-link -gline-tables-only"
   link_flags="$sanitizers -shared-libasan -Wl,-rpath,$(dirname "$asan_runtime")"
 else
   cc=gcc
   engine=driver
   asan_runtime="$(g++ -print-file-name=libasan.so)"
+  preload="$asan_runtime:$(g++ -print-file-name=libstdc++.so.6)"
   compile_flags="$sanitizers -g1"
   link_flags="$sanitizers"
 fi
@@ -75,8 +77,12 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_C_FLAGS="$compile_flags" -DCMAKE_CXX_FLAGS="$compile_flags" \
     -DCMAKE_EXE_LINKER_FLAGS="$link_flags" -DCMAKE_SHARED_LINKER_FLAGS="$link_flags" \
     -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
-    -DCUBEKIT_FUZZ_ENGINE="$engine" -DCUBEKIT_ASAN_RUNTIME="$asan_runtime"
+    -DCUBEKIT_FUZZ_ENGINE="$engine"
 fi
+# Python preloads the ASan runtime, and libstdc++ with it: the runtime's __cxa_throw interceptor
+# must find the real one when it starts, before the extension loads libstdc++ (else every C++
+# exception thrown in the extension aborts with "CHECK failed: real___cxa_throw").
+cmake "$build" -DCUBEKIT_ASAN_RUNTIME="$preload" >/dev/null
 fuzz_targets=(asm npy chip kernel_options)  # cheapest first: asm and npy need the emulator only
 if [ $fuzz_only -eq 1 ]; then
   for target in "${fuzz_targets[@]}"; do cmake --build "$build" -j "$jobs" --target "fuzz_$target"; done

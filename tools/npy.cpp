@@ -170,9 +170,12 @@ NpyArray read_npy(const std::string& path) {
     if (__builtin_mul_overflow(n, d, &n)) user_error("'{}': the shape's element count overflows", path);
   int64_t available = file_bytes_left(in);
   int64_t bytes = 0;
-  if (__builtin_mul_overflow(n, int64_t(dtype_size(a.dtype)), &bytes) || bytes > available)
-    user_error("'{}': the file ends before its {} elements ({} bytes of data, {} needed)", path, n, available,
-               n * dtype_size(a.dtype));
+  // (The bytes needed are told as text: they may not fit in 64 bits.)
+  if (__builtin_mul_overflow(n, int64_t(dtype_size(a.dtype)), &bytes))
+    user_error("'{}': the file ends before its {} elements ({} bytes of data, {} x {} needed)", path, n, available, n,
+               dtype_size(a.dtype));
+  if (bytes > available)
+    user_error("'{}': the file ends before its {} elements ({} bytes of data, {} needed)", path, n, available, bytes);
   a.data.resize(size_t(bytes));
   if (!in.read(reinterpret_cast<char*>(a.data.data()), std::streamsize(a.data.size())))
     user_error("'{}': the file ends before its {} elements", path, n);

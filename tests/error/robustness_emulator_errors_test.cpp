@@ -186,6 +186,19 @@ TEST(RobustnessNpy, HeaderLengthBeyondTheFile) {
                     {"a.npy': truncated .npy header (4294967295 bytes declared, the file is shorter)"});
 }
 
+// Found by scripts/sanitize.sh (UBSan): elements that fit 64 bits but whose bytes do not made the
+// message itself overflow. fuzz/regressions/npy/shape_bytes_overflow_int16.npy is the fuzzer's input.
+TEST(RobustnessNpy, ShapeWhoseBytesOverflow) {
+  TempDir dir("npy_bytes");
+  std::string header = "{'descr': '<i2', 'fortran_order': False, 'shape': (4294967295, 2147483647), }";
+  header += std::string(118 - 10 - header.size() - 1, ' ') + "\n";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
+  std::string path = dir.write("a.npy", bytes + std::string(16, '\0'));
+  expect_user_error([&] { read_npy(path); },
+                    {"a.npy': the file ends before its 9223372030412324865 elements (16 bytes of data, "
+                     "9223372030412324865 x 2 needed)"});
+}
+
 TEST(RobustnessNpy, HeaderThatIsNoDict) {
   TempDir dir("npy_dict");
   std::string path = dir.write("a.npy", npy_v1("{'descr' '<f2', 'shape': (4,), }"));

@@ -56,14 +56,22 @@ def run_cli_json(*args):
 def run_python(code, timeout=120, memory_limit=None, stack_limit=None):
     """Runs `code` in a fresh interpreter (so that a crash there cannot take pytest down), optionally with
     its address space and stack limited (bytes)."""
+    env = dict(os.environ)
+    # Under AddressSanitizer (scripts/sanitize.sh preloads its runtime) a limited address space
+    # leaves no room for the shadow memory: bound the memory through the sanitizer instead.
+    asan = "asan" in env.get("LD_PRELOAD", "")
+    if asan and memory_limit:
+        env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS", ""), "allocator_may_return_null=1",
+                                                     f"hard_rss_limit_mb={memory_limit >> 20}"]))
+
     def preexec():
         import resource
-        if memory_limit:
+        if memory_limit and not asan:
             resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
         if stack_limit:
             resource.setrlimit(resource.RLIMIT_STACK, (stack_limit, stack_limit))
     return subprocess.run([sys.executable, "-X", "faulthandler", "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=timeout, preexec_fn=preexec, env=dict(os.environ))
+                          text=True, timeout=timeout, preexec_fn=preexec, env=env)
 
 
 def f32(a):
