@@ -105,13 +105,18 @@ fi
 
 echo "=== sanitize: each fuzz target for $seconds s ($engine), $jobs at a time"
 artifacts="$build/fuzz-artifacts/sanitize-"
+# Runs one target and records its exit status in fuzz-TARGET.log.rc (written after the run, even
+# when the target fails: errexit must not end the function before, or a stale status would stand).
 fuzz_one() {
-  local target="$1" work="$build/fuzz-work/sanitize-$1" log="$build/fuzz-$1.log"
-  rm -rf "$work" && mkdir -p "$work"
+  local target="$1"
+  local work="$build/fuzz-work/sanitize-$target" log="$build/fuzz-$target.log" rc=0
+  local extra=()
+  [ "$target" = asm ] && extra=("$root/examples/asm")
+  rm -rf "$work" "$log.rc" && mkdir -p "$work"
   "$build/bin/fuzz_$target" -max_total_time="$seconds" -seed=1 -timeout=30 -rss_limit_mb=4096 \
     -dict="$root/fuzz/dict/$target.dict" -artifact_prefix="$artifacts$target-" \
-    "$work" "$root/fuzz/corpus/$target" $([ "$target" = asm ] && echo "$root/examples/asm") >"$log" 2>&1
-  echo $? >"$log.rc"
+    "$work" "$root/fuzz/corpus/$target" "${extra[@]}" >"$log" 2>&1 || rc=$?
+  echo "$rc" >"$log.rc"
 }
 running=0
 for target in "${fuzz_targets[@]}"; do
