@@ -165,7 +165,9 @@ std::string report_text(const Report& r, const Program& program, std::string_vie
                                 r.microseconds(), r.clock_mhz, r.timing_only ? ", timing only" : "");
   out += fmt::format("  {:<5} {:<13} {:>6}  {:<32} {:>12} {:>12}\n", "pipe", "", "ratio", "", "instructions",
                      "flag stall");
-  for (Pipe p : kReportOrder) {
+  std::vector<Pipe> rows(std::begin(kReportOrder), std::end(kReportOrder));
+  if (r.pipes[int(Pipe::FIX)].instructions) rows.push_back(Pipe::FIX);  // the split chips' cube cores
+  for (Pipe p : rows) {
     double ratio = r.ratio[int(p)];
     int bar = int(std::lround(std::clamp(ratio, 0.0, 1.0) * 32));
     out += fmt::format("  {:<5} {:<13} {:>6.3f}  {:<32} {:>12} {:>12}\n", pipe_name(p), ratio_name(p), ratio,
