@@ -127,19 +127,19 @@ std::string presets_having(const Instr& in) {
 std::vector<int> reachable_from(const Program& program, int entry) {
   const int n = int(program.code.size());
   std::vector<char> seen(size_t(n), 0);
-  std::vector<int> todo{entry}, out;
+  std::vector<int> worklist{entry}, out;
   const int end_op = find_mnemonic("end"), jmp_op = find_mnemonic("jmp");
-  while (!todo.empty()) {
-    int i = todo.back();
-    todo.pop_back();
+  while (!worklist.empty()) {
+    int i = worklist.back();
+    worklist.pop_back();
     if (i < 0 || i >= n || seen[size_t(i)]) continue;
     seen[size_t(i)] = 1;
     out.push_back(i);
     const Instr& in = program.code[size_t(i)];
     const InstrSpec& spec = spec_of(in);
     for (size_t k = 0; k < spec.operands.size(); ++k)
-      if (spec.operands[k].kind == OperandKind::Label) todo.push_back(int(in.ops[k].imm));
-    if (in.op != end_op && in.op != jmp_op) todo.push_back(i + 1);
+      if (spec.operands[k].kind == OperandKind::Label) worklist.push_back(int(in.ops[k].imm));
+    if (in.op != end_op && in.op != jmp_op) worklist.push_back(i + 1);
   }
   std::sort(out.begin(), out.end());
   return out;
