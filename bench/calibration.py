@@ -37,9 +37,9 @@ def missing(build, chips, requirement, chip):
     if requirement == "split-core matmul":
         if chip not in chips:
             return f"no chip preset '{chip}'"
-        if chips[chip].get("core_kind", "coupled") == "coupled":
+        if not any(k.get("kind") == "aic" for k in chips[chip].get("kinds", [])):
             return f"'{chip}' is a coupled chip here, not split into cube and vector cores"
-        probe = cubekit(build, ["compile", "matmul", "--m", "64", "--n", "64", "--k", "64", "--chip", chip])
+        probe = cubekit(build, ["kernel", "matmul", "--m", "64", "--n", "64", "--k", "64", "--timing-only", "--chip", chip])
         if probe.returncode != 0:
             return f"the matmul compiler does not target '{chip}' yet ({probe.stderr.strip().splitlines()[-1:]})"
         return None
@@ -61,6 +61,8 @@ def metrics(report, row, chip):
         # hardware's counters: the report's hits plus its merged fills.
         "l2_hit_rate": l2["hit_rate"] + l2.get("merge_rate", 0),
         "mte2_tbps": gm_read / seconds / 1e12,
+        # atlaslmimog_0048's "actual bandwidth": the bytes MTE2 moved over the time it was moving them.
+        "mte2_busy_tbps": gm_read / (seconds * max(report["ratios"]["mte2_ratio"], 1e-12)) / 1e12,
         "hbm_fraction": gm_bytes / seconds / hbm_peak,
     }
 
@@ -93,10 +95,15 @@ def run_row(build, chips, row):
     status, lines = "pass", []
     for check in row["checks"]:
         model, hardware = values[check["metric"]], check["hardware"]
-        ok = within(model, check)
-        status = status if ok else "fail"
-        lines.append(f"  {check['metric']:<12} model {model:10.4g}  hardware {hardware:10.4g}  ratio {model / hardware:6.3f}  "
-                     f"tolerance {tolerance_text(check):>6}  {'ok' if ok else 'OUT OF TOLERANCE'}")
+        ok, verdict = within(model, check), "ok"
+        miss = check.get("known_miss")
+        if not ok and miss and miss["model_within"][0] <= model <= miss["model_within"][1]:
+            verdict = f"KNOWN MISS: {miss['why']}"
+            status = "known miss" if status == "pass" else status
+        elif not ok:
+            verdict, status = "OUT OF TOLERANCE", "fail"
+        lines.append(f"  {check['metric']:<14} model {model:10.4g}  hardware {hardware:10.4g}  ratio {model / hardware:6.3f}  "
+                     f"tolerance {tolerance_text(check):>6}  {verdict}")
     return status, lines
 
 
@@ -106,7 +113,7 @@ def main(build, cheap, check, only):
     if only:
         rows = [r for r in rows if r["id"] in only]
     chips = presets(build)
-    counts = {"pass": 0, "fail": 0, "not run": 0}
+    counts = {"pass": 0, "known miss": 0, "fail": 0, "not run": 0}
     for row in rows:
         print(f"{row['id']} on {row['chip']}: {row['work']}\n  source: {row['source']}\n  command: cubekit "
               f"{' '.join(row['command'])} --chip {row['chip']}", flush=True)
@@ -116,5 +123,6 @@ def main(build, cheap, check, only):
             status, lines = run_row(build, chips, row)
         counts[status] += 1
         print("\n".join(lines), flush=True)
-    print(f"calibration: {counts['pass']} passed, {counts['fail']} out of tolerance or failed, {counts['not run']} not run")
+    print(f"calibration: {counts['pass']} passed, {counts['known miss']} with a known miss, {counts['fail']} out of tolerance "
+          f"or failed, {counts['not run']} not run")
     return 1 if check and counts["fail"] else 0

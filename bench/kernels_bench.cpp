@@ -110,7 +110,7 @@ void emulation_and_check(benchmark::State& state, const std::function<Job()>& ma
   gm.fill_inputs(1);
   std::map<std::string, const std::vector<uint8_t>*> inputs;
   for (size_t t = 0; t < gm.decls.size(); ++t)
-    if (gm.decls[t].role != TensorRole::Out) inputs[gm.decls[t].name] = &gm.data[t];
+    if (given_by_host(gm.decls[t].role)) inputs[gm.decls[t].name] = &gm.data[t];
   std::vector<double> emulation, check;
   bool clean = true, pass = true;
   for (auto _ : state) {

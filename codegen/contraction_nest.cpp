@@ -1,6 +1,7 @@
 #include "codegen/contraction_nest.h"
 
 #include "codegen/storage.h"
+#include "codegen/vector_epilogue.h"
 #include "codegen/vector_eval.h"
 #include "emulator/error.h"
 
@@ -52,15 +53,28 @@ class Builder {
     l0a_ = k_.new_buffer("L0A", Space::L0A, m16 * k0 * s, copies);
     l0b_ = k_.new_buffer("L0B", Space::L0B, k0 * n16 * s, copies);
     l0c_ = k_.new_buffer("L0C", Space::L0C, m16 * n16 * 4, 1);
-    ub_ = k_.new_buffer("UB", Space::UB, m16 * strip_ * dtype_size(c.out), copies);
-    if (p_.epilogue) {
-      acc_ = k_.new_buffer("ACC", Space::UB, m16 * strip_ * 4, 1);
-      for (const auto& e : p_.epilogue_inputs)
-        epi_.push_back(k_.new_buffer("E_" + e.input->name, Space::UB, round_up(strip_ * dtype_size(e.input->dtype), 32), copies));
-      pool_ = std::make_unique<ScratchPool>(k_);
+    if (!p_.split) {  // the coupled core: L0C -> UB (epilogue) -> GM
+      ub_ = k_.new_buffer("UB", Space::UB, m16 * strip_ * dtype_size(c.out), copies);
+      if (p_.epilogue) {
+        acc_ = k_.new_buffer("ACC", Space::UB, m16 * strip_ * 4, 1);
+        for (const auto& e : p_.epilogue_inputs)
+          epi_.push_back(k_.new_buffer("E_" + e.input->name, Space::UB, round_up(strip_ * dtype_size(e.input->dtype), 32), copies));
+        pool_ = std::make_unique<ScratchPool>(k_);
+      }
+    }
+    if (p_.vector_epilogue) {  // split: L0C -> FixPipe -> GM workspace -> the vector cores -> GM
+      ws_tensor_ = int(k_.tensors.size());
+      ws_pitch_ = VectorEpilogue::padded(p_.tn);
+      k_.tensors.push_back({p_.func_name + "_workspace", DType::f32, {1}, TensorRole::Workspace});
+      k_.subblock = k_.new_var("subblock_idx");
+      vepi_ = std::make_unique<VectorEpilogue>(k_, p_, ws_tensor_, ws_pitch_, out_tensor_, strip_);
     }
     k_.body = tiles();
     if (pool_) k_.body = zero_scratch(std::move(k_.body));
+    if (vepi_) {
+      k_.tensors[size_t(ws_tensor_)].shape = {k_.block_dim, VectorEpilogue::kSlots, p_.tm, ws_pitch_};
+      k_.vector_body = vector_tiles();
+    }
     return std::move(k_);
   }
 
@@ -89,7 +103,37 @@ class Builder {
     w_ = k_.new_var("w");
     for (int64_t g = 0; g < ahead_; ++g) out += fill_ahead(Affine(g));
     out.push_back(loop(w_, Affine(0), count_, Affine(1), decoded(Affine::var(w_), "", [&](const Tile& t) { return one_tile(t); })));
+    for (int i = 0; vepi_ && i < VectorEpilogue::kSlots; ++i)  // the vector cores are done with every slot
+      out.push_back(wait_cross(Pipe::FIX, VectorEpilogue::kFree));
     return out;
+  }
+
+  // The vector cores' program of a mixed kernel: the same tiles, in the same order, each one's
+  // epilogue once the cube core's FixPipe has put it in the workspace (vector_epilogue.h).
+  std::vector<Node> vector_tiles() {
+    std::vector<Node> body;
+    for (int i = 0; i < VectorEpilogue::kSlots; ++i)  // every slot starts free
+      body.push_back(set_cross(Pipe::MTE2, 2, VectorEpilogue::kFree));
+    Affine count(serial_);
+    if (p_.core_loops) {
+      int rounds = k_.new_var("rounds_v");
+      body.push_back(let(rounds, Affine(fused_ - 1) - Affine::var(kBlockIdx), "/", k_.block_dim));
+      count = Affine::var(rounds, serial_) + Affine(serial_);
+    }
+    int w = k_.new_var("w_v");
+    body.push_back(loop(w, Affine(0), count, Affine(1), decoded(Affine::var(w), "_v", [&](const Tile& t) {
+      int slot = k_.new_var("slot_v");
+      std::vector<Node> out = {let(slot, Affine::var(w), "%", VectorEpilogue::kSlots)};
+      return out += vepi_->tile({t.m0, t.n0, t.bc, t.mt, t.nt, slot_offset(slot)});
+    })));
+    std::vector<Node> out = vepi_->zeroed();
+    return out += std::move(body);
+  }
+
+  // The byte offset of this group's workspace slot `slot` (a variable).
+  Affine slot_offset(int slot) const {
+    int64_t bytes = p_.tm * ws_pitch_ * 4;
+    return Affine::var(kBlockIdx, VectorEpilogue::kSlots * bytes) + Affine::var(slot, bytes);
   }
 
   // Stagger starts tile (.., x, y)'s chunks at (.. + wx x + wy y) mod full, x and y the last two
@@ -250,8 +294,27 @@ class Builder {
       body.push_back(loop(j, Affine(1), Affine(full_), Affine(1), std::move(each)));
     }
     if (tail_) body += step(Affine(full_), Affine(full_ * p_.tk_l1), tail_, full_ == 0);
-    body += epilogue(t);
+    body += p_.split ? fixpipe(t) : epilogue(t);
     return {scope({l0c_}, std::move(body))};
+  }
+
+  // Split chips: L0C -> GM on the FixPipe, cast (and ReLU'd) on the way; with an epilogue the
+  // FixPipe cannot do, whole f32 fractal columns into this tile's workspace slot, handed to the
+  // vector cores with a cross-core flag once they have given the slot back.
+  std::vector<Node> fixpipe(const Tile& t) {
+    const sched::Contraction& c = p_.c;
+    Node fix{Node::Kind::Move};
+    fix.src = {{-1, l0c_, 0}, Layout::NZ16, c.acc, t.mt, t.nt, round_up(t.mt, 16)};
+    if (!vepi_) {
+      fix.dst = {{out_tensor_, -1, (t.bc + t.m0 * c.n + t.n0) * dtype_size(c.out)}, Layout::ND, c.out, t.mt, t.nt, c.n};
+      fix.relu = p_.fixpipe_relu;
+      return {fix};
+    }
+    int slot = k_.new_var("slot");
+    fix.src.cols = VectorEpilogue::padded(t.nt);
+    fix.dst = {{ws_tensor_, -1, slot_offset(slot)}, Layout::ND, DType::f32, t.mt, fix.src.cols, ws_pitch_};
+    return {let(slot, Affine::var(w_), "%", VectorEpilogue::kSlots), wait_cross(Pipe::FIX, VectorEpilogue::kFree), fix,
+            set_cross(Pipe::FIX, 2, VectorEpilogue::kReady)};
   }
 
   // The k offset of full chunk number `j` (rotated by k_start when staggered); may add a Let.
@@ -404,11 +467,7 @@ class Builder {
                             {{.kind = Arg::Kind::Mem, .name = "#0"}, {.kind = Arg::Kind::Mem, .name = "#1"},
                              kw("len", imm(cols * s))}));
     }
-    std::map<const dsl::FuncImpl*, VValue> funcs;
-    const dsl::Directive* d = nullptr;
-    for (const auto& x : p_.epilogue->schedule)
-      if (x.kind == dsl::Directive::Kind::EpilogueOf) d = &x;
-    funcs[d->func.get()] = {VShape::Full, c.acc, {-1, acc_, Affine(0)}, 0};
+    std::map<const dsl::FuncImpl*, VValue> funcs = {{p_.producer.get(), {VShape::Full, c.acc, {-1, acc_, Affine(0)}, 0}}};
     VValue out{VShape::Full, c.out, {-1, ub_, Affine(0)}, 0};
     Evaluator(ops, inputs, funcs).eval(p_.epilogue->value, &out);
     if (epi_.empty()) return nodes;
@@ -448,13 +507,44 @@ class Builder {
   int l1a_ = -1, l1b_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1, ub_ = -1, acc_ = -1, out_tensor_ = 2;
   std::vector<int> epi_;             // the epilogue inputs' strips
   std::unique_ptr<ScratchPool> pool_;
+  int ws_tensor_ = -1;               // split chips with a vector epilogue: the workspace
+  int64_t ws_pitch_ = 0;             //   and the f32 elements from one of its rows to the next
+  std::unique_ptr<VectorEpilogue> vepi_;
 };
+
+int64_t ub_bytes(const Kernel& k, const ChipConfig& chip) { return space_bytes(k, Space::UB, chip); }
+
+std::string ub_buffers(const Kernel& k) {
+  std::string list;
+  for (const Buffer& b : k.buffers)
+    if (b.space == Space::UB) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, b.bytes, b.copies);
+  return list;
+}
+
+// The vector cores' strips: as many rows of an AIV's half tile as fit its UB.
+Kernel build_vector_epilogue_nest(const sched::ContractionPlan& plan, const ChipConfig& chip) {
+  int64_t lo = 1, hi = std::min<int64_t>((plan.tm + 1) / 2, 4095), best = 0;  // a strip's rows are one copy's bursts
+  while (lo <= hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (ub_bytes(Builder(plan, chip, mid).build(), chip) <= chip.buffer_size(Space::UB)) best = mid, lo = mid + 1;
+    else hi = mid - 1;
+  }
+  if (best > 0) return Builder(plan, chip, best).build();
+  Kernel k = Builder(plan, chip, 1).build();
+  user_error("{}: the epilogue's strips of one row of the {}-column tile need {} bytes of the vector cores' UB ({}; "
+             "ACC: the accumulators, OUT: the result, E_: inputs, V: scratch) but {} has {}; {}", plan.func_name, plan.tn,
+             ub_bytes(k, chip), ub_buffers(k), chip.name, chip.buffer_size(Space::UB),
+             plan.tn > 16 ? "use a smaller n tile or fewer epilogue operations" : "use fewer epilogue operations");
+}
 
 }  // namespace
 
 // An epilogue needs UB for its accumulator strip, its inputs and its intermediate values: the
-// widest strip (whole fractal columns, at most the plan's) whose kernel fits.
+// widest strip (whole fractal columns, at most the plan's) whose kernel fits. On the vector cores
+// of a split chip, strips are rows of the AIV's half of the tile: the most that fit.
 Kernel build_contraction_nest(const sched::ContractionPlan& plan, const ChipConfig& chip) {
+  if (plan.split && !plan.vector_epilogue) return Builder(plan, chip, 0).build();
+  if (plan.vector_epilogue) return build_vector_epilogue_nest(plan, chip);
   if (!plan.epilogue) return Builder(plan, chip, plan.strip).build();
   int64_t lo = 1, hi = plan.strip / 16, best = 0;
   while (lo <= hi) {
@@ -464,9 +554,7 @@ Kernel build_contraction_nest(const sched::ContractionPlan& plan, const ChipConf
   }
   if (best == 0) {
     Kernel k = Builder(plan, chip, 16).build();
-    std::string list;
-    for (const Buffer& b : k.buffers)
-      if (b.space == Space::UB) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, b.bytes, b.copies);
+    std::string list = ub_buffers(k);
     user_error("{}: the epilogue's strips of 16 columns of the {}-row tile need {} bytes of UB ({}; ACC: the "
                "accumulator strip, E_: inputs, V: scratch) but {} has {}; {}", plan.func_name, plan.tm,
                space_bytes(k, Space::UB, chip), list, chip.name, chip.buffer_size(Space::UB),

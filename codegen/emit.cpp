@@ -21,18 +21,40 @@ class Emitter {
   Program run() {
     for (const TensorDecl& t : k_.tensors) b_.tensor(t.name, t.dtype, t.shape, t.role);
     b_.block_dim(k_.block_dim);
-    bind(kBlockIdx);
-    b_.emit("block_idx", {x(reg(kBlockIdx))});
-    bind(kBlockNum);
-    b_.emit("block_num", {x(reg(kBlockNum))});
-    for (int v = 0; v < int(k_.vars.size()); ++v)  // use counters live throughout
-      if (is_counter(v)) bind(v);
-    block(k_.body);
-    b_.emit("end", {});
+    if (!k_.mixed()) {
+      entry(k_.body);
+      return b_.finish();
+    }
+    // A mixed kernel: the cube cores' program, then the vector cores' (registers are per core).
+    b_.entry(CoreKind::Aic, "cube");
+    b_.entry(CoreKind::Aiv, "vec");
+    b_.label("cube");
+    entry(k_.body);
+    b_.label("vec");
+    entry(k_.vector_body, k_.subblock);
     return b_.finish();
   }
 
  private:
+  // One core's program: its indices, then the body (`subblock` >= 0: it reads subblock_idx).
+  void entry(const std::vector<Node>& body, int subblock = -1) {
+    bind(kBlockIdx);
+    b_.emit("block_idx", {x(reg(kBlockIdx))});
+    bind(kBlockNum);
+    b_.emit("block_num", {x(reg(kBlockNum))});
+    if (subblock >= 0) b_.emit("subblock_idx", {x(bind(subblock))});
+    std::set<int> used;
+    for (const Node& n : body) mentions(n, used);
+    std::vector<int> counters;
+    for (int v : used)  // use counters live throughout
+      if (is_counter(v)) counters.push_back(v), bind(v);
+    block(body);
+    b_.emit("end", {});
+    for (int v : counters) unbind(v);
+    for (int v : {kBlockIdx, kBlockNum, subblock})
+      if (v >= 0) unbind(v);
+  }
+
   int reg(int var) const {
     auto it = reg_.find(var);
     CUBEKIT_ASSERT(it != reg_.end(), "variable {} used outside its scope", k_.vars[size_t(var)].name);
@@ -114,6 +136,14 @@ class Emitter {
   void sync(const Node& n) {
     if (n.sync == "barrier") {
       b_.emit("barrier", {name(pipe_name(n.from))});
+      return;
+    }
+    if (n.sync == "set_cross") {
+      b_.emit("set_cross", {name(pipe_name(n.from)), kw("mode", imm(n.b)), kw("id", imm(n.events[0]))});
+      return;
+    }
+    if (n.sync == "wait_cross") {
+      b_.emit("wait_cross", {name(pipe_name(n.from)), kw("id", imm(n.events[0]))});
       return;
     }
     std::string op = n.sync + "_flag";

@@ -88,6 +88,18 @@ Node instr(std::string mnemonic, Pipe pipe, std::vector<Ref> refs, std::vector<A
   return n;
 }
 
+Node set_cross(Pipe pipe, int mode, int id) {
+  Node n{Node::Kind::Sync};
+  n.sync = "set_cross", n.from = pipe, n.b = mode, n.events = {id};
+  return n;
+}
+
+Node wait_cross(Pipe pipe, int id) {
+  Node n{Node::Kind::Sync};
+  n.sync = "wait_cross", n.from = pipe, n.events = {id};
+  return n;
+}
+
 Instr to_instr(const Kernel& k, const Node& n) {
   static thread_local Program dummy;
   dummy.tensors = k.tensors;
@@ -194,6 +206,8 @@ void print(const Kernel& k, const std::vector<Node>& body, int depth, std::strin
         for (int e : n.events) events += (events.empty() ? "" : "|") + std::to_string(e);
         std::string by = n.counter >= 0 ? fmt::format(" by {}", name(n.counter)) : "";
         if (n.sync == "barrier") out += fmt::format("{}barrier {}\n", pad, pipe_name(n.from));
+        else if (n.sync == "set_cross") out += fmt::format("{}set_cross {}, mode={}, id={}\n", pad, pipe_name(n.from), n.b, events);
+        else if (n.sync == "wait_cross") out += fmt::format("{}wait_cross {}, id={}\n", pad, pipe_name(n.from), events);
         else out += fmt::format("{}{}_flag {}, {}, {}{}\n", pad, n.sync, pipe_name(n.from), pipe_name(n.to), events, by);
         break;
       }
@@ -208,7 +222,11 @@ std::string Kernel::str() const {
   for (const Buffer& b : buffers)
     out += fmt::format("  buffer {} in {}: {} bytes x {}{}\n", b.name, space_name(b.space), b.bytes, b.copies,
                        b.base >= 0 ? fmt::format(" at {} (stride {})", b.base, b.stride) : "");
-  print(*this, body, 1, out);
+  if (mixed()) out += "  cube cores:\n";
+  print(*this, body, mixed() ? 2 : 1, out);
+  if (!mixed()) return out;
+  out += "  vector cores:\n";
+  print(*this, vector_body, 2, out);
   return out;
 }
 

@@ -107,8 +107,10 @@ struct Node {
   std::vector<Ref> refs;
   Pipe pipe = Pipe::S;
 
-  // Sync: set_flag / wait_flag from, to, events[copy of `counter`] ; barrier from
-  std::string sync;         // "set", "wait", "barrier"
+  // Sync: set_flag / wait_flag from, to, events[copy of `counter`] ; barrier from ;
+  //       set_cross from, mode=b, id=events[0] ; wait_cross from, id=events[0] (split chips: between
+  //       the cores of a group, placed by the nest builder; the sync pass leaves them alone)
+  std::string sync;         // "set", "wait", "barrier", "set_cross", "wait_cross"
   Pipe from = Pipe::S, to = Pipe::S;
   std::vector<int> events;  // one per copy
   int counter = -1;         // selects the copy (-1: events[0])
@@ -126,6 +128,13 @@ struct Kernel {
   std::vector<Variable> vars;
   std::vector<Buffer> buffers;
   std::vector<Node> body;
+  // A mixed kernel of a split chip: `body` runs on the cube cores (AIC), `vector_body` on both
+  // vector cores (AIV) of each group, `subblock` holding their subblock_idx (0 or 1). Empty: `body`
+  // runs on the one kind that has everything it uses.
+  std::vector<Node> vector_body;
+  int subblock = -1;
+
+  bool mixed() const { return !vector_body.empty(); }
 
   int new_var(std::string name);
   int new_buffer(std::string name, Space space, int64_t bytes, int copies);
@@ -143,6 +152,9 @@ Node when(Affine a, int64_t equals, std::vector<Node> then, std::vector<Node> ot
 Node when_less(Affine a, int64_t bound, std::vector<Node> then, std::vector<Node> otherwise);
 Node scope(std::vector<int> stages, std::vector<Node> body, Node::Phase phase = Node::Phase::Whole);
 Node instr(std::string mnemonic, Pipe pipe, std::vector<Ref> refs, std::vector<Arg> args);
+// Cross-core flags between the cores of a group (split chips): `mode` as set_cross takes it.
+Node set_cross(Pipe pipe, int mode, int id);
+Node wait_cross(Pipe pipe, int id);
 
 std::string affine_str(const Kernel& k, const Affine& a);
 

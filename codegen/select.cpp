@@ -45,6 +45,8 @@ class Selector {
     if (s.layout == Layout::ND && d.layout == Layout::NZ) return {nd2nz(s, d)};
     if (s.layout == Layout::NZ && d.layout == Layout::ZZ) return to_l0a(s, d);
     if (s.layout == Layout::NZ && d.layout == Layout::ZN) return to_l0b(s, d);
+    if (s.layout == Layout::NZ16 && d.layout == Layout::ND && k_.buffers[size_t(s.at.buffer)].space == Space::L0C)
+      return {fixpipe(s, d, n.relu)};
     if (s.layout == Layout::NZ16 && d.layout == Layout::NZ16 && d.at.buffer >= 0) return {drain(s, d, n.relu)};
     if (s.layout == Layout::NZ16 && d.layout == Layout::ND && d.at.tensor >= 0) return store(s, d);
     CUBEKIT_ASSERT(false, "no instruction moves layout {} to {}", int(s.layout), int(d.layout));
@@ -127,6 +129,16 @@ class Selector {
                  {d.at, at(s.at, s.col0 * (mf * 64))}, std::move(args));
   }
 
+  // L0C (NZ16, `ld` rows per fractal column) -> GM rows `ld` elements apart, on the split cube
+  // cores' FixPipe: cast (and ReLU) on the way.
+  Node fixpipe(const View& s, const View& d, bool relu) {
+    std::vector<Arg> args = {mem0(), mem1(), kw("m", imm(s.rows)), kw("n", imm(s.cols)), kw("src_stride", imm(s.ld)),
+                             kw("dst_stride", imm(d.ld))};
+    if (relu) args.push_back(flag("relu"));
+    return instr(fmt::format("fixpipe.{}.{}", dtype_name(s.dtype), dtype_name(d.dtype)), Pipe::FIX,
+                 {d.at, at(s.at, s.col0 * (s.ld / 16 * 64))}, std::move(args));
+  }
+
   // UB (NZ16: `ld` rows of 16 elements per fractal column) -> GM rows, one copy per fractal
   // column, byte-granular on the GM side.
   std::vector<Node> store(const View& s, const View& d) {
@@ -147,6 +159,9 @@ class Selector {
 
 }  // namespace
 
-void select_instructions(Kernel& kernel, const ChipConfig&) { kernel.body = Selector(kernel).rewrite(kernel.body); }
+void select_instructions(Kernel& kernel, const ChipConfig&) {
+  kernel.body = Selector(kernel).rewrite(kernel.body);
+  kernel.vector_body = Selector(kernel).rewrite(kernel.vector_body);
+}
 
 }  // namespace cubekit::codegen

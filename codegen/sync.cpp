@@ -88,19 +88,21 @@ struct Group {
 
 class SyncPass {
  public:
-  SyncPass(Kernel& k, const ChipConfig& chip) : k_(k), chip_(chip) {}
+  // One core's program: `body` is the kernel's, or its vector cores' in a mixed kernel (their
+  // pipes, event ids and buffers are their own).
+  SyncPass(Kernel& k, std::vector<Node>& body, const ChipConfig& chip) : k_(k), body_(body), chip_(chip) {}
 
   void run() {
-    collect_pipes(k_.body);
-    tokens(k_.body);
+    collect_pipes(body_);
+    tokens(body_);
     allocate_events();
     std::vector<Node> body = prologue();
-    for (Node& n : k_.body) body.push_back(std::move(n));
+    for (Node& n : body_) body.push_back(std::move(n));
     for (Node& n : epilogue()) body.push_back(std::move(n));
-    k_.body = std::move(body);
+    body_ = std::move(body);
     State state;
-    barriers(k_.body, state);
-    insert_barriers(k_.body);
+    barriers(body_, state);
+    insert_barriers(body_);
   }
 
  private:
@@ -262,13 +264,13 @@ class SyncPass {
                      "fewer buffers between those pipes",
                      k_.name, used, pipe_name(pair.first), pipe_name(pair.second), chip_.name, chip_.event_ids);
     }
-    resolve(k_.body);
+    resolve(body_);
   }
   void resolve(std::vector<Node>& body) {
     for (Node& n : body) {
       resolve(n.body);
       resolve(n.orelse);
-      if (n.kind != Node::Kind::Sync || n.sync == "barrier" || n.events.size() != 2) continue;
+      if (n.kind != Node::Kind::Sync || n.sync == "barrier" || n.sync.ends_with("_cross") || n.events.size() != 2) continue;
       const Group& g = groups_[size_t(n.events[0])];
       n.events = n.events[1] ? g.full : g.free;
     }
@@ -471,6 +473,7 @@ class SyncPass {
   }
 
   Kernel& k_;
+  std::vector<Node>& body_;
   const ChipConfig& chip_;
   std::vector<Group> groups_;
   std::map<int, std::set<Pipe>> writers_, readers_;
@@ -478,6 +481,9 @@ class SyncPass {
 
 }  // namespace
 
-void insert_sync(Kernel& kernel, const ChipConfig& chip) { SyncPass(kernel, chip).run(); }
+void insert_sync(Kernel& kernel, const ChipConfig& chip) {
+  SyncPass(kernel, kernel.body, chip).run();
+  if (kernel.mixed()) SyncPass(kernel, kernel.vector_body, chip).run();
+}
 
 }  // namespace cubekit::codegen

@@ -63,7 +63,7 @@ class Builder {
   Kernel build() {
     int64_t total = p_.flat ? p_.rows * p_.cols : p_.rows;
     int64_t unit = p_.flat ? 128 : 1;  // tile sizes in rows, or in 128 elements when flat
-    int64_t spread = p_.cores ? chip_.cores : 1;
+    int64_t spread = p_.cores ? chip_.vector_cores() : 1;
     int64_t most = std::max<int64_t>(1, cdiv(cdiv(total, spread), unit));
     if (!p_.flat) most = std::min<int64_t>(most, 4095);  // rows are bursts of one copy
     if (p_.tile_rows) {
@@ -117,7 +117,7 @@ class Builder {
     int64_t total = p_.flat ? p_.rows * p_.cols : p_.rows;
     ntiles_ = cdiv(total, tile);
     last_ = total - (ntiles_ - 1) * tile;
-    k.block_dim = p_.cores ? int(std::min<int64_t>(chip_.cores, ntiles_)) : 1;
+    k.block_dim = p_.cores ? int(std::min<int64_t>(chip_.vector_cores(), ntiles_)) : 1;
     int copies = p_.double_buffer ? 2 : 1;
     in_.clear(), in_full_.clear();
     for (const auto& o : p_.inputs) {

@@ -246,7 +246,8 @@ class Parser {
     if (r.text == "in") role = TensorRole::In;
     else if (r.text == "out") role = TensorRole::Out;
     else if (r.text == "inout") role = TensorRole::InOut;
-    else error(r.column, fmt::format("expected the tensor's role (in, out or inout), found {}", describe(r)));
+    else if (r.text == "workspace") role = TensorRole::Workspace;
+    else error(r.column, fmt::format("expected the tensor's role (in, out, inout or workspace), found {}", describe(r)));
     problem = check_tensor_decl(program_, n.text, *dtype, shape);
     if (!problem.empty()) error(n.column, problem);
     program_.tensors.push_back({n.text, *dtype, shape, role});

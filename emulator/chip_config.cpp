@@ -247,6 +247,8 @@ void for_each_timing_field(TimingConfig& t, F f) {
   f("gm_misaligned_efficiency", t.gm_misaligned_efficiency);
   f("hbm_efficiency", t.hbm_efficiency);
   f("hbm_turnaround_cycles", t.hbm_turnaround_cycles);
+  f("hbm_page_bytes", t.hbm_page_bytes);
+  f("hbm_scattered_efficiency", t.hbm_scattered_efficiency);
   f("launch_cycles", t.launch_cycles);
   f("block_dispatch_cycles", t.block_dispatch_cycles);
   f("l2_rate", t.l2_rate);
@@ -341,6 +343,7 @@ void validate_limits(const ChipConfig& c, const std::string& origin) {
     else if (k == "l2_bytes") lo = line, hi = int64_t(1) << 40, why = " (bytes: at least one line of l2_line_bytes)";
     else if (k == "window_cycles") hi = 1'000'000'000, why = " (cycles)";
     else if (k == "gm_aligned_bytes") lo = 32, hi = 65536, why = " (bytes: at least one 32 B block; the ascend910's is 512)";
+    else if (k == "hbm_page_bytes") lo = 32, hi = 65536, why = " (bytes: at least one 32 B block; the presets' is 1024)";
     else if (k == "l2_replacement_candidates") hi = 64, why = " (lines compared per eviction: 1 is random, more approach LRU)";
     if (int64_t(v) < lo || int64_t(v) > hi)
       user_error("{}: timing field '{}' must be in {}..{}{}, got {}", where, key, lo, hi, why, v);

@@ -87,6 +87,11 @@ struct TimingConfig {
   // from reading to writing or back.
   double hbm_efficiency = 0;
   int hbm_turnaround_cycles = 0;
+  // HBM row-buffer locality: lines a read misses in runs shorter than hbm_page_bytes (the rows of
+  // a strided tile, each opening a DRAM page of its own) move at hbm_scattered_efficiency of the
+  // sustained rate; longer runs (streams) at the sustained rate.
+  int hbm_page_bytes = 0;
+  double hbm_scattered_efficiency = 0;
   // Launch: cycles from the launch until every core can start, and before each block on a core.
   int launch_cycles = 0;
   int block_dispatch_cycles = 0;
@@ -124,6 +129,8 @@ struct ChipConfig {
   bool split() const { return kind(CoreKind::Aic) != nullptr; }
   // Cores of a kind: `cores` coupled cores or AICs, cores x vector_cores_per_cube AIVs (0 when absent).
   int count(CoreKind k) const;
+  // The cores that run vector programs: the coupled cores, or the AIVs.
+  int vector_cores() const { return split() ? count(CoreKind::Aiv) : cores; }
   const CoreConfig* kind(CoreKind k) const;  // nullptr when the chip has no such core
   CoreConfig* kind(CoreKind k);
   // The kind whose cores have buffer `s` (the first one; nullptr when none has it).

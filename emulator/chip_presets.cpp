@@ -88,6 +88,8 @@ ChipConfig ascend910() {
   t.hbm_efficiency = 0.875;            // fitted: streaming kernels reach ~80% of HBM peak (limulidae README,
                                        // 910B): calibration row stream_add_910 (4096x4096 f16 add)
   t.hbm_turnaround_cycles = 8;         // assumed: about HBM2's write-to-read turnaround (~8 ns)
+  t.hbm_page_bytes = 1024;             // assumed: an HBM2 pseudo-channel's 1 KB page
+  t.hbm_scattered_efficiency = 1.0;    // assumed: no measurement of strided misses on the 910 (no effect)
   t.launch_cycles = 1000;              // assumed: ~1 us from the launch to the cores' first instruction
   t.block_dispatch_cycles = 100;       // assumed: the block scheduler hands a core its next block
   t.l2_rate = 3870;                    // assumed: the 3.87 TB/s of MTE2 reads a 910B sustained at 93.8% L2 hit
@@ -143,19 +145,21 @@ ChipConfig ascend910b2() {
   aiv.paths = {{Space::GM, Space::UB, 110},  // ini 910B2: l2 110
                {Space::UB, Space::GM, 64}};  // ini 910B2: ub->ddr 64, ub->l2 64
   TimingConfig& t = c.timing;
-  t.gm_read_hbm_rate = 32;  // ini 910B2: ddr 32
+  t.gm_read_hbm_rate = 64;  // fitted (ini 910B2 says ddr 32): rows gemm_mte2_n12288/n16384_910b2, see docs/chips.md
   t.l2_bytes = int64_t(192) << 20;  // ini 910B2: L2 192 MiB
   t.hbm_rate = 1600.0e9 / 1800e6;   // HARDWARE.md: HBM 1.6 TB/s at 1.8 GHz = 888.9 bytes per cycle
-  // Effects (docs/chips.md, "Values proposed for the split chips"; to be refitted by the calibration rows).
-  t.gm_transfer_overhead_cycles = 57;  // fitted as on the 910: a 16 KB read from HBM at 90% of the core's HBM rate
+  // Effects (docs/chips.md, "The split chips' values"; the calibration rows check the fitted ones).
+  t.gm_transfer_overhead_cycles = 28;  // fitted as on the 910: a 16 KB read from HBM at 90% of the core's HBM rate
   t.gm_aligned_bytes = 512;            // public: BP 10_0014
   t.gm_misaligned_efficiency = 0.7;    // public: BP 10_0014 (Atlas A2: 32 B aligned reads reach ~70% of 512 B aligned)
-  t.hbm_efficiency = 0.875;            // fitted on the 910 to the 910B figure (limulidae, 80%)
-  t.hbm_turnaround_cycles = 14;         // assumed: ~8 ns at 1800 MHz
+  t.hbm_efficiency = 0.97;             // fitted: row stream_add_910b2 (limulidae: streaming at ~80% of HBM peak)
+  t.hbm_turnaround_cycles = 14;        // assumed: ~8 ns at 1800 MHz
+  t.hbm_page_bytes = 1024;             // assumed: an HBM2e pseudo-channel's 1 KB page
+  t.hbm_scattered_efficiency = 0.7;    // fitted: row gemm_mte2_n16384_910b2 (1.62 TB/s of MTE2 at 32% L2 hit)
   t.launch_cycles = 1800;              // assumed: ~1 us at 1800 MHz
   t.block_dispatch_cycles = 180;       // assumed: ~0.1 us at 1800 MHz
-  t.l2_rate = 2150;                    // fitted start: 3.87 TB/s (atlaslmimog_0048) at 1800 MHz
-  t.l2_replacement_candidates = 2;     // assumed, as on the 910
+  t.l2_rate = 2000;                    // fitted: rows gemm_6144_910b2 and gemm_mte2_n4096..n10240_910b2
+  t.l2_replacement_candidates = 16;    // fitted: the L2 hit rates of rows gemm_mte2_n12288/n16384_910b2
   t.cube_efficiency = 1.0;             // fitted: the 910B GEMM 6144^3 delivers 87% of peak at 86% cube utilisation
   t.vector_efficiency = 0.843;         // assumed: the 910's AIBench figure (no 910B vector ceiling is published)
   return c;
@@ -187,16 +191,18 @@ ChipConfig ascend950pr() {
   t.gm_read_hbm_rate = 128;         // ini 950PR: ub<->ddr 128
   t.l2_bytes = int64_t(128) << 20;  // ini 950PR: L2 128 MiB
   t.hbm_rate = 1600.0e9 / 1650e6;   // HARDWARE.md: HBM 1.6 TB/s at 1.65 GHz = 969.7 bytes per cycle
-  // Effects (docs/chips.md, "Values proposed for the split chips"; to be refitted by the calibration rows).
+  // Effects (docs/chips.md, "The split chips' values"; the calibration rows check the fitted ones).
   t.gm_transfer_overhead_cycles = 14;  // fitted as on the 910: a 16 KB read from HBM at 90% of the core's HBM rate
   t.gm_aligned_bytes = 512;            // public: BP 10_0014
   t.gm_misaligned_efficiency = 0.7;    // public: BP 10_0014 (Atlas A2: 32 B aligned reads reach ~70% of 512 B aligned) ; 950 assumed the same
-  t.hbm_efficiency = 0.875;            // fitted on the 910 to the 910B figure (limulidae, 80%)
-  t.hbm_turnaround_cycles = 13;         // assumed: ~8 ns at 1650 MHz
+  t.hbm_efficiency = 0.97;             // assumed: the 910B2's fit (row stream_add_910b2)
+  t.hbm_turnaround_cycles = 13;        // assumed: ~8 ns at 1650 MHz
+  t.hbm_page_bytes = 1024;             // assumed: an HBM page of 1 KB, as on the 910B2
+  t.hbm_scattered_efficiency = 0.7;    // assumed: the 910B2's fit (row gemm_mte2_n16384_910b2)
   t.launch_cycles = 1650;              // assumed: ~1 us at 1650 MHz
   t.block_dispatch_cycles = 165;       // assumed: ~0.1 us at 1650 MHz
-  t.l2_rate = 2350;                    // fitted start: 3.87 TB/s (atlaslmimog_0048) at 1650 MHz
-  t.l2_replacement_candidates = 2;     // assumed, as on the 910
+  t.l2_rate = 2180;                    // assumed: the 910B2's fitted 3.6 TB/s at 1650 MHz
+  t.l2_replacement_candidates = 16;    // assumed: the 910B2's fit
   t.cube_efficiency = 1.0;             // fitted: the 910B GEMM 6144^3 delivers 87% of peak at 86% cube utilisation; 950 assumed
   t.vector_efficiency = 0.843;         // assumed: the 910's AIBench figure (no 910B vector ceiling is published)
   return c;

@@ -56,6 +56,8 @@ int64_t work_units(const Work& w) {
   return 0;
 }
 
+int64_t timing_work_units(const Work& w) { return w.kind == Work::Kind::Transfer ? w.amount / 512 : 0; }
+
 void work_limit_exceeded(int64_t max_work, int64_t instructions) {
   user_error("the run stopped at its work bound of {} units, after {} instructions over all blocks: an endless loop, "
              "or more work than the bound allows (a unit is about one scalar instruction of host time; a vector repeat "

@@ -43,10 +43,12 @@ std::string step_limit_message(int64_t max_steps);
 // block copied ~5 ns): every instruction 1, plus 256 per vector repeat, 128 per mmad fractal step
 // (16 x 16 x k0 multiply-adds) and 1 per 64 bytes a transfer moves. The default, 2^33 units, is
 // about a minute and a half of host time; README and bench kernels use at most ~1/3 of it (see
-// tools/README.md).
+// tools/README.md). A timing-only run computes no data: its work is the instruction's 1 and one
+// unit per L2 line a transfer touches (timing_work_units), so a 16384^3 GEMM's cycles stay in bound.
 inline constexpr int64_t kDefaultMaxWork = int64_t(1) << 33;
 inline constexpr int64_t kDefaultMaxTraceEvents = int64_t(1) << 22;  // ~200 bytes of JSON each: ~800 MB
-int64_t work_units(const Work& w);  // beyond the instruction's own 1
+int64_t work_units(const Work& w);         // beyond the instruction's own 1
+int64_t timing_work_units(const Work& w);  // the same, of a timing-only run
 // The user error of a run that went past its work bound, or its trace past its size bound.
 [[noreturn]] void work_limit_exceeded(int64_t max_work, int64_t instructions);
 [[noreturn]] void trace_limit_exceeded(int64_t max_trace_events);

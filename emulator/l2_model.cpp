@@ -69,16 +69,17 @@ void L2Model::for_each_line(const Footprint& fp, bool writes, F f) const {
     for (int64_t j = 0; j < r.n2; ++j)
       for (int64_t i = 0; i < r.n1; ++i) {
         int64_t start = r.base + i * r.s1 + j * r.s2;
-        for (int64_t l = start >> shift, last = (start + r.bytes - 1) >> shift; l <= last; ++l) f(first + uint64_t(l));
+        for (int64_t l = start >> shift, last = (start + r.bytes - 1) >> shift; l <= last; ++l) f(first + uint64_t(l), r.bytes);
       }
   }
 }
 
-uint64_t L2Model::reserve_hbm(uint64_t time, int64_t bytes, bool write) {
+uint64_t L2Model::reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered) {
   // Turning between reads and writes idles HBM; a turn during idle time costs nothing extra.
   double free = hbm_free_ + (write != hbm_writing_ ? double(t_.hbm_turnaround_cycles) : 0);
   double start = std::max(double(time), free);
-  hbm_free_ = start + double(bytes) / (t_.hbm_rate * t_.hbm_efficiency);
+  double busy = double(bytes - scattered) + double(scattered) / t_.hbm_scattered_efficiency;
+  hbm_free_ = start + busy / (t_.hbm_rate * t_.hbm_efficiency);
   hbm_writing_ = write;
   return uint64_t(std::ceil(hbm_free_));
 }
@@ -93,12 +94,14 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
                             L2Counts& counts) {
   ++request_;
   missed_.clear();
+  scattered_missed_ = 0;
   int64_t hits = 0, merged = 0;
   uint64_t data_ready = time;  // when the last line this read shares with an earlier fill arrives
-  for_each_line(fp, false, [&](uint64_t key) {
+  for_each_line(fp, false, [&](uint64_t key, int64_t run) {
     int32_t i = index_[key];
     if (i < 0) {  // a miss: fetched by this request, its arrival time set below
       missed_.push_back(insert(key, UINT64_MAX));
+      scattered_missed_ += run < t_.hbm_page_bytes;
       return;
     }
     Line& l = lines_[size_t(i)];
@@ -120,21 +123,25 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   double l2_bytes = double(requested_bytes) * double(present) / total;
   double occupancy = (l2_bytes / rate + double(miss_bytes) / t_.gm_read_hbm_rate) / efficiency;
   if (present) occupancy = std::max(occupancy, double(reserve_l2(time, l2_bytes) - time));
-  if (misses) occupancy = std::max(occupancy, double(reserve_hbm(time, miss_bytes, false) - time));
+  double fill = 0;  // how long HBM takes to deliver this read's missed lines into L2
+  if (misses)
+    fill = double(reserve_hbm(time, miss_bytes, false, scattered_missed_ * t_.l2_line_bytes) - time),
+    occupancy = std::max(occupancy, fill);
   int64_t latency = misses ? t_.l2_miss_latency : t_.l2_hit_latency;
   // Shared lines cannot arrive before the fill that brings them.
   occupancy = std::max(occupancy, double(data_ready) - double(time + uint64_t(latency)));
-  // The lines this read fetches arrive one after another over its transfer.
+  // The lines this read fetches arrive in L2 one after another as HBM delivers them: a core that
+  // merges with the fill waits for that, not for the requester's own (slower) share of HBM.
   for (int64_t i = 0; i < misses; ++i)
     lines_[size_t(missed_[size_t(i)])].ready =
-        time + uint64_t(latency) + uint64_t(std::ceil(occupancy * double(i + 1) / double(misses)));
+        time + uint64_t(latency) + uint64_t(std::ceil(fill * double(i + 1) / double(misses)));
   return {latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
 }
 
 L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, double efficiency,
                              L2Counts& counts) {
   ++request_;
-  for_each_line(fp, true, [&](uint64_t key) {
+  for_each_line(fp, true, [&](uint64_t key, int64_t) {
     int32_t i = index_[key];
     if (i < 0) insert(key, time);
     else lines_[size_t(i)].request = request_;

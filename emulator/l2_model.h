@@ -49,13 +49,15 @@ class L2Model {
     uint64_t ready;      // when its data is in L2
     uint64_t request;    // the last request that visited it (a request counts it once; the LRU age)
   };
-  // Calls f(line id) for every line the GM regions of one direction touch (a line may repeat).
+  // Calls f(line id, run) for every line the GM regions of one direction touch (a line may
+  // repeat); `run` is the length in bytes of the contiguous run the line is part of.
   template <class F>
   void for_each_line(const Footprint& fp, bool writes, F f) const;
   int32_t insert(uint64_t key, uint64_t ready);  // its slot; evicts a line when L2 is full
   size_t victim();                                 // the slot a miss in a full L2 reuses
   // When a transfer of `bytes` starting at `time` ends on HBM (`write`: a write-back) or L2's port.
-  uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write);
+  // `scattered` of the bytes are read in runs shorter than a DRAM page (hbm_page_bytes).
+  uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered = 0);
   uint64_t reserve_l2(uint64_t time, double bytes);
 
   const TimingConfig& t_;
@@ -68,6 +70,7 @@ class L2Model {
   bool hbm_writing_ = false;  // the direction of HBM's last transfer
   double l2_free_ = 0;   // when L2's read port can start the next transfer
   std::vector<int32_t> missed_;  // slots of the lines the current request fetches
+  int64_t scattered_missed_ = 0;  // how many of them are in runs shorter than a DRAM page
   uint64_t request_ = 0;
 };
 

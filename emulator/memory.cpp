@@ -33,7 +33,7 @@ int GlobalMemory::index(std::string_view name) const {
 
 void GlobalMemory::fill_inputs(uint64_t seed) {
   for (size_t t = 0; t < decls.size(); ++t) {
-    if (decls[t].role == TensorRole::Out) continue;
+    if (!given_by_host(decls[t].role)) continue;
     std::mt19937_64 rng(seed * 1000003 + t);
     std::uniform_real_distribution<double> real(-1.0, 1.0);
     std::uniform_int_distribution<int> small(-8, 8);

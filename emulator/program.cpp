@@ -16,6 +16,7 @@ std::string_view role_name(TensorRole r) {
     case TensorRole::In: return "in";
     case TensorRole::Out: return "out";
     case TensorRole::InOut: return "inout";
+    case TensorRole::Workspace: return "workspace";
   }
   return "?";
 }

@@ -12,8 +12,12 @@
 
 namespace cubekit {
 
-enum class TensorRole : uint8_t { In, Out, InOut };
+// In: the host gives it; Out: the kernel writes it for the host; InOut: both. Workspace: GM scratch
+// the kernel writes and reads itself (Ascend C's user workspace, e.g. a cube core's results handed
+// to the vector cores): neither given nor returned, and uninitialised until the kernel writes it.
+enum class TensorRole : uint8_t { In, Out, InOut, Workspace };
 std::string_view role_name(TensorRole r);
+inline bool given_by_host(TensorRole r) { return r == TensorRole::In || r == TensorRole::InOut; }
 
 struct TensorDecl {
   std::string name;

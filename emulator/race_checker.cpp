@@ -221,7 +221,7 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
     Granules<Entry>& shadow = tensors_[r.tensor];
     if (shadow.coarse.empty()) {
       shadow.resize(size_t((gm_.data[r.tensor].size() + kGranule - 1) / kGranule));
-      bool input = gm_.decls[r.tensor].role != TensorRole::Out;
+      bool input = given_by_host(gm_.decls[r.tensor].role);
       for (Entry& g : shadow.coarse) g.written = input;
     }
     RaceReporter out{program, *sinks[a->core], a->core};

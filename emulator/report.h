@@ -36,6 +36,7 @@ struct CoreStats {
   int64_t cube_steps = 0;          // fractal steps issued to the cube
   int64_t vector_cycles_ideal = 0; // vector repeats x class cycles, before bank conflicts
   std::vector<uint64_t> line_cycles;  // per instruction index: busy cycles attributed to it
+  std::vector<uint64_t> line_issues;  // per instruction index: times the scalar unit ran or issued it
 };
 
 struct Roofline {

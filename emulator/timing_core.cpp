@@ -82,6 +82,7 @@ TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch
   stats_.core = core;
   stats_.kind = launch.kind;
   stats_.line_cycles.assign(ctx.program.code.size(), 0);
+  stats_.line_issues.assign(ctx.program.code.size(), 0);
   if (blocks_.empty()) done_ = true;
   else start_block(uint64_t(ctx.chip.timing.launch_cycles));
 }
@@ -344,7 +345,7 @@ void TimingCore::scalar_one(uint64_t t) {
         return;
       }
       s.busy += scalar, ++s.instructions;
-      stats_.line_cycles[pc_] += scalar;
+      stats_.line_cycles[pc_] += scalar, ++stats_.line_issues[pc_];
       if (ctx_.options.trace) {
         count_trace_events(1);
         trace_.slices.push_back({uint8_t(Pipe::S), int32_t(pc_), block_, now, now + scalar});
@@ -369,7 +370,7 @@ void TimingCore::scalar_one(uint64_t t) {
       p.remote = remote;
       p.next_start = std::max(p.next_start, t);
     }
-    s.busy += scalar, ++s.instructions;
+    s.busy += scalar, ++s.instructions, ++stats_.line_issues[pc_];
     s_time_ = t + scalar;
     ++pc_;
     return;
@@ -407,7 +408,7 @@ void TimingCore::scalar_one(uint64_t t) {
   issue_into(slot.I, in, int(pc_), regs_);
   slot.ready = t + scalar, slot.order = issued_++, slot.kind = kind;
   if (q.count++ == 0) q.dirty = true;
-  s.busy += scalar, ++s.instructions;
+  s.busy += scalar, ++s.instructions, ++stats_.line_issues[pc_];
   s_time_ = t + scalar;
   ++pc_;
 }
@@ -543,7 +544,7 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
   const TimingConfig& tc = ctx_.chip.timing;
   const InstrSpec& spec = spec_of(*I.instr);
   Work w = spec.work(I, ctx_.chip);
-  count_work(work_units(w));
+  count_work(ctx_.options.timing_only ? timing_work_units(w) : work_units(w));
   switch (w.kind) {
     case Work::Kind::Transfer: {
       Space src = I.instr->ops[1].space, dst = I.instr->ops[0].space;

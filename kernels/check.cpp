@@ -61,7 +61,7 @@ KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunS
   std::map<std::string, const std::vector<uint8_t>*> inputs;
   std::vector<std::unique_ptr<std::vector<uint8_t>>> copies;
   for (size_t t = 0; t < run.gm.decls.size(); ++t) {
-    if (run.gm.decls[t].role == TensorRole::Out) continue;
+    if (!given_by_host(run.gm.decls[t].role)) continue;
     const std::vector<uint8_t>* bytes = &run.gm.data[t];
     if (run.gm.decls[t].role == TensorRole::InOut) bytes = copies.emplace_back(std::make_unique<std::vector<uint8_t>>(*bytes)).get();
     inputs[run.gm.decls[t].name] = bytes;

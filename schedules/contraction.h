@@ -61,11 +61,19 @@ struct ContractionPlan {
   // accumulator, with its inputs per column (indexed by n) or per row (indexed by m). The result
   // is then the consumer's: its name and type.
   std::shared_ptr<dsl::FuncImpl> epilogue;
+  std::shared_ptr<dsl::FuncImpl> producer;  // the contraction the epilogue reads
   struct EpilogueInput {
     std::shared_ptr<dsl::InputImpl> input;
     bool per_row = false;
   };
   std::vector<EpilogueInput> epilogue_inputs;
+
+  // Split chips (AIC + AIV): the result leaves L0C through the cube core's FixPipe, which casts it
+  // and, with `fixpipe_relu`, rectifies it on the way; an epilogue it cannot do (`vector_epilogue`)
+  // runs on the vector cores, reading the FixPipe's f32 tiles from a GM workspace.
+  bool split = false;
+  bool fixpipe_relu = false;
+  bool vector_epilogue = false;
 
   int64_t tiles() const;             // iterations of all tile loops together
   std::string str() const;
@@ -76,7 +84,8 @@ struct ContractionPlan {
 ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip);
 
 // Checks that `consumer` is elementwise over the plan's contraction and reads only per-column or
-// per-row inputs, and makes it the plan's epilogue.
+// per-row inputs, and makes it the plan's epilogue (on a split chip: the FixPipe's, when it is a
+// cast and ReLU of the result, else the vector cores').
 void attach_epilogue(ContractionPlan& plan, const dsl::Func& consumer);
 
 inline int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }

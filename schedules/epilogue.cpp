@@ -103,6 +103,20 @@ class EpilogueCheck {
   bool calls_producer_ = false;
 };
 
+// Whether `e` is what the FixPipe computes from the accumulator: the producer's value, ReLU'd
+// (max with 0, either side) any number of times, then at most one cast (it converts first and
+// rectifies after, which gives the same values: rounding keeps the sign).
+bool fixpipe_form(const Expr& e, const dsl::FuncImpl& producer, bool& relu) {
+  const ExprNode* n = e.get();
+  if (n->op == Op::Cast) n = n->args[0].get();
+  auto zero = [](const Expr& x) { return x.node().op == Op::Const && x.node().value == 0; };
+  while (n->op == Op::Max && (zero(n->args[0]) || zero(n->args[1]))) {
+    relu = true;
+    n = (zero(n->args[1]) ? n->args[0] : n->args[1]).get();
+  }
+  return n->op == Op::Func && n->func.get() == &producer;
+}
+
 }  // namespace
 
 void attach_epilogue(ContractionPlan& p, const dsl::Func& consumer) {
@@ -119,8 +133,10 @@ void attach_epilogue(ContractionPlan& p, const dsl::Func& consumer) {
   CUBEKIT_ASSERT(d && d->func, "attach_epilogue without epilogue_of");
   EpilogueCheck(p, consumer, *d->func).run();
   p.epilogue = consumer.impl;
+  p.producer = d->func;
   p.func_name = consumer.name();
   p.c.out = consumer.impl->value.type().dtype;
+  if (p.split) p.vector_epilogue = !fixpipe_form(consumer.impl->value, *d->func, p.fixpipe_relu);
 }
 
 }  // namespace cubekit::sched

@@ -17,7 +17,8 @@ TensorRole role_of(const std::string& r) {
   if (r == "in") return TensorRole::In;
   if (r == "out") return TensorRole::Out;
   if (r == "inout") return TensorRole::InOut;
-  user_error("tensor role must be 'in', 'out' or 'inout', got '{}'", r);
+  if (r == "workspace") return TensorRole::Workspace;
+  user_error("tensor role must be 'in', 'out', 'inout' or 'workspace', got '{}'", r);
 }
 
 py::list tensors_of(const Program& p) {
@@ -53,12 +54,14 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
       user_error("input '{}' is not a tensor of {} (its tensors: {})", name, p.name, names);
     }
     const TensorDecl& d = p.tensors[size_t(t)];
-    if (d.role == TensorRole::Out) user_error("input '{}': {} is an output of {}; give only in and inout tensors", name, name, p.name);
+    if (!given_by_host(d.role))
+      user_error("input '{}': {} is {} of {}; give only in and inout tensors", name, name,
+                 d.role == TensorRole::Out ? "an output" : "a workspace", p.name);
     gm.data[size_t(t)] = tensor_bytes(value, d.dtype, d.shape, "input '" + name + "'");
   }
   if (!timing_only)
     for (const TensorDecl& d : p.tensors)
-      if (d.role != TensorRole::Out && !inputs.contains(d.name))
+      if (given_by_host(d.role) && !inputs.contains(d.name))
         user_error("{} reads tensor '{}' ({}, shape [{}]): give it in inputs", p.name, d.name, dtype_name(d.dtype),
                    fmt::join(d.shape, ", "));
   std::string trace_path = trace.is_none() ? "" : py::str(trace).cast<std::string>();
@@ -71,7 +74,7 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
   }
   py::dict outputs;
   for (size_t t = 0; t < p.tensors.size(); ++t)
-    if (p.tensors[t].role != TensorRole::In) outputs[py::str(p.tensors[t].name)] = to_numpy(gm.data[t], p.tensors[t].dtype, p.tensors[t].shape);
+    if (p.tensors[t].role == TensorRole::Out || p.tensors[t].role == TensorRole::InOut) outputs[py::str(p.tensors[t].name)] = to_numpy(gm.data[t], p.tensors[t].dtype, p.tensors[t].shape);
   return py::make_tuple(outputs, json_loads(report_json(result.report, p, p.name)));
 }
 
@@ -180,7 +183,7 @@ table as in the assembler:
       .def(py::init<std::string>(), py::arg("kernel_name"))
       .def("tensor", [](ProgramBuilder& b, std::string n, const py::object& dtype, std::vector<int64_t> shape, const std::string& role) {
         return b.tensor(std::move(n), to_dtype(dtype), std::move(shape), role_of(role));
-      }, py::arg("name"), py::arg("dtype"), py::arg("shape"), py::arg("role") = "in", "Declares a GM tensor ('in', 'out' or 'inout').")
+      }, py::arg("name"), py::arg("dtype"), py::arg("shape"), py::arg("role") = "in", "Declares a GM tensor: 'in' (given), 'out' (returned), 'inout' (both) or 'workspace' (the kernel's own GM scratch: neither given nor returned).")
       .def("block_dim", &ProgramBuilder::block_dim, py::arg("n"), "How many blocks the kernel launches.")
       .def("label", &ProgramBuilder::label, py::arg("name"), "Names the next instruction emitted (a branch target).")
       .def("emit", [](ProgramBuilder& b, const std::string& mnemonic, const py::args& args) {

@@ -37,16 +37,8 @@ struct Shape {
 };
 void PrintTo(const Shape& s, std::ostream* os) { *os << s.name; }
 
-MatmulOptions mm(int64_t m, int64_t n, int64_t k) {
-  MatmulOptions o;
-  o.m = m, o.n = n, o.k = k;
-  return o;
-}
-template <class F>
-MatmulOptions with(MatmulOptions o, F f) {
-  f(o);
-  return o;
-}
+using test::mm;
+using test::with;
 
 class HalideShapes : public testing::TestWithParam<Shape> {};
 

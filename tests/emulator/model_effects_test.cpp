@@ -1,7 +1,8 @@
 // The timing model's measured effects (issue 11), each against a figure derived here from the
 // ChipConfig fields it is made of: transfer efficiency by length and alignment, HBM efficiency and
 // sharing, read/write turnaround, launch and dispatch overhead, the aggregate L2 rate, merged fills
-// reported apart from hits, and a capacity cliff gentler than LRU's.
+// reported apart from hits (and waiting for HBM's delivery, not the requester's share), HBM's
+// row-buffer locality (short strided runs), and a capacity cliff gentler than LRU's.
 #include "emulator/simulator.h"
 
 #include <gtest/gtest.h>
@@ -210,6 +211,56 @@ TEST(ModelEffects, MergedFillsAreReportedApartFromHits) {
   Result alone = run(c, shared_reads(1), 1);
   EXPECT_EQ(alone.report.l2_merged_lines, 0);
   EXPECT_EQ(alone.report.l2_miss_lines, 64);
+}
+
+TEST(ModelEffects, ACoreMergingWithAFillWaitsForHbmNotForTheRequestersShare) {
+  // Two cores read the same 32 KiB at once: core 0 misses every line and moves them at its own
+  // HBM rate; core 1 merges with those fills, which arrive at HBM's pace, and then moves the lines
+  // at its port's rate: it finishes well before core 0.
+  ChipConfig c = chip();
+  const TimingConfig& t = c.timing;
+  Result r = run(c, shared_reads(1).replace(shared_reads(1).find(".block_dim 32"), 13, ".block_dim 2"), 2);
+  ASSERT_EQ(r.report.per_core.size(), 2u);
+  const double bytes = 32768, port = c.kinds.front().path(Space::GM, Space::UB)->rate;
+  int64_t requester = int64_t(r.report.per_core[0].pipes[int(Pipe::MTE2)].busy);
+  int64_t merger = int64_t(r.report.per_core[1].pipes[int(Pipe::MTE2)].busy);
+  EXPECT_NEAR(double(requester), bytes / t.gm_read_hbm_rate + t.gm_transfer_overhead_cycles, 2);
+  // The merger waits for the last line (HBM delivers 32 KiB at its sustained rate), or its port.
+  double hbm = bytes / (t.hbm_rate * t.hbm_efficiency);
+  EXPECT_LE(double(merger), std::max(hbm, bytes / port) + t.gm_transfer_overhead_cycles + 2);
+  EXPECT_LT(double(merger), 0.5 * double(requester));
+}
+
+// One core copies `rows` rows of `len` bytes, `stride` bytes apart, from X (all misses).
+std::string strided(int rows, int64_t len, int64_t stride) {
+  return fmt::format(R"(.kernel strided
+.tensor X f16 [{}] in
+    copy_gm_ub_pad ub[0], X[0], nburst={}, len={}, src_gap={}
+    end
+)",
+                     rows * stride / 2, rows, len, stride - len);
+}
+
+TEST(ModelEffects, MissesInShortRunsMoveAtTheScatteredRate) {
+  // The same 32 KiB from HBM, contiguous or as 64 rows of 512 B a page apart: the rows, each shorter
+  // than hbm_page_bytes, occupy HBM 1 / hbm_scattered_efficiency as long. Two cores sharing a slow
+  // HBM make it the bound, so the difference shows in the cycles.
+  ChipConfig c = chip();
+  TimingConfig& t = c.timing;
+  t.hbm_scattered_efficiency = 0.5;
+  t.hbm_rate = 0.5 * t.gm_read_hbm_rate / t.hbm_efficiency;  // HBM sustains half a core's rate
+  t.hbm_turnaround_cycles = 0;
+  Result contiguous = run(c, strided(1, 32768, 32768), 1), rows = run(c, strided(64, 512, 4096), 1);
+  EXPECT_EQ(rows.report.l2_miss_lines, 64);
+  const double sustained = t.hbm_rate * t.hbm_efficiency, bytes = 32768;
+  double contiguous_want = bytes / sustained, rows_want = bytes / sustained / t.hbm_scattered_efficiency;
+  EXPECT_NEAR(double(mte2_busy(contiguous.report)), contiguous_want + t.gm_transfer_overhead_cycles, 0.02 * contiguous_want);
+  EXPECT_NEAR(double(mte2_busy(rows.report)), rows_want + t.gm_transfer_overhead_cycles, 0.02 * rows_want);
+  // Rows of a page or more are a stream: no penalty.
+  ChipConfig paged = c;
+  paged.timing.hbm_page_bytes = 512;
+  Result rows_paged = run(paged, strided(64, 512, 4096), 1);
+  EXPECT_EQ(mte2_busy(rows_paged.report), mte2_busy(contiguous.report));
 }
 
 // One core sweeps X (rows of 32 KiB) `sweeps` times; L2 is made to hold a share of it.

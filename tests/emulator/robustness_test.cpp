@@ -58,11 +58,17 @@ top:
 // Instructions: copy, li, 10 x (vadds, barrier, add, blt), mmad, end = 44. Extra units: 10 x 7
 // repeats x 256, 2 x 2 x 2 fractal steps x 128, 256 bytes / 64.
 constexpr int64_t kMixedInstructions = 44, kMixedWork = kMixedInstructions + 10 * 7 * 256 + 8 * 128 + 256 / 64;
+// A timing-only run computes no data: the instructions and one unit per 512 B L2 line a transfer
+// touches (the 256 B copy touches less than one).
+constexpr int64_t kMixedTimingWork = kMixedInstructions + 256 / 512;
 
 TEST(RobustnessWork, CountedAsDocumented) {
-  Ran r = simulate_text(kMixed, {.timing_only = true});
+  Ran r = simulate_text(kMixed, {});
   EXPECT_EQ(r.sim.report.instructions, kMixedInstructions);
   EXPECT_EQ(r.sim.report.work, kMixedWork);
+  Ran timing = simulate_text(kMixed, {.timing_only = true});
+  EXPECT_EQ(timing.sim.report.instructions, kMixedInstructions);
+  EXPECT_EQ(timing.sim.report.work, kMixedTimingWork);
   Program p = parse_program(kMixed, "t.s");
   GlobalMemory gm = GlobalMemory::for_program(p);
   RunResult in_order = run_in_order(chip(), p, gm);
@@ -71,8 +77,10 @@ TEST(RobustnessWork, CountedAsDocumented) {
 }
 
 TEST(RobustnessWork, TheBoundIsInclusive) {
-  EXPECT_NO_THROW(simulate_text(kMixed, {.timing_only = true, .max_work = kMixedWork}));
-  EXPECT_THROW(simulate_text(kMixed, {.timing_only = true, .max_work = kMixedWork - 1}), UserError);
+  EXPECT_NO_THROW(simulate_text(kMixed, {.max_work = kMixedWork}));
+  EXPECT_THROW(simulate_text(kMixed, {.max_work = kMixedWork - 1}), UserError);
+  EXPECT_NO_THROW(simulate_text(kMixed, {.timing_only = true, .max_work = kMixedTimingWork}));
+  EXPECT_THROW(simulate_text(kMixed, {.timing_only = true, .max_work = kMixedTimingWork - 1}), UserError);
   Program p = parse_program(kMixed, "t.s");
   GlobalMemory gm = GlobalMemory::for_program(p);
   EXPECT_NO_THROW(run_in_order(chip(), p, gm, {.max_work = kMixedWork}));
@@ -81,10 +89,10 @@ TEST(RobustnessWork, TheBoundIsInclusive) {
 
 // Work is over the whole run: 8 blocks do 8 times the work of one, and the bound sees all of it.
 TEST(RobustnessWork, CountsEveryBlock) {
-  Ran one = simulate_text(kMixed, {.blocks = 1, .timing_only = true});
-  Ran eight = simulate_text(kMixed, {.blocks = 8, .timing_only = true});
+  Ran one = simulate_text(kMixed, {.blocks = 1});
+  Ran eight = simulate_text(kMixed, {.blocks = 8});
   EXPECT_EQ(eight.sim.report.work, 8 * one.sim.report.work);
-  EXPECT_THROW(simulate_text(kMixed, {.blocks = 8, .timing_only = true, .max_work = 8 * kMixedWork - 1}), UserError);
+  EXPECT_THROW(simulate_text(kMixed, {.blocks = 8, .max_work = 8 * kMixedWork - 1}), UserError);
 }
 
 // The trace's events: a slice per instruction (S included) and 4 per flag; the bound is inclusive.

@@ -153,13 +153,17 @@ TEST(Timing, IdenticalForAnyNumberOfHostThreads) {
 TEST(Timing, CoresShareWhatTheyReadThroughL2) {
   // One block alone against 32 blocks that read the same A and B in lockstep: each line comes
   // from HBM once and the others merge with its fill, so HBM traffic does not grow, and nobody
-  // finishes before the data could arrive.
+  // finishes before HBM could deliver the data. Merging cores wait for HBM's delivery, not for the
+  // requester's own (per-core) share of HBM, so the requester changes from chunk to chunk and the
+  // 32 may finish sooner than one alone, which moves every line at its own share.
   Sim one = run(example("matmul_f16_db.s"), {.blocks = 1, .checks = false});
   Sim many = run(example("matmul_f16_db.s"), {.blocks = 32, .checks = false});
   const Report &a = one.result.report, &b = many.result.report;
   EXPECT_GT(b.l2_hit_rate + b.l2_merge_rate, 0.9);  // merged fills are reported apart from hits now
   EXPECT_EQ(b.l2_miss_lines, a.l2_miss_lines);
-  EXPECT_GE(b.cycles, a.cycles);
+  const TimingConfig t = load_chip("ascend910").timing;
+  double delivery = double(b.l2_miss_lines * t.l2_line_bytes) / (t.hbm_rate * t.hbm_efficiency);
+  EXPECT_GE(double(b.cycles), delivery + t.launch_cycles);
   EXPECT_LE(double(b.cycles), 1.1 * double(a.cycles));
 }
 

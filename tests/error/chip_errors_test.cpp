@@ -121,6 +121,13 @@ const ErrorCase kValues[] = {
       "got 65"}},
     {"GmAlignedBytesBelowABlock", preset_with(R"("gm_aligned_bytes": 512)", R"("gm_aligned_bytes": 16)"),
      {"my_chip.json (timing): timing field 'gm_aligned_bytes' must be in 32..65536", "got 16"}},
+    // HBM's row-buffer locality (issue 11's calibration on the 910B2): a page and its efficiency.
+    {"HbmPageFieldMissing", preset_with(R"("hbm_page_bytes": 1024,)", ""),
+     {"my_chip.json (timing): chip config has no field 'hbm_page_bytes'"}},
+    {"HbmPageBelowABlock", preset_with(R"("hbm_page_bytes": 1024)", R"("hbm_page_bytes": 8)"),
+     {"my_chip.json (timing): timing field 'hbm_page_bytes' must be in 32..65536 (bytes: at least one 32 B block", "got 8"}},
+    {"HbmScatteredEfficiencyAboveOne", preset_with(R"("hbm_scattered_efficiency": 1.0)", R"("hbm_scattered_efficiency": 2)"),
+     {"my_chip.json (timing): timing field 'hbm_scattered_efficiency' must be in 0.01..1 (a share of the peak rate), got 2"}},
 };
 INSTANTIATE_TEST_SUITE_P(Values, ChipJsonError, testing::ValuesIn(kValues), case_name);
 

@@ -127,10 +127,10 @@ const ErrorCase kTensors[] = {
      {"test.s:2:16: error: dimension -3 must be positive"}},
     {"TensorUnknownRole",
      lines({".kernel t", ".tensor A f16 [4] input", "    end"}),
-     {"test.s:2:19: error: expected the tensor's role (in, out or inout), found 'input'"}},
+     {"test.s:2:19: error: expected the tensor's role (in, out, inout or workspace), found 'input'"}},
     {"TensorMissingRole",
      lines({".kernel t", ".tensor A f16 [4]", "    end"}),
-     {"test.s:2:18: error: expected the tensor's role (in, out or inout), found the end of the line"}},
+     {"test.s:2:18: error: expected the tensor's role (in, out, inout or workspace), found the end of the line"}},
     // Currently fails: 10^22 elements overflow int64 in TensorDecl::bytes(); the parser accepts the
     // declaration and the run dies allocating GM (std::bad_alloc, see cli_errors_test).
     {"TensorTooLarge",

@@ -222,7 +222,7 @@ TEST(RobustnessWork, VectorRepeatsCountAsWork) {
   // 1000 vadds of 255 repeats are 4000 instructions but 16 M units.
   const char* text = ".kernel v\n    li x1, 0\ntop:\n    vadds.f16 ub[0], ub[0], 1.0, repeat=255\n    barrier V\n"
                      "    add x1, x1, 1\n    blt x1, 1000, top\n    end\n";
-  expect_user_error([&] { simulate_text(text, {.timing_only = true, .max_work = 1'000'000}); },
+  expect_user_error([&] { simulate_text(text, {.max_work = 1'000'000}); },
                     {"the run stopped at its work bound of 1000000 units", "a vector repeat counts 256"});
 }
 

@@ -131,7 +131,7 @@ def test_builder_errors():
         b.emit("frob")
     with pytest.raises(ck.Error, match=r"unknown dtype 'f64'"):
         b.tensor("A", "f64", [4])
-    with pytest.raises(ck.Error, match=r"tensor role must be 'in', 'out' or 'inout', got 'both'"):
+    with pytest.raises(ck.Error, match=r"tensor role must be 'in', 'out', 'inout' or 'workspace', got 'both'"):
         b.tensor("A", "f16", [4], "both")
     with pytest.raises(ck.Error, match=r"block_dim must be 1\.\.65535, got 0"):
         b.block_dim(0)
