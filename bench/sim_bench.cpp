@@ -1,6 +1,9 @@
 // How fast the emulator runs on the host: timing-only simulation in instructions per second
-// (target: 20 million), and full emulation (data and checks) of the matmul examples.
+// (target: 20 million), on the double-buffered example and on the calibration's 6144^3 GEMM on
+// ascend910b2, and full emulation (data and checks) of the matmul examples.
+#include "codegen/lower.h"
 #include "emulator/simulator.h"
+#include "kernels/matmul.h"
 
 #include <benchmark/benchmark.h>
 
@@ -13,9 +16,7 @@ std::string example(const char* name) {
   return (std::filesystem::path(CUBEKIT_SOURCE_DIR) / "examples/asm" / name).string();
 }
 
-void run(benchmark::State& state, const char* name, SimOptions options) {
-  ChipConfig chip = load_chip("ascend910");
-  Program p = load_program(example(name));
+void run_program(benchmark::State& state, const ChipConfig& chip, const Program& p, SimOptions options) {
   GlobalMemory gm = GlobalMemory::for_program(p);
   gm.fill_inputs(1);
   int64_t instructions = 0;
@@ -30,6 +31,22 @@ void run(benchmark::State& state, const char* name, SimOptions options) {
   state.counters["emulated_cycles"] = double(cycles);
   state.counters["instr/s"] = benchmark::Counter(double(instructions), benchmark::Counter::kIsIterationInvariantRate);
 }
+
+void run(benchmark::State& state, const char* name, SimOptions options) {
+  run_program(state, load_chip("ascend910"), load_program(example(name)), options);
+}
+
+// The calibration row gemm_6144_910b2 (calibration/rows.json): the published tiling, 24 cube
+// cores, about 20 million instructions.
+void BM_TimingOnly_Gemm6144_910b2(benchmark::State& state) {
+  ChipConfig chip = load_chip("ascend910b2");
+  kernels::MatmulOptions o;
+  o.m = o.n = o.k = 6144;
+  o.tm = 128, o.tn = 256, o.tk_l0 = 64, o.tk_l1 = 256, o.l1_copies = 2, o.double_buffer = true;
+  Program p = codegen::compile(kernels::matmul(o, chip).out, chip).program;
+  run_program(state, chip, p, {.timing_only = true});
+}
+BENCHMARK(BM_TimingOnly_Gemm6144_910b2)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 
 // 256 blocks of the double-buffered matmul on 32 cores: 8 waves, about 330 thousand instructions.
 void BM_TimingOnly(benchmark::State& state) { run(state, "matmul_f16_db.s", {.blocks = 256, .timing_only = true}); }

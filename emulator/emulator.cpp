@@ -73,12 +73,23 @@ void trace_limit_exceeded(int64_t max_trace_events) {
              max_trace_events);
 }
 
+Diagnostic* RunResult::find(Diagnostic::Kind kind, int index, int other) {
+  for (; indexed_ < diagnostics.size(); ++indexed_) {  // diagnostics added directly since
+    const Diagnostic& d = diagnostics[indexed_];
+    seen_.try_emplace({d.kind, d.index, d.other}, indexed_);
+  }
+  auto it = seen_.find({kind, index, other});
+  return it == seen_.end() ? nullptr : &diagnostics[it->second];
+}
+
+bool RunResult::repeat(Diagnostic::Kind kind, int index, int other) {
+  Diagnostic* seen = find(kind, index, other);
+  if (seen) ++seen->repeats;
+  return seen != nullptr;
+}
+
 void RunResult::report(Diagnostic d) {
-  for (Diagnostic& seen : diagnostics)
-    if (seen.kind == d.kind && seen.index == d.index && seen.other == d.other) {
-      ++seen.repeats;
-      return;
-    }
+  if (repeat(d.kind, d.index, d.other)) return;
   diagnostics.push_back(std::move(d));
 }
 

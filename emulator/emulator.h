@@ -9,7 +9,9 @@
 #include "emulator/program.h"
 
 #include <array>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace cubekit {
@@ -75,6 +77,15 @@ struct RunResult {
   // Records a diagnostic, once per (kind, instruction, other): a problem inside a loop is reported once
   // with a count instead of once per iteration and core.
   void report(Diagnostic d);
+  // Counts one more of a diagnostic recorded already and returns true; false when it is new. A
+  // checker asks before it builds the message: a racy loop reports the same race each iteration,
+  // and formatting it every time would cost far more than the run it checks.
+  bool repeat(Diagnostic::Kind kind, int index, int other);
+
+ private:
+  std::map<std::tuple<Diagnostic::Kind, int, int>, size_t> seen_;  // where each one is in diagnostics
+  size_t indexed_ = 0;                                            // how many of diagnostics seen_ holds
+  Diagnostic* find(Diagnostic::Kind kind, int index, int other);
 };
 
 RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options = {});

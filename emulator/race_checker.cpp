@@ -103,6 +103,7 @@ void RaceReporter::race(const Access& first, const Access& second, bool first_wr
   bool swap = first.unit == second.unit && second.order < first.order;
   const Access& earlier = swap ? second : first;
   const Access& later = swap ? first : second;
+  if (sink.repeat(Diagnostic::Kind::Race, later.index, earlier.index)) return;
   bool earlier_writes = swap ? second_writes : first_writes, later_writes = swap ? first_writes : second_writes;
   std::string fix;
   const bool cores = earlier.unit != later.unit && earlier.core != later.core;
@@ -134,6 +135,7 @@ void RaceReporter::race(const Access& first, const Access& second, bool first_wr
 }
 
 void RaceReporter::uninitialised(const Access& reader, std::string_view buffer, int64_t lo, int64_t hi) {
+  if (sink.repeat(Diagnostic::Kind::Uninitialized, reader.index, -1)) return;
   uint32_t line = reader.index >= 0 ? program.code[reader.index].line : 0;
   sink.report({Diagnostic::Kind::Uninitialized, core, reader.index, line,
                fmt::format("(pipe {}) reads {} bytes [{}, {}) that nothing has written (in block {})",

@@ -47,6 +47,9 @@ void load_input(GlobalMemory& gm, const std::string& binding) {
   auto [name, path] = split_binding(binding, "--input");
   int t = gm.index(name);
   const TensorDecl& decl = gm.decls[t];
+  if (decl.role == TensorRole::Workspace)
+    user_error("--input {}: tensor {} is the kernel's workspace (GM scratch it writes before reading); give inputs "
+               "for its in and inout tensors", name, name);
   NpyArray a = read_npy(path);
   if (a.dtype == DType::u16 && decl.dtype == DType::bf16) a.dtype = DType::bf16;  // bf16 travels as its bits
   if (a.dtype != decl.dtype)
@@ -92,7 +95,7 @@ int run(const RunArgs& args) {
   if (!args.trace.empty() && !std::ofstream(args.trace, std::ios::app))
     user_error("--trace: cannot write '{}'", args.trace);
   GlobalMemory gm = GlobalMemory::for_program(program);
-  gm.fill_inputs(args.seed);
+  if (!args.timing_only) gm.fill_inputs(args.seed);  // timing never depends on data
   for (const std::string& in : args.inputs) load_input(gm, in);
   std::vector<std::pair<int, std::string>> outputs;
   for (const std::string& out : args.outputs) {

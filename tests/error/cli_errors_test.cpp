@@ -224,6 +224,16 @@ TEST(CliInput, OutputOfUnknownTensor) {
   EXPECT_THAT(r.err, HasSubstr("cubekit: error: no tensor 'D' (the program declares: A, B, C)"));
 }
 
+TEST(CliInput, InputForAWorkspace) {
+  TempDir dir("cli");
+  std::string prog = dir.write("ws.s", lines({".kernel t", ".tensor W f32 [8] workspace", "    end"}));
+  std::string w = dir.write("w.npy", npy("<f4", "(8,)", 32));
+  CliResult r = cubekit(dir, "run " + shell_quoted(prog) + " --input W=" + shell_quoted(w));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --input W: tensor W is the kernel's workspace (GM scratch it writes "
+                               "before reading); give inputs for its in and inout tensors"));
+}
+
 TEST(CliInput, DtypeMismatch) {
   TempDir dir("cli");
   std::string a = dir.write("a32.npy", npy("<f4", "(128, 128)", 128 * 128 * 4));

@@ -463,6 +463,19 @@ const ApiCase kBuffers[] = {
      },
      {"C: the buffers in l1 need 16384 bytes (L1A 4096 x 2, L1B 4096 x 2, each copy rounded up to the 4096-byte "
       "alignment) but l1_align_4k has 12288; use smaller tiles or fewer copies"}},
+    // codegen/contraction_nest.cpp: on a split chip the epilogue runs on the vector cores in strips
+    // of rows; with a small UB not even one row of the tile fits.
+    {"SplitEpilogueStripsOverflowUb",
+     [] {
+       ChipConfig chip = load_chip("ascend910b2");
+       chip.name = "small_ub_910b2";
+       chip.set_buffer_size(Space::UB, 4096);
+       kernels::MatmulOptions o;
+       o.m = 64, o.n = 512, o.k = 64, o.tm = 16, o.tn = 512, o.epilogue = {"bias", "gelu"};
+       codegen::compile(kernels::matmul(o, chip).out, chip);
+     },
+     {"D: the epilogue's strips of one row of the 512-column tile need ", "bytes of the vector cores' UB (ACC ",
+      "but small_ub_910b2 has 4096; use a smaller n tile or fewer epilogue operations"}},
     // codegen/sync.cpp: double buffering takes two event ids per pipe pair.
     {"EventIdsExhausted", [] { Mm().good().compile(chip_with("one_event", [](ChipConfig& c) { c.event_ids = 1; })); },
      {"C: the schedule needs 2 event ids from ", " but one_event has 1; drop double_buffer() or stage fewer buffers "

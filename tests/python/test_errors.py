@@ -71,6 +71,17 @@ def test_unknown_and_output_tensors(matmul_program):
         ck.run(matmul_program, {"A": a, "B": a, "C": np.ones((128, 128), np.float32)})
 
 
+def test_input_for_a_workspace():
+    b = ck.Builder("ws")
+    b.tensor("W", "f32", [8], "workspace")
+    b.emit("end")
+    prog = b.finish()
+    with pytest.raises(ck.Error, match=r"^input 'W': W is a workspace of ws; give only in and inout tensors$"):
+        ck.run(prog, {"W": np.zeros(8, np.float32)})
+    outputs, _ = ck.run(prog, {})
+    assert outputs == {}  # a workspace is not returned either
+
+
 def test_not_an_array(copy_program):
     with pytest.raises(ck.Error, match=r"input 'X': expected a numpy array, got list"):
         ck.run(copy_program, {"X": [[0.0] * 16] * 16})

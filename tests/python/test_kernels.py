@@ -77,15 +77,17 @@ def test_matmul_batch(rng):
     assert_report(report)
 
 
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2", "ascend950pr"])
 @pytest.mark.parametrize("epilogue", [("bias",), ("relu",), ("gelu",), ("scale",), ("bias", "relu"),
                                       ("scale", "bias", "gelu")])
-def test_matmul_epilogues(ab, rng, epilogue):
+def test_matmul_epilogues(ab, rng, epilogue, chip):
+    """On every preset: the split chips fuse ReLU into the FixPipe and run the rest on the vector cores."""
     a, b = ab
     bias = rng.standard_normal(N).astype(np.float32)
     kwargs = {"bias": bias} if "bias" in epilogue else {}
     if "scale" in epilogue:
         kwargs["scale"] = 0.25
-    c, report = kernels.matmul(a, b, epilogue=list(epilogue), **kwargs)
+    c, report = kernels.matmul(a, b, epilogue=list(epilogue), chip=chip, **kwargs)
     x = matmul_ref(a, b).astype(np.float64)
     if "scale" in epilogue:
         x = 0.25 * x
@@ -174,6 +176,20 @@ def softmax_ref(x):
     x = x.astype(np.float64)
     e = np.exp(x - x.max(-1, keepdims=True))
     return e / e.sum(-1, keepdims=True)
+
+
+@pytest.mark.parametrize("chip, blocks", [("ascend910b2", 43), ("ascend950pr", 64)])
+def test_vector_kernels_on_the_split_chips(rng, chip, blocks):
+    """The vector kernels run on every vector core: 128 rows in tiles of ceil(128 / 48) = 3 rows on
+    the 910B2's 48, of 2 rows on the 950PR's 64."""
+    x = rng.uniform(-3, 3, (128, 70)).astype(np.float16)
+    y, report = kernels.softmax(x, chip=chip)
+    e = np.exp(f32(x) - f32(x).max(-1, keepdims=True))
+    np.testing.assert_allclose(f32(y), e / e.sum(-1, keepdims=True), rtol=1e-2, atol=1e-3)
+    assert report["chip"] == chip and report["diagnostics"] == []
+    assert report["blocks"] == blocks
+    s, _ = kernels.sum(x.astype(np.float32), axis=-1, chip=chip)
+    np.testing.assert_allclose(s, x.astype(np.float64).sum(-1), rtol=1e-4, atol=1e-3)
 
 
 def test_softmax(xy):
