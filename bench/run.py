@@ -50,10 +50,12 @@ def chip_info(build, chip):
     clock_hz = c["clock_mhz"] * 1e6
     f16 = next(f for f in c["cube"] if f["input"] == "f16")
     macs = f16["m0"] * f16["k0"] * f16["n0"]
-    return {"name": c["name"], "cores": c["cores"], "clock_mhz": c["clock_mhz"],
+    # split chips: `cores` cube cores, each with vector_cores_per_cube vector cores
+    vector_cores = c["cores"] * c["vector_cores_per_cube"] if c.get("vector_cores_per_cube") else c["cores"]
+    return {"name": c["name"], "cores": c["cores"], "vector_cores": vector_cores, "clock_mhz": c["clock_mhz"],
             "peak_tflops": 2 * macs * c["cores"] * clock_hz / 1e12,
             # one simple f16 operation per lane per cycle: a 256 B repeat is 128 lanes
-            "vector_peak_tflops": c["vector_repeat_bytes"] / 2 / c["timing"]["vector_simple_cycles"] * c["cores"] * clock_hz / 1e12,
+            "vector_peak_tflops": c["vector_repeat_bytes"] / 2 / c["timing"]["vector_simple_cycles"] * vector_cores * clock_hz / 1e12,
             "hbm_gbps": c["timing"]["hbm_rate"] * clock_hz / 1e9}
 
 
@@ -90,7 +92,9 @@ def group(records):
 
 def markdown(chip, records):
     lines = [f"# cubekit benchmarks on {chip['name']}", "",
-             f"{chip['cores']} cores at {chip['clock_mhz']:.0f} MHz: cube peak {chip['peak_tflops']:.0f} TFLOPS (f16), "
+             (f"{chip['cores']} cores" if chip["vector_cores"] == chip["cores"]
+              else f"{chip['cores']} cube cores and {chip['vector_cores']} vector cores") +
+             f" at {chip['clock_mhz']:.0f} MHz: cube peak {chip['peak_tflops']:.0f} TFLOPS (f16), "
              f"HBM {chip['hbm_gbps']:.0f} GB/s. Emulated cycles are exact; host times are medians on this machine.", ""]
     groups = group(records)
 
