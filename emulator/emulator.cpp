@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <optional>
 
 namespace cubekit {
@@ -105,8 +107,32 @@ Diagnostic::Kind kind_of(AccessError::Kind k) {
 
 }  // namespace
 
+namespace {
+
+// Copies what an instruction wrote into the staging copy of a partner core's buffer (the 950's
+// L0C -> UB, UB -> L1) on to that core's memory; `partner` says nullptr for the core's own buffers.
+void pass_to_partner(const Issued& I, const Footprint& fp, const CoreMemory& memory, const PartnerMemory& partner) {
+  if (!partner) return;
+  int slot = spec_of(*I.instr).operand_index("sub");
+  int subblock = slot >= 0 ? int(I[slot]) : 0;
+  for (int k = 0; k < fp.count; ++k) {
+    const Region& r = fp.regions[k];
+    if (!r.write || r.space == Space::GM) continue;
+    CoreMemory* to = partner(r.space, subblock);
+    if (!to) continue;
+    for (int64_t j = 0; j < r.n2; ++j)
+      for (int64_t i = 0; i < r.n1; ++i) {
+        int64_t at = r.base + i * r.s1 + j * r.s2;
+        std::memcpy(to->data(r.space) + at, memory.buffer[int(r.space)].data() + at, size_t(r.bytes));
+      }
+  }
+}
+
+}  // namespace
+
 void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, CoreMemory& memory,
-                       ScalarState& s, const RunOptions& options, RunResult& result, int entry) {
+                       ScalarState& s, const RunOptions& options, RunResult& result, int entry,
+                       const PartnerMemory& partner) {
   std::vector<GmView> views;
   for (auto& t : gm.data) views.push_back({t.data(), 0});
   ExecContext ctx{chip, memory, views.data()};
@@ -159,6 +185,7 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
       } catch (const Fault& f) {
         report(Diagnostic::Kind::Fault, int(pc), f.message);
       }
+      pass_to_partner(I, fp, memory, partner);
     }
     if (e.kind == AccessError::None && spec.work) result.work += work_units(spec.work(I, chip));
     ++pc;
@@ -250,13 +277,33 @@ RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMem
   for (const LaunchCore& c : plan.cores)
     for (int b : c.blocks) order.push_back({b, &c});
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // A mixed block's cores share their memories for the writes into a partner's buffer (the 950):
+  // the cube core runs first, so what it puts into a vector core's UB is there when that one runs.
+  std::map<int, std::vector<CoreMemory>> groups;  // block -> the AIC's memory, then the AIVs'
+  const int v = chip.vector_cores_per_cube;
   for (const auto& [block, core] : order) {
     ScalarState s;
     s.block_idx = block;
     s.block_num = result.cores;
     s.subblock_idx = core->subblock;
-    CoreMemory memory(*chip.kind(core->kind));
-    run_core_in_order(chip, program, gm, memory, s, options, result, core->entry);
+    if (!plan.mixed) {
+      CoreMemory memory(chip, *chip.kind(core->kind));
+      run_core_in_order(chip, program, gm, memory, s, options, result, core->entry);
+      continue;
+    }
+    std::vector<CoreMemory>& group = groups[block];
+    if (group.empty()) {
+      group.emplace_back(chip, *chip.kind(CoreKind::Aic));
+      for (int k = 0; k < v; ++k) group.emplace_back(chip, *chip.kind(CoreKind::Aiv));
+    }
+    const bool cube = core->kind == CoreKind::Aic;
+    CoreMemory& memory = group[size_t(cube ? 0 : 1 + core->subblock)];
+    PartnerMemory partner = [&](Space space, int subblock) -> CoreMemory* {
+      if (chip.kind(core->kind)->has_buffer(space)) return nullptr;
+      return space == Space::UB ? &group[size_t(1 + subblock)] : &group[0];
+    };
+    run_core_in_order(chip, program, gm, memory, s, options, result, core->entry, partner);
+    if (!cube && core->subblock == v - 1) groups.erase(block);  // the block's last core ran
   }
   return result;
 }

@@ -9,6 +9,7 @@
 #include "emulator/program.h"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -90,9 +91,14 @@ struct RunResult {
 
 RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options = {});
 
+// Where a write into a buffer of the partner core in the group goes (the 950's paths): the memory of
+// the group's vector core `subblock` (UB) or of its cube core (L1); nullptr when it has none.
+using PartnerMemory = std::function<CoreMemory*(Space space, int subblock)>;
+
 // One core's walk of the program from instruction `entry` against memory the caller owns (tests
 // pre-fill buffers this way).
 void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, CoreMemory& memory,
-                       ScalarState& state, const RunOptions& options, RunResult& result, int entry = 0);
+                       ScalarState& state, const RunOptions& options, RunResult& result, int entry = 0,
+                       const PartnerMemory& partner = {});
 
 }  // namespace cubekit

@@ -1,5 +1,11 @@
 #include "emulator/functional_core.h"
 
+#include "emulator/error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
 namespace cubekit {
 
 namespace {
@@ -15,24 +21,37 @@ std::optional<DType> atomic_type(const Issued& I) {
 
 FunctionalCore::FunctionalCore(const ChipConfig& chip, CoreKind kind, const Program& program, const GlobalMemory& gm,
                                int core, bool checks)
-    : chip_(chip), program_(program), gm_(gm), core_(core), memory_(*chip.kind(kind)), window_(gm, core) {
+    : chip_(chip), program_(program), gm_(gm), core_(core), memory_(chip, *chip.kind(kind)), window_(gm, core) {
   if (checks) shadow_ = std::make_unique<LocalShadow>(chip);
   for (const auto& t : gm.data) views_.push_back({const_cast<uint8_t*>(t.data()), 0});
+  const CoreConfig& k = *chip.kind(kind);
+  for (int s = 1; s < kNumSpaces; ++s)
+    if (k.has_buffer(Space(s))) own_spaces_ |= 1u << s;
+}
+
+void FunctionalCore::set_group(int aic, std::vector<int> aivs) {
+  aic_ = aic;
+  aivs_ = std::move(aivs);
+}
+
+// A core's blocks run one after another, in increasing block_idx; a partner's write may be the
+// first sign of the next one.
+void FunctionalCore::begin_block(int block) {
+  if (block_ >= 0 && block <= block_) return;
+  block_ = block;  // a new block: its buffers hold leftovers nobody wrote in it
+  if (shadow_) shadow_->reset();
 }
 
 void FunctionalCore::replay(const std::vector<Started>& stream) {
   Footprint fp;
   for (const Started& s : stream) {
-    if (s.block != block_) {  // a new block: its buffers hold leftovers nobody wrote in it
-      block_ = s.block;
-      if (shadow_) shadow_->reset();
-    }
+    begin_block(s.block);
     fp.count = 0;
     spec_of(*s.I.instr).footprint(s.I, chip_, fp);
     if (shadow_) {
       Access who{s.epoch, s.I.index, s.pipe, s.block, atomic_type(s.I).has_value(), s.order, s.unit, core_};
       RaceReporter out{program_, diagnostics_, core_};
-      shadow_->check(fp, who, s.known, out, s.start);
+      shadow_->check(fp, who, s.known, s.remote, own_spaces_, out, s.start);
       for (int k = 0; k < fp.count; ++k) {
         const Region& r = fp.regions[k];
         if (r.space == Space::GM && !(who.atomic && !r.write))
@@ -65,6 +84,10 @@ void FunctionalCore::execute(const Started& s, const Footprint& fp) {
     uint32_t line = program_.code[s.I.index].line;
     diagnostics_.report({Diagnostic::Kind::Fault, core_, s.I.index, line, f.message});
   }
+  for (int k = 0; k < fp.count; ++k) {
+    const Region& r = fp.regions[k];
+    if (r.write && r.space != Space::GM && !(own_spaces_ >> int(r.space) & 1)) log_remote(s, r);
+  }
   if (!touches_gm) return;
   for (int k = 0; k < fp.count; ++k) {
     const Region& r = fp.regions[k];
@@ -72,6 +95,51 @@ void FunctionalCore::execute(const Started& s, const Footprint& fp) {
     if (r.write) window_.log_write(r, staged[k].data(), r.lo(), s.start, atomic);
     views_[r.tensor] = {const_cast<uint8_t*>(gm_.data[r.tensor].data()), 0};
   }
+}
+
+// A write into the partner's buffer: UB is a vector core's (the instruction's `sub` names which),
+// L1 the cube core's.
+void FunctionalCore::log_remote(const Started& s, const Region& r) {
+  const Instr& in = *s.I.instr;
+  int sub = spec_of(in).operand_index("sub");
+  int subblock = sub >= 0 ? int(s.I[sub]) : 0;
+  int target = r.space == Space::L1 ? aic_ : subblock < int(aivs_.size()) ? aivs_[size_t(subblock)] : -1;
+  CUBEKIT_ASSERT(target >= 0, "a write into {} of a partner core that is not in the launch (plan_launch checks)",
+                 space_name(r.space));
+  RemoteWrite w{s.start, core_, remote_seq_++, target, r, {}, {}, s.known, s.remote};
+  w.who = {s.epoch, s.I.index, s.pipe, s.block, false, s.order, s.unit, int16_t(core_)};
+  const uint8_t* from = memory_.data(r.space);
+  for (int64_t j = 0; j < r.n2; ++j)
+    for (int64_t i = 0; i < r.n1; ++i) {
+      const uint8_t* chunk = from + r.base + i * r.s1 + j * r.s2;
+      w.data.insert(w.data.end(), chunk, chunk + r.bytes);
+    }
+  remote_writes_.push_back(std::move(w));
+}
+
+void FunctionalCore::commit_remote(std::vector<std::unique_ptr<FunctionalCore>>& cores, const Program& program) {
+  std::vector<RemoteWrite*> all;
+  for (auto& c : cores)
+    for (RemoteWrite& w : c->remote_writes_) all.push_back(&w);
+  if (all.empty()) return;
+  std::sort(all.begin(), all.end(), [](const RemoteWrite* a, const RemoteWrite* b) {
+    return std::tie(a->time, a->core, a->seq) < std::tie(b->time, b->core, b->seq);
+  });
+  for (const RemoteWrite* w : all) {
+    FunctionalCore& t = *cores[size_t(w->target)];
+    t.begin_block(w->who.block);
+    const Region& r = w->region;
+    uint8_t* to = t.memory_.data(r.space);
+    const uint8_t* data = w->data.data();
+    for (int64_t j = 0; j < r.n2; ++j)
+      for (int64_t i = 0; i < r.n1; ++i, data += r.bytes) std::memcpy(to + r.base + i * r.s1 + j * r.s2, data, size_t(r.bytes));
+    if (!t.shadow_) continue;
+    Footprint fp;
+    fp.add(r);
+    RaceReporter out{program, t.diagnostics_, t.core_};
+    t.shadow_->check(fp, w->who, w->known, w->remote, 1u << int(r.space), out, w->time);
+  }
+  for (auto& c : cores) c->remote_writes_.clear();
 }
 
 }  // namespace cubekit

@@ -21,7 +21,7 @@ namespace {
 
 using namespace isa;
 
-enum Slot { kDst, kSrc, kM, kN, kSrcStride, kDstStride, kRelu, kScale, kScaleL1 };
+enum Slot { kDst, kSrc, kM, kN, kSrcStride, kDstStride, kRelu, kScale, kScaleL1, kSub };
 
 constexpr int64_t kL0cRowBytes = 64;  // one row of a 16 x 16 f32/s32 fractal
 constexpr int64_t kL1RowBytes = 32;   // one row of an L1 NZ column block (C0 elements)
@@ -97,6 +97,11 @@ void fixpipe_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
             .align = chip.alignment(Space::L1)});
   const Operand& dst = I.instr->ops[kDst];
   int size = dtype_size(I.type(1));
+  if (dst.space == Space::UB) {  // the 950: rows into the UB of a vector core of the group
+    fp.add({.operand = kDst, .space = Space::UB, .write = true, .base = I[kDst], .bytes = n * size, .n1 = m,
+            .s1 = I[kDstStride] * size, .align = chip.alignment(Space::UB)});
+    return;
+  }
   if (!to_l1(I)) {
     fp.add({.operand = kDst, .space = Space::GM, .tensor = dst.tensor, .write = true, .base = I[kDst],
             .bytes = n * size, .n1 = m, .s1 = I[kDstStride] * size, .align = size});
@@ -153,10 +158,15 @@ std::string fixpipe_check(const Instr& in, int& operand) {
                        "16-column fractal column in L0C (ceil(m/16)*16 for the layout mmad leaves)",
                        src_stride, m);
   }
-  if (in.ops[kDst].space == Space::GM) {
+  if (in.ops[kSub].imm != 0 && in.ops[kDst].space != Space::UB) {
+    operand = kSub;
+    return fmt::format("sub={} picks the vector core whose UB receives the tile: it needs a UB destination", in.ops[kSub].imm);
+  }
+  if (in.ops[kDst].space == Space::GM || in.ops[kDst].space == Space::UB) {
     if (dst_stride < n) {
       operand = kDstStride;
-      return fmt::format("dst_stride={} is smaller than n={}: rows of the GM matrix would overlap", dst_stride, n);
+      return fmt::format("dst_stride={} is smaller than n={}: rows of the {} matrix would overlap", dst_stride, n,
+                         in.ops[kDst].space == Space::GM ? "GM" : "UB");
     }
     return {};
   }
@@ -187,8 +197,9 @@ void add_fixpipe_instructions(std::vector<InstrSpec>& t) {
                .types = {{DType::f32, DType::f32}, {DType::f32, DType::f16}, {DType::f32, DType::bf16},
                          {DType::s32, DType::s32},
                          {DType::s32, DType::f16}, {DType::f32, DType::s8}, {DType::s32, DType::s8}},
-               .operands = {mem("dst", bit(Space::GM) | bit(Space::L1),
-                                "a GM tensor (row-major, declared with the destination type) or L1 (NZ)"),
+               .operands = {mem("dst", bit(Space::GM) | bit(Space::L1) | bit(Space::UB),
+                                "a GM tensor (row-major, declared with the destination type), L1 (NZ), or the UB of "
+                                "a vector core of the group (row-major; chips with the path l0c->ub: the 950)"),
                             mem("src", bit(Space::L0C), "accumulator fractals, NZ as mmad leaves them"),
                             required("m", 1, 65535, "rows to move"), required("n", 1, 4095, "columns to move"),
                             required("src_stride", 16, 65535,
@@ -196,9 +207,10 @@ void add_fixpipe_instructions(std::vector<InstrSpec>& t) {
                             required("dst_stride", 1, kI32Max,
                                      "GM: elements from one row to the next (at least n); L1: rows of each NZ "
                                      "column block (multiple of 16, at least m)"),
-                            flag("relu", "max(x, 0) on the converted value"), scale, scale_l1},
-               .summary = "move accumulators L0C -> GM (ND) or L1 (NZ) on the FixPipe, converting, scaling and "
-                          "rectifying on the way",
+                            flag("relu", "max(x, 0) on the converted value"), scale, scale_l1,
+                            kw("sub", 0, 7, 0, "UB destination: the vector core of the group that receives it (its subblock_idx)")},
+               .summary = "move accumulators L0C -> GM (ND), L1 (NZ) or a vector core's UB (ND, the 950) on the "
+                          "FixPipe, converting, scaling and rectifying on the way",
                .semantics =
                    "Types are `fixpipe.SRC.DST`, source first: f32.f32, f32.f16, f32.bf16, s32.s32, s32.f16 "
                    "(dequantisation), f32.s8 and s32.s8 (quantisation). For r < m, c < n, the accumulator "
@@ -211,7 +223,8 @@ void add_fixpipe_instructions(std::vector<InstrSpec>& t) {
                    "negative scale. Conversions: to f16 and bf16 round to nearest even; f32.f16 and f32.bf16 keep infinities and "
                    "NaN, s32.f16 saturates to +-65504 (no INF/NaN mode); to s8 round to nearest even (assumed) "
                    "and saturate to -128..127, NaN -> 0; ReLU keeps NaN and turns -0 into +0. Destination: GM "
-                   "row-major, element (r, c) at `dst + (r*dst_stride + c)*size`; L1 NZ as copy_gm_l1_nd2nz "
+                   "row-major, element (r, c) at `dst + (r*dst_stride + c)*size`, and a UB the same (the UB of "
+                   "the group's vector core `sub`: the 950's L0C -> UB path); L1 NZ as copy_gm_l1_nd2nz "
                    "lays it out (C0 = 32 B / size), element (r, c) at "
                    "`dst + ((c/C0)*dst_stride + r)*32 + (c%C0)*size`; nothing else is written. A scale is "
                    "refused where the chip has none (NoQuant, F322F16).",

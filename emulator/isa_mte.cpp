@@ -187,6 +187,9 @@ void add_mte_instructions(std::vector<InstrSpec>& t) {
   t.push_back(copy_spec("copy_gm_ub", Pipe::MTE2, Space::UB, Space::GM, "burst copy GM -> UB"));
   t.push_back(copy_spec("copy_l1_ub", Pipe::MTE1, Space::UB, Space::L1, "burst copy L1 -> UB"));
   t.push_back(copy_spec("copy_ub_gm", Pipe::MTE3, Space::GM, Space::UB, "burst copy UB -> GM, optionally atomic-add"));
+  // The 950's UB -> L1 path: a vector core writes the L1 of its group's cube core.
+  t.push_back(copy_spec("copy_ub_l1", Pipe::MTE3, Space::L1, Space::UB,
+                        "burst copy UB -> L1 of the group's cube core (split chips with the path: the 950)"));
   t.push_back(pad_spec("copy_gm_ub_pad", Pipe::MTE2, Space::UB, Space::GM,
                        "byte-granular copy GM -> UB, zero-filling each burst's last block",
                        "For b < nburst: copy `len` bytes from `src + b*(len+src_gap)` (GM, bytes) to "

@@ -58,6 +58,19 @@ void check_kind(const ChipConfig& chip, const CoreConfig& kind, const Program& p
   }
 }
 
+// The first instruction of `code` that writes a buffer of the partner core in its group (the
+// 950's fixpipe into a vector core's UB, copy_ub_l1 into the cube core's L1), or -1.
+int partner_write(const CoreConfig& kind, const Program& program, const std::vector<int>& code) {
+  for (int i : code) {
+    const Instr& in = program.code[size_t(i)];
+    int dst, src;
+    if (transfer_operands(spec_of(in), dst, src) && in.ops[dst].kind == Operand::Kind::Mem &&
+        !kind.has_buffer(in.ops[dst].space))
+      return i;
+  }
+  return -1;
+}
+
 }  // namespace
 
 std::string unavailable_reason(const ChipConfig& chip, const CoreConfig& kind, const Instr& in) {
@@ -70,11 +83,19 @@ std::string unavailable_reason(const ChipConfig& chip, const CoreConfig& kind, c
   if (!why.empty()) return why;
   if (kind.kind == CoreKind::Coupled && (is_set_cross(in) || is_wait_cross(in)))
     return "cross-core flags (cross_core.h: the split chips' AIC and AIV cores have them)";
-  for (size_t k = 0; k < spec.operands.size(); ++k)
-    if (spec.operands[k].kind == OperandKind::Mem && !kind.has_buffer(in.ops[k].space))
-      return fmt::format("buffer {} (operand '{}')", space_name(in.ops[k].space), spec.operands[k].name);
-  int dst, src;
-  if (transfer_operands(spec, dst, src)) {
+  int dst = -1, src = -1;
+  const bool transfer = transfer_operands(spec, dst, src);
+  for (size_t k = 0; k < spec.operands.size(); ++k) {
+    if (spec.operands[k].kind != OperandKind::Mem || kind.has_buffer(in.ops[k].space)) continue;
+    // A transfer's destination may be the buffer of the partner core in the group (the 950's
+    // L0C -> UB and UB -> L1): then the path is the kind's own.
+    if (transfer && int(k) == dst && kind.path(in.ops[src].space, in.ops[dst].space)) continue;
+    if (transfer && int(k) == dst && in.ops[src].space != Space::GM && kind.has_buffer(in.ops[src].space))
+      return fmt::format("data path {} (into the {} of the group's other cores, which only some chips have)",
+                         path_text(in.ops[src].space, in.ops[dst].space), space_name(in.ops[dst].space));
+    return fmt::format("buffer {} (operand '{}')", space_name(in.ops[k].space), spec.operands[k].name);
+  }
+  if (transfer) {
     Space s = in.ops[src].space, d = in.ops[dst].space;
     if (s != d && !kind.path(s, d)) return fmt::format("data path {}", path_text(s, d));
   }
@@ -100,7 +121,7 @@ bool kind_has_instruction(const CoreConfig& k, const InstrSpec& spec) {
   if (!transfer) return true;
   for (Space d : spaces(spec.operands[size_t(dst)]))
     for (Space s : spaces(spec.operands[size_t(src)]))
-      if (k.has_buffer(d) && k.has_buffer(s) && (s == d || k.path(s, d))) return true;
+      if (k.has_buffer(s) && (k.has_buffer(d) ? s == d || k.path(s, d) : k.path(s, d) != nullptr)) return true;
   return false;
 }
 
@@ -196,6 +217,28 @@ LaunchPlan plan_launch(const ChipConfig& chip, const Program& program, int block
   plan.blocks = blocks;
   std::vector<KindEntry> kinds = program_kinds(chip, program);
   plan.mixed = kinds.size() == 2;
+  if (plan.mixed)  // a write into a vector core's UB names one of the group's
+    for (const KindEntry& k : kinds)
+      for (int i : reachable_from(program, k.entry)) {
+        const Instr& in = program.code[size_t(i)];
+        int slot = spec_of(in).operand_index("sub");
+        if (slot >= 0 && in.ops[size_t(slot)].imm >= chip.vector_cores_per_cube)
+          user_error("kernel '{}': {} writes the UB of vector core sub={}, but a group of {} has {} vector cores "
+                     "(sub=0..{})", program.name, instr_text(program, i), in.ops[size_t(slot)].imm, chip.name,
+                     chip.vector_cores_per_cube, chip.vector_cores_per_cube - 1);
+      }
+  if (!plan.mixed && chip.split()) {
+    const CoreConfig& kind = *chip.kind(kinds.front().kind);
+    int i = partner_write(kind, program, reachable_from(program, kinds.front().entry));
+    if (i >= 0) {
+      CoreKind other = kind.kind == CoreKind::Aic ? CoreKind::Aiv : CoreKind::Aic;
+      user_error("kernel '{}' writes a buffer of the other cores of its group ({} writes {} of the {} cores), but runs "
+                 "on the {} cores alone: give the program a '.entry {} LABEL' as well, so that those cores run with it "
+                 "(a mixed kernel)", program.name, instr_text(program, i),
+                 space_name(program.code[size_t(i)].ops[size_t(spec_of(program.code[size_t(i)]).operand_index("dst"))].space),
+                 core_kind_name(other), core_kind_name(kind.kind), core_kind_name(other));
+    }
+  }
   // The cores of one kind taking blocks round-robin; a mixed launch gives each group's vector
   // cores the blocks of their cube core.
   const int groups = std::min(blocks, chip.cores);

@@ -16,6 +16,11 @@ CoreMemory::CoreMemory(const CoreConfig& kind) {
   for (int s = 1; s < kNumSpaces; ++s) buffer[s].assign(size_t(kind.size[s]), 0);
 }
 
+CoreMemory::CoreMemory(const ChipConfig& chip, const CoreConfig& kind) : CoreMemory(kind) {
+  for (const DataPathRate& p : kind.paths)
+    if (p.dst != Space::GM && !kind.has_buffer(p.dst)) buffer[int(p.dst)].assign(size_t(chip.buffer_size(p.dst)), 0);
+}
+
 GlobalMemory GlobalMemory::for_program(const Program& program) {
   GlobalMemory gm;
   gm.decls = program.tensors;

@@ -12,6 +12,9 @@ namespace cubekit {
 struct CoreMemory {
   explicit CoreMemory(const ChipConfig& chip);  // every buffer of the chip (a coupled core's)
   explicit CoreMemory(const CoreConfig& kind);  // the buffers of one kind of core
+  // The buffers of one kind of core, and a staging copy of each buffer of the partner core in its
+  // group that its paths write (the 950's L0C -> UB and UB -> L1): the drivers pass those writes on.
+  CoreMemory(const ChipConfig& chip, const CoreConfig& kind);
   std::vector<uint8_t> buffer[kNumSpaces];  // GM unused
   uint8_t* data(Space s) { return buffer[int(s)].data(); }
 };

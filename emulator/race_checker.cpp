@@ -150,10 +150,17 @@ void LocalShadow::reset() {
   for (int s = 1; s < kNumSpaces; ++s) granules_[s].reset();
 }
 
-void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& known, RaceReporter& out, uint64_t time) {
+void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& known, const Knowledge& remote,
+                        uint32_t spaces, RaceReporter& out, uint64_t time) {
+  // Whether `who` is known to follow an access of pipe `pipe`, epoch `epoch` of unit `unit`.
+  auto ordered = [&](int32_t unit, int pipe, uint32_t epoch) {
+    if (unit == who.unit) return known[size_t(pipe)] >= epoch;
+    const Clock* c = find_unit_clock(remote, unit);
+    return c && (*c)[size_t(pipe)] >= epoch;
+  };
   for (int k = 0; k < fp.count; ++k) {
     const Region& r = fp.regions[k];
-    if (r.space == Space::GM) continue;
+    if (r.space == Space::GM || !(spaces >> int(r.space) & 1)) continue;
     std::string_view buffer = space_name(r.space);
     Granules<Entry>& shadow = granules_[int(r.space)];
     Pending pending, uninit;
@@ -163,15 +170,17 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
     for_each_piece(r, [&](int64_t g, int64_t piece_lo, int64_t piece_hi) {
       shadow.visit(g, piece_lo, piece_hi, [&](Entry& x, int64_t lo, int64_t hi) {
-          bool self_write = x.write.pipe == who.pipe && x.write.epoch == who.epoch;
-          if (x.write.epoch && !self_write && !happened_before(x.write, known))
+          bool self_write = x.write.unit == who.unit && x.write.pipe == who.pipe && x.write.epoch == who.epoch;
+          if (x.write.epoch && !self_write && !ordered(x.write.unit, x.write.pipe, x.write.epoch))
             pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
           if (r.write) {
             for (int p = 0; p < kNumPipes; ++p) {
               uint32_t e = x.read_epoch[p];
-              if (!e || (p == who.pipe && e == who.epoch) || known[p] >= e) continue;
-              pending.add({e, x.read_index[p], uint8_t(p), who.block, false, x.read_order[p], who.unit, who.core}, kWar, lo,
-                          hi, flush);
+              int32_t unit = x.read_unit[p];
+              if (!e || (unit == who.unit && p == who.pipe && e == who.epoch) || ordered(unit, p, e)) continue;
+              // the reader is this shadow's core (`out`'s), also when `who` writes from the partner core
+              pending.add({e, x.read_index[p], uint8_t(p), who.block, false, x.read_order[p], unit, int16_t(out.core)},
+                          kWar, lo, hi, flush);
             }
             x.write = who;
             x.read_epoch.fill(0);
@@ -181,6 +190,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
             x.read_epoch[who.pipe] = who.epoch;
             x.read_index[who.pipe] = who.index;
             x.read_order[who.pipe] = who.order;
+            x.read_unit[who.pipe] = who.unit;
           }
         });
     });

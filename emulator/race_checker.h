@@ -88,12 +88,16 @@ struct Granules {
   }
 };
 
-// One core's buffers.
+// One core's buffers. Its own unit accesses them, and on the 950 the partner core of its group
+// writes some (fixpipe into a vector core's UB, copy_ub_l1 into the cube core's L1): an access of
+// another unit is ordered by what `remote` knows of that unit, as GM accesses are.
 class LocalShadow {
  public:
   explicit LocalShadow(const ChipConfig& chip);
   void reset();  // a new block starts: nothing written, nothing accessed
-  void check(const Footprint& fp, const Access& who, const Clock& known, RaceReporter& out, uint64_t time);
+  // Checks the regions of `fp` in the spaces of `spaces` (a bit per Space).
+  void check(const Footprint& fp, const Access& who, const Clock& known, const Knowledge& remote, uint32_t spaces,
+             RaceReporter& out, uint64_t time);
 
  private:
   struct Entry {
@@ -101,6 +105,7 @@ class LocalShadow {
     std::array<uint32_t, kNumPipes> read_epoch{};
     std::array<int32_t, kNumPipes> read_index{};
     std::array<uint64_t, kNumPipes> read_order{};
+    std::array<int32_t, kNumPipes> read_unit{};
     bool written = false;
   };
   Granules<Entry> granules_[kNumSpaces];

@@ -10,7 +10,7 @@ namespace cubekit {
 
 std::string_view path_name(DataPath p) {
   static constexpr std::string_view names[] = {"GM->L1", "GM->UB", "L1->L0A", "L1->L0B", "L1->UB", "L0C->UB", "UB->GM",
-                                                 "L0C->GM", "L0C->L1"};
+                                                 "L0C->GM", "L0C->L1", "UB->L1"};
   return names[int(p)];
 }
 

@@ -12,8 +12,8 @@
 
 namespace cubekit {
 
-enum class DataPath : uint8_t { GmToL1, GmToUb, L1ToL0a, L1ToL0b, L1ToUb, L0cToUb, UbToGm, L0cToGm, L0cToL1 };
-inline constexpr int kNumPaths = 9;
+enum class DataPath : uint8_t { GmToL1, GmToUb, L1ToL0a, L1ToL0b, L1ToUb, L0cToUb, UbToGm, L0cToGm, L0cToL1, UbToL1 };
+inline constexpr int kNumPaths = 10;
 std::string_view path_name(DataPath p);  // "GM->L1", ...
 
 // msprof's PipeUtilization names: scalar_ratio, mte1_ratio, mte2_ratio, mte3_ratio, mac_ratio, vec_ratio.

@@ -37,6 +37,25 @@ void replay_window(std::vector<std::unique_ptr<FunctionalCore>>& data, std::vect
     });
 }
 
+// A mixed launch's groups (launch.h: the AICs in group order, then the AIVs, v a group): each
+// core knows its group's cores, for the writes into a partner's buffers (the 950's paths).
+void set_groups(const LaunchPlan& plan, int v, std::vector<std::unique_ptr<FunctionalCore>>& data) {
+  std::vector<int> aic;
+  std::vector<std::vector<int>> aivs;
+  for (size_t c = 0; c < plan.cores.size(); ++c) {
+    const LaunchCore& k = plan.cores[c];
+    size_t g = size_t(k.kind == CoreKind::Aiv ? k.index / v : k.index);
+    if (aic.size() <= g) aic.resize(g + 1, -1), aivs.resize(g + 1);
+    if (k.kind == CoreKind::Aiv) aivs[g].push_back(int(c));
+    else aic[g] = int(c);
+  }
+  for (size_t c = 0; c < plan.cores.size(); ++c) {
+    const LaunchCore& k = plan.cores[c];
+    size_t g = size_t(k.kind == CoreKind::Aiv ? k.index / v : k.index);
+    data[c]->set_group(aic[g], aivs[g]);
+  }
+}
+
 void merge(std::vector<Diagnostic>& into, std::vector<Diagnostic>& from) {
   for (Diagnostic& d : from) {
     auto same = std::find_if(into.begin(), into.end(), [&](const Diagnostic& x) {
@@ -84,6 +103,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
     timing.push_back(std::make_unique<TimingCore>(ctx, c, plan.cores[size_t(c)]));
     if (functional) data.push_back(std::make_unique<FunctionalCore>(chip, plan.cores[size_t(c)].kind, program, gm, c, checks));
   }
+  if (functional && plan.mixed) set_groups(plan, chip.vector_cores_per_cube, data);
   int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, ncores);
   std::unique_ptr<GmShadow> gm_shadow;
@@ -128,6 +148,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
         for (auto& d : data) d->gm_accesses().clear();
       }
       commit_gm(gm, windows);
+      FunctionalCore::commit_remote(data, program);
     }
     if (cross) ++cross->window;
     if (events.empty()) {

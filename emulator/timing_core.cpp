@@ -31,6 +31,7 @@ DataPath path_of(Space src, Space dst) {
   if (src == Space::L0C) return dst == Space::GM ? DataPath::L0cToGm : dst == Space::L1 ? DataPath::L0cToL1 : DataPath::L0cToUb;
   if (src == Space::GM) return dst == Space::L1 ? DataPath::GmToL1 : DataPath::GmToUb;
   if (dst == Space::GM) return DataPath::UbToGm;
+  if (src == Space::UB && dst == Space::L1) return DataPath::UbToL1;
   if (dst == Space::L0A) return DataPath::L1ToL0a;
   if (dst == Space::L0B) return DataPath::L1ToL0b;
   return DataPath::L1ToUb;

@@ -7,7 +7,9 @@
 // -- ends in diagnostics at worst, and the reports of both print.
 //
 // A first line `#! --cores N` (a comment to the assembler) launches N blocks instead of the
-// program's .block_dim, as `cubekit run --cores N` does (no other check stands between the two).
+// program's .block_dim, as `cubekit run --cores N` does (no other check stands between the two);
+// `#! --chip NAME` (on the same line, either order) runs it on that preset instead of ascend910,
+// so that the split chips' cores, cross-core flags and paths are fuzzed too.
 //
 // Budget: kStepsPerInput S instructions over all blocks (each block gets an equal share, at least
 // one), so that a program's block count cannot multiply the work; programs whose GM tensors need
@@ -19,6 +21,7 @@
 #include "emulator/simulator.h"
 #include "fuzz/fuzz_target.h"
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 
@@ -37,22 +40,40 @@ void check_round_trip(const Program& p) {
   if (again != printed) fuzz::finding("print -> parse -> print changed the program", printed + "\n---- became\n" + again);
 }
 
-// The N of a first line `#! --cores N`; 0 (the program's .block_dim) without one.
-int64_t cores_option(std::string_view text) {
-  constexpr std::string_view kPrefix = "#! --cores ";
-  if (!text.starts_with(kPrefix)) return 0;
-  std::string_view rest = text.substr(kPrefix.size(), text.find('\n') - kPrefix.size());
-  int64_t n = 0;
-  auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
-  if (error != std::errc() || end != rest.data() + rest.size() || n < 0 || n > INT32_MAX) return -1;  // CLI11 or cmd_run refuse it
-  return n;
+// The options of a first line `#! --cores N --chip NAME` (each optional, either order): N (0: the
+// program's .block_dim) and the preset; false when the line is not one `cubekit run` accepts.
+bool options_line(std::string_view text, int64_t& cores, const ChipConfig*& chip) {
+  cores = 0;
+  chip = &chip_presets().at(0);
+  if (!text.starts_with("#! ")) return true;
+  std::string_view line = text.substr(3, text.find('\n') == std::string_view::npos ? std::string_view::npos : text.find('\n') - 3);
+  std::vector<std::string_view> words;
+  for (size_t at = 0; at < line.size();) {
+    size_t end = line.find(' ', at);
+    if (end == std::string_view::npos) end = line.size();
+    if (end > at) words.push_back(line.substr(at, end - at));
+    at = end + 1;
+  }
+  for (size_t i = 0; i + 1 < words.size(); i += 2) {
+    if (words[i] == "--cores") {
+      std::string_view n = words[i + 1];
+      auto [end, error] = std::from_chars(n.data(), n.data() + n.size(), cores);
+      if (error != std::errc() || end != n.data() + n.size() || cores < 0 || cores > INT32_MAX) return false;
+    } else if (words[i] == "--chip") {
+      auto it = std::find_if(chip_presets().begin(), chip_presets().end(), [&](const ChipConfig& c) { return c.name == words[i + 1]; });
+      if (it == chip_presets().end()) return false;  // an unknown chip: a user error of load_chip
+      chip = &*it;
+    } else {
+      return true;  // not an option line: a comment like any other
+    }
+  }
+  return words.size() % 2 == 0;
 }
 
-void run(const Program& p, int cores) {
+void run(const Program& p, int cores, const ChipConfig& chip) {
   int64_t gm_bytes = 0;
   for (const TensorDecl& t : p.tensors) gm_bytes += t.bytes();  // each is at most 16 GiB: no overflow
   if (gm_bytes > kMaxGmBytes) return;
-  const ChipConfig& chip = chip_presets().at(0);
   const int blocks = cores > 0 ? cores : p.block_dim;
   // The target's budget, not a bug: every block allocates and clears a core's buffers, so a launch
   // of 65535 one-instruction blocks takes about 100 s of host time (the emulator's speed, issue 14).
@@ -80,8 +101,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Program program;
   if (!fuzz::accepted([&] { program = parse_program(text, "fuzz.s"); })) return 0;
   check_round_trip(program);
-  int64_t cores = cores_option(text);
-  if (cores < 0) return 0;
-  fuzz::accepted([&] { run(program, int(cores)); });
+  int64_t cores = 0;
+  const ChipConfig* chip = nullptr;
+  if (!options_line(text, cores, chip)) return 0;
+  fuzz::accepted([&] { run(program, int(cores), *chip); });
   return 0;
 }

@@ -15,6 +15,15 @@
 
 namespace cubekit::test {
 
+// A GM tensor's bytes as values of T (its dtype's C++ type: uint16_t for f16 and bf16 bits).
+template <class T>
+std::vector<T> gm_values(GlobalMemory& gm, const char* name) {
+  const std::vector<uint8_t>& b = gm.bytes(name);
+  std::vector<T> v(b.size() / sizeof(T));
+  std::memcpy(v.data(), b.data(), b.size());
+  return v;
+}
+
 class Harness {
  public:
   // `text` is a program; ".kernel t" and "end" are added when missing.

@@ -4,6 +4,7 @@
 // instructions: deleting any one (cross-core ones included) is reported.
 #include "emulator/rounding.h"
 #include "emulator/simulator.h"
+#include "harness.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -22,12 +23,7 @@ Program example() {
 }
 
 template <class T>
-std::vector<T> values(GlobalMemory& gm, const char* name) {
-  const std::vector<uint8_t>& b = gm.bytes(name);
-  std::vector<T> v(b.size() / sizeof(T));
-  std::memcpy(v.data(), b.data(), b.size());
-  return v;
-}
+std::vector<T> values(GlobalMemory& gm, const char* name) { return test::gm_values<T>(gm, name); }
 
 bool is_sync(const Instr& in) {
   std::string_view m = spec_of(in).mnemonic;

@@ -58,9 +58,9 @@ const ErrorCase kCases[] = {
      at_line4("    fixpipe.f32.f16 l1[0], l0c[0], m=16, n=20, src_stride=16, dst_stride=16"),
      {"test.s:4:42: error: n=20 must be a multiple of 16 to L1: the FixPipe writes NZ fractals whole (to GM any n "
       "works)"}},
-    {"FixpipeDestinationNotGmOrL1",
-     at_line4("    fixpipe.f32.f16 ub[0], l0c[0], m=16, n=16, src_stride=16, dst_stride=16"),
-     {"test.s:4:21: error: fixpipe: operand 'dst' must be in a GM tensor or l1, not ub"}},
+    {"FixpipeDestinationNotGmL1OrUb",
+     at_line4("    fixpipe.f32.f16 l0a[0], l0c[0], m=16, n=16, src_stride=16, dst_stride=16"),
+     {"test.s:4:21: error: fixpipe: operand 'dst' must be in a GM tensor or l1 or ub, not l0a"}},
     {"FixpipeSourceNotL0c",
      at_line4("    fixpipe.f32.f16 C[0], ub[0], m=16, n=16, src_stride=16, dst_stride=16"),
      {"test.s:4:27: error: fixpipe: operand 'src' must be in l0c, not ub"}},

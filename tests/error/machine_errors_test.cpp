@@ -171,5 +171,42 @@ TEST(MachineLaunch, EntriesOnACoupledChip) {
                        "split chip start; ascend910's cores are coupled"});
 }
 
+// The 950's paths into a partner core's buffer (tests/emulator/partner_paths_test.cpp).
+TEST(MachineLaunch, PartnerWriteWithoutThePartnerCores) {
+  std::string text = lines({".kernel k", "    fixpipe.f32.f32 ub[0], l0c[0], m=16, n=16, src_stride=16, dst_stride=16",
+                            "    end"});
+  expect_launch_error(text, "ascend950pr",
+                      {"kernel 'k' writes a buffer of the other cores of its group (instruction 0 (line 2) "
+                       "`fixpipe.f32.f32 ub[0], l0c[0], m=16, n=16, src_stride=16, dst_stride=16` writes ub of the aiv "
+                       "cores), but runs on the aic cores alone: give the program a '.entry aiv LABEL' as well"});
+}
+
+TEST(MachineLaunch, PartnerWriteToAVectorCoreTheGroupLacks) {
+  std::string text = lines({".kernel k", ".entry aic c", ".entry aiv v", "c:",
+                            "    fixpipe.f32.f32 ub[0], l0c[0], m=16, n=16, src_stride=16, dst_stride=16, sub=2", "    end",
+                            "v:", "    end"});
+  expect_launch_error(text, "ascend950pr",
+                      {"kernel 'k': instruction 0 (line 5) `fixpipe.f32.f32 ub[0], l0c[0], m=16, n=16, src_stride=16, "
+                       "dst_stride=16, sub=2` writes the UB of vector core sub=2, but a group of ascend950pr has 2 "
+                       "vector cores (sub=0..1)"});
+}
+
+TEST(MachineLaunch, PartnerPathTheChipLacks) {
+  std::string text = lines({".kernel k", ".entry aic c", ".entry aiv v", "c:", "    end", "v:",
+                            "    copy_ub_l1 l1[0], ub[0], len=1", "    end"});
+  expect_launch_error(text, "ascend910b2",
+                      {"kernel 'k' cannot run on ascend910b2: instruction 1 (line 7) `copy_ub_l1 l1[0], ub[0]` needs "
+                       "data path ub->l1 (into the l1 of the group's other cores, which only some chips have), which "
+                       "ascend910b2's aiv cores lack; the chips that have it: ascend950pr (aiv)"});
+}
+
+TEST(MachineProgram, FixpipeSubblockWithoutAUbDestination) {
+  expect_user_error([] {
+    parse_program(lines({".kernel k", ".tensor C f32 [16, 16] out",
+                         "    fixpipe.f32.f32 C[0], l0c[0], m=16, n=16, src_stride=16, dst_stride=16, sub=1", "    end"}),
+                  "test.s");
+  }, {"test.s:3:", "sub=1 picks the vector core whose UB receives the tile: it needs a UB destination"});
+}
+
 }  // namespace
 }  // namespace cubekit::test
