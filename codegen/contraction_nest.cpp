@@ -97,7 +97,7 @@ class Builder {
     stagger_weights();
     if (p_.core_loops) {
       int rounds = k_.new_var("rounds");
-      out.push_back(let(rounds, Affine(fused_ - 1) - Affine::var(kBlockIdx), "/", k_.block_dim));
+      out.push_back(let(rounds, Affine(fused_ - 1) - Affine::var(kBlockIdx), LetOp::Div, k_.block_dim));
       count_ = Affine::var(rounds, serial_) + Affine(serial_);
     }
     w_ = k_.new_var("w");
@@ -117,13 +117,13 @@ class Builder {
     Affine count(serial_);
     if (p_.core_loops) {
       int rounds = k_.new_var("rounds_v");
-      body.push_back(let(rounds, Affine(fused_ - 1) - Affine::var(kBlockIdx), "/", k_.block_dim));
+      body.push_back(let(rounds, Affine(fused_ - 1) - Affine::var(kBlockIdx), LetOp::Div, k_.block_dim));
       count = Affine::var(rounds, serial_) + Affine(serial_);
     }
     int w = k_.new_var("w_v");
     body.push_back(loop(w, Affine(0), count, Affine(1), decoded(Affine::var(w), "_v", [&](const Tile& t) {
       int slot = k_.new_var("slot_v");
-      std::vector<Node> out = {let(slot, Affine::var(w), "%", VectorEpilogue::kSlots)};
+      std::vector<Node> out = {let(slot, Affine::var(w), LetOp::Rem, VectorEpilogue::kSlots)};
       return out += vepi_->tile({t.m0, t.n0, t.bc, t.mt, t.nt, slot_offset(slot)});
     })));
     std::vector<Node> out = vepi_->zeroed();
@@ -162,22 +162,22 @@ class Builder {
     if (p_.core_loops) {
       Affine round = w;
       if (serial_ > 1) {
-        out.push_back(let(rest, w, "/", serial_));
+        out.push_back(let(rest, w, LetOp::Div, serial_));
         round = Affine::var(rest);
       }
       int u = k_.new_var("tile" + suffix);
-      out.push_back(let(u, Affine::var(kBlockIdx) + round * k_.block_dim, "+", 0));
+      out.push_back(let(u, Affine::var(kBlockIdx) + round * k_.block_dim, LetOp::Add, 0));
       int inner = p_.core_loops;
       if (p_.core_group > 1) {
         out += grouped(u, rest, index, suffix);
         inner -= 2;
       } else {
-        out.push_back(let(rest, Affine::var(u), "+", 0));
+        out.push_back(let(rest, Affine::var(u), LetOp::Add, 0));
       }
       out += row_major(rest, 0, inner, index, suffix);
     }
     if (size_t(p_.core_loops) < p_.tile_loops.size()) {
-      out.push_back(let(rest, w, serial_ > 1 ? "%" : "+", serial_ > 1 ? serial_ : 0));
+      out.push_back(let(rest, w, serial_ > 1 ? LetOp::Rem : LetOp::Add, serial_ > 1 ? serial_ : 0));
       out += row_major(rest, p_.core_loops, int(p_.tile_loops.size()), index, suffix);
     }
     out += variants(index, f);
@@ -190,8 +190,8 @@ class Builder {
     for (int i = hi - 1; i >= lo; --i) {
       const auto& l = p_.tile_loops[size_t(i)];
       index[size_t(i)] = k_.new_var(l.name + suffix);
-      out.push_back(let(index[size_t(i)], Affine::var(rest), "%", l.extent));
-      if (i > lo) out.push_back(let(rest, Affine::var(rest), "/", l.extent));
+      out.push_back(let(index[size_t(i)], Affine::var(rest), LetOp::Rem, l.extent));
+      if (i > lo) out.push_back(let(rest, Affine::var(rest), LetOp::Div, l.extent));
     }
     return out;
   }
@@ -212,19 +212,19 @@ class Builder {
     int v = k_.new_var("in_block" + suffix), g = k_.new_var("group" + suffix), r = k_.new_var("in_group" + suffix);
     index[xi] = k_.new_var(loops[xi].name + suffix);
     index[yi] = k_.new_var(loops[yi].name + suffix);
-    out.push_back(let(rest, Affine::var(u), "/", X * Y));
-    out.push_back(let(v, Affine::var(u), "%", X * Y));
-    out.push_back(let(g, Affine::var(v), "/", G * Y));
-    out.push_back(let(r, Affine::var(v), "%", G * Y));
-    out.push_back(let(index[xi], Affine::var(r), "%", G));
-    out.push_back(let(index[yi], Affine::var(r), "/", G));
+    out.push_back(let(rest, Affine::var(u), LetOp::Div, X * Y));
+    out.push_back(let(v, Affine::var(u), LetOp::Rem, X * Y));
+    out.push_back(let(g, Affine::var(v), LetOp::Div, G * Y));
+    out.push_back(let(r, Affine::var(v), LetOp::Rem, G * Y));
+    out.push_back(let(index[xi], Affine::var(r), LetOp::Rem, G));
+    out.push_back(let(index[yi], Affine::var(r), LetOp::Div, G));
     if (X % G) {
       int64_t L = X % G;
-      out.push_back(when(Affine::var(g), X / G, {let(index[xi], Affine::var(r), "%", L), let(index[yi], Affine::var(r), "/", L)}, {}));
+      out.push_back(when(Affine::var(g), X / G, {let(index[xi], Affine::var(r), LetOp::Rem, L), let(index[yi], Affine::var(r), LetOp::Div, L)}, {}));
     }
-    out.push_back(let(index[xi], Affine::var(index[xi]) + Affine::var(g, G), "+", 0));
-    out.push_back(let(g, Affine::var(g), "%", 2));
-    out.push_back(when(Affine::var(g), 1, {let(index[yi], Affine(Y - 1) - Affine::var(index[yi]), "+", 0)}, {}));
+    out.push_back(let(index[xi], Affine::var(index[xi]) + Affine::var(g, G), LetOp::Add, 0));
+    out.push_back(let(g, Affine::var(g), LetOp::Rem, 2));
+    out.push_back(when(Affine::var(g), 1, {let(index[yi], Affine(Y - 1) - Affine::var(index[yi]), LetOp::Add, 0)}, {}));
     return out;
   }
 
@@ -279,7 +279,7 @@ class Builder {
     int start = -1;
     if (rotate_) {
       start = k_.new_var("k_start");
-      body.push_back(let(start, t.indices, "%", full_));
+      body.push_back(let(start, t.indices, LetOp::Rem, full_));
     }
     auto step = [&](const Affine& i, const Affine& k1, int64_t kt1, bool first) {
       std::vector<Node> out = ahead_ ? fill_ahead(Affine::var(w_, chunks_) + i + Affine(ahead_)) : fill(t, k1, kt1);
@@ -313,7 +313,7 @@ class Builder {
     int slot = k_.new_var("slot");
     fix.src.cols = VectorEpilogue::padded(t.nt);
     fix.dst = {{ws_tensor_, -1, slot_offset(slot)}, Layout::ND, DType::f32, t.mt, fix.src.cols, ws_pitch_};
-    return {let(slot, Affine::var(w_), "%", VectorEpilogue::kSlots), wait_cross(Pipe::FIX, VectorEpilogue::kFree), fix,
+    return {let(slot, Affine::var(w_), LetOp::Rem, VectorEpilogue::kSlots), wait_cross(Pipe::FIX, VectorEpilogue::kFree), fix,
             set_cross(Pipe::FIX, 2, VectorEpilogue::kReady)};
   }
 
@@ -321,7 +321,7 @@ class Builder {
   Affine chunk_k(const Affine& j, int start, std::vector<Node>& out) {
     if (!rotate_) return j * p_.tk_l1;
     int kc = k_.new_var("kc");
-    out.push_back(let(kc, j + Affine::var(start), "%", full_));
+    out.push_back(let(kc, j + Affine::var(start), LetOp::Rem, full_));
     return Affine::var(kc, p_.tk_l1);
   }
 
@@ -329,7 +329,7 @@ class Builder {
   // tile uses them), if there is one.
   std::vector<Node> fill_ahead(const Affine& g) {
     int w = k_.new_var("w_ahead"), i = k_.new_var("chunk_ahead");
-    std::vector<Node> body = {let(w, g, "/", chunks_), let(i, g, "%", chunks_)};
+    std::vector<Node> body = {let(w, g, LetOp::Div, chunks_), let(i, g, LetOp::Rem, chunks_)};
     body += decoded(Affine::var(w), "_ahead", [&](const Tile& t) { return fill_chunk(t, i); });
     return {when_less(g - count_ * chunks_, 0, std::move(body), {})};
   }
@@ -340,7 +340,7 @@ class Builder {
       int start = -1;
       if (rotate_) {
         start = k_.new_var("k_start_ahead");
-        out.push_back(let(start, t.indices, "%", full_));
+        out.push_back(let(start, t.indices, LetOp::Rem, full_));
       }
       Affine k = chunk_k(Affine::var(i), start, out);
       return out += fill(t, k, p_.tk_l1);
@@ -464,7 +464,7 @@ class Builder {
       int64_t s = dtype_size(e.input->dtype);
       inputs[e.input.get()] = {VShape::Col, e.input->dtype, {-1, epi_[i], Affine(0)}, 0};
       loads.push_back(instr("copy_gm_ub_pad", Pipe::MTE2, {{-1, epi_[i], Affine(0)}, {2 + int(i), -1, (t.n0 + col) * s}},
-                            {{.kind = Arg::Kind::Mem, .name = "#0"}, {.kind = Arg::Kind::Mem, .name = "#1"},
+                            {mem_arg(0), mem_arg(1),
                              kw("len", imm(cols * s))}));
     }
     std::map<const dsl::FuncImpl*, VValue> funcs = {{p_.producer.get(), {VShape::Full, c.acc, {-1, acc_, Affine(0)}, 0}}};
@@ -485,9 +485,7 @@ class Builder {
       VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, b, Affine(0)}, 0}, 0);
     }
     if (!out.empty()) {
-      Node b{Node::Kind::Sync};
-      b.sync = "barrier", b.from = Pipe::V;
-      out.push_back(b);
+      out.push_back(barrier(Pipe::V));
     }
     return out += std::move(body);
   }

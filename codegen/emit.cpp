@@ -128,25 +128,22 @@ class Emitter {
         args.push_back(a);
         continue;
       }
-      args.push_back(memory(n.refs[size_t(std::stoi(a.name.substr(1)))], temp));
+      args.push_back(memory(n.refs[size_t(ref_index(a))], temp));
     }
     b_.emit(n.mnemonic, args);
   }
 
   void sync(const Node& n) {
-    if (n.sync == "barrier") {
-      b_.emit("barrier", {name(pipe_name(n.from))});
-      return;
+    switch (n.sync) {
+      case SyncKind::Barrier: b_.emit("barrier", {name(pipe_name(n.from))}); return;
+      case SyncKind::SetCross:
+        b_.emit("set_cross", {name(pipe_name(n.from)), kw("mode", imm(n.b)), kw("id", imm(n.events[0]))});
+        return;
+      case SyncKind::WaitCross: b_.emit("wait_cross", {name(pipe_name(n.from)), kw("id", imm(n.events[0]))}); return;
+      case SyncKind::Set:
+      case SyncKind::Wait: break;
     }
-    if (n.sync == "set_cross") {
-      b_.emit("set_cross", {name(pipe_name(n.from)), kw("mode", imm(n.b)), kw("id", imm(n.events[0]))});
-      return;
-    }
-    if (n.sync == "wait_cross") {
-      b_.emit("wait_cross", {name(pipe_name(n.from)), kw("id", imm(n.events[0]))});
-      return;
-    }
-    std::string op = n.sync + "_flag";
+    const char* op = n.sync == SyncKind::Set ? "set_flag" : "wait_flag";
     auto one = [&](int event) { b_.emit(op, {name(pipe_name(n.from)), name(pipe_name(n.to)), imm(event)}); };
     if (n.counter < 0 || n.events.size() == 1) return one(n.events[0]);
     // The event of copy `counter % copies`: an immediate operand, so one branch per copy.
@@ -163,10 +160,7 @@ class Emitter {
     b_.label(done);
   }
 
-  bool is_counter(int var) const {
-    const std::string& name = k_.vars[size_t(var)].name;
-    return name.rfind("uses_", 0) == 0 || name.rfind("fills_", 0) == 0;
-  }
+  bool is_counter(int var) const { return k_.vars[size_t(var)].counter; }
 
   // Every variable a node (and what it contains) reads or writes.
   static void mentions(const Node& n, std::set<int>& vars) {
@@ -228,14 +222,14 @@ class Emitter {
           int r = fresh ? bind(n.var) : reg(n.var);
           if (fresh && !is_counter(n.var)) lets.push_back(n.var);
           compute(kFirstTemp, n.a);
-          const char* op = n.op == "/" ? "div" : n.op == "%" ? "rem" : "add";
+          const char* op = n.let_op == LetOp::Div ? "div" : n.let_op == LetOp::Rem ? "rem" : "add";
           b_.emit(op, {x(r), x(kFirstTemp), imm(n.b)});
           break;
         }
         case Node::Kind::If: {
           std::string other = label(), done = label();
           compute(kFirstTemp, n.a);
-          b_.emit(n.op == "<" ? "bge" : "bne", {x(kFirstTemp), imm(n.b), name(other)});
+          b_.emit(n.compare == Compare::Lt ? "bge" : "bne", {x(kFirstTemp), imm(n.b), name(other)});
           block(n.body);
           b_.emit("jmp", {name(done)});
           b_.label(other);

@@ -42,8 +42,8 @@ Affine Affine::operator*(int64_t k) const {
   return r;
 }
 
-int Kernel::new_var(std::string name) {
-  vars.push_back({std::move(name)});
+int Kernel::new_var(std::string name, bool counter) {
+  vars.push_back({std::move(name), counter});
   return int(vars.size()) - 1;
 }
 
@@ -58,9 +58,18 @@ Node loop(int var, Affine begin, Affine end, Affine step, std::vector<Node> body
   return n;
 }
 
-Node let(int var, Affine a, std::string op, int64_t b) {
+std::string_view let_op_text(LetOp op) {
+  switch (op) {
+    case LetOp::Div: return "/";
+    case LetOp::Rem: return "%";
+    case LetOp::Add: return "+";
+  }
+  return "?";
+}
+
+Node let(int var, Affine a, LetOp op, int64_t b) {
   Node n{Node::Kind::Let};
-  n.var = var, n.a = std::move(a), n.op = std::move(op), n.b = b;
+  n.var = var, n.a = std::move(a), n.let_op = op, n.b = b;
   return n;
 }
 
@@ -72,7 +81,7 @@ Node when(Affine a, int64_t equals, std::vector<Node> then, std::vector<Node> ot
 
 Node when_less(Affine a, int64_t bound, std::vector<Node> then, std::vector<Node> otherwise) {
   Node n = when(std::move(a), bound, std::move(then), std::move(otherwise));
-  n.op = "<";
+  n.compare = Compare::Lt;
   return n;
 }
 
@@ -90,15 +99,24 @@ Node instr(std::string mnemonic, Pipe pipe, std::vector<Ref> refs, std::vector<A
 
 Node set_cross(Pipe pipe, int mode, int id) {
   Node n{Node::Kind::Sync};
-  n.sync = "set_cross", n.from = pipe, n.b = mode, n.events = {id};
+  n.sync = SyncKind::SetCross, n.from = pipe, n.b = mode, n.events = {id};
   return n;
 }
 
 Node wait_cross(Pipe pipe, int id) {
   Node n{Node::Kind::Sync};
-  n.sync = "wait_cross", n.from = pipe, n.events = {id};
+  n.sync = SyncKind::WaitCross, n.from = pipe, n.events = {id};
   return n;
 }
+
+Node barrier(Pipe pipe) {
+  Node n{Node::Kind::Sync};
+  n.sync = SyncKind::Barrier, n.from = pipe;
+  return n;
+}
+
+Arg mem_arg(int i) { return {.kind = Arg::Kind::Mem, .value = i}; }
+int ref_index(const Arg& a) { return int(a.value); }
 
 Instr to_instr(const Kernel& k, const Node& n) {
   static thread_local Program dummy;
@@ -106,7 +124,7 @@ Instr to_instr(const Kernel& k, const Node& n) {
   std::vector<Arg> args = n.args;
   for (Arg& a : args) {
     if (a.kind != Arg::Kind::Mem) continue;
-    const Ref& r = n.refs[size_t(std::stoi(a.name.substr(1)))];
+    const Ref& r = n.refs[size_t(ref_index(a))];
     a.name = r.tensor >= 0 ? k.tensors[size_t(r.tensor)].name : std::string(space_name(k.buffers[size_t(r.buffer)].space));
     a.value = 0;
     a.reg = -1;
@@ -149,7 +167,7 @@ std::string view_str(const Kernel& k, const View& v) {
 std::string arg_str(const Kernel& k, const Node& n, const Arg& a) {
   std::string key = a.key.empty() ? "" : a.key + "=";
   switch (a.kind) {
-    case Arg::Kind::Mem: return ref_str(k, n.refs[size_t(std::stoi(a.name.substr(1)))]);
+    case Arg::Kind::Mem: return ref_str(k, n.refs[size_t(ref_index(a))]);
     case Arg::Kind::Int: return key + std::to_string(a.value);
     case Arg::Kind::Float: return key + fmt::format("{}", a.f);
     case Arg::Kind::Name: return a.key.empty() ? a.name : key + a.name;
@@ -170,10 +188,10 @@ void print(const Kernel& k, const std::vector<Node>& body, int depth, std::strin
         print(k, n.body, depth + 1, out);
         break;
       case Node::Kind::Let:
-        out += fmt::format("{}{} = ({}) {} {}\n", pad, name(n.var), affine_str(k, n.a), n.op, n.b);
+        out += fmt::format("{}{} = ({}) {} {}\n", pad, name(n.var), affine_str(k, n.a), let_op_text(n.let_op), n.b);
         break;
       case Node::Kind::If:
-        out += fmt::format("{}if {} {} {}\n", pad, affine_str(k, n.a), n.op == "<" ? "<" : "==", n.b);
+        out += fmt::format("{}if {} {} {}\n", pad, affine_str(k, n.a), n.compare == Compare::Lt ? "<" : "==", n.b);
         print(k, n.body, depth + 1, out);
         if (!n.orelse.empty()) {
           out += pad + "else\n";
@@ -205,10 +223,11 @@ void print(const Kernel& k, const std::vector<Node>& body, int depth, std::strin
         std::string events;
         for (int e : n.events) events += (events.empty() ? "" : "|") + std::to_string(e);
         std::string by = n.counter >= 0 ? fmt::format(" by {}", name(n.counter)) : "";
-        if (n.sync == "barrier") out += fmt::format("{}barrier {}\n", pad, pipe_name(n.from));
-        else if (n.sync == "set_cross") out += fmt::format("{}set_cross {}, mode={}, id={}\n", pad, pipe_name(n.from), n.b, events);
-        else if (n.sync == "wait_cross") out += fmt::format("{}wait_cross {}, id={}\n", pad, pipe_name(n.from), events);
-        else out += fmt::format("{}{}_flag {}, {}, {}{}\n", pad, n.sync, pipe_name(n.from), pipe_name(n.to), events, by);
+        if (n.sync == SyncKind::Barrier) out += fmt::format("{}barrier {}\n", pad, pipe_name(n.from));
+        else if (n.sync == SyncKind::SetCross) out += fmt::format("{}set_cross {}, mode={}, id={}\n", pad, pipe_name(n.from), n.b, events);
+        else if (n.sync == SyncKind::WaitCross) out += fmt::format("{}wait_cross {}, id={}\n", pad, pipe_name(n.from), events);
+        else out += fmt::format("{}{}_flag {}, {}, {}{}\n", pad, n.sync == SyncKind::Set ? "set" : "wait", pipe_name(n.from),
+                                pipe_name(n.to), events, by);
         break;
       }
     }

@@ -34,6 +34,7 @@ struct Affine {
 
 struct Variable {
   std::string name;
+  bool counter = false;  // a use or fill counter of the sync pass: live throughout its core's program
 };
 inline constexpr int kBlockIdx = 0, kBlockNum = 1;  // variables every kernel has
 
@@ -73,17 +74,23 @@ struct View {
   bool transposed = false;     // stored as the transpose of the logical tile
 };
 
+enum class LetOp : uint8_t { Div, Rem, Add };      // var = a / b, a % b, a + b
+enum class Compare : uint8_t { Eq, Lt };            // if (a == b), if (a < b)
+enum class SyncKind : uint8_t { Set, Wait, Barrier, SetCross, WaitCross };
+std::string_view let_op_text(LetOp op);             // "/", "%", "+"
+
 struct Node {
   enum class Kind : uint8_t { Loop, Let, If, Scope, Move, Mmad, Instr, Sync };
   Kind kind;
 
   // Loop: for (var = begin; var < end; var += step)
-  // Let:  var = a / b, a % b or a + b   (op: "/", "%" or "+")
-  // If:   if (a == b) body else orelse       (op "<": if (a < b))
+  // Let:  var = a `let_op` b
+  // If:   if (a `compare` b) body else orelse
   int var = -1;
   Affine begin, end, step, a;
   int64_t b = 0;
-  std::string op;
+  LetOp let_op = LetOp::Add;
+  Compare compare = Compare::Eq;
 
   // Scope: `stages` are filled and consumed once in `body` (Whole); or only filled (Fill), or
   // only consumed (Use), where a Fill is issued ahead of the Use of the previous fill (preloading:
@@ -101,16 +108,17 @@ struct Node {
   Ref c, lhs, rhs;
   DType in_type = DType::f16;
 
-  // Instr: an ISA instruction whose memory operands are Refs (written into args in order)
+  // Instr: an ISA instruction whose memory operands are Refs: an argument of kind Arg::Kind::Mem
+  // stands for one of them (mem_arg(i) for refs[i], ref_index says which)
   std::string mnemonic;
-  std::vector<Arg> args;  // memory operands as Arg::Kind::Mem with name "#<ref index>"
+  std::vector<Arg> args;
   std::vector<Ref> refs;
   Pipe pipe = Pipe::S;
 
   // Sync: set_flag / wait_flag from, to, events[copy of `counter`] ; barrier from ;
   //       set_cross from, mode=b, id=events[0] ; wait_cross from, id=events[0] (split chips: between
   //       the cores of a group, placed by the nest builder; the sync pass leaves them alone)
-  std::string sync;         // "set", "wait", "barrier", "set_cross", "wait_cross"
+  SyncKind sync = SyncKind::Set;
   Pipe from = Pipe::S, to = Pipe::S;
   std::vector<int> events;  // one per copy
   int counter = -1;         // selects the copy (-1: events[0])
@@ -136,7 +144,7 @@ struct Kernel {
 
   bool mixed() const { return !vector_body.empty(); }
 
-  int new_var(std::string name);
+  int new_var(std::string name, bool counter = false);
   int new_buffer(std::string name, Space space, int64_t bytes, int copies);
   std::string str() const;
 };
@@ -147,11 +155,16 @@ Instr to_instr(const Kernel& kernel, const Node& n);
 
 // Helpers for building nodes.
 Node loop(int var, Affine begin, Affine end, Affine step, std::vector<Node> body);
-Node let(int var, Affine a, std::string op, int64_t b);
+Node let(int var, Affine a, LetOp op, int64_t b);
 Node when(Affine a, int64_t equals, std::vector<Node> then, std::vector<Node> otherwise);
 Node when_less(Affine a, int64_t bound, std::vector<Node> then, std::vector<Node> otherwise);
 Node scope(std::vector<int> stages, std::vector<Node> body, Node::Phase phase = Node::Phase::Whole);
 Node instr(std::string mnemonic, Pipe pipe, std::vector<Ref> refs, std::vector<Arg> args);
+// The argument standing for an Instr's refs[i]; and which ref a memory argument stands for.
+Arg mem_arg(int i);
+int ref_index(const Arg& a);
+// A barrier of one pipe.
+Node barrier(Pipe pipe);
 // Cross-core flags between the cores of a group (split chips): `mode` as set_cross takes it.
 Node set_cross(Pipe pipe, int mode, int id);
 Node wait_cross(Pipe pipe, int id);

@@ -14,9 +14,9 @@ Ref at(const Ref& base, const Affine& extra) { return {base.tensor, base.buffer,
 
 std::string typed(std::string_view mnemonic, DType a) { return fmt::format("{}.{}", mnemonic, dtype_name(a)); }
 
-Arg mem0() { return {.kind = Arg::Kind::Mem, .name = "#0"}; }
-Arg mem1() { return {.kind = Arg::Kind::Mem, .name = "#1"}; }
-Arg mem2() { return {.kind = Arg::Kind::Mem, .name = "#2"}; }
+Arg mem0() { return mem_arg(0); }
+Arg mem1() { return mem_arg(1); }
+Arg mem2() { return mem_arg(2); }
 
 class Selector {
  public:

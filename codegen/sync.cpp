@@ -64,7 +64,7 @@ std::vector<Access> accesses_of(const Kernel& k, const Node& n, const ChipConfig
   int slot = 0;
   for (const Arg& a : n.args) {
     if (!a.key.empty()) continue;
-    if (a.kind == Arg::Kind::Mem) ref_of_slot[slot] = std::stoi(a.name.substr(1));
+    if (a.kind == Arg::Kind::Mem) ref_of_slot[slot] = ref_index(a);
     ++slot;
   }
   std::vector<Access> out;
@@ -168,7 +168,7 @@ class SyncPass {
         continue;
       }
       CUBEKIT_ASSERT(!g.whole, "buffers {} are both preloaded and not", g.name);
-      if (g.fills < 0) g.fills = k_.new_var("fills_" + g.name);
+      if (g.fills < 0) g.fills = k_.new_var("fills_" + g.name, true);
       if (s.phase == Node::Phase::Fill) place_fill(s, g);
       else place_use(s, g);
     }
@@ -181,13 +181,13 @@ class SyncPass {
     for (int b : buffers)
       CUBEKIT_ASSERT(k_.buffers[size_t(b)].copies == g.copies, "buffers sharing a token differ in copies");
     for (int b : buffers) g.name += (g.name.empty() ? "" : "_") + k_.buffers[size_t(b)].name;
-    g.counter = k_.new_var("uses_" + g.name);
+    g.counter = k_.new_var("uses_" + g.name, true);
     for (int b : buffers) k_.buffers[size_t(b)].counter = g.counter;
     groups_.push_back(g);
     return groups_.back();
   }
 
-  Node sync(const char* kind, Pipe src, Pipe dst, const Group& g, bool full, int counter = -1) {
+  Node sync(SyncKind kind, Pipe src, Pipe dst, const Group& g, bool full, int counter = -1) {
     Node n{Node::Kind::Sync};
     n.sync = kind, n.from = src, n.to = dst;
     n.counter = g.copies > 1 ? (counter >= 0 ? counter : g.counter) : -1;
@@ -211,13 +211,13 @@ class SyncPass {
     CUBEKIT_ASSERT(first_w >= 0 && first_r > last_w, "scope uses of a token group are not write-then-read");
     std::vector<Node> out;
     for (int i = 0; i < int(s.body.size()); ++i) {
-      if (i == first_w) out.push_back(sync("wait", g.q, g.p, g, false));
-      if (i == first_r) out.push_back(sync("wait", g.p, g.q, g, true));
+      if (i == first_w) out.push_back(sync(SyncKind::Wait, g.q, g.p, g, false));
+      if (i == first_r) out.push_back(sync(SyncKind::Wait, g.p, g.q, g, true));
       out.push_back(std::move(s.body[size_t(i)]));
-      if (i == last_w) out.push_back(sync("set", g.p, g.q, g, true));
-      if (i == last_r) out.push_back(sync("set", g.q, g.p, g, false));
+      if (i == last_w) out.push_back(sync(SyncKind::Set, g.p, g.q, g, true));
+      if (i == last_r) out.push_back(sync(SyncKind::Set, g.q, g.p, g, false));
     }
-    if (g.copies > 1) out.push_back(let(g.counter, Affine::var(g.counter), "+", 1));
+    if (g.copies > 1) out.push_back(let(g.counter, Affine::var(g.counter), LetOp::Add, 1));
     s.body = std::move(out);
   }
 
@@ -226,10 +226,10 @@ class SyncPass {
   void place_fill(Node& s, const Group& g) {
     CUBEKIT_ASSERT(!std::any_of(s.body.begin(), s.body.end(), [&](const Node& n) { return touches(n, g.buffers, g.q, false); }),
                    "a fill scope of {} reads it", g.name);
-    std::vector<Node> out = {sync("wait", g.q, g.p, g, false, g.fills)};
+    std::vector<Node> out = {sync(SyncKind::Wait, g.q, g.p, g, false, g.fills)};
     for (Node& n : s.body) out.push_back(std::move(n));
-    out.push_back(sync("set", g.p, g.q, g, true, g.fills));
-    if (g.copies > 1) out.push_back(let(g.fills, Affine::var(g.fills), "+", 1));
+    out.push_back(sync(SyncKind::Set, g.p, g.q, g, true, g.fills));
+    if (g.copies > 1) out.push_back(let(g.fills, Affine::var(g.fills), LetOp::Add, 1));
     set_counter(out, g.buffers, g.fills);
     s.body = std::move(out);
   }
@@ -246,10 +246,10 @@ class SyncPass {
   void place_use(Node& s, const Group& g) {
     CUBEKIT_ASSERT(!std::any_of(s.body.begin(), s.body.end(), [&](const Node& n) { return touches(n, g.buffers, g.p, true); }),
                    "a use scope of {} writes it", g.name);
-    std::vector<Node> out = {sync("wait", g.p, g.q, g, true)};
+    std::vector<Node> out = {sync(SyncKind::Wait, g.p, g.q, g, true)};
     for (Node& n : s.body) out.push_back(std::move(n));
-    out.push_back(sync("set", g.q, g.p, g, false));
-    if (g.copies > 1) out.push_back(let(g.counter, Affine::var(g.counter), "+", 1));
+    out.push_back(sync(SyncKind::Set, g.q, g.p, g, false));
+    if (g.copies > 1) out.push_back(let(g.counter, Affine::var(g.counter), LetOp::Add, 1));
     s.body = std::move(out);
   }
 
@@ -270,7 +270,7 @@ class SyncPass {
     for (Node& n : body) {
       resolve(n.body);
       resolve(n.orelse);
-      if (n.kind != Node::Kind::Sync || n.sync == "barrier" || n.sync.ends_with("_cross") || n.events.size() != 2) continue;
+      if (n.kind != Node::Kind::Sync || (n.sync != SyncKind::Set && n.sync != SyncKind::Wait) || n.events.size() != 2) continue;
       const Group& g = groups_[size_t(n.events[0])];
       n.events = n.events[1] ? g.full : g.free;
     }
@@ -279,11 +279,11 @@ class SyncPass {
   std::vector<Node> prologue() {
     std::vector<Node> out;
     for (const Group& g : groups_) {
-      if (g.copies > 1) out.push_back(let(g.counter, Affine(0), "+", 0));
-      if (g.copies > 1 && g.fills >= 0) out.push_back(let(g.fills, Affine(0), "+", 0));
+      if (g.copies > 1) out.push_back(let(g.counter, Affine(0), LetOp::Add, 0));
+      if (g.copies > 1 && g.fills >= 0) out.push_back(let(g.fills, Affine(0), LetOp::Add, 0));
       for (int c = 0; c < g.copies; ++c) {
         Node n{Node::Kind::Sync};
-        n.sync = "set", n.from = g.q, n.to = g.p, n.events = {g.free[size_t(c)]};
+        n.sync = SyncKind::Set, n.from = g.q, n.to = g.p, n.events = {g.free[size_t(c)]};
         out.push_back(n);
       }
     }
@@ -295,7 +295,7 @@ class SyncPass {
     for (const Group& g : groups_)
       for (int c = 0; c < g.copies; ++c) {
         Node n{Node::Kind::Sync};
-        n.sync = "wait", n.from = g.q, n.to = g.p, n.events = {g.free[size_t(c)]};
+        n.sync = SyncKind::Wait, n.from = g.q, n.to = g.p, n.events = {g.free[size_t(c)]};
         out.push_back(n);
       }
     return out;
@@ -372,7 +372,7 @@ class SyncPass {
           break;
         }
         case Node::Kind::Sync:
-          if (n.sync == "barrier") st[size_t(n.from)].clear();
+          if (n.sync == SyncKind::Barrier) st[size_t(n.from)].clear();
           break;
         case Node::Kind::Instr: {
           auto& pending = st[size_t(n.pipe)];
@@ -402,7 +402,7 @@ class SyncPass {
   First first_access(const std::vector<Node>& body, Pipe p, size_t from = 0) const {
     for (size_t i = from; i < body.size(); ++i) {
       const Node& n = body[i];
-      if (n.kind == Node::Kind::Sync && n.sync == "barrier" && n.from == p) return First::Barrier;
+      if (n.kind == Node::Kind::Sync && n.sync == SyncKind::Barrier && n.from == p) return First::Barrier;
       if (n.kind == Node::Kind::Instr && n.pipe == p) return n.barrier_before ? First::Barrier : First::Access;
       if (n.kind == Node::Kind::Loop && (n.loop_barriers & (1u << int(p)))) return First::Barrier;
       First inner = First::None;
@@ -458,14 +458,10 @@ class SyncPass {
       insert_barriers(n.orelse);
       for (int p = 0; p < kNumPipes; ++p)
         if (n.loop_barriers & (1u << p)) {
-          Node b{Node::Kind::Sync};
-          b.sync = "barrier", b.from = Pipe(p);
-          out.push_back(b);
+          out.push_back(barrier(Pipe(p)));
         }
       if (n.kind == Node::Kind::Instr && n.barrier_before) {
-        Node b{Node::Kind::Sync};
-        b.sync = "barrier", b.from = n.pipe;
-        out.push_back(b);
+        out.push_back(barrier(n.pipe));
       }
       out.push_back(std::move(n));
     }

@@ -10,7 +10,7 @@ namespace {
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-std::vector<Arg> mems2() { return {{.kind = Arg::Kind::Mem, .name = "#0"}, {.kind = Arg::Kind::Mem, .name = "#1"}}; }
+std::vector<Arg> mems2() { return {mem_arg(0), mem_arg(1)}; }
 
 }  // namespace
 

@@ -29,7 +29,7 @@ VShape vshape(VecShape s) { return s == VecShape::Full ? VShape::Full : s == Vec
 
 std::vector<Arg> mems(size_t n) {
   std::vector<Arg> a;
-  for (size_t i = 0; i < n; ++i) a.push_back({.kind = Arg::Kind::Mem, .name = fmt::format("#{}", i)});
+  for (size_t i = 0; i < n; ++i) a.push_back(mem_arg(int(i)));
   return a;
 }
 
@@ -139,7 +139,7 @@ class Builder {
     count_ = Affine(1);
     if (k.block_dim > 1) {
       int rounds = k.new_var("rounds");
-      body.push_back(let(rounds, Affine(ntiles_ - 1) - Affine::var(kBlockIdx), "/", k.block_dim));
+      body.push_back(let(rounds, Affine(ntiles_ - 1) - Affine::var(kBlockIdx), LetOp::Div, k.block_dim));
       count_ = Affine::var(rounds) + Affine(1);
     } else {
       count_ = Affine(ntiles_);
@@ -309,7 +309,7 @@ class Builder {
         return instr("vdup.f32", Pipe::V, {{-1, in_[i], at, copy}}, std::move(args));
       };
       for (int c = 0; c < k_->buffers[size_t(in_[i])].copies; ++c) {
-        out.push_back(let(copy, Affine(c), "+", 0));
+        out.push_back(let(copy, Affine(c), LetOp::Add, 0));
         if (rows > 1 && blocks > kMaxRepeatStride) {  // rows too far apart for a repeat stride: a row at a time
           int row = k_->new_var("row");
           out.push_back(loop(row, Affine(0), Affine(rows), Affine(1),
@@ -326,9 +326,7 @@ class Builder {
   // The zeroing is outside every scope, so the sync pass does not see it: order it here.
   static std::vector<Node> with_barrier(std::vector<Node> out) {
     if (out.empty()) return out;
-    Node b{Node::Kind::Sync};
-    b.sync = "barrier", b.from = Pipe::V;
-    out.push_back(b);
+    out.push_back(barrier(Pipe::V));
     return out;
   }
 

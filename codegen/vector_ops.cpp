@@ -93,7 +93,7 @@ void VectorOps::done(const VValue& v) {
 
 void VectorOps::emit(const std::string& mnemonic, std::vector<Ref> mems, std::vector<Arg> args) {
   std::vector<Arg> all;
-  for (size_t i = 0; i < mems.size(); ++i) all.push_back({.kind = Arg::Kind::Mem, .name = fmt::format("#{}", i)});
+  for (size_t i = 0; i < mems.size(); ++i) all.push_back(mem_arg(int(i)));
   for (Arg& a : args) all.push_back(std::move(a));
   out_->push_back(instr(mnemonic, Pipe::V, std::move(mems), std::move(all)));
 }
