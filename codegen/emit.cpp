@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -81,20 +82,41 @@ class Emitter {
   std::string label() { return fmt::format("L{}", labels_++); }
 
   // Emits `target = a`.
+  // An immediate operand for `value`, or -- past the 32 bits an ALU or branch immediate holds (a
+  // large tensor's strides) -- `scratch` loaded with it (li takes 64 bits).
+  Arg operand(int64_t value, int scratch) {
+    if (value >= INT32_MIN && value <= INT32_MAX) return imm(value);
+    b_.emit("li", {x(scratch), imm(value)});
+    return x(scratch);
+  }
+
+  // `target` may be the register of a variable of `a` only as its first term (it is read before
+  // it is written).
   void compute(int target, const Affine& a) {
-    bool started = false;
+    int sum = -1;  // the register holding the terms so far
     for (auto [v, c] : a.terms) {
       int src = reg(v);
       if (c != 1) {
-        b_.emit("mul", {x(kScratch), x(src), imm(c)});
-        src = kScratch;
+        int into = sum < 0 ? target : kScratch;
+        b_.emit("mul", {x(into), x(src), operand(c, kScratch)});
+        src = into;
       }
-      if (!started) b_.emit("mov", {x(target), x(src)});
-      else b_.emit("add", {x(target), x(target), x(src)});
-      started = true;
+      if (sum >= 0) b_.emit("add", {x(target), x(sum), x(src)});
+      sum = sum < 0 ? src : target;
     }
-    if (!started) b_.emit("li", {x(target), imm(a.c)});
-    else if (a.c) b_.emit("add", {x(target), x(target), imm(a.c)});
+    if (sum < 0) return void(b_.emit("li", {x(target), imm(a.c)}));
+    if (a.c) b_.emit("add", {x(target), x(sum), operand(a.c, kScratch)}), sum = target;
+    if (sum != target) b_.emit("mov", {x(target), x(sum)});
+  }
+
+  // The register holding `a` less its constant: a variable's own when that is all it is, else
+  // `temp` computed. The constant goes into an address's or a comparison's immediate.
+  int terms_in(const Affine& a, int temp) {
+    if (a.terms.size() == 1 && a.terms[0].second == 1) return reg(a.terms[0].first);
+    Affine terms = a;
+    terms.c = 0;
+    compute(temp, terms);
+    return temp;
   }
 
   // A memory operand: constant addresses inline, others through a scratch register.
@@ -108,16 +130,28 @@ class Emitter {
       copies = buf.copies;
     }
     if (addr.constant() && copies == 1) return mem(base, addr.c);
+    if (copies == 1 && addr.terms.size() == 1 && addr.terms[0].second == 1)  // a variable's register + offset
+      return mem(base, x(reg(addr.terms[0].first)), addr.c);
     int t = temp++;
     CUBEKIT_ASSERT(t < kScratch, "an instruction with more than three run-time addresses");
-    compute(t, addr);
+    Affine terms = addr;
+    terms.c = 0;
     if (copies > 1) {
       const Buffer& buf = k_.buffers[size_t(r.buffer)];
-      b_.emit("rem", {x(kScratch), x(reg(r.counter >= 0 ? r.counter : buf.counter)), imm(copies)});
+      int counter = reg(r.counter >= 0 ? r.counter : buf.counter);
+      if (terms.constant()) {  // the copy's offset alone
+        b_.emit("rem", {x(t), x(counter), imm(copies)});
+        b_.emit("mul", {x(t), x(t), imm(buf.stride)});
+        return mem(base, x(t), addr.c);
+      }
+      compute(t, terms);
+      b_.emit("rem", {x(kScratch), x(counter), imm(copies)});
       b_.emit("mul", {x(kScratch), x(kScratch), imm(buf.stride)});
       b_.emit("add", {x(t), x(t), x(kScratch)});
+      return mem(base, x(t), addr.c);
     }
-    return mem(base, x(t), 0);
+    compute(t, terms);
+    return mem(base, x(t), addr.c);
   }
 
   void instruction(const Node& n) {
@@ -203,16 +237,27 @@ class Emitter {
     {
       switch (n.kind) {
         case Node::Kind::Loop: {
+          // The test at the bottom (one branch an iteration), and at the top only when the loop
+          // may run no iteration at all.
           int r = bind(n.var);
           compute(r, n.begin);
           std::string top = label(), exit = label();
+          // `branch` to `to` when r >= end (bge) or r < end (blt); with end = terms + c, that is
+          // r - c against terms.
+          auto test = [&](const char* branch, const std::string& to) {
+            if (n.end.constant()) return void(b_.emit(branch, {x(r), operand(n.end.c, kScratch), name(to)}));
+            int terms = terms_in(n.end, kFirstTemp);
+            if (n.end.c == 0) return void(b_.emit(branch, {x(r), x(terms), name(to)}));
+            b_.emit("sub", {x(kScratch), x(r), operand(n.end.c, kScratch)});
+            b_.emit(branch, {x(kScratch), x(terms), name(to)});
+          };
+          const Affine trips = n.end - n.begin;
+          if (!(trips.constant() && trips.c > 0)) test("bge", exit);
           b_.label(top);
-          Arg end = n.end.constant() ? imm(n.end.c) : (compute(kFirstTemp, n.end), x(kFirstTemp));
-          b_.emit("bge", {x(r), end, name(exit)});
           block(n.body);
           if (n.step.constant()) b_.emit("add", {x(r), x(r), imm(n.step.c)});
           else compute(kFirstTemp, n.step), b_.emit("add", {x(r), x(r), x(kFirstTemp)});
-          b_.emit("jmp", {name(top)});
+          test("blt", top);
           b_.label(exit);
           unbind(n.var);
           break;
@@ -221,15 +266,22 @@ class Emitter {
           bool fresh = !reg_.count(n.var);
           int r = fresh ? bind(n.var) : reg(n.var);
           if (fresh && !is_counter(n.var)) lets.push_back(n.var);
-          compute(kFirstTemp, n.a);
           const char* op = n.let_op == LetOp::Div ? "div" : n.let_op == LetOp::Rem ? "rem" : "add";
-          b_.emit(op, {x(r), x(kFirstTemp), imm(n.b)});
+          if (n.let_op == LetOp::Add) {  // straight into its register, its own term (if any) read first
+            Affine a = n.a + Affine(n.b);
+            std::stable_partition(a.terms.begin(), a.terms.end(), [&](const auto& t) { return t.first == n.var; });
+            compute(r, a);
+            break;
+          }
+          if (n.a.c == 0) b_.emit(op, {x(r), x(terms_in(n.a, kFirstTemp)), imm(n.b)});
+          else compute(kFirstTemp, n.a), b_.emit(op, {x(r), x(kFirstTemp), imm(n.b)});
           break;
         }
         case Node::Kind::If: {
           std::string other = label(), done = label();
-          compute(kFirstTemp, n.a);
-          b_.emit(n.compare == Compare::Lt ? "bge" : "bne", {x(kFirstTemp), imm(n.b), name(other)});
+          // a == b (a < b) is terms == b - c (terms < b - c): the constant goes to the immediate
+          int terms = terms_in(n.a, kFirstTemp);
+          b_.emit(n.compare == Compare::Lt ? "bge" : "bne", {x(terms), operand(n.b - n.a.c, kScratch), name(other)});
           block(n.body);
           b_.emit("jmp", {name(done)});
           b_.label(other);

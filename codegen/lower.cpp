@@ -4,6 +4,7 @@
 #include "codegen/contraction_nest.h"
 #include "codegen/emit.h"
 #include "codegen/select.h"
+#include "codegen/simplify.h"
 #include "codegen/storage.h"
 #include "codegen/sync.h"
 #include "codegen/vector_nest.h"
@@ -65,6 +66,8 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   log("storage planning", [&] { return k.str(); });
   insert_sync(k, chip);                            // tokens between pipes, barriers within
   log("synchronisation", [&] { return k.str(); });
+  simplify(k);                                     // what the shape decides at compile time
+  log("simplification", [&] { return k.str(); });
   Program program = emit_program(k, chip);         // registers, real loops, branches
   log("scalar code", [&] { return print_program(program); });
 

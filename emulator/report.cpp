@@ -74,6 +74,7 @@ void finish_report(Report& r, const Program& program, const ChipConfig& chip) {
       r.pipes[p].flag_stall += c.pipes[p].flag_stall;
     }
     for (int k = 0; k < kNumPaths; ++k) r.bytes[k] += c.bytes[k];
+    r.scalar_instructions += c.scalar_instructions;
     r.l2_hit_lines += c.l2_hit_lines;
     r.l2_miss_lines += c.l2_miss_lines;
     r.l2_merged_lines += c.l2_merged_lines;
@@ -122,6 +123,7 @@ std::string report_json(const Report& r, const Program& program, std::string_vie
   j["cycles"] = r.cycles;
   j["microseconds"] = r.microseconds();
   j["instructions"] = r.instructions;
+  j["scalar_instructions"] = r.scalar_instructions;
   j["work"] = r.work;
   for (Pipe p : kReportOrder) {
     const PipeStats& s = r.pipes[int(p)];

@@ -34,6 +34,7 @@ struct CoreStats {
   int64_t l2_hit_lines = 0, l2_miss_lines = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
   int64_t l2_merged_lines = 0;     // lines read while another request's fill of them was in flight
   int64_t cube_steps = 0;          // fractal steps issued to the cube
+  int64_t scalar_instructions = 0; // executed on the scalar unit itself (address arithmetic, branches, ...)
   int64_t vector_cycles_ideal = 0; // vector repeats x class cycles, before bank conflicts
   std::vector<uint64_t> line_cycles;  // per instruction index: busy cycles attributed to it
   std::vector<uint64_t> line_issues;  // per instruction index: times the scalar unit ran or issued it
@@ -70,6 +71,7 @@ struct Report {
   bool timing_only = false;
   uint64_t cycles = 0;
   int64_t instructions = 0;  // executed, over all cores
+  int64_t scalar_instructions = 0;  // of them, those the scalar unit itself executes (not dispatched to a pipe)
   int64_t work = 0;          // work units over all cores (the measure SimOptions::max_work bounds)
   std::array<PipeStats, kNumPipes> pipes{};  // summed over cores
   std::array<double, kNumPipes> ratio{};      // busy / (cycles x cores)

@@ -345,7 +345,7 @@ void TimingCore::scalar_one(uint64_t t) {
         halted_ = true;
         return;
       }
-      s.busy += scalar, ++s.instructions;
+      s.busy += scalar, ++s.instructions, ++stats_.scalar_instructions;
       stats_.line_cycles[pc_] += scalar, ++stats_.line_issues[pc_];
       if (ctx_.options.trace) {
         count_trace_events(1);

@@ -408,7 +408,7 @@ INSTANTIATE_TEST_SUITE_P(CubePath, ApiError, testing::ValuesIn(kCubePath), api_c
 
 // ---- buffer sizes (schedules/contraction.cpp), registers, storage and events (codegen/) -------------
 
-// C(b0, .., b{dims-1}, m, n): a 16x16x16 contraction under `dims` batch dimensions of extent 1, each
+// C(b0, .., b{dims-1}, m, n): a 16x16x16 contraction under `dims` batch dimensions of extent 2, each
 // one tile loop, staged at the innermost of them.
 void compile_batched(int dims) {
   std::vector<Var> bs;
@@ -420,7 +420,7 @@ void compile_batched(int dims) {
   Var m("m"), n("n");
   RDom k(0, 16, "k");
   ia.insert(ia.end(), {m, k}), ib.insert(ib.end(), {k, n}), ic.insert(ic.end(), {m, n});
-  std::vector<int64_t> shape(size_t(dims), 1);
+  std::vector<int64_t> shape(size_t(dims), 2);  // extent 2: a loop of one trip would be folded away
   shape.insert(shape.end(), {16, 16});
   Input A("A", DType::f16, shape), B("B", DType::f16, shape);
   Func C("C");
@@ -449,7 +449,7 @@ const ApiCase kBuffers[] = {
      [] { Mm().good().compile(chip_with("small_ub", [](ChipConfig& c) { c.set_buffer_size(Space::UB, 4096); })); },
      {"C: the output strips of 64x16 needs 8192 bytes of ub (2 copies) but small_ub has 4096; use a smaller m tile"}},
     // codegen/emit.cpp: one scalar register per live loop variable (and per use counter of a buffer
-    // with copies); 22 batch dimensions still compile.
+    // with copies); 22 batch dimensions of extent 2 still compile.
     {"TooManyLiveLoopVariables", [] { compile_batched(23); },
      {"C: the kernel needs more than 27 scalar registers for its loop variables", "use fewer loops, e.g. fewer batch dimensions or splits"}},
     // codegen/storage.cpp: the buffers fit as sized, but not once each copy is aligned to 4 KiB.
