@@ -7,6 +7,7 @@
 #include "codegen/simplify.h"
 #include "codegen/storage.h"
 #include "codegen/sync.h"
+#include "codegen/verify.h"
 #include "codegen/vector_nest.h"
 #include "schedules/contraction.h"
 #include "schedules/vector.h"
@@ -59,15 +60,20 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     log("schedule", [&] { return plan.str() + "\n"; });
     k = build_vector_nest(plan, chip);             // loops, scopes, copies and V instructions
   }
-  log("loop nest", [&] { return k.str(); });
+  const bool check = verification_on();
+  auto after = [&](const char* pass, Stage stage) {
+    log(pass, [&] { return k.str(); });
+    if (check) verify(k, stage, pass);
+  };
+  after("loop nest", Stage::LoopNest);
   select_instructions(k, chip);                    // Moves and Mmads become ISA instructions
-  log("instruction selection", [&] { return k.str(); });
+  after("instruction selection", Stage::Selected);
   plan_storage(k, chip);                           // offsets of every buffer copy
-  log("storage planning", [&] { return k.str(); });
+  after("storage planning", Stage::Stored);
   insert_sync(k, chip);                            // tokens between pipes, barriers within
-  log("synchronisation", [&] { return k.str(); });
+  after("synchronisation", Stage::Synchronised);
   simplify(k);                                     // what the shape decides at compile time
-  log("simplification", [&] { return k.str(); });
+  after("simplification", Stage::Simplified);
   Program program = emit_program(k, chip);         // registers, real loops, branches
   log("scalar code", [&] { return print_program(program); });
 

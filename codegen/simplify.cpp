@@ -40,9 +40,13 @@ class Simplifier {
   }
 
  private:
+  // Definitions per variable; a variable that selects a buffer's copy (a Ref's counter, read by
+  // the emitter as a register) counts as redefined, so that it keeps its Let.
   void count_defs(const std::vector<Node>& body) {
     for (const Node& n : body) {
       if (n.kind == Node::Kind::Let || n.kind == Node::Kind::Loop) ++defs_[size_t(n.var)];
+      for (const Ref& r : n.refs)
+        if (r.counter >= 0) defs_[size_t(r.counter)] += 2;
       count_defs(n.body);
       count_defs(n.orelse);
     }

@@ -307,7 +307,14 @@ class SyncPass {
     Affine offset;  // of the Ref the chunks are relative to
     Chunks chunks;
     bool write;
+    bool staged = false;  // made inside a scope staging the buffer: part of its token protocol
   };
+  // Whether a pending access is one a token orders before the next scope of its buffer: only an
+  // access of that protocol is (one outside every scope of the buffer, e.g. zeroing its padding
+  // at the start, is ordered by nothing the token does).
+  bool ordered_by_token(const Pending& x, const std::vector<int>& stages) const {
+    return x.staged && token_buffer(x.buffer) && std::count(stages.begin(), stages.end(), x.buffer);
+  }
   using State = std::array<std::vector<Pending>, kNumPipes>;
 
   // Offsets known only at run time may meet unless they differ by a constant.
@@ -327,8 +334,8 @@ class SyncPass {
   static void add(std::vector<Pending>& pending, Pending x) {
     for (const Pending& y : pending)
       if (y.buffer == x.buffer && y.write == x.write && (y.offset - x.offset).constant() && (y.offset - x.offset).c == 0 &&
-          (y.chunks == x.chunks || *y.chunks == *x.chunks))
-        return;
+          (y.chunks == x.chunks || *y.chunks == *x.chunks) && (!y.staged || x.staged))
+        return;  // (an access outside the scopes stands for the same one inside them, not the reverse)
     pending.push_back(std::move(x));
   }
 
@@ -337,11 +344,10 @@ class SyncPass {
       switch (n.kind) {
         case Node::Kind::Scope:
           // A token orders this use of its buffers after the previous one on every pipe.
-          for (auto& pending : st)
-            std::erase_if(pending, [&](const Pending& x) {
-              return token_buffer(x.buffer) && std::count(n.stages.begin(), n.stages.end(), x.buffer);
-            });
+          for (auto& pending : st) std::erase_if(pending, [&](const Pending& x) { return ordered_by_token(x, n.stages); });
+          staged_.insert(staged_.end(), n.stages.begin(), n.stages.end());
           barriers(n.body, st);
+          staged_.resize(staged_.size() - n.stages.size());
           break;
         case Node::Kind::Loop: {
           // An access in the body that meets one pending from before the loop gets one barrier
@@ -387,7 +393,8 @@ class SyncPass {
           if (n.barrier_before) pending.clear();
           for (const Access& a : accs) {
             const Ref& r = n.refs[size_t(a.ref)];
-            if (r.buffer >= 0) add(pending, {r.buffer, r.offset, a.chunks, a.write});
+            if (r.buffer >= 0)
+              add(pending, {r.buffer, r.offset, a.chunks, a.write, std::count(staged_.begin(), staged_.end(), r.buffer) > 0});
           }
           break;
         }
@@ -440,9 +447,7 @@ class SyncPass {
         }
       if (n.kind == Node::Kind::Scope) {  // a token orders the scope's buffers (as barriers() assumes)
         std::vector<Pending> rest = pending;
-        std::erase_if(rest, [&](const Pending& x) {
-          return token_buffer(x.buffer) && std::count(n.stages.begin(), n.stages.end(), x.buffer);
-        });
+        std::erase_if(rest, [&](const Pending& x) { return ordered_by_token(x, n.stages); });
         if (meets(n.body, p, rest)) return true;
         continue;
       }
@@ -473,6 +478,7 @@ class SyncPass {
   const ChipConfig& chip_;
   std::vector<Group> groups_;
   std::map<int, std::set<Pipe>> writers_, readers_;
+  std::vector<int> staged_;  // buffers the scopes around the node barriers() is at stage
 };
 
 }  // namespace

@@ -49,6 +49,10 @@ using test::with;
 
 const std::vector<MatmulCase> kMatmuls = {
     {"One", mm(1, 1, 1)},
+    // Tiles 1..8 columns past a multiple of 16: the vector cores' per-column inputs have padding
+    // that is zeroed at the start and must be ordered before the epilogue reads it.
+    {"OneBias", with(mm(1, 1, 1), [](auto& o) { o.epilogue = {"bias"}; })},
+    {"NarrowBias", with(mm(33, 20, 17), [](auto& o) { o.epilogue = {"bias", "relu"}; })},
     {"Odd", mm(77, 131, 45)},
     {"Square", mm(256, 256, 256)},
     {"LongK", mm(40, 50, 1500)},
@@ -186,9 +190,13 @@ std::set<int> executed(const Report& r) {
   return out;
 }
 
-TEST(MixedMatmul, DeletingAnyExecutedSynchronisationIsReported) {
+class MixedMatmul : public testing::TestWithParam<int64_t> {};
+
+// n = 40 (tiles of 32 and 8 columns) and 52 (32 and 20: the 20-column tiles' bias has padding the
+// vector cores zero at the start).
+TEST_P(MixedMatmul, DeletingAnyExecutedSynchronisationIsReported) {
   const ChipConfig& chip = preset("ascend910b2");
-  MatmulOptions o = mm(40, 40, 40);
+  MatmulOptions o = mm(40, GetParam(), 40);
   // One core, so that it runs every tile and every copy of every buffer.
   o.tm = o.tn = 32, o.tk_l1 = o.tk_l0 = 16, o.use_cores = false, o.epilogue = {"bias", "relu"}, o.out = DType::f16;
   kernels::Matmul m = kernels::matmul(o, chip);
@@ -223,6 +231,8 @@ TEST(MixedMatmul, DeletingAnyExecutedSynchronisationIsReported) {
   EXPECT_EQ(reported, mutants);
   EXPECT_GE(cross, 6);
 }
+
+INSTANTIATE_TEST_SUITE_P(Widths, MixedMatmul, testing::Values(40, 52));
 
 }  // namespace
 }  // namespace cubekit
