@@ -86,7 +86,7 @@ std::map<std::string, std::vector<uint8_t>> host_inputs(const dsl::Func& f) {
 // The same Func through Halide on this CPU (parallel outer loop, vectorised inner loop).
 void halide_cpu(benchmark::State& state, const std::function<Job()>& make) {
   Job job = make();
-  dsl::HostPipeline pipeline(job.func);
+  dsl::HostPipeline pipeline(job.func, dsl::HostSchedule::Fast);
   auto in = host_inputs(job.func);
   std::map<std::string, const std::vector<uint8_t>*> ptrs;
   for (const auto& [name, bytes] : in) ptrs[name] = &bytes;

@@ -9,6 +9,8 @@
 #include "codegen/sync.h"
 #include "codegen/verify.h"
 #include "codegen/vector_nest.h"
+#include "dsl/bounds.h"
+#include "emulator/error.h"
 #include "schedules/contraction.h"
 #include "schedules/vector.h"
 
@@ -34,10 +36,26 @@ void log(const char* pass, F ir) {
   if (debug_lower()) fmt::print(stderr, "\n==== after {} ====\n{}", pass, ir());
 }
 
+// A read through a boundary condition, in f or a Func it calls (nullptr: none).
+const dsl::ExprNode* exterior_read(const dsl::Expr& e) {
+  const dsl::ExprNode& n = e.node();
+  if (n.op == dsl::Op::Exterior) return &n;
+  if (n.op == dsl::Op::Func)
+    if (const dsl::ExprNode* r = exterior_read(n.func->value)) return r;
+  for (const dsl::Expr& a : n.args)
+    if (const dsl::ExprNode* r = exterior_read(a)) return r;
+  return nullptr;
+}
+
 }  // namespace
 
 Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
+  if (!f.defined()) user_error("{} has no definition", f.name());
+  if (const dsl::ExprNode* r = exterior_read(f.impl->value))
+    user_error("{}: {} is read through a boundary condition (BoundaryConditions::constant_exterior); the compiler "
+               "does not lower boundary conditions yet: compute the Func on the CPU (dsl::run_on_host, "
+               "cubekit.reference) or read the input inside its shape", f.name(), r->input->name);
   Kernel k;
   auto directive = [&](dsl::Directive::Kind kind) -> const dsl::Directive* {
     for (const dsl::Directive& d : f.impl->schedule)
@@ -45,8 +63,7 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     return nullptr;
   };
   if (const dsl::Directive* e = directive(dsl::Directive::Kind::EpilogueOf)) {  // the cube path, fused
-    dsl::Func producer(e->func->name);
-    producer.impl = e->func;
+    dsl::Func producer(e->func);
     sched::ContractionPlan plan = sched::plan_contraction(producer, chip);
     sched::attach_epilogue(plan, f);
     log("schedule", [&] { return plan.str() + ", epilogue " + f.name() + "\n"; });
@@ -60,6 +77,7 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     log("schedule", [&] { return plan.str() + "\n"; });
     k = build_vector_nest(plan, chip);             // loops, scopes, copies and V instructions
   }
+  dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower
   const bool check = verification_on();
   auto after = [&](const char* pass, Stage stage) {
     log(pass, [&] { return k.str(); });

@@ -11,7 +11,7 @@
 namespace cubekit::dsl {
 
 std::string_view op_name(Op op) {
-  static constexpr std::string_view names[] = {"const", "var",  "input", "func", "cast", "+",   "-",   "*",
+  static constexpr std::string_view names[] = {"const", "var",  "input", "func", "constant_exterior", "cast", "+",   "-",   "*",
                                                "/",     "min",  "max",   "-",    "exp",  "log", "sqrt", "abs",
                                                "<",     "<=",   ">",     ">=",   "==",   "!=",  "select",
                                                "sum",   "maximum", "minimum"};
@@ -130,6 +130,7 @@ std::string Expr::str() const {
     case Op::Var: return n.var->name;
     case Op::Input: return fmt::format("{}({})", n.input->name, list());
     case Op::Func: return fmt::format("{}({})", n.func->name, list());
+    case Op::Exterior: return fmt::format("constant_exterior({}, {})({})", n.input->name, n.value, list());
     case Op::Cast: return fmt::format("cast({}, {})", type_name(n.type), n.args[0].str());
     case Op::Neg: return fmt::format("-{}", n.args[0].str());
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div:

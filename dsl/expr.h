@@ -19,10 +19,18 @@ struct VarImpl {
   std::string name;
   bool reduction = false;
   int64_t min = 0, extent = 0;  // reductions: the domain
+  // An RVar of a multi-dimensional RDom: the RDom (any one of its RVars' VarImpl, shared) and this
+  // RVar's dimension in it, 0 innermost. A reduction over several of them runs them in that order.
+  const VarImpl* domain = nullptr;
+  int dimension = 0;
+  // Set on the stand-ins of what is not a variable (a 2-D RDom's r.z, a 3-D RDom used as one
+  // RVar): why, for the user error raised where it is used.
+  std::string absent;
 };
 
 enum class Op : uint8_t {
   Const, Var, Input, Func,                    // leaves and calls
+  Exterior,                                   // an input read with a constant outside its shape
   Cast, Add, Sub, Mul, Div, Min, Max, Neg,    // arithmetic
   Exp, Log, Sqrt, Abs,                        // math
   Lt, Le, Gt, Ge, Eq, Ne, Select,             // comparisons make bool
@@ -59,9 +67,9 @@ struct ExprNode {
   Op op;
   Type type;
   bool untyped_const = false;  // a literal that adopts its partner's type
-  double value = 0;            // Const
+  double value = 0;            // Const; Exterior: the value outside the input's shape
   std::shared_ptr<VarImpl> var;        // Var
-  std::shared_ptr<InputImpl> input;    // Input calls
+  std::shared_ptr<InputImpl> input;    // Input and Exterior calls
   std::shared_ptr<FuncImpl> func;      // Func calls
   std::vector<Expr> args;              // call indices / operands
   int depth = 1;                       // of the tree below, Func definitions included

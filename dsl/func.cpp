@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 
 namespace cubekit::dsl {
 
@@ -37,7 +38,8 @@ void check_index(const Expr& e, const std::string& callee, size_t i) {
 void collect_inputs(const Expr& e, std::vector<std::shared_ptr<InputImpl>>& out) {
   if (!e.defined()) return;
   const ExprNode& n = e.node();
-  if (n.op == Op::Input && std::find(out.begin(), out.end(), n.input) == out.end()) out.push_back(n.input);
+  bool reads = n.op == Op::Input || n.op == Op::Exterior;
+  if (reads && std::find(out.begin(), out.end(), n.input) == out.end()) out.push_back(n.input);
   if (n.op == Op::Func) collect_inputs(n.func->value, out);  // the inputs of the Funcs it calls too
   for (const Expr& a : n.args) collect_inputs(a, out);
 }
@@ -48,10 +50,10 @@ std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& f);
 void implied_extents(const Expr& e, const VarImpl* v, std::vector<std::pair<int64_t, std::string>>& out) {
   if (!e.defined()) return;
   const ExprNode& n = e.node();
-  if (n.op == Op::Input || n.op == Op::Func)
+  if (n.op == Op::Input || n.op == Op::Exterior || n.op == Op::Func)
     for (size_t d = 0; d < n.args.size(); ++d)
       if (n.args[d].node().op == Op::Var && n.args[d].node().var.get() == v) {
-        if (n.op == Op::Input) out.push_back({n.input->shape[d], fmt::format("{}'s dimension {}", n.input->name, d)});
+        if (n.op != Op::Func) out.push_back({n.input->shape[d], fmt::format("{}'s dimension {}", n.input->name, d)});
         else out.push_back({shape_of(n.func)[d], fmt::format("{}'s dimension {}", n.func->name, d)});
       }
   for (const Expr& a : n.args) implied_extents(a, v, out);
@@ -76,6 +78,20 @@ std::string names(const std::vector<LoopVar>& vars) {
   return s;
 }
 
+void check_present(const VarImpl& v) {
+  if (!v.absent.empty()) user_error("{}", v.absent);
+}
+
+void set_domain(VarImpl& v, int64_t min, int64_t extent, const std::string& what) {
+  if (extent < 1) user_error("RDom {}: extent must be at least 1, got {}", what, extent);
+  if (min < INT32_MIN || min + extent - 1 > INT32_MAX)
+    user_error("RDom {}: the domain [{}, {}) does not fit in 32 bits (the DSL's integers are s32)", what, min,
+               min + extent);
+  v.min = min;
+  v.extent = extent;
+}
+
+
 }  // namespace
 
 std::string_view level_name(Level l) {
@@ -87,13 +103,88 @@ Var::Var(std::string name) : impl(std::make_shared<VarImpl>(VarImpl{fresh(std::m
 Var::operator Expr() const { return var_expr(impl); }
 
 RVar::RVar(std::string name) : impl(std::make_shared<VarImpl>(VarImpl{fresh(std::move(name), "r"), true})) {}
-RVar::operator Expr() const { return var_expr(impl); }
+RVar::operator Expr() const {
+  check_present(*impl);
+  return var_expr(impl);
+}
+
 
 RDom::RDom(int64_t min, int64_t extent, std::string name) : RVar(std::move(name)) {
-  if (extent < 1) user_error("RDom {}: extent must be at least 1, got {}", impl->name, extent);
-  impl->min = min;
-  impl->extent = extent;
+  set_domain(*impl, min, extent, impl->name);
+  dims_ = {*this};
+  x = *this;
+  for (RVar* d : {&y, &z, &w})
+    d->impl->absent = fmt::format("RDom {} has one dimension, {} itself; it has no .y, .z or .w", impl->name, impl->name);
 }
+
+RDom::RDom(const std::vector<std::pair<int64_t, int64_t>>& region, std::string name) : RVar(std::move(name)) {
+  if (region.empty()) user_error("RDom {}: give at least one (min, extent) pair", impl->name);
+  if (region.size() == 1) {
+    *this = RDom(region[0].first, region[0].second, impl->name);
+    return;
+  }
+  static constexpr const char* kDims = "xyzw";
+  for (size_t i = 0; i < region.size(); ++i) {
+    std::string dim = i < 4 ? fmt::format("{}.{}", impl->name, kDims[i]) : fmt::format("{}[{}]", impl->name, i);
+    RVar r(dim);
+    set_domain(*r.impl, region[i].first, region[i].second, dim);
+    r.impl->domain = dims_.empty() ? r.impl.get() : dims_[0].impl.get();
+    r.impl->dimension = int(i);
+    dims_.push_back(r);
+  }
+  RVar* named[] = {&x, &y, &z, &w};
+  for (size_t i = 0; i < 4; ++i) {
+    if (i < dims_.size()) *named[i] = dims_[i];
+    else named[i]->impl->absent = fmt::format("RDom {} has {} dimensions; {}.{} is not one of them", impl->name,
+                                              dims_.size(), impl->name, kDims[i]);
+  }
+  impl->absent = fmt::format("RDom {} has {} dimensions: use one of them ({}.x, {}.y, ... or {}[i]), not the RDom itself",
+                             impl->name, dims_.size(), impl->name, impl->name, impl->name);
+}
+
+RVar RDom::operator[](int i) const {
+  if (i < 0 || i >= dimensions())
+    user_error("RDom {}: dimension {} does not exist; it has {} (0 to {})", impl->name, i, dimensions(), dimensions() - 1);
+  return dims_[size_t(i)];
+}
+
+LoopVar::LoopVar(const RVar& v) : impl(v.impl) { check_present(*impl); }
+
+namespace BoundaryConditions {
+
+Exterior constant_exterior(const Input& input, double value) {
+  DType t = input.dtype();
+  if (std::isnan(value)) user_error("constant_exterior({}, nan): give the value outside as a number", input.name());
+  if (!is_float(t)) {
+    int bits = dtype_size(t) * 8;
+    bool is_signed = t == DType::s8 || t == DType::s16 || t == DType::s32;
+    double lo = is_signed ? -std::ldexp(1, bits - 1) : 0, hi = is_signed ? std::ldexp(1, bits - 1) - 1 : std::ldexp(1, bits) - 1;
+    if (value != std::floor(value) || value < lo || value > hi)
+      user_error("constant_exterior({}, {}): {} is {}, which holds the integers {} to {}; give one of them",
+                 input.name(), value, input.name(), dtype_name(t), lo, hi);
+  } else if (std::isfinite(value) && std::fabs(value) > (t == DType::f16 ? 65504.0 : 3.4028234663852886e38)) {
+    user_error("constant_exterior({}, {}): the value is beyond the largest finite {}; give a smaller one or inf",
+               input.name(), value, dtype_name(t));
+  }
+  return Exterior(input.impl, value);
+}
+
+Expr Exterior::call(std::vector<Expr> index) const {
+  std::string what = fmt::format("constant_exterior({}, {})", input_->name, value_);
+  if (index.size() != input_->shape.size())
+    user_error("{} has {} dimensions but is called with {} indices", what, input_->shape.size(), index.size());
+  for (size_t i = 0; i < index.size(); ++i) check_index(index[i], what, i);
+  auto n = std::make_shared<ExprNode>();
+  n->op = Op::Exterior;
+  n->type = Type{input_->dtype};
+  n->input = input_;
+  n->value = value_;
+  n->args = std::move(index);
+  set_depth(*n);
+  return Expr(std::move(n));
+}
+
+}  // namespace BoundaryConditions
 
 Input::Input(std::string name, DType dtype, std::vector<int64_t> shape)
     : impl(std::make_shared<InputImpl>(InputImpl{std::move(name), dtype, std::move(shape)})) {

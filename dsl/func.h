@@ -31,15 +31,26 @@ class RVar {
   std::shared_ptr<VarImpl> impl;
 };
 
+// A reduction domain, as Halide's: RDom(0, K, "k") is one RVar over [0, K);
+// RDom({{0, C}, {0, KH}, {0, KW}}, "r") has three, r.x (innermost), r.y and r.z (also r[0], r[1],
+// r[2]). A reduction over several of them loops r.x innermost whatever order they are used in.
+// Only a one-dimensional RDom is itself an RVar (an expression, a loop to split).
 class RDom : public RVar {
  public:
   RDom(int64_t min, int64_t extent, std::string name = "");
+  RDom(const std::vector<std::pair<int64_t, int64_t>>& region, std::string name = "");  // (min, extent) each
+  int dimensions() const { return int(dims_.size()); }
+  RVar operator[](int i) const;
+  RVar x, y, z, w;  // the first four dimensions
+
+ private:
+  std::vector<RVar> dims_;
 };
 
 // Either kind of loop variable, for the schedule calls that take both.
 struct LoopVar {
   LoopVar(const Var& v) : impl(v.impl) {}   // NOLINT
-  LoopVar(const RVar& v) : impl(v.impl) {}  // NOLINT
+  LoopVar(const RVar& v);                   // NOLINT
   std::shared_ptr<VarImpl> impl;
 };
 
@@ -68,6 +79,32 @@ class Input {
   const std::vector<int64_t>& shape() const { return impl->shape; }
   std::shared_ptr<InputImpl> impl;
 };
+
+// Halide's BoundaryConditions for inputs: reads outside the input's shape get a value instead of
+// going out of bounds (padding, as convolution needs). Every other read of an input or Func must stay
+// inside its shape, which the compiler and the reference check before they run.
+namespace BoundaryConditions {
+
+class Exterior {
+ public:
+  Exterior(std::shared_ptr<InputImpl> input, double value) : input_(std::move(input)), value_(value) {}
+  template <class... Args>
+  Expr operator()(const Args&... index) const {
+    return call({Expr(index)...});
+  }
+  Expr call(std::vector<Expr> index) const;
+  const std::string& name() const { return input_->name; }
+
+ private:
+  std::shared_ptr<InputImpl> input_;
+  double value_;
+};
+
+// `value` where an index falls outside `input`'s shape (any value of its dtype: 0 for a conv's
+// padding, -inf for a max pool's).
+Exterior constant_exterior(const Input& input, double value);
+
+}  // namespace BoundaryConditions
 
 // One schedule call, as written. schedules/ checks and interprets the list.
 struct FuncImpl;
@@ -109,6 +146,7 @@ class FuncRef {
 class Func {
  public:
   explicit Func(std::string name);
+  explicit Func(std::shared_ptr<FuncImpl> f) : impl(std::move(f)) {}  // the same Func again
   template <class... Args>
   FuncRef operator()(const Args&... args) const {
     return FuncRef(impl, {Expr(args)...});

@@ -1,9 +1,11 @@
 #include "dsl/host.h"
 
+#include "dsl/bounds.h"
 #include "dsl/host_lowering.h"
 #include "emulator/error.h"
 
 #include <cstring>
+#include <set>
 
 namespace cubekit::dsl {
 
@@ -29,13 +31,45 @@ static Halide::Target jit_target() {
   return target.with_feature(Halide::Target::StrictFloat);
 }
 
+namespace {
+
+void add_work(const std::shared_ptr<FuncImpl>& f, std::set<const FuncImpl*>& seen, double& total);
+
+void add_called(const Expr& e, std::set<const FuncImpl*>& seen, double& total) {
+  const ExprNode& n = e.node();
+  if (n.op == Op::Func) add_work(n.func, seen, total);
+  for (const Expr& a : n.args) add_called(a, seen, total);
+}
+
+void add_work(const std::shared_ptr<FuncImpl>& f, std::set<const FuncImpl*>& seen, double& total) {
+  if (!seen.insert(f.get()).second) return;
+  double elements = 1, reduced = 1;
+  for (int64_t e : Func(f).shape()) elements *= double(e);
+  for (const auto& r : rvars_of(f->value)) reduced *= double(std::max<int64_t>(r->extent, 1));
+  total += elements * reduced;
+  add_called(f->value, seen, total);
+}
+
+}  // namespace
+
+double host_work(const Func& output) {
+  std::set<const FuncImpl*> seen;
+  double total = 0;
+  add_work(output.impl, seen, total);
+  return total;
+}
+
 HostPipeline::HostPipeline(const Func& output, HostSchedule schedule) : impl_(std::make_unique<Impl>()) {
+  check_reads_in_bounds(output);
   impl_->inputs = output.inputs();
   impl_->name = output.name();
   impl_->dtype = output.type().dtype;
   impl_->shape = output.shape();
   Halide::Target target = jit_target();
-  bool fast = schedule == HostSchedule::Fast;
+  // 16 M operations: the plain loop nest does them in well under the 0.2 s the fast schedule's longer
+  // compile costs (measured on a softmax and a matmul, tests/dsl/host_fast_test.cpp keeps both equal).
+  constexpr double kFastFrom = 1 << 24;
+  bool fast = schedule == HostSchedule::Fast || (schedule == HostSchedule::Auto && host_work(output) > kFastFrom);
   try {
     impl_->lowered = host::lower(output, fast);
     if (fast) host::schedule_fast(impl_->lowered, target);

@@ -97,11 +97,26 @@ void own_rvars(const Expr& e, const std::vector<std::pair<const VarImpl*, Halide
   for (const Expr& a : n.args) own_rvars(a, bound, out);
 }
 
-std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& f) {
-  Func view(f->name);
-  view.impl = f;
-  return view.shape();
+// The RVars of a multi-dimensional RDom loop in its order (r.x innermost), the RDom where the first
+// of them is used; separate RDoms and RVars nest in the order they are first used.
+void in_domain_order(std::vector<const VarImpl*>& rvars) {
+  std::vector<const VarImpl*> out;
+  for (const VarImpl* v : rvars) {
+    if (std::find(out.begin(), out.end(), v) != out.end()) continue;
+    if (!v->domain) {
+      out.push_back(v);
+      continue;
+    }
+    std::vector<const VarImpl*> same;
+    for (const VarImpl* u : rvars)
+      if (u->domain == v->domain) same.push_back(u);
+    std::sort(same.begin(), same.end(), [](const VarImpl* a, const VarImpl* b) { return a->dimension < b->dimension; });
+    out.insert(out.end(), same.begin(), same.end());
+  }
+  rvars = std::move(out);
 }
+
+std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& f) { return Func(f).shape(); }
 
 // Translates DSL expressions to Halide. Dimensions are reversed: Halide's first dimension is the
 // innermost, cubekit's last.
@@ -145,6 +160,7 @@ class Lowering {
         return n.type.boolean ? Halide::Expr(n.value != 0) : Halide::cast(halide_type(n.type.dtype), Halide::Expr(n.value));
       case Op::Var: return var(n, c);
       case Op::Input: return load(n, std::nullopt, c);
+      case Op::Exterior: return exterior(n, c);
       case Op::Func: return func(n.func)(reversed(n.args, c));
       case Op::Cast:
         if (n.args[0].node().op == Op::Input) return load(n.args[0].node(), halide_type(n.type.dtype), c);
@@ -189,6 +205,7 @@ class Lowering {
     const Expr& body = n.args[0];
     std::vector<const VarImpl*> own, used;
     own_rvars(body, c.bound, own);
+    in_domain_order(own);
     if (own.empty())
       user_error("{}: {}({}) has no RVar of its own (the reductions inside it reduce over all of them); reduce over "
                  "a different RDom", c.func->name, op_name(n.op), body.str());
@@ -251,6 +268,20 @@ class Lowering {
     return copy(n.input, p, type, inner)(index);
   }
 
+  // Halide's BoundaryConditions::constant_exterior: the input at the index clamped inside, where
+  // the index is inside; the value elsewhere.
+  Halide::Expr exterior(const ExprNode& n, const Context& c) {
+    Halide::ImageParam& p = param(n.input);
+    std::vector<Halide::Expr> index = reversed(n.args, c), clamped;
+    Halide::Expr inside = Halide::Internal::const_true();
+    for (size_t d = 0; d < index.size(); ++d) {
+      int extent = int(n.input->shape[n.input->shape.size() - 1 - d]);
+      inside = inside && index[d] >= 0 && index[d] < extent;
+      clamped.push_back(Halide::clamp(index[d], 0, extent - 1));
+    }
+    return Halide::select(inside, p(clamped), Halide::cast(p.type(), Halide::Expr(n.value)));
+  }
+
   Halide::Func copy(const std::shared_ptr<InputImpl>& in, Halide::ImageParam& p, Halide::Type type, int inner) {
     for (const InputCopy& c : out_.copies)
       if (c.input == in.get() && c.func.output_types()[0] == type) return c.func;  // the first reader's layout
@@ -289,7 +320,13 @@ class Lowering {
     return hf;
   }
   // Halide tells Funcs and Vars apart by name; two DSL objects may share one.
-  std::string unique(const std::string& name) { return name + "_" + std::to_string(++names_); }
+  // (An RDom's RVars are named "r.x": Halide keeps '.' for its own names.)
+  std::string unique(std::string name) {
+    std::replace(name.begin(), name.end(), '.', '_');
+    std::replace(name.begin(), name.end(), '[', '_');
+    std::replace(name.begin(), name.end(), ']', '_');
+    return name + "_" + std::to_string(++names_);
+  }
 
   bool copy_inputs_;
   Lowered out_;

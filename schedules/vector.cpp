@@ -22,11 +22,6 @@ using dsl::VarImpl;
 
 const ExprNode* strip_cast(const ExprNode* n) { return n->op == Op::Cast ? n->args[0].get() : n; }
 
-dsl::Func dsl_func(const std::shared_ptr<FuncImpl>& impl) {
-  dsl::Func f(impl->name);
-  f.impl = impl;
-  return f;
-}
 
 const char* shape_name(VecShape s) {
   static constexpr const char* n[] = {"full", "per-row", "per-column"};
@@ -244,7 +239,7 @@ class Planner {
     for (const auto& st : p_.stages)
       if (st.func == g) return;
     if (visiting_.count(g.get())) user_error("{}: its definition calls itself through other Funcs", g->name);
-    if (is_contraction(dsl_func(g)))
+    if (is_contraction(dsl::Func(g)))
       user_error("{} reads the contraction {}: compute {} in {}'s epilogue with {}.epilogue_of({}), or compile {} on "
                  "its own and pass its result as an Input", p_.name, g->name, p_.name, g->name, p_.name, g->name, g->name);
     if (s == VecShape::Col)

@@ -9,7 +9,9 @@ The pieces, as in C++ (see the README and docs/ of the repository):
   by ``bf16_from_float32`` / ``bf16_to_float32``) and the report as a dict; ``trace=path`` writes a Chrome trace;
   ``raise_on_diagnostics=True`` (also for ``Func.run`` and the kernels) raises ``cubekit.Error``
   when the checker finds a problem instead of returning it in the report;
-* the DSL: ``Var``, ``RVar``, ``RDom``, ``Input``, ``Func`` (define with ``f[m, n] = ...``),
+* the DSL: ``Var``, ``RVar``, ``RDom`` (also multi-dimensional: ``RDom([(0, C), (0, KH)])``, ``r.x``, ``r.y``),
+  ``Input``, ``constant_exterior(input, value)`` (reads outside the shape give the value), ``Func``
+  (define with ``f[m, n] = ...``),
   expressions with Python operators, ``cast``, ``min``, ``max``, ``exp``, ``log``, ``sqrt``,
   ``abs``, ``select`` (also ``where``), ``sum``, ``maximum``, ``minimum``, every schedule primitive as a ``Func``
   method, ``Level``; ``compile(func)``, ``Func.run(inputs)``, ``reference(func, inputs)`` (Halide);
@@ -25,6 +27,7 @@ from ._cubekit import (  # noqa: F401
     ChipConfig,
     Error,
     Expr,
+    Exterior,
     Func,
     Input,
     InternalError,
@@ -42,6 +45,7 @@ from ._cubekit import (  # noqa: F401
     chip,
     chips,
     compile,
+    constant_exterior,
     exp,
     flag,
     imm,

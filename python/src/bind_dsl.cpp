@@ -72,6 +72,13 @@ void expression_operators(py::class_<Class>& c) {
   both("__sub__", "__rsub__", [](const Expr& a, const Expr& b) { return a - b; });
   both("__mul__", "__rmul__", [](const Expr& a, const Expr& b) { return a * b; });
   both("__truediv__", "__rtruediv__", [](const Expr& a, const Expr& b) { return a / b; });
+  // Integer division rounds down, as Halide's / does on integers (and Python's //).
+  both("__floordiv__", "__rfloordiv__", [](const Expr& a, const Expr& b) {
+    Expr q = a / b;
+    if (q.type().boolean || is_float(q.type().dtype))
+      user_error("`{}` // `{}`: // divides integers (indices); on {} use /", a.str(), b.str(), dsl::type_name(q.type()));
+    return q;
+  });
   both("__lt__", nullptr, [](const Expr& a, const Expr& b) { return a < b; });
   both("__le__", nullptr, [](const Expr& a, const Expr& b) { return a <= b; });
   both("__gt__", nullptr, [](const Expr& a, const Expr& b) { return a > b; });
@@ -123,8 +130,18 @@ log, sqrt, abs, select, sum, maximum and minimum. A plain number takes the type 
   rvar.def(py::init<std::string>(), py::arg("name") = "").def_property_readonly("name", &dsl::RVar::name, "the name used in messages and printed expressions");
   expression_operators(rvar);
   rvar.def("__hash__", [](const dsl::RVar& v) { return std::hash<const void*>()(v.impl.get()); });
-  py::class_<dsl::RDom, dsl::RVar>(m, "RDom", "A reduction domain [min, min + extent): RDom(0, K, 'k'). sum() and the like reduce over it.")
-      .def(py::init<int64_t, int64_t, std::string>(), py::arg("min"), py::arg("extent"), py::arg("name") = "");
+  py::class_<dsl::RDom, dsl::RVar>(m, "RDom", R"(A reduction domain, as Halide's. RDom(0, K, 'k') is one RVar over
+[min, min + extent); RDom([(0, C), (0, KH), (0, KW)], 'r') has three, r.x (innermost), r.y and r.z
+(also r[0], r[1], r[2]), looped r.x innermost. sum() and the like reduce over the RVars they use.)")
+      .def(py::init<int64_t, int64_t, std::string>(), py::arg("min"), py::arg("extent"), py::arg("name") = "")
+      .def(py::init<std::vector<std::pair<int64_t, int64_t>>, std::string>(), py::arg("region"), py::arg("name") = "")
+      .def("__getitem__", &dsl::RDom::operator[], py::arg("dimension"))
+      .def("__len__", &dsl::RDom::dimensions)
+      .def_property_readonly("dimensions", &dsl::RDom::dimensions, "how many RVars it has")
+      .def_readonly("x", &dsl::RDom::x, "dimension 0 (the innermost)")
+      .def_readonly("y", &dsl::RDom::y, "dimension 1")
+      .def_readonly("z", &dsl::RDom::z, "dimension 2")
+      .def_readonly("w", &dsl::RDom::w, "dimension 3");
   py::implicitly_convertible<dsl::Var, Expr>();
   py::implicitly_convertible<dsl::RVar, Expr>();
 
@@ -137,6 +154,14 @@ log, sqrt, abs, select, sum, maximum and minimum. A plain number takes the type 
       .def_property_readonly("name", &dsl::Input::name, "the tensor's name")
       .def_property_readonly("dtype", [](const dsl::Input& in) { return std::string(dtype_name(in.dtype())); }, "its element type")
       .def_property_readonly("shape", &dsl::Input::shape, "its extents, outermost first");
+
+  py::class_<dsl::BoundaryConditions::Exterior>(m, "Exterior", R"(An input read with a value outside its shape, made by
+constant_exterior(input, value); index it as the input: E[n, c, h - 1, w - 1].)")
+      .def("__getitem__", [](const dsl::BoundaryConditions::Exterior& e, const py::object& index) { return e.call(to_exprs(index)); })
+      .def_property_readonly("name", &dsl::BoundaryConditions::Exterior::name, "the input's name");
+  m.def("constant_exterior", [](const dsl::Input& in, double value) { return dsl::BoundaryConditions::constant_exterior(in, value); },
+        py::arg("input"), py::arg("value"),
+        "Halide's BoundaryConditions.constant_exterior: reads of the input outside its shape give `value` (padding).");
 
   py::class_<dsl::Func> func(m, "Func", R"(What to compute, defined once with [] = ...:
 

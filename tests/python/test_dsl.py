@@ -421,3 +421,47 @@ def test_default_schedule_errors():
     C.double_buffer()
     with pytest.raises(ck.Error, match=r"C has a schedule already \(double_buffer\(\)\.\.\.\)"):
         ck.default_schedule(C)
+
+
+# ---- convolution in the DSL: multi-dimensional RDoms, affine reads, boundary conditions ----
+
+def test_conv2d_reference_matches_numpy():
+    # torch.nn.functional.conv2d's meaning (stride 2, padding 1, two groups), NCHW, computed by reference().
+    n, c, h, w, k, kh, kw, s, p, g = 2, 4, 9, 7, 6, 3, 3, 2, 1, 2
+    cg, kg = c // g, k // g
+    oh, ow = (h + 2 * p - kh) // s + 1, (w + 2 * p - kw) // s + 1
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-1, 1, (n, c, h, w)).astype(np.float16)
+    wt = rng.uniform(-1, 1, (k, cg, kh, kw)).astype(np.float16)
+    I, W = Input("I", "f16", [n, c, h, w]), Input("W", "f16", [k, cg, kh, kw])
+    vn, vk, y, xo = Var("n"), Var("k"), Var("y"), Var("x")
+    r = RDom([(0, cg), (0, kh), (0, kw)], "r")
+    assert (len(r), r.dimensions, r[1].name) == (3, 3, "r.y")
+    E = ck.constant_exterior(I, 0)
+    O = Func("O")
+    O[vn, vk, y, xo] = ck.sum(ck.cast("f32", E[vn, vk // kg * cg + r.x, y * s + r.y - p, xo * s + r.z - p])
+                              * ck.cast("f32", W[vk, r.x, r.y, r.z]))
+    O.bound(y, 0, oh).bound(xo, 0, ow)
+    got = ck.reference(O, {"I": x, "W": wt})
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (p, p), (p, p)))
+    want = np.zeros((n, k, oh, ow))
+    for kk in range(k):
+        gi = kk // kg
+        for i in range(kh):
+            for j in range(kw):
+                patch = xp[:, gi * cg:(gi + 1) * cg, i:i + s * oh:s, j:j + s * ow:s]
+                want[:, kk] += np.einsum("nchw,c->nhw", patch, wt[kk, :, i, j].astype(np.float64))
+    assert got.shape == (n, k, oh, ow) and got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_reads_outside_the_input_are_refused():
+    A = Input("A", "f32", [8])
+    i = Var("i")
+    F = Func("F")
+    F[i] = A[i + 1]
+    F.bound(i, 0, 8)
+    with pytest.raises(ck.Error, match=r"the read `A\(\(i \+ 1\)\)` can leave A.*constant_exterior"):
+        ck.reference(F, {"A": np.zeros(8, np.float32)})
+    with pytest.raises(ck.Error, match="RDom r has 2 dimensions; r.z is not one of them"):
+        RDom([(0, 2), (0, 3)], "r").z + 1
