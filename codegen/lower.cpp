@@ -99,4 +99,12 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   return {std::move(program), ms};
 }
 
+Compiled compile(const dsl::Func& f, const dsl::Schedule& schedule, const ChipConfig& chip) {
+  // The same definition (the same variables, so the schedule's names hold) under another schedule:
+  // nothing refers to f's FuncImpl from inside its own definition, so a copy is f.
+  auto with = std::make_shared<dsl::FuncImpl>(*f.impl);
+  with->schedule = schedule;
+  return compile(dsl::Func(with), chip);
+}
+
 }  // namespace cubekit::codegen

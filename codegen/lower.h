@@ -13,6 +13,9 @@ struct Compiled {
   double milliseconds = 0;  // compile time
 };
 
+// f with the schedule written on it.
 Compiled compile(const dsl::Func& f, const ChipConfig& chip);
+// f with another schedule (f's own is left as it is): one Func, many schedules side by side.
+Compiled compile(const dsl::Func& f, const dsl::Schedule& schedule, const ChipConfig& chip);
 
 }  // namespace cubekit::codegen

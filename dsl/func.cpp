@@ -72,12 +72,6 @@ std::string var_names(const std::vector<std::shared_ptr<VarImpl>>& vars) {
   return s;
 }
 
-std::string names(const std::vector<LoopVar>& vars) {
-  std::string s;
-  for (const LoopVar& v : vars) s += (s.empty() ? "" : ", ") + v.impl->name;
-  return s;
-}
-
 void check_present(const VarImpl& v) {
   if (!v.absent.empty()) user_error("{}", v.absent);
 }
@@ -263,17 +257,15 @@ std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& impl) {
   if (!impl->value.defined()) user_error("{} has no definition yet", name());
   std::vector<int64_t> out;
   for (const auto& v : impl->args) {
-    auto bound = std::find_if(impl->schedule.begin(), impl->schedule.end(), [&](const Directive& d) {
-      return d.kind == Directive::Kind::Bound && d.vars[0] == v;
-    });
+    auto bound = std::find_if(impl->bounds.begin(), impl->bounds.end(), [&](const Bound& b) { return b.var == v; });
     std::vector<std::pair<int64_t, std::string>> extents;
     implied_extents(impl->value, v.get(), extents);
-    if (bound != impl->schedule.end()) {
+    if (bound != impl->bounds.end()) {
       for (const auto& [e, where] : extents)
-        if (bound->factor > e)
+        if (bound->extent > e)
           user_error("{}.{}: {} indexes {} (extent {}); the bound must not exceed it", name(), bound->text, v->name,
                      where, e);
-      out.push_back(bound->factor);
+      out.push_back(bound->extent);
       continue;
     }
     if (extents.empty())
@@ -296,76 +288,14 @@ std::vector<std::shared_ptr<InputImpl>> Func::inputs() const {
   return out;
 }
 
-Func& Func::directive(Directive d) {
-  impl->schedule.push_back(std::move(d));
-  return *this;
-}
-
 Func& Func::bound(const Var& v, int64_t min, int64_t extent) {
   if (min != 0) user_error("{}.bound({}, {}, {}): cubekit Funcs start at 0", name(), v.name(), min, extent);
   if (extent < 1) user_error("{}.bound({}, 0, {}): the extent must be at least 1", name(), v.name(), extent);
-  return directive({Directive::Kind::Bound, {v.impl}, extent, min, Level::GM, nullptr,
-                    fmt::format("bound({}, {}, {})", v.name(), min, extent)});
+  std::string text = fmt::format("bound({}, {}, {})", v.name(), min, extent);
+  for (const Bound& b : impl->bounds)
+    if (b.var == v.impl) user_error("{}.{}: {} is bounded already ({})", name(), text, v.name(), b.text);
+  impl->bounds.push_back({v.impl, extent, text});
+  return *this;
 }
-
-Func& Func::split(const LoopVar& old, const LoopVar& outer, const LoopVar& inner, int64_t factor) {
-  return directive({Directive::Kind::Split, {old.impl, outer.impl, inner.impl}, factor, 0, Level::GM, nullptr,
-                    fmt::format("split({}, {}, {}, {})", old.impl->name, outer.impl->name, inner.impl->name, factor)});
-}
-
-Func& Func::tile(const Var& x, const Var& y, const Var& xo, const Var& yo, const Var& xi, const Var& yi, int64_t fx,
-                 int64_t fy) {
-  split(x, xo, xi, fx);
-  split(y, yo, yi, fy);
-  return reorder({xi, yi, xo, yo});
-}
-
-Func& Func::reorder(std::vector<LoopVar> vars) {
-  Directive d{Directive::Kind::Reorder, {}, 0, 0, Level::GM, nullptr, fmt::format("reorder({})", names(vars))};
-  for (const LoopVar& v : vars) d.vars.push_back(v.impl);
-  return directive(std::move(d));
-}
-
-Func& Func::cores(std::vector<LoopVar> vars, int64_t group) {
-  std::string text = group == 1 ? fmt::format("cores({})", names(vars)) : fmt::format("cores({}, {})", names(vars), group);
-  Directive d{Directive::Kind::Cores, {}, group, 0, Level::GM, nullptr, text};
-  for (const LoopVar& v : vars) d.vars.push_back(v.impl);
-  return directive(std::move(d));
-}
-
-Func& Func::stage(const Input& input, Level level, const LoopVar& at) {
-  return directive({Directive::Kind::Stage, {at.impl}, 0, 0, level, input.impl,
-                    fmt::format("stage({}, {}, {})", input.name(), level_name(level), at.impl->name)});
-}
-
-Func& Func::cube(const Var& mi, const Var& ni, const LoopVar& ki) {
-  return directive({Directive::Kind::Cube, {mi.impl, ni.impl, ki.impl}, 0, 0, Level::GM, nullptr,
-                    fmt::format("cube({}, {}, {})", mi.name(), ni.name(), ki.impl->name)});
-}
-
-Func& Func::store_in(Level level) {
-  return directive({Directive::Kind::StoreIn, {}, 0, 0, level, nullptr, fmt::format("store_in({})", level_name(level))});
-}
-
-Func& Func::double_buffer() {
-  return directive({Directive::Kind::DoubleBuffer, {}, 0, 0, Level::GM, nullptr, "double_buffer()"});
-}
-
-Func& Func::multi_buffer(Level level, int copies) {
-  return directive({Directive::Kind::MultiBuffer, {}, copies, 0, level, nullptr,
-                    fmt::format("multi_buffer({}, {})", level_name(level), copies)});
-}
-
-Func& Func::tile_rows(int64_t rows) {
-  return directive({Directive::Kind::TileRows, {}, rows, 0, Level::GM, nullptr, fmt::format("tile_rows({})", rows)});
-}
-
-Func& Func::epilogue_of(const Func& producer) {
-  Directive d{Directive::Kind::EpilogueOf, {}, 0, 0, Level::GM, nullptr, fmt::format("epilogue_of({})", producer.name())};
-  d.func = producer.impl;
-  return directive(std::move(d));
-}
-
-Func& Func::stagger() { return directive({Directive::Kind::Stagger, {}, 0, 0, Level::GM, nullptr, "stagger()"}); }
 
 }  // namespace cubekit::dsl

@@ -108,9 +108,10 @@ Exterior constant_exterior(const Input& input, double value);
 
 // One schedule call, as written. schedules/ checks and interprets the list.
 struct FuncImpl;
+class Func;
 
 struct Directive {
-  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Bound, Stagger, MultiBuffer, TileRows, EpilogueOf };
+  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Stagger, MultiBuffer, TileRows, EpilogueOf };
   Kind kind;
   std::vector<std::shared_ptr<VarImpl>> vars;
   int64_t factor = 0, min = 0;
@@ -120,14 +121,78 @@ struct Directive {
   std::shared_ptr<FuncImpl> func;  // epilogue_of
 };
 
+// The schedule calls, written on a Func (its own schedule) or on a Schedule (a value to compile a
+// Func with, beside others: the same calls, checked when it is compiled). Loop lists are innermost
+// first, as in Halide.
+template <class Self>
+class Scheduling {
+ public:
+  Self& split(const LoopVar& old, const LoopVar& outer, const LoopVar& inner, int64_t factor);
+  Self& tile(const Var& x, const Var& y, const Var& xo, const Var& yo, const Var& xi, const Var& yi, int64_t fx, int64_t fy);
+  Self& reorder(std::vector<LoopVar> innermost_first);
+  // The iterations of these outermost loops go to AI cores, fused, in turn (core c takes c,
+  // c + cores, ...). With group G > 1 the last two of them are handed out G iterations of the first
+  // at a time, it varying fastest: the cores running together then cover a G x (cores / G) block of
+  // tiles, which share input panels in L2 (rasterisation). G must divide that loop's extent.
+  Self& cores(std::vector<LoopVar> loops, int64_t group = 1);
+  Self& stage(const Input& input, Level level, const LoopVar& at);  // at each iteration of `at`
+  Self& cube(const Var& mi, const Var& ni, const LoopVar& ki);       // the innermost loops onto mmad
+  Self& store_in(Level level);                                        // where results accumulate
+  Self& double_buffer();                                              // every staged buffer
+  // `copies` copies of the buffers staged at `level` (L1), each filled `copies - 1` fills ahead of
+  // its use: deeper than double buffering, to hide fills slower than one step of compute (L2 misses).
+  Self& multi_buffer(Level level, int copies);
+  // Each output tile starts its reduction at a different L1 chunk ((tile indices summed) mod the
+  // chunk count) and wraps around, so that cores sharing an input panel read different parts of
+  // it at once: one core's L2 miss becomes the others' hit instead of all of them waiting on the
+  // same miss. Reassociates the sum: float results change by rounding only.
+  Self& stagger();
+  // Vector path: each tile holds `rows` rows (of the last dimension) in UB; by default as many as
+  // UB holds while every core gets a tile.
+  Self& tile_rows(int64_t rows);
+  // This Func, elementwise over the contraction `producer` (bias, scale, activation, cast), is
+  // computed in UB on the producer's way out of L0C, strip by strip, instead of in a pass over GM.
+  // Compile this Func; the producer keeps its cube schedule.
+  Self& epilogue_of(const Func& producer);
+
+
+ private:
+  Self& add(Directive d) {
+    static_cast<Self*>(this)->directives().push_back(std::move(d));
+    return *static_cast<Self*>(this);
+  }
+};
+
+// How to compute a Func, apart from what: a value, so that one Func compiles with many schedules
+// (codegen::compile(f, schedule, chip)). It names the Func's own Vars and RVars.
+class Schedule : public Scheduling<Schedule> {
+ public:
+  std::vector<Directive>& directives() { return list_; }
+  const std::vector<Directive>& directives() const { return list_; }
+  bool empty() const { return list_.empty(); }
+  auto begin() const { return list_.begin(); }
+  auto end() const { return list_.end(); }
+  const Directive& front() const { return list_.front(); }
+  std::string str() const;  // ".split(m, mo, mi, 64).reorder(...)", as written
+
+ private:
+  std::vector<Directive> list_;
+};
+
+// A bound() call: the extent it gives a variable.
+struct Bound {
+  std::shared_ptr<VarImpl> var;
+  int64_t extent;
+  std::string text;  // "bound(y, 0, 56)", for messages
+};
+
 struct FuncImpl {
   std::string name;
   std::vector<std::shared_ptr<VarImpl>> args;
   Expr value;
-  std::vector<Directive> schedule;
+  std::vector<Bound> bounds;
+  Schedule schedule;
 };
-
-class Func;
 
 // `C(m, n)`: defines C when assigned to, calls it otherwise.
 class FuncRef {
@@ -143,7 +208,7 @@ class FuncRef {
   std::vector<Expr> args_;
 };
 
-class Func {
+class Func : public Scheduling<Func> {
  public:
   explicit Func(std::string name);
   explicit Func(std::shared_ptr<FuncImpl> f) : impl(std::move(f)) {}  // the same Func again
@@ -159,40 +224,17 @@ class Func {
   std::vector<int64_t> shape() const;
   std::vector<std::shared_ptr<InputImpl>> inputs() const;  // in first-use order
 
-  // Schedule. Loop lists are innermost first, as in Halide.
+  // The extent of v, where no input or Func it indexes says (or smaller than theirs). Part of the
+  // algorithm, not of the schedule: it sets the Func's shape.
   Func& bound(const Var& v, int64_t min, int64_t extent);
-  Func& split(const LoopVar& old, const LoopVar& outer, const LoopVar& inner, int64_t factor);
-  Func& tile(const Var& x, const Var& y, const Var& xo, const Var& yo, const Var& xi, const Var& yi, int64_t fx, int64_t fy);
-  Func& reorder(std::vector<LoopVar> innermost_first);
-  // The iterations of these outermost loops go to AI cores, fused, in turn (core c takes c,
-  // c + cores, ...). With group G > 1 the last two of them are handed out G iterations of the first
-  // at a time, it varying fastest: the cores running together then cover a G x (cores / G) block of
-  // tiles, which share input panels in L2 (rasterisation). G must divide that loop's extent.
-  Func& cores(std::vector<LoopVar> loops, int64_t group = 1);
-  Func& stage(const Input& input, Level level, const LoopVar& at);  // at each iteration of `at`
-  Func& cube(const Var& mi, const Var& ni, const LoopVar& ki);       // the innermost loops onto mmad
-  Func& store_in(Level level);                                        // where results accumulate
-  Func& double_buffer();                                              // every staged buffer
-  // `copies` copies of the buffers staged at `level` (L1), each filled `copies - 1` fills ahead of
-  // its use: deeper than double buffering, to hide fills slower than one step of compute (L2 misses).
-  Func& multi_buffer(Level level, int copies);
-  // Each output tile starts its reduction at a different L1 chunk ((tile indices summed) mod the
-  // chunk count) and wraps around, so that cores sharing an input panel read different parts of
-  // it at once: one core's L2 miss becomes the others' hit instead of all of them waiting on the
-  // same miss. Reassociates the sum: float results change by rounding only.
-  Func& stagger();
-  // Vector path: each tile holds `rows` rows (of the last dimension) in UB; by default as many as
-  // UB holds while every core gets a tile.
-  Func& tile_rows(int64_t rows);
-  // This Func, elementwise over the contraction `producer` (bias, scale, activation, cast), is
-  // computed in UB on the producer's way out of L0C, strip by strip, instead of in a pass over GM.
-  // Compile this Func; the producer keeps its cube schedule.
-  Func& epilogue_of(const Func& producer);
+
+  // The schedule written on the Func (with the methods of Scheduling), what compile() uses unless
+  // it is given another: `C.schedule() = kernels::default_schedule(C, chip)` replaces it.
+  Schedule& schedule() { return impl->schedule; }
+  const Schedule& schedule() const { return impl->schedule; }
+  std::vector<Directive>& directives() { return impl->schedule.directives(); }
 
   std::shared_ptr<FuncImpl> impl;
-
- private:
-  Func& directive(Directive d);
 };
 
 }  // namespace cubekit::dsl

@@ -115,7 +115,7 @@ dsl::Expr epilogue_value(const MatmulOptions& o, dsl::Expr x, const dsl::Expr& b
 
 // What the default schedule needs of a contraction C(b.., m, n) = sum_k A(..) * B(..).
 struct ContractionParts {
-  dsl::Func& c;
+  dsl::Schedule& c;  // what to write the schedule into
   const dsl::Input &a, &b;       // the operand indexed by m, the one indexed by n
   std::optional<dsl::Var> batch;
   dsl::Var m, n;
@@ -231,7 +231,7 @@ Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
   if (o.batch) mm.c(b, m, n) = value;
   else mm.c(m, n) = value;
 
-  schedule_matmul({mm.c, mm.a, mm.b, o.batch ? std::optional<dsl::Var>(b) : std::nullopt, m, n, k}, o, chip);
+  schedule_matmul({mm.c.schedule(), mm.a, mm.b, o.batch ? std::optional<dsl::Var>(b) : std::nullopt, m, n, k}, o, chip);
   mm.out = mm.c;
   if (!o.epilogue.empty()) {
     dsl::Func d("D");
@@ -261,16 +261,14 @@ Epilogue unfused_epilogue(const MatmulOptions& o, const ChipConfig&) {
   return e;
 }
 
-void default_schedule(dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options) {
+dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options) {
   if (!f.defined()) user_error("default_schedule({}): define {} first", f.name(), f.name());
-  if (!f.impl->schedule.empty())
-    user_error("default_schedule({}): {} has a schedule already ({}...); call it on an unscheduled Func, or schedule "
-               "it by hand", f.name(), f.name(), f.impl->schedule.front().text);
   bool naive = options.schedule == MatmulOptions::Schedule::Naive;
+  dsl::Schedule s;
   if (!sched::is_contraction(f)) {
-    if (options.use_cores.value_or(!naive)) f.cores({dsl::Var(f.impl->args.front())});
-    if (options.double_buffer.value_or(!naive)) f.double_buffer();
-    return;
+    if (options.use_cores.value_or(!naive)) s.cores({dsl::Var(f.impl->args.front())});
+    if (options.double_buffer.value_or(!naive)) s.double_buffer();
+    return s;
   }
   sched::Contraction c = sched::recognise_contraction(f, chip);
   if (c.batch_vars.size() > 1)
@@ -282,7 +280,8 @@ void default_schedule(dsl::Func& f, const ChipConfig& chip, const MatmulOptions&
   dsl::Input a(c.a), b(c.b);
   std::optional<dsl::Var> batch;
   if (!c.batch_vars.empty()) batch = dsl::Var(c.batch_vars[0]);
-  schedule_matmul({f, a, b, batch, dsl::Var(c.mv), dsl::Var(c.nv), dsl::RVar(c.kv)}, o, chip);
+  schedule_matmul({s, a, b, batch, dsl::Var(c.mv), dsl::Var(c.nv), dsl::RVar(c.kv)}, o, chip);
+  return s;
 }
 
 }  // namespace cubekit::kernels

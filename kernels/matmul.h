@@ -53,12 +53,13 @@ Epilogue unfused_epilogue(const MatmulOptions& options, const ChipConfig& chip);
 // Defines C and applies the schedule the options ask for.
 Matmul matmul(const MatmulOptions& options, const ChipConfig& chip);
 
-// Gives a Func the user defined the schedule the ready kernels use, so that it compiles without
-// writing one: a contraction the cube can do (at most one batch dimension) gets matmul's default
-// schedule (options.schedule = Naive: the naive one; tm, tn, tk_l0, tk_l1, core_group, l1_copies,
+// The schedule the ready kernels use, for a Func the user defined, so that it compiles without
+// writing one (`C.schedule() = default_schedule(C, chip)`, or codegen::compile(C, schedule, chip)):
+// a contraction the cube can do (at most one batch dimension) gets matmul's default schedule
+// (options.schedule = Naive: the naive one; tm, tn, tk_l0, tk_l1, core_group, l1_copies,
 // double_buffer, use_cores and stagger override it as for matmul; shapes and types come from the
 // Func); any other Func the vector kernels' schedule (its outermost variable over the cores, double
-// buffering). A Func that has a schedule already is a user error: nothing is silently replaced.
-void default_schedule(dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options = {});
+// buffering). The Func itself is left as it is.
+dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options = {});
 
 }  // namespace cubekit::kernels

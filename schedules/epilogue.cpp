@@ -122,7 +122,6 @@ bool fixpipe_form(const Expr& e, const dsl::FuncImpl& producer, bool& relu) {
 void attach_epilogue(ContractionPlan& p, const dsl::Func& consumer) {
   const dsl::Directive* d = nullptr;
   for (const auto& x : consumer.impl->schedule) {
-    if (x.kind == dsl::Directive::Kind::Bound) continue;  // extents, not a schedule
     if (x.kind != dsl::Directive::Kind::EpilogueOf)
       user_error("{}.{}: {} is computed in {}'s epilogue, strip by strip; schedule {} instead", consumer.name(), x.text,
                  consumer.name(), p.c.a ? p.func_name : "the contraction", p.func_name);

@@ -301,7 +301,6 @@ class Planner {
             user_error("{}.{}: at most 4095 rows per tile (a tile's rows are the bursts of one copy)", p_.name, d.text);
           p_.tile_rows = std::min(d.factor, p_.rows);
           break;
-        case Directive::Kind::Bound: break;
         default:
           user_error("{}.{}: {} runs on the vector unit, which takes cores(), double_buffer() and tile_rows(); this "
                      "directive is for the cube path", p_.name, d.text, p_.name);

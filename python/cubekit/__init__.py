@@ -17,7 +17,9 @@ The pieces, as in C++ (see the README and docs/ of the repository):
   method, ``Level``; ``compile(func)``, ``Func.run(inputs)``, ``reference(func, inputs)`` (Halide);
 * ``cubekit.kernels``: the ready kernels as one-call functions, e.g. ``kernels.matmul(a, b)``,
   with numpy's habits (broadcasting, axis, keepdims, empty arrays: see its help);
-  ``default_schedule(func)`` gives a Func you defined the schedule those kernels use.
+  ``default_schedule(func)`` gives a Func you defined the schedule those kernels use, as a
+  ``Schedule`` value (``Func.run(inputs, schedule=s)``, ``compile(func, schedule=s)``; a Func's own
+  schedule is ``func.schedule``).
 
 Every error is a ``cubekit.Error`` carrying cubekit's message (what was wrong, where, what to do).
 """
@@ -36,6 +38,7 @@ from ._cubekit import (  # noqa: F401
     Program,
     RDom,
     RVar,
+    Schedule,
     Var,
     abs,
     assemble,

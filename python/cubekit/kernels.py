@@ -119,17 +119,17 @@ def _empty_matmul(a, b, o, epilogue, chip):
 
 
 def default_schedule(func, *, schedule="default", chip="ascend910", **overrides):
-    """Gives a Func you defined the schedule the ready kernels use, so it compiles without writing one.
+    """The schedule the ready kernels use, for a Func you defined, so it compiles without writing one.
 
     A contraction the cube can do (C[m, n] = sum(A[m, k] * B[k, n]) with casts, transposes, at most
     one batch dimension) gets matmul's default schedule, or the naive one with schedule="naive";
     overrides as in kernels.matmul: tm, tn, tk_l0, tk_l1, core_group, l1_copies, double_buffer,
     use_cores, stagger. Any other Func gets the vector kernels' schedule (its outermost variable
-    over the cores, double buffering; use_cores and double_buffer override it). A Func that has a
-    schedule already is an error. Returns the Func.
+    over the cores, double buffering; use_cores and double_buffer override it). Returns a Schedule
+    (the Func is left as it is): pass it to Func.run or compile, or assign it to func.schedule.
 
         C = Func("C"); C[m, n] = sum(cast("f32", A[m, k]) * cast("f32", B[k, n]))
-        out, report = default_schedule(C).run({"A": a, "B": b})
+        out, report = C.run({"A": a, "B": b}, schedule=default_schedule(C))
     """
     kernel = "default_schedule"
     o = _cubekit.MatmulOptions()
@@ -139,8 +139,7 @@ def default_schedule(func, *, schedule="default", chip="ascend910", **overrides)
             raise _cubekit.Error(f"default_schedule: unknown option '{key}' (the shape and types come from the Func); "
                                  f"the options are {', '.join(SCHEDULE_OVERRIDES)}")
         setattr(o, key, _opt.schedule_override(kernel, key, value))
-    _cubekit.default_schedule(func, _opt.chip(kernel, chip), o)
-    return func
+    return _cubekit.default_schedule(func, _opt.chip(kernel, chip), o)
 
 
 # ---- elementwise ----

@@ -91,8 +91,58 @@ void expression_operators(py::class_<Class>& c) {
       .def("__str__", [](const py::object& a) { return to_expr(a).str(); });
 }
 
-py::object compile_func(const dsl::Func& f, const py::object& chip) {
-  codegen::Compiled c = codegen::compile(f, to_chip(chip));
+// The schedule calls, on a Func (its own schedule) and on a Schedule value alike.
+template <class T>
+void schedule_methods(py::class_<T>& c) {
+  c.def("split", [](T& f, const py::object& old, const py::object& outer, const py::object& inner, int64_t factor) -> T& {
+        return f.split(to_loop(old), to_loop(outer), to_loop(inner), factor);
+      }, py::arg("old"), py::arg("outer"), py::arg("inner"), py::arg("factor"), py::return_value_policy::reference_internal,
+           "Splits loop `old` into `outer` x `inner` (inner has `factor` iterations); a partial last one is handled.")
+      .def("tile", &T::tile, py::arg("x"), py::arg("y"), py::arg("xo"), py::arg("yo"), py::arg("xi"), py::arg("yi"),
+           py::arg("fx"), py::arg("fy"), py::return_value_policy::reference_internal,
+           R"(Splits x by fx into xo, xi and y by fy into yo, yi, and orders the four loops xi, yi, xo, yo
+(innermost first, as Halide): the nest walks fx x fy tiles. A partial last tile is handled.
+
+    C.tile(n, m, no, mo, ni, mi, 128, 128).cores([no, mo])   # 128 x 128 output tiles over the cores
+
+Returns self, so schedules chain.)")
+      .def("reorder", [](T& f, const py::args& loops) -> T& {
+        return f.reorder(to_loops(loops.size() == 1 && !py::isinstance<dsl::Var>(loops[0]) && !py::isinstance<dsl::RVar>(loops[0])
+                                      ? py::iterable(loops[0]) : py::iterable(loops)));
+      }, py::return_value_policy::reference_internal, "Orders the named loops, innermost first (as Halide).")
+      .def("cores", [](T& f, const py::iterable& loops, int64_t group) -> T& { return f.cores(to_loops(loops), group); },
+           py::arg("loops"), py::arg("group") = 1, py::return_value_policy::reference_internal,
+           "The iterations of these outermost loops go to the AI cores in turn; with group G, G iterations of the "
+           "first of the last two at a time, serpentine (cube path).")
+      .def("stage", [](T& f, const dsl::Input& in, dsl::Level level, const py::object& at) -> T& {
+        return f.stage(in, level, to_loop(at));
+      }, py::arg("input"), py::arg("level"), py::arg("at"), py::return_value_policy::reference_internal,
+           "Copies what the loops inside `at` read of `input` into `level` (L1, L0A, L0B), once per iteration of `at`.")
+      .def("cube", [](T& f, const dsl::Var& mi, const dsl::Var& ni, const py::object& ki) -> T& {
+        return f.cube(mi, ni, to_loop(ki));
+      }, py::arg("mi"), py::arg("ni"), py::arg("ki"), py::return_value_policy::reference_internal,
+           "Maps the three innermost loops onto one mmad (the cube); the Func must be a contraction.")
+      .def("store_in", &T::store_in, py::arg("level"), py::return_value_policy::reference_internal,
+           "Where the result accumulates (L0C on the cube path).")
+      .def("double_buffer", &T::double_buffer, py::return_value_policy::reference_internal,
+           "Two copies of every staged buffer: the next fill overlaps the current use.")
+      .def("multi_buffer", &T::multi_buffer, py::arg("level"), py::arg("copies"), py::return_value_policy::reference_internal,
+           "`copies` copies of the L1 buffers, each filled copies - 1 chunks ahead of its use.")
+      .def("stagger", &T::stagger, py::return_value_policy::reference_internal,
+           "Each output tile starts its reduction at a different L1 chunk (cores sharing a panel then share L2).")
+      .def("tile_rows", &T::tile_rows, py::arg("rows"), py::return_value_policy::reference_internal,
+           "Vector path: rows per UB tile (default: as many as UB holds).")
+      .def("epilogue_of", &T::epilogue_of, py::arg("producer"), py::return_value_policy::reference_internal,
+           "Computes this elementwise Func in the contraction `producer`'s epilogue, in UB on its way out of L0C.")
+;
+}
+
+py::object compile_func(const dsl::Func& f, const py::object& chip, const py::object& schedule) {
+  if (!schedule.is_none() && !py::isinstance<dsl::Schedule>(schedule))
+    user_error("compile({}): schedule= takes a cubekit.Schedule (e.g. default_schedule({})), not {}", f.name(),
+               f.name(), type_of(schedule));
+  codegen::Compiled c = schedule.is_none() ? codegen::compile(f, to_chip(chip))
+                                           : codegen::compile(f, schedule.cast<const dsl::Schedule&>(), to_chip(chip));
   py::object p = py::cast(std::move(c.program));
   p.attr("compile_ms") = c.milliseconds;
   return p;
@@ -183,47 +233,28 @@ compile(), run it with Func.run() or run(compile(f), inputs), check it with refe
       .def("bound", [](dsl::Func& f, const dsl::Var& v, int64_t min, int64_t extent) -> dsl::Func& { return f.bound(v, min, extent); },
            py::arg("var"), py::arg("min"), py::arg("extent"), py::return_value_policy::reference_internal,
            "Gives the extent of a variable no input implies.")
-      .def("split", [](dsl::Func& f, const py::object& old, const py::object& outer, const py::object& inner, int64_t factor) -> dsl::Func& {
-        return f.split(to_loop(old), to_loop(outer), to_loop(inner), factor);
-      }, py::arg("old"), py::arg("outer"), py::arg("inner"), py::arg("factor"), py::return_value_policy::reference_internal,
-           "Splits loop `old` into `outer` x `inner` (inner has `factor` iterations); a partial last one is handled.")
-      .def("tile", &dsl::Func::tile, py::arg("x"), py::arg("y"), py::arg("xo"), py::arg("yo"), py::arg("xi"), py::arg("yi"),
-           py::arg("fx"), py::arg("fy"), py::return_value_policy::reference_internal,
-           R"(Splits x by fx into xo, xi and y by fy into yo, yi, and orders the four loops xi, yi, xo, yo
-(innermost first, as Halide): the nest walks fx x fy tiles. A partial last tile is handled.
-
-    C.tile(n, m, no, mo, ni, mi, 128, 128).cores([no, mo])   # 128 x 128 output tiles over the cores
-
-Returns the Func, so schedules chain.)")
-      .def("reorder", [](dsl::Func& f, const py::args& loops) -> dsl::Func& {
-        return f.reorder(to_loops(loops.size() == 1 && !py::isinstance<dsl::Var>(loops[0]) && !py::isinstance<dsl::RVar>(loops[0])
-                                      ? py::iterable(loops[0]) : py::iterable(loops)));
-      }, py::return_value_policy::reference_internal, "Orders the named loops, innermost first (as Halide).")
-      .def("cores", [](dsl::Func& f, const py::iterable& loops, int64_t group) -> dsl::Func& { return f.cores(to_loops(loops), group); },
-           py::arg("loops"), py::arg("group") = 1, py::return_value_policy::reference_internal,
-           "The iterations of these outermost loops go to the AI cores in turn; with group G, G iterations of the "
-           "first of the last two at a time, serpentine (cube path).")
-      .def("stage", [](dsl::Func& f, const dsl::Input& in, dsl::Level level, const py::object& at) -> dsl::Func& {
-        return f.stage(in, level, to_loop(at));
-      }, py::arg("input"), py::arg("level"), py::arg("at"), py::return_value_policy::reference_internal,
-           "Copies what the loops inside `at` read of `input` into `level` (L1, L0A, L0B), once per iteration of `at`.")
-      .def("cube", [](dsl::Func& f, const dsl::Var& mi, const dsl::Var& ni, const py::object& ki) -> dsl::Func& {
-        return f.cube(mi, ni, to_loop(ki));
-      }, py::arg("mi"), py::arg("ni"), py::arg("ki"), py::return_value_policy::reference_internal,
-           "Maps the three innermost loops onto one mmad (the cube); the Func must be a contraction.")
-      .def("store_in", &dsl::Func::store_in, py::arg("level"), py::return_value_policy::reference_internal,
-           "Where the result accumulates (L0C on the cube path).")
-      .def("double_buffer", &dsl::Func::double_buffer, py::return_value_policy::reference_internal,
-           "Two copies of every staged buffer: the next fill overlaps the current use.")
-      .def("multi_buffer", &dsl::Func::multi_buffer, py::arg("level"), py::arg("copies"), py::return_value_policy::reference_internal,
-           "`copies` copies of the L1 buffers, each filled copies - 1 chunks ahead of its use.")
-      .def("stagger", &dsl::Func::stagger, py::return_value_policy::reference_internal,
-           "Each output tile starts its reduction at a different L1 chunk (cores sharing a panel then share L2).")
-      .def("tile_rows", &dsl::Func::tile_rows, py::arg("rows"), py::return_value_policy::reference_internal,
-           "Vector path: rows per UB tile (default: as many as UB holds).")
-      .def("epilogue_of", &dsl::Func::epilogue_of, py::arg("producer"), py::return_value_policy::reference_internal,
-           "Computes this elementwise Func in the contraction `producer`'s epilogue, in UB on its way out of L0C.")
+      .def_property("schedule", [](const dsl::Func& f) { return f.schedule(); },
+                    [](dsl::Func& f, const dsl::Schedule& s) { f.schedule() = s; },
+                    "A copy of the schedule written on the Func; assigning a Schedule replaces it.")
       .def("__repr__", [](const dsl::Func& f) { return "<Func " + f.name() + ">"; });
+  schedule_methods(func);
+
+  py::class_<dsl::Schedule> schedule(m, "Schedule", R"(How to compute a Func, apart from the Func: the same calls as
+on a Func (split, tile, reorder, cores, stage, cube, ...), naming the Func's own Vars, checked when it
+is compiled. One Func compiles with many:
+
+    s = Schedule().tile(n, m, no, mo, ni, mi, 128, 128).cores([no, mo])
+    out, report = C.run(inputs, schedule=s)      # C's own schedule is left as it is)");
+  schedule.def(py::init<>())
+      .def("__str__", &dsl::Schedule::str)
+      .def("__repr__", [](const dsl::Schedule& s) { return "<Schedule " + (s.empty() ? std::string("(empty)") : s.str()) + ">"; })
+      .def("__len__", [](const dsl::Schedule& s) { return s.directives().size(); })
+      .def_property_readonly("calls", [](const dsl::Schedule& s) {
+        std::vector<std::string> out;
+        for (const dsl::Directive& d : s) out.push_back(d.text);
+        return out;
+      }, "the calls, as written");
+  schedule_methods(schedule);
 
   m.def("cast", [](const py::object& t, const py::object& e) { return dsl::cast(to_dtype(t), to_expr(e)); }, py::arg("dtype"),
         py::arg("e"), "e converted to dtype ('f16', 'f32', 's8', 's32', or a numpy type).");
@@ -240,8 +271,9 @@ Returns the Func, so schedules chain.)")
   m.def("maximum", [](const py::object& e) { return dsl::maximum(to_expr(e)); }, "The maximum over the RDom the expression uses.");
   m.def("minimum", [](const py::object& e) { return dsl::minimum(to_expr(e)); }, "The minimum over the RDom the expression uses.");
 
-  m.def("compile", &compile_func, py::arg("func"), py::arg("chip") = py::none(),
-        "Compiles a scheduled Func to a Program (its compile time in milliseconds in .compile_ms).");
+  m.def("compile", &compile_func, py::arg("func"), py::arg("chip") = py::none(), py::arg("schedule") = py::none(),
+        "Compiles a Func to a Program with its own schedule, or with `schedule` (its compile time in milliseconds "
+        "in .compile_ms).");
   m.def("reference", [](const dsl::Func& f, const py::dict& inputs) {
     std::map<std::string, std::vector<uint8_t>> bytes;
     for (const auto& in : f.inputs()) {
@@ -257,12 +289,14 @@ Returns the Func, so schedules chain.)")
     }
     return to_numpy(t.data, t.dtype, t.shape);
   }, py::arg("func"), py::arg("inputs"), "The Func computed on the CPU by Halide, with numpy inputs by name: the golden reference.");
-  func.def("run", [](const dsl::Func& f, const py::dict& inputs, const py::object& chip, bool timing_only, const py::object& trace) {
-    Program p = compile_func(f, chip).cast<Program>();
+  func.def("run", [](const dsl::Func& f, const py::dict& inputs, const py::object& chip, bool timing_only, const py::object& trace,
+                     const py::object& schedule) {
+    Program p = compile_func(f, chip, schedule).cast<Program>();
     py::tuple r = run_program(p, inputs, chip, 0, timing_only, true, 0, trace);
     return py::make_tuple(r[0][py::str(f.name())], r[1]);
   }, py::arg("inputs"), py::arg("chip") = py::none(), py::arg("timing_only") = false, py::arg("trace") = py::none(),
-  "Compiles and runs the Func on the emulator: (result as a numpy array, report dict).");
+  py::arg("schedule") = py::none(),
+  "Compiles (with its own schedule, or `schedule`) and runs the Func on the emulator: (result as a numpy array, report dict).");
 }
 
 }  // namespace cubekit::py_bind

@@ -60,8 +60,8 @@ void bind_kernels(py::module_& m) {
     return py::make_tuple(mm.out, inputs);
   }, py::arg("options"), py::arg("chip"), "The matmul Func to compile and its Inputs (A, B[, bias]).");
 
-  m.def("default_schedule", [](dsl::Func& f, const py::object& chip, const MatmulOptions& o) {
-    kernels::default_schedule(f, to_chip(chip), o);
+  m.def("default_schedule", [](const dsl::Func& f, const py::object& chip, const MatmulOptions& o) {
+    return kernels::default_schedule(f, to_chip(chip), o);
   }, py::arg("func"), py::arg("chip"), py::arg("options"), "kernels::default_schedule: use cubekit.default_schedule.");
 
   py::class_<VectorOptions>(m, "VectorOptions", "What kernels.vector_func builds: shape, types, schedule.")

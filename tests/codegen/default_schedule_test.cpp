@@ -1,6 +1,7 @@
 // kernels::default_schedule on Funcs written by hand: a contraction gets exactly the schedule
 // kernels::matmul gives the same product (so the same program and cycles), any other Func the
 // vector kernels' schedule; both run correct against Halide and clean.
+#include "codegen/lower.h"
 #include "emulator/emulator.h"
 #include "codegen_test_util.h"
 #include "kernels/check.h"
@@ -44,7 +45,7 @@ TEST(DefaultSchedule, TransposedContractionMatchesHalideAndMatmulsCycles) {
   RDom k(0, K, "k");
   Func C("C");
   C(m, n) = dsl::sum(cast(DType::f32, A(k, m)) * cast(DType::f32, B(k, n)));
-  kernels::default_schedule(C, chip());
+  C.schedule() = kernels::default_schedule(C, chip());
   int64_t cycles = run_checked(C, 1e-4);
   MatmulOptions o;
   o.m = M, o.n = N, o.k = K, o.transpose_a = true;
@@ -58,11 +59,34 @@ TEST(DefaultSchedule, BatchedHalfOutputMatchesHalideAndMatmulsCycles) {
   RDom k(0, K, "k");
   Func C("C");
   C(b, m, n) = cast(DType::f16, dsl::sum(cast(DType::f32, A(b, m, k)) * cast(DType::f32, B(b, k, n))));
-  kernels::default_schedule(C, chip());
+  C.schedule() = kernels::default_schedule(C, chip());
   int64_t cycles = run_checked(C, 1e-2);
   MatmulOptions o;
   o.batch = Bt, o.m = M, o.n = N, o.k = K, o.out = DType::f16;
   EXPECT_EQ(cycles, matmul_cycles(o));
+}
+
+// One Func, two schedules side by side: each compiles as written, C's own is left empty.
+TEST(DefaultSchedule, OneFuncCompilesWithManySchedules) {
+  const int64_t M = 128, N = 96, K = 200;
+  Input A("A", DType::f16, {M, K}), B("B", DType::f16, {K, N});
+  Var m("m"), n("n");
+  RDom k(0, K, "k");
+  Func C("C");
+  C(m, n) = dsl::sum(cast(DType::f32, A(m, k)) * cast(DType::f32, B(k, n)));
+  MatmulOptions naive;
+  naive.schedule = MatmulOptions::Schedule::Naive;
+  dsl::Schedule fast = kernels::default_schedule(C, chip()), slow = kernels::default_schedule(C, chip(), naive);
+  Program p_fast = codegen::compile(C, fast, chip()).program, p_slow = codegen::compile(C, slow, chip()).program;
+  EXPECT_TRUE(C.schedule().empty());
+  EXPECT_NE(fast.str(), slow.str());
+  int64_t fast_cycles = 0, slow_cycles = 0;
+  for (auto [s, cycles] : {std::pair{&fast, &fast_cycles}, std::pair{&slow, &slow_cycles}}) {
+    C.schedule() = *s;  // the same programs as compiling with the value
+    EXPECT_EQ(print_program(codegen::compile(C, chip()).program), print_program(s == &fast ? p_fast : p_slow));
+    *cycles = run_checked(C, 1e-4);
+  }
+  EXPECT_LT(fast_cycles, slow_cycles);
 }
 
 // C(m, n) = sum_k A(m, k) * B(k, n), or B(n, k) for s8 (its fractals hold 32 consecutive k),
@@ -74,7 +98,7 @@ void expect_plain_product_like_matmul(DType in, DType acc, MatmulOptions overrid
   RDom k(0, K, "k");
   Func C("C");
   C(m, n) = dsl::sum(cast(acc, A(m, k)) * cast(acc, b_transposed ? B(n, k) : B(k, n)));
-  kernels::default_schedule(C, chip(), overrides);
+  C.schedule() = kernels::default_schedule(C, chip(), overrides);
   int64_t cycles = run_checked(C, in == DType::s8 ? 0 : 1e-4);
   MatmulOptions o = overrides;
   o.m = M, o.n = N, o.k = K, o.in = in, o.out = acc, o.transpose_b = b_transposed;
@@ -107,7 +131,7 @@ TEST(DefaultSchedule, VectorFuncsUseTheCoresAndStayCorrect) {
   Func Gs("Gs");
   Gs(r, c) = F(r, c) * F(r, c);
   int64_t before = unscheduled_cycles(G);
-  kernels::default_schedule(Gs, chip());
+  Gs.schedule() = kernels::default_schedule(Gs, chip());
   EXPECT_LT(run_checked(Gs, 1e-2), before);
 
   RDom j(0, 512, "j");
@@ -116,7 +140,7 @@ TEST(DefaultSchedule, VectorFuncsUseTheCoresAndStayCorrect) {
   N(r, c) = cast(DType::f32, X(r, c)) - Max(r);
   Ns(r, c) = cast(DType::f32, X(r, c)) - Max(r);
   int64_t n_before = unscheduled_cycles(N);
-  kernels::default_schedule(Ns, chip());
+  Ns.schedule() = kernels::default_schedule(Ns, chip());
   EXPECT_LT(run_checked(Ns, 1e-4), n_before);
 }
 

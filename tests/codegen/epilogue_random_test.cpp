@@ -200,7 +200,7 @@ Case make_case(std::mt19937& rng) {
   define(c.out, all, value.e);
   c.text += fmt::format("inputs {}\n{}\n", inputs, definition(c.out));
 
-  kernels::default_schedule(c.c, chip(), o);
+  c.c.schedule() = kernels::default_schedule(c.c, chip(), o);
   c.out.epilogue_of(c.c);
   std::string sched;
   for (const dsl::Directive& d : c.c.impl->schedule) sched += "." + d.text;
@@ -219,7 +219,7 @@ TEST(Epilogue, PerColumnOperationOnAnEdgeStripReadsOnlyWhatWasLoaded) {
   Func C("C"), D("D");
   C(m, n) = dsl::sum(dsl::cast(DType::f32, A(m, k)) * dsl::cast(DType::f32, B(k, n)));
   D(m, n) = C(m, n) + dsl::abs(bias(n)) * bias(n);
-  kernels::default_schedule(C, chip());
+  C.schedule() = kernels::default_schedule(C, chip());
   D.epilogue_of(C);
   kernels::KernelRun run = kernels::compile_and_run(D, chip(), {.seed = 1});
   EXPECT_TRUE(run.sim.report.clean()) << describe(run);

@@ -88,7 +88,7 @@ TEST_P(SpecialRows, RowMaximumAndMinimumAreNumpys) {
     dsl::Func extreme(is_max ? "row_max" : "row_min"), F(is_max ? "max_by_row" : "min_by_row");
     extreme(r) = is_max ? dsl::maximum(X(r, k)) : dsl::minimum(X(r, k));
     F(r, c) = is_max ? dsl::max(X(r, c), extreme(r)) : dsl::min(X(r, c), extreme(r));
-    kernels::default_schedule(F, test::chip());
+    F.schedule() = kernels::default_schedule(F, test::chip());
     kernels::RunSettings s;
     s.inputs = [dt](GlobalMemory& gm) { fill_special(gm.bytes("X"), dt); };
     kernels::KernelRun run = kernels::compile_and_run(F, test::chip(), s);

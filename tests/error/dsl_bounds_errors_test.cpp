@@ -89,6 +89,15 @@ TEST(DslBoundsErrors, ExteriorCalledWithTheWrongIndexCount) {
   expect_user_error([&] { constant_exterior(A, 0)(i); }, {"constant_exterior(A, 0) has 2 dimensions but is called with 1 indices"});
 }
 
+TEST(DslBoundsErrors, BoundTwice) {
+  dsl::Input A("A", DType::f32, {8});
+  dsl::Var i("i");
+  dsl::Func F("F");
+  F(i) = A(i);
+  F.bound(i, 0, 4);
+  expect_user_error([&] { F.bound(i, 0, 6); }, {"F.bound(i, 0, 6): i is bounded already (bound(i, 0, 4))"});
+}
+
 TEST(DslBoundsErrors, CompilingABoundaryCondition) {
   dsl::Input A("A", DType::f16, {16, 16});
   dsl::Var i("i"), j("j");

@@ -494,9 +494,6 @@ kernels::MatmulOptions shape(int64_t m, int64_t n, int64_t k, int64_t batch = 0)
 const ApiCase kHostAndMatmul[] = {
     {"DefaultScheduleUndefined", [] { Func D("D"); kernels::default_schedule(D, chip910()); },
      {"default_schedule(D): define D first"}},
-    {"DefaultScheduleOverAnExistingOne", [] { Mm x; x.tiles(); kernels::default_schedule(x.C, chip910()); },
-     {"default_schedule(C): C has a schedule already (split(m, mo, mi, 64)...); call it on an unscheduled Func, or "
-      "schedule it by hand"}},
     {"DefaultScheduleTwoBatchDimensions",
      [] {
        Input A("A", DType::f16, {2, 3, 32, 64}), B("B", DType::f16, {2, 3, 64, 32});

@@ -369,8 +369,9 @@ def test_default_schedule_of_a_contraction_is_matmuls(rng):
     m, n, k = Var("m"), Var("n"), RDom(0, 150, "k")
     C = Func("C")
     C[m, n] = ck.sum(ck.cast("f32", A[k, m]) * ck.cast("f32", B[k, n]))
-    assert ck.default_schedule(C) is C
-    out, report = C.run({"A": a_t, "B": b})
+    s = ck.default_schedule(C)
+    assert isinstance(s, ck.Schedule) and len(s) > 3 and len(C.schedule) == 0  # C is left as it is
+    out, report = C.run({"A": a_t, "B": b}, schedule=s)
     np.testing.assert_allclose(out, matmul_ref(a_t.T, b), rtol=1e-4, atol=1e-4)
     assert_report(report)
     _, same = ck.kernels.matmul(a_t, b, transpose_a=True, timing_only=True)
@@ -381,12 +382,13 @@ def test_default_schedule_overrides_and_naive(rng):
     a = rng.uniform(-1, 1, (64, 256)).astype(np.float16)
     b = rng.uniform(-1, 1, (256, 64)).astype(np.float16)
     cycles = {}
+    # One Func, two schedules side by side.
+    A, B = Input("A", "f16", [64, 256]), Input("B", "f16", [256, 64])
+    m, n, k = Var("m"), Var("n"), RDom(0, 256, "k")
+    C = Func("C")
+    C[m, n] = ck.sum(ck.cast("f32", A[m, k]) * ck.cast("f32", B[k, n]))
     for name, kwargs in [("naive", {"schedule": "naive"}), ("tm32", {"tm": 32, "stagger": False})]:
-        A, B = Input("A", "f16", [64, 256]), Input("B", "f16", [256, 64])
-        m, n, k = Var("m"), Var("n"), RDom(0, 256, "k")
-        C = Func("C")
-        C[m, n] = ck.sum(ck.cast("f32", A[m, k]) * ck.cast("f32", B[k, n]))
-        out, report = ck.default_schedule(C, **kwargs).run({"A": a, "B": b})
+        out, report = C.run({"A": a, "B": b}, schedule=ck.default_schedule(C, **kwargs))
         np.testing.assert_allclose(out, matmul_ref(a, b), rtol=1e-4, atol=1e-4)
         _, same = ck.kernels.matmul(a, b, timing_only=True, **kwargs)
         assert report["cycles"] == same["cycles"], name
@@ -402,7 +404,9 @@ def test_default_schedule_of_a_vector_func(rng):
     F[r, c] = ck.max(X[r, c] * 2 + 1, 0)
     G[r, c] = ck.max(X[r, c] * 2 + 1, 0)
     _, plain = F.run({"X": x})
-    out, report = ck.default_schedule(G).run({"X": x})
+    G.schedule = ck.default_schedule(G)
+    assert G.schedule.calls == ["cores(r)", "double_buffer()"]
+    out, report = G.run({"X": x})
     np.testing.assert_allclose(f32(out), np.maximum(f32(x) * 2 + 1, 0), rtol=1e-3, atol=1e-3)
     assert report["cores"] > plain["cores"] and report["cycles"] < plain["cycles"]
 
@@ -418,9 +422,26 @@ def test_default_schedule_errors():
         ck.default_schedule(C, m=64)
     with pytest.raises(ck.Error, match=r"cubekit.default_schedule\(C\) in Python"):
         ck.compile(C)
-    C.double_buffer()
-    with pytest.raises(ck.Error, match=r"C has a schedule already \(double_buffer\(\)\.\.\.\)"):
-        ck.default_schedule(C)
+    with pytest.raises(ck.Error, match=r"compile\(C\): schedule= takes a cubekit.Schedule .*not str"):
+        ck.compile(C, schedule="default")
+
+
+def test_a_schedule_value_compiles_beside_the_funcs_own():
+    a = np.ones((64, 64), np.float16)
+    A, B = Input("A", "f16", [64, 64]), Input("B", "f16", [64, 64])
+    m, n, k = Var("m"), Var("n"), RDom(0, 64, "k")
+    mo, mi, no, ni = Var("mo"), Var("mi"), Var("no"), Var("ni")
+    C = Func("C")
+    C[m, n] = ck.sum(ck.cast("f32", A[m, k]) * ck.cast("f32", B[k, n]))
+    C.schedule = ck.default_schedule(C, schedule="naive")
+    s = ck.Schedule().tile(n, m, no, mo, ni, mi, 32, 32).cores([mo, no])
+    s.stage(A, Level.L1, no).stage(B, Level.L1, no).stage(A, Level.L0A, no).stage(B, Level.L0B, no).cube(mi, ni, k)
+    assert str(s).startswith(".split(n, no, ni, 32).split(m, mo, mi, 32)")
+    own, _ = C.run({"A": a, "B": a})
+    other, report = C.run({"A": a, "B": a}, schedule=s)
+    np.testing.assert_array_equal(own, np.full((64, 64), 64, np.float32))
+    np.testing.assert_array_equal(other, own)
+    assert report["cores"] == 4
 
 
 # ---- convolution in the DSL: multi-dimensional RDoms, affine reads, boundary conditions ----

@@ -1,0 +1,102 @@
+// The schedule calls, for a Func's own schedule and for Schedule values alike (func.h's
+// Scheduling). They record the call as written; schedules/ checks and interprets the list when
+// the Func is compiled.
+#include "dsl/func.h"
+
+#include <fmt/format.h>
+
+namespace cubekit::dsl {
+
+namespace {
+
+std::string names(const std::vector<LoopVar>& vars) {
+  std::string s;
+  for (const LoopVar& v : vars) s += (s.empty() ? "" : ", ") + v.impl->name;
+  return s;
+}
+
+}  // namespace
+
+std::string Schedule::str() const {
+  std::string s;
+  for (const Directive& d : list_) s += "." + d.text;
+  return s;
+}
+
+template <class Self>
+Self& Scheduling<Self>::split(const LoopVar& old, const LoopVar& outer, const LoopVar& inner, int64_t factor) {
+  return add({Directive::Kind::Split, {old.impl, outer.impl, inner.impl}, factor, 0, Level::GM, nullptr,
+             fmt::format("split({}, {}, {}, {})", old.impl->name, outer.impl->name, inner.impl->name, factor)});
+}
+
+template <class Self>
+Self& Scheduling<Self>::tile(const Var& x, const Var& y, const Var& xo, const Var& yo, const Var& xi, const Var& yi, int64_t fx,
+                                 int64_t fy) {
+  split(x, xo, xi, fx);
+  split(y, yo, yi, fy);
+  return reorder({xi, yi, xo, yo});
+}
+
+template <class Self>
+Self& Scheduling<Self>::reorder(std::vector<LoopVar> vars) {
+  Directive d{Directive::Kind::Reorder, {}, 0, 0, Level::GM, nullptr, fmt::format("reorder({})", names(vars))};
+  for (const LoopVar& v : vars) d.vars.push_back(v.impl);
+  return add(std::move(d));
+}
+
+template <class Self>
+Self& Scheduling<Self>::cores(std::vector<LoopVar> vars, int64_t group) {
+  std::string text = group == 1 ? fmt::format("cores({})", names(vars)) : fmt::format("cores({}, {})", names(vars), group);
+  Directive d{Directive::Kind::Cores, {}, group, 0, Level::GM, nullptr, text};
+  for (const LoopVar& v : vars) d.vars.push_back(v.impl);
+  return add(std::move(d));
+}
+
+template <class Self>
+Self& Scheduling<Self>::stage(const Input& input, Level level, const LoopVar& at) {
+  return add({Directive::Kind::Stage, {at.impl}, 0, 0, level, input.impl,
+             fmt::format("stage({}, {}, {})", input.name(), level_name(level), at.impl->name)});
+}
+
+template <class Self>
+Self& Scheduling<Self>::cube(const Var& mi, const Var& ni, const LoopVar& ki) {
+  return add({Directive::Kind::Cube, {mi.impl, ni.impl, ki.impl}, 0, 0, Level::GM, nullptr,
+             fmt::format("cube({}, {}, {})", mi.name(), ni.name(), ki.impl->name)});
+}
+
+template <class Self>
+Self& Scheduling<Self>::store_in(Level level) {
+  return add({Directive::Kind::StoreIn, {}, 0, 0, level, nullptr, fmt::format("store_in({})", level_name(level))});
+}
+
+template <class Self>
+Self& Scheduling<Self>::double_buffer() {
+  return add({Directive::Kind::DoubleBuffer, {}, 0, 0, Level::GM, nullptr, "double_buffer()"});
+}
+
+template <class Self>
+Self& Scheduling<Self>::multi_buffer(Level level, int copies) {
+  return add({Directive::Kind::MultiBuffer, {}, copies, 0, level, nullptr,
+             fmt::format("multi_buffer({}, {})", level_name(level), copies)});
+}
+
+template <class Self>
+Self& Scheduling<Self>::tile_rows(int64_t rows) {
+  return add({Directive::Kind::TileRows, {}, rows, 0, Level::GM, nullptr, fmt::format("tile_rows({})", rows)});
+}
+
+template <class Self>
+Self& Scheduling<Self>::epilogue_of(const Func& producer) {
+  Directive d{Directive::Kind::EpilogueOf, {}, 0, 0, Level::GM, nullptr, fmt::format("epilogue_of({})", producer.name())};
+  d.func = producer.impl;
+  return add(std::move(d));
+}
+
+template <class Self>
+Self& Scheduling<Self>::stagger() { return add({Directive::Kind::Stagger, {}, 0, 0, Level::GM, nullptr, "stagger()"}); }
+
+
+template class Scheduling<Schedule>;
+template class Scheduling<Func>;
+
+}  // namespace cubekit::dsl
