@@ -78,9 +78,9 @@ void check_present(const VarImpl& v) {
 
 void set_domain(VarImpl& v, int64_t min, int64_t extent, const std::string& what) {
   if (extent < 1) user_error("RDom {}: extent must be at least 1, got {}", what, extent);
-  if (min < INT32_MIN || min + extent - 1 > INT32_MAX)
-    user_error("RDom {}: the domain [{}, {}) does not fit in 32 bits (the DSL's integers are s32)", what, min,
-               min + extent);
+  if (min < INT32_MIN || min > INT32_MAX || extent - 1 > int64_t(INT32_MAX) - min)
+    user_error("RDom {}: the domain of {} values from {} does not fit in 32 bits (the DSL's integers are s32)", what,
+               extent, min);
   v.min = min;
   v.extent = extent;
 }

@@ -73,6 +73,12 @@ TEST(DslBoundsErrors, RDomWithoutDimensions) {
   expect_user_error([&] { dsl::RDom r({{0, 3}, {0, 0}}, "r"); }, {"RDom r.y: extent must be at least 1, got 0"});
 }
 
+TEST(DslBoundsErrors, RDomBeyond32Bits) {
+  expect_user_error([&] { dsl::RDom r(INT64_C(1) << 31, 4, "k"); },
+                    {"RDom k: the domain of 4 values from 2147483648 does not fit in 32 bits"});
+  expect_user_error([&] { dsl::RDom r({{0, 3}, {2, INT64_MAX}}, "r"); }, {"RDom r.y: the domain", "does not fit in 32 bits"});
+}
+
 TEST(DslBoundsErrors, ExteriorValueOutsideTheDType) {
   dsl::Input Q("Q", DType::s8, {4}), H("H", DType::f16, {4});
   expect_user_error([&] { constant_exterior(Q, 300); },

@@ -194,6 +194,12 @@ def test_dsl_definition_errors():
         ck.compile(g)
     with pytest.raises(ck.Error, match=r"int is not a loop variable"):
         f.reorder(1, 2)
+    with pytest.raises(ck.Error, match=r"// divides integers \(indices\); on f32 use /"):
+        a[r, c] // 2
+    with pytest.raises(ck.Error, match=r"RDom r has 2 dimensions: use one of them"):
+        ck.sum(a[ck.RDom([(0, 4), (0, 8)], "r"), c])
+    with pytest.raises(ck.Error, match=r"constant_exterior\(A, 1e\+40\): the value is beyond the largest finite f32"):
+        ck.constant_exterior(a, 1e40)
 
 
 def test_schedule_errors():
