@@ -28,12 +28,6 @@ void expect_bytes(const uint8_t* got, const std::vector<uint8_t>& want, const st
 
 std::string s(int64_t v) { return std::to_string(v); }
 
-// binary16 -> float, decoded independently of the emulator (finite values only).
-float half(uint16_t h) {
-  int e = (h >> 10) & 0x1f;
-  float v = e == 0 ? std::ldexp(float(h & 0x3ff), -24) : std::ldexp(float(1024 + (h & 0x3ff)), e - 25);
-  return (h & 0x8000) ? -v : v;
-}
 
 // A random f16 with magnitude in [2^-5, 4) (or zero), built from its fields.
 uint16_t small_f16(std::mt19937_64& rng) {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -69,6 +70,13 @@ class Harness {
 };
 
 // Random fp16 bit patterns drawn from [-range, range] (finite values), and helpers for them.
+// binary16 -> float, decoded independently of the emulator (finite values only).
+inline float half(uint16_t h) {
+  int e = (h >> 10) & 0x1f;
+  float v = e == 0 ? std::ldexp(float(h & 0x3ff), -24) : std::ldexp(float(1024 + (h & 0x3ff)), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
 inline std::vector<uint16_t> random_f16(size_t n, uint64_t seed, double range = 4.0) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> d(-range, range);
