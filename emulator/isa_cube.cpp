@@ -80,12 +80,15 @@ Conv conv_geometry(const Issued& I) {
   return {eh / I[kSh] + 1, ew / I[kSw] + 1};
 }
 
+// Channels per 32-byte C0 block: 16 of 16-bit data, 32 of 8-bit.
+int64_t c0_of(DType t) { return 32 / dtype_size(t); }
+
 void load3d_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
   const Operand& dst = I.instr->ops[kL3Dst];
   fp.add({.operand = kL3Src, .space = Space::L1, .base = I[kL3Src], .bytes = I[kC1] * I.fmatrix.h * I.fmatrix.w * 32,
           .align = chip.alignment(Space::L1)});
-  fp.add({.operand = kL3Dst, .space = dst.space, .write = true, .base = I[kL3Dst], .bytes = I[kMLen] * I[kKLen] * 2,
-          .align = chip.alignment(dst.space)});
+  fp.add({.operand = kL3Dst, .space = dst.space, .write = true, .base = I[kL3Dst],
+          .bytes = I[kMLen] * I[kKLen] * dtype_size(I.type()), .align = chip.alignment(dst.space)});
 }
 
 void load3d_exec(const Issued& I, const ExecContext& ctx) {
@@ -94,11 +97,12 @@ void load3d_exec(const Issued& I, const ExecContext& ctx) {
   bool to_l0a = I.instr->ops[kL3Dst].space == Space::L0A;
   uint8_t* dst = ctx.ptr(I, kL3Dst);
   const uint8_t* src = ctx.ptr(I, kL3Src);
-  int64_t mf = I[kMLen] / 16, kf = I[kKLen] / 16, kernel = I[kKh] * I[kKw];
+  // Each (position, C0 block) pair is 32 bytes: a row of a 16 x C0 fractal in either layout.
+  int64_t c0 = c0_of(I.type()), mf = I[kMLen] / 16, kf = I[kKLen] / c0, kernel = I[kKh] * I[kKw];
   for (int64_t m = 0; m < I[kMLen]; ++m) {
     int64_t p = I[kMStart] + m, oh = p / g.ow, ow = p % g.ow;
     for (int64_t kb = 0; kb < kf; ++kb) {
-      int64_t kk = I[kKStart] / 16 + kb, c1 = kk / kernel, i = kk % kernel / I[kKw], j = kk % I[kKw];
+      int64_t kk = I[kKStart] / c0 + kb, c1 = kk / kernel, i = kk % kernel / I[kKw], j = kk % I[kKw];
       int64_t ih = oh * I[kSh] - f.pad_top + i * I[kDh], iw = ow * I[kSw] - f.pad_left + j * I[kDw];
       int64_t fractal = to_l0a ? (m / 16) * kf + kb : kb * mf + m / 16;
       uint8_t* d = dst + fractal * kFractalBytes + (m % 16) * 32;
@@ -109,19 +113,31 @@ void load3d_exec(const Issued& I, const ExecContext& ctx) {
   }
 }
 
-Work load3d_work(const Issued& I, const ChipConfig&) { return {Work::Kind::Transfer, I[kMLen] * I[kKLen] * 2}; }
+Work load3d_work(const Issued& I, const ChipConfig&) {
+  return {Work::Kind::Transfer, I[kMLen] * I[kKLen] * dtype_size(I.type())};
+}
 
 std::string load3d_check(const Instr& in, int& operand) {
-  for (int slot : {kMLen, kKLen, kKStart})
-    if (in.ops[slot].imm % 16) {
+  int64_t c0 = c0_of(in.type[0]);
+  if (in.ops[kMLen].imm % 16) {
+    operand = kMLen;
+    return fmt::format("m_len={} must be a multiple of 16 (one fractal's rows)", in.ops[kMLen].imm);
+  }
+  for (int slot : {kKLen, kKStart})
+    if (in.ops[slot].imm % c0) {
       operand = slot;
-      return fmt::format("{}={} must be a multiple of 16 (one fractal edge)", spec_of(in).operands[slot].name,
-                         in.ops[slot].imm);
+      return fmt::format("{}={} must be a multiple of {} (one C0 block of {} data: a fractal's columns)",
+                         spec_of(in).operands[slot].name, in.ops[slot].imm, c0, dtype_name(in.type[0]));
     }
-  int64_t k_total = in.ops[kC1].imm * in.ops[kKh].imm * in.ops[kKw].imm * 16;
+  if (in.type[0] == DType::s8 && in.ops[kL3Dst].space == Space::L0B) {
+    operand = kL3Dst;
+    return "load3d.s8 writes L0A only: 8-bit fractals in L0B hold 32 k by 16 n, which load3d's rows of one "
+           "position do not fill; make the feature map the A operand";
+  }
+  int64_t k_total = in.ops[kC1].imm * in.ops[kKh].imm * in.ops[kKw].imm * c0;
   if (in.ops[kKStart].imm + in.ops[kKLen].imm > k_total) {
     operand = kKLen;
-    return fmt::format("k_start+k_len={} exceeds the im2col width c1*kh*kw*16={}",
+    return fmt::format("k_start+k_len={} exceeds the im2col width c1*kh*kw*C0={}",
                        in.ops[kKStart].imm + in.ops[kKLen].imm, k_total);
   }
   return {};
@@ -263,23 +279,23 @@ void add_cube_instructions(std::vector<InstrSpec>& t) {
                             "`transpose`, element (r, c) of the 16x16 fractal lands at (c, r).",
                .exec = load2d_exec, .footprint = load2d_footprint, .validate = load2d_check,
                .work = load2d_work});
-  t.push_back({.mnemonic = "load3d", .pipe = Pipe::MTE1, .ntypes = 1, .types = {{DType::f16}},
+  t.push_back({.mnemonic = "load3d", .pipe = Pipe::MTE1, .ntypes = 1, .types = {{DType::f16}, {DType::s8}, {DType::bf16}},
                .operands = {mem("dst", bit(Space::L0A) | bit(Space::L0B), "destination fractals"),
-                            mem("src", bit(Space::L1), "feature map, C1 x H x W x C0 (C0 = 16)"),
+                            mem("src", bit(Space::L1), "feature map, C1 x H x W x C0 (C0 = 32 bytes: 16 f16/bf16, 32 s8)"),
                             required("c1", 1, 4095, "channel slices (C1) in the feature map"),
                             required("kh", 1, 255, "kernel height"), required("kw", 1, 255, "kernel width"),
                             kw("sh", 1, 63, 1, "stride in height"), kw("sw", 1, 63, 1, "stride in width"),
                             kw("dh", 1, 255, 1, "dilation in height"), kw("dw", 1, 255, 1, "dilation in width"),
                             kw("m_start", 0, kI32Max, 0, "first output position (row of the im2col matrix)"),
                             required("m_len", 16, 65535, "output positions to load (multiple of 16)"),
-                            kw("k_start", 0, kI32Max, 0, "first im2col column (multiple of 16)"),
-                            required("k_len", 16, 65535, "im2col columns to load (multiple of 16)")},
+                            kw("k_start", 0, kI32Max, 0, "first im2col column (multiple of C0)"),
+                            required("k_len", 16, 65535, "im2col columns to load (multiple of C0)")},
                .summary = "img2col: load a window of the im2col matrix of an L1 feature map into L0A/L0B",
                .semantics = "The im2col matrix has one row per output position p = oh*OW + ow (OH, OW from FMATRIX "
                             "and the kernel) and one column per (c1, i, j, c0), c0 fastest. Element (p, k) is "
                             "`fmap[c1][oh*sh - pad_top + i*dh][ow*sw - pad_left + j*dw][c0]`, 0 in the padding and for "
                             "p >= OH*OW. Rows [m_start, m_start+m_len) x columns [k_start, k_start+k_len) are written "
-                            "in the L0A (zZ) layout, or in the L0B (zN) layout as the k x p matrix.",
+                            "in the L0A (zZ) layout, or in the L0B (zN) layout as the k x p matrix (16-bit data only).",
                .exec = load3d_exec, .footprint = load3d_footprint, .validate = load3d_check,
                .work = load3d_work});
   t.push_back({.mnemonic = "mmad", .pipe = Pipe::M, .ntypes = 1, .types = {{DType::f16}, {DType::s8}, {DType::bf16}},

@@ -85,44 +85,49 @@ INSTANTIATE_TEST_SUITE_P(Cube, CubeLoad2d, testing::ValuesIn(kLoad2d), load2d_na
 struct Load3dCase {
   int64_t c1, h, w, pt, pb, pl, pr, kh, kw, sh, sw, dh, dw, m_start, m_len, k_start, k_len;
   bool l0b;
+  DType type = DType::f16;
 };
 class CubeLoad3d : public testing::TestWithParam<Load3dCase> {};
 
 TEST_P(CubeLoad3d, MatchesNaiveIm2col) {
   const Load3dCase& c = GetParam();
-  const int64_t src_off = 64, dst_off = 512;
+  const int64_t src_off = 64, dst_off = 512, es = dtype_size(c.type), c0n = 32 / es;  // C0: 32 bytes of channels
   Space dst = c.l0b ? Space::L0B : Space::L0A;
   Harness h("set_fmatrix h=" + s(c.h) + ", w=" + s(c.w) + ", pad_top=" + s(c.pt) + ", pad_bottom=" + s(c.pb) +
-            ", pad_left=" + s(c.pl) + ", pad_right=" + s(c.pr) + "\nload3d.f16 " + (c.l0b ? "l0b[" : "l0a[") +
-            s(dst_off) + "], l1[" + s(src_off) + "], c1=" + s(c.c1) + ", kh=" + s(c.kh) + ", kw=" + s(c.kw) +
-            ", sh=" + s(c.sh) + ", sw=" + s(c.sw) + ", dh=" + s(c.dh) + ", dw=" + s(c.dw) + ", m_start=" +
-            s(c.m_start) + ", m_len=" + s(c.m_len) + ", k_start=" + s(c.k_start) + ", k_len=" + s(c.k_len));
-  // Feature map C1 x H x W x 16 halves; every element distinct and nonzero.
+            ", pad_left=" + s(c.pl) + ", pad_right=" + s(c.pr) + "\nload3d." + std::string(dtype_name(c.type)) + " " +
+            (c.l0b ? "l0b[" : "l0a[") + s(dst_off) + "], l1[" + s(src_off) + "], c1=" + s(c.c1) + ", kh=" + s(c.kh) +
+            ", kw=" + s(c.kw) + ", sh=" + s(c.sh) + ", sw=" + s(c.sw) + ", dh=" + s(c.dh) + ", dw=" + s(c.dw) +
+            ", m_start=" + s(c.m_start) + ", m_len=" + s(c.m_len) + ", k_start=" + s(c.k_start) + ", k_len=" +
+            s(c.k_len));
+  // Feature map C1 x H x W x 32 bytes; every 16-bit element distinct and nonzero (8-bit: bytes of them).
   std::vector<uint16_t> fmap(size_t(c.c1 * c.h * c.w * 16));
   for (size_t i = 0; i < fmap.size(); ++i) fmap[i] = uint16_t(i % 65535 + 1);
   h.put(Space::L1, src_off, fmap);
-  std::vector<uint8_t> l0 = random_bytes(size_t(dst_off + c.m_len * c.k_len * 2 + 1024), 3);
+  const uint8_t* fbytes = reinterpret_cast<const uint8_t*>(fmap.data());
+  std::vector<uint8_t> l0 = random_bytes(size_t(dst_off + c.m_len * c.k_len * es + 1024), 3);
   h.put(dst, 0, l0);
 
   int64_t oh_n = (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1;
   int64_t ow_n = (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1;
-  auto im2col = [&](int64_t p, int64_t k) -> uint16_t {
-    if (p >= oh_n * ow_n) return 0;
-    int64_t oh = p / ow_n, ow = p % ow_n, c0 = k % 16, t = k / 16;
+  // The byte address in the feature map of im2col element (p, k), or -1 for a zero.
+  auto im2col = [&](int64_t p, int64_t k) -> int64_t {
+    if (p >= oh_n * ow_n) return -1;
+    int64_t oh = p / ow_n, ow = p % ow_n, c0 = k % c0n, t = k / c0n;
     int64_t j = t % c.kw, i = (t / c.kw) % c.kh, ch = t / (c.kw * c.kh);
     int64_t y = oh * c.sh - c.pt + i * c.dh, x = ow * c.sw - c.pl + j * c.dw;
-    if (y < 0 || y >= c.h || x < 0 || x >= c.w) return 0;
-    return fmap[size_t(((ch * c.h + y) * c.w + x) * 16 + c0)];
+    if (y < 0 || y >= c.h || x < 0 || x >= c.w) return -1;
+    return ((ch * c.h + y) * c.w + x) * 32 + c0 * es;
   };
   std::vector<uint8_t> want = l0;
-  int64_t mf = c.m_len / 16, kf = c.k_len / 16;
+  int64_t mf = c.m_len / 16, kf = c.k_len / c0n;
   for (int64_t m = 0; m < c.m_len; ++m)
     for (int64_t kc = 0; kc < c.k_len; ++kc) {
-      // L0A (zZ): the m x k window; L0B (zN): the k x m matrix, element (k, m) of a fractal at m*16 + k.
-      int64_t off = c.l0b ? ((kc / 16) * mf + m / 16) * 256 + (m % 16) * 16 + kc % 16
-                          : ((m / 16) * kf + kc / 16) * 256 + (m % 16) * 16 + kc % 16;
-      uint16_t v = im2col(c.m_start + m, c.k_start + kc);
-      std::memcpy(&want[size_t(dst_off + off * 2)], &v, 2);
+      // L0A (zZ): the m x k window in 16 x C0 fractals; L0B (zN): the k x m matrix, element (k, m) of a
+      // fractal at m*C0 + k.
+      int64_t off = c.l0b ? ((kc / c0n) * mf + m / 16) * 16 * c0n + (m % 16) * c0n + kc % c0n
+                          : ((m / 16) * kf + kc / c0n) * 16 * c0n + (m % 16) * c0n + kc % c0n;
+      int64_t from = im2col(c.m_start + m, c.k_start + kc);
+      for (int64_t b = 0; b < es; ++b) want[size_t(dst_off + off * es + b)] = from < 0 ? 0 : fbytes[from + b];
     }
   h.run_clean();
   expect_bytes(h.at(dst, 0), want, c.l0b ? "l0b" : "l0a");
@@ -139,12 +144,18 @@ const Load3dCase kLoad3d[] = {
     {1, 8, 8, 0, 0, 0, 0, 1, 1, 2, 2, 1, 1, 0, 16, 0, 16, true},
     {1, 2, 3, 2, 2, 1, 1, 5, 3, 1, 1, 1, 1, 0, 16, 0, 240, false},  // kernel larger than the map
     {3, 5, 7, 0, 2, 1, 0, 2, 2, 3, 2, 1, 3, 3, 48, 16, 160, true},
+    // s8 (C0 = 32 channels, L0A only) and bf16
+    {1, 5, 6, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 0, 32, 0, 288, false, DType::s8},
+    {2, 7, 5, 0, 1, 2, 0, 3, 2, 2, 1, 1, 1, 16, 16, 64, 128, false, DType::s8},
+    {3, 9, 8, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 5, 48, 96, 192, false, DType::s8},
+    {2, 6, 6, 1, 1, 1, 1, 2, 3, 1, 2, 2, 1, 5, 32, 0, 192, true, DType::bf16},
+    {3, 9, 8, 2, 2, 2, 2, 3, 3, 2, 2, 2, 2, 0, 48, 64, 112, false, DType::bf16},
 };
 std::string load3d_name(const testing::TestParamInfo<Load3dCase>& i) {
   const Load3dCase& c = i.param;
   return "c" + s(c.c1) + "_" + s(c.h) + "x" + s(c.w) + "_k" + s(c.kh) + "x" + s(c.kw) + "_s" + s(c.sh) + "x" + s(c.sw) +
          "_d" + s(c.dh) + "x" + s(c.dw) + "_m" + s(c.m_start) + "_" + s(c.m_len) + "_k" + s(c.k_start) + "_" + s(c.k_len) +
-         (c.l0b ? "_l0b" : "_l0a");
+         (c.l0b ? "_l0b" : "_l0a") + (c.type == DType::f16 ? "" : "_" + std::string(dtype_name(c.type)));
 }
 INSTANTIATE_TEST_SUITE_P(Cube, CubeLoad3d, testing::ValuesIn(kLoad3d), load3d_name);
 
