@@ -9,6 +9,8 @@ The pieces, as in C++ (see the README and docs/ of the repository):
   by ``bf16_from_float32`` / ``bf16_to_float32``) and the report as a dict; ``trace=path`` writes a Chrome trace;
   ``raise_on_diagnostics=True`` (also for ``Func.run`` and the kernels) raises ``cubekit.Error``
   when the checker finds a problem instead of returning it in the report;
+* the cube's convolution layouts: ``nchw_to_nc1hwc0``, ``nc1hwc0_to_nchw``, ``kchw_to_fractal_z``
+  (numpy in and out, as CANN's TransData; what ``load3d`` and the GEMM's B operand read);
 * the DSL: ``Var``, ``RVar``, ``RDom`` (also multi-dimensional: ``RDom([(0, C), (0, KH)])``, ``r.x``, ``r.y``),
   ``Input``, ``constant_exterior(input, value)`` (reads outside the shape give the value), ``Func``
   (define with ``f[m, n] = ...``),
@@ -52,6 +54,7 @@ from ._cubekit import (  # noqa: F401
     exp,
     flag,
     imm,
+    kchw_to_fractal_z,
     kw,
     load,
     log,
@@ -62,6 +65,8 @@ from ._cubekit import (  # noqa: F401
     maximum,
     mem,
     min,
+    nc1hwc0_to_nchw,
+    nchw_to_nc1hwc0,
     minimum,
     name,
     num,

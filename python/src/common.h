@@ -39,5 +39,6 @@ std::string json_dumps(const py::handle& object);
 void bind_emulator(py::module_& m);
 void bind_dsl(py::module_& m);
 void bind_kernels(py::module_& m);
+void bind_layouts(py::module_& m);
 
 }  // namespace cubekit::py_bind

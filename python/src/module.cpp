@@ -1,4 +1,4 @@
-// The `_cubekit` extension: errors, conversions, and the three binding groups. The pure-Python
+// The `_cubekit` extension: errors, conversions, and the binding groups. The pure-Python
 // package `cubekit` (python/cubekit) wraps it; import that.
 #include "emulator/chip_config.h"
 #include "emulator/error.h"
@@ -119,4 +119,5 @@ PYBIND11_MODULE(_cubekit, m) {
   bind_emulator(m);
   bind_dsl(m);
   bind_kernels(m);
+  bind_layouts(m);
 }
