@@ -36,6 +36,10 @@ __int128 floor_div(__int128 a, __int128 b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+// Halide's integer division: Euclidean (the remainder is never negative), so it rounds down for a
+// positive divisor and up for a negative one (-7 / -2 is 4).
+__int128 euclid_div(__int128 a, __int128 b) { return b > 0 ? floor_div(a, b) : -floor_div(a, -b); }
+
 Interval combine(Op op, const Interval& a, const Interval& b) {
   if (!a.bounded || !b.bounded) return Interval::everything();
   using W = __int128;
@@ -45,7 +49,7 @@ Interval combine(Op op, const Interval& a, const Interval& b) {
     case Op::Mul: return hull({W(a.min) * b.min, W(a.min) * b.max, W(a.max) * b.min, W(a.max) * b.max});
     case Op::Div:
       if (b.min <= 0 && b.max >= 0) return Interval::everything();
-      return hull({floor_div(a.min, b.min), floor_div(a.min, b.max), floor_div(a.max, b.min), floor_div(a.max, b.max)});
+      return hull({euclid_div(a.min, b.min), euclid_div(a.min, b.max), euclid_div(a.max, b.min), euclid_div(a.max, b.max)});
     case Op::Min: return {std::min(a.min, b.min), std::min(a.max, b.max)};
     case Op::Max: return {std::max(a.min, b.min), std::max(a.max, b.max)};
     default: return Interval::everything();
@@ -69,11 +73,12 @@ Interval fit(const Interval& i, DType t) {
 Interval bounds_of(const Expr& e, const VarRanges& ranges) {
   const ExprNode& n = e.node();
   auto arg = [&](size_t i) { return bounds_of(n.args[i], ranges); };
+  if (n.type.boolean || is_float(n.type.dtype)) return Interval::everything();  // not an index
   switch (n.op) {
     case Op::Const: {
       double v = std::trunc(n.value);  // Halide casts a number to an integer toward zero
       if (!(std::fabs(v) < 9e18)) return Interval::everything();
-      return Interval::point(int64_t(v));
+      return fit(Interval::point(int64_t(v)), n.type.dtype);  // cast(s8, 200) wraps: any s8
     }
     case Op::Var: {
       std::optional<Interval> r = ranges(*n.var);
@@ -89,7 +94,7 @@ Interval bounds_of(const Expr& e, const VarRanges& ranges) {
       int64_t hi = std::max(std::abs(a.min == INT64_MIN ? INT64_MAX : a.min), std::abs(a.max));
       return fit({a.min >= 0 ? a.min : a.max <= 0 ? -a.max : 0, hi}, n.type.dtype);
     }
-    case Op::Select: return unite(arg(1), arg(2));
+    case Op::Select: return fit(unite(arg(1), arg(2)), n.type.dtype);
     default: return range_of(n.type.dtype);  // a value read from data, a reduction: anything of its type
   }
 }

@@ -24,7 +24,8 @@ struct Interval {
 // The range a variable takes, or nullopt where it is not known (then so is the expression's).
 using VarRanges = std::function<std::optional<Interval>(const VarImpl&)>;
 
-// The range of an integer expression (Halide's semantics: integer division rounds down).
+// The range of an integer expression (Halide's semantics: integer division is Euclidean, rounding
+// down for a positive divisor and up for a negative one); unbounded for a float or a comparison.
 Interval bounds_of(const Expr& e, const VarRanges& ranges);
 
 // Checks every read in `output` and in each Func it calls: each index of an input, or of a Func,

@@ -19,9 +19,10 @@ struct VarImpl {
   std::string name;
   bool reduction = false;
   int64_t min = 0, extent = 0;  // reductions: the domain
-  // An RVar of a multi-dimensional RDom: the RDom (any one of its RVars' VarImpl, shared) and this
-  // RVar's dimension in it, 0 innermost. A reduction over several of them runs them in that order.
-  const VarImpl* domain = nullptr;
+  // An RVar of a multi-dimensional RDom: the RDom's id (0: none; unique for the process, so that it
+  // outlives the RDom object) and this RVar's dimension in it, 0 innermost. A reduction over
+  // several of them runs them in that order.
+  int64_t domain = 0;
   int dimension = 0;
   // Set on the stand-ins of what is not a variable (a 2-D RDom's r.z, a 3-D RDom used as one
   // RVar): why, for the user error raised where it is used.

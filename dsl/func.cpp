@@ -27,12 +27,19 @@ Expr var_expr(const std::shared_ptr<VarImpl>& v) {
   return Expr(std::move(n));
 }
 
-void check_index(const Expr& e, const std::string& callee, size_t i) {
+// An index as the call keeps it: an integer expression, a plain number made an s32 constant.
+Expr as_index(const Expr& e, const std::string& callee, size_t i) {
   if (!e.defined()) user_error("{}: index {} is an undefined expression", callee, i);
+  if (e.node().untyped_const) {
+    double v = e.node().value;
+    if (v != std::floor(v) || v < INT32_MIN || v > INT32_MAX)
+      user_error("{}: index {} is {}, but indices are 32-bit integers", callee, i, v);
+    return cast(DType::s32, e);
+  }
   if (e.type().boolean || is_float(e.type().dtype))
-    if (!e.node().untyped_const)
-      user_error("{}: index {} `{}` is {}, but indices are integers (Vars, RDoms and integer arithmetic)", callee, i,
-                 e.str(), type_name(e.type()));
+    user_error("{}: index {} `{}` is {}, but indices are integers (Vars, RDoms and integer arithmetic)", callee, i,
+               e.str(), type_name(e.type()));
+  return e;
 }
 
 void collect_inputs(const Expr& e, std::vector<std::shared_ptr<InputImpl>>& out) {
@@ -72,13 +79,22 @@ std::string var_names(const std::vector<std::shared_ptr<VarImpl>>& vars) {
   return s;
 }
 
+// The largest finite value of a float type.
+double largest_finite(DType t) {
+  switch (t) {
+    case DType::f16: return 65504.0;
+    case DType::bf16: return 3.3895313892515355e38;  // 0x7F7F
+    default: return 3.4028234663852886e38;
+  }
+}
+
 void check_present(const VarImpl& v) {
   if (!v.absent.empty()) user_error("{}", v.absent);
 }
 
 void set_domain(VarImpl& v, int64_t min, int64_t extent, const std::string& what) {
   if (extent < 1) user_error("RDom {}: extent must be at least 1, got {}", what, extent);
-  if (min < INT32_MIN || min > INT32_MAX || extent - 1 > int64_t(INT32_MAX) - min)
+  if (min < INT32_MIN || min > INT32_MAX || extent > INT32_MAX || extent - 1 > int64_t(INT32_MAX) - min)
     user_error("RDom {}: the domain of {} values from {} does not fit in 32 bits (the DSL's integers are s32)", what,
                extent, min);
   v.min = min;
@@ -118,11 +134,13 @@ RDom::RDom(const std::vector<std::pair<int64_t, int64_t>>& region, std::string n
     return;
   }
   static constexpr const char* kDims = "xyzw";
+  static std::atomic<int64_t> domains{0};
+  const int64_t domain = ++domains;
   for (size_t i = 0; i < region.size(); ++i) {
     std::string dim = i < 4 ? fmt::format("{}.{}", impl->name, kDims[i]) : fmt::format("{}[{}]", impl->name, i);
     RVar r(dim);
     set_domain(*r.impl, region[i].first, region[i].second, dim);
-    r.impl->domain = dims_.empty() ? r.impl.get() : dims_[0].impl.get();
+    r.impl->domain = domain;
     r.impl->dimension = int(i);
     dims_.push_back(r);
   }
@@ -156,7 +174,7 @@ Exterior constant_exterior(const Input& input, double value) {
     if (value != std::floor(value) || value < lo || value > hi)
       user_error("constant_exterior({}, {}): {} is {}, which holds the integers {} to {}; give one of them",
                  input.name(), value, input.name(), dtype_name(t), lo, hi);
-  } else if (std::isfinite(value) && std::fabs(value) > (t == DType::f16 ? 65504.0 : 3.4028234663852886e38)) {
+  } else if (std::isfinite(value) && std::fabs(value) > largest_finite(t)) {
     user_error("constant_exterior({}, {}): the value is beyond the largest finite {}; give a smaller one or inf",
                input.name(), value, dtype_name(t));
   }
@@ -167,7 +185,7 @@ Expr Exterior::call(std::vector<Expr> index) const {
   std::string what = fmt::format("constant_exterior({}, {})", input_->name, value_);
   if (index.size() != input_->shape.size())
     user_error("{} has {} dimensions but is called with {} indices", what, input_->shape.size(), index.size());
-  for (size_t i = 0; i < index.size(); ++i) check_index(index[i], what, i);
+  for (size_t i = 0; i < index.size(); ++i) index[i] = as_index(index[i], what, i);
   auto n = std::make_shared<ExprNode>();
   n->op = Op::Exterior;
   n->type = Type{input_->dtype};
@@ -195,7 +213,7 @@ Input::Input(std::string name, DType dtype, std::vector<int64_t> shape)
 Expr Input::call(std::vector<Expr> index) const {
   if (index.size() != impl->shape.size())
     user_error("{} has {} dimensions but is called with {} indices", impl->name, impl->shape.size(), index.size());
-  for (size_t i = 0; i < index.size(); ++i) check_index(index[i], impl->name, i);
+  for (size_t i = 0; i < index.size(); ++i) index[i] = as_index(index[i], impl->name, i);
   auto n = std::make_shared<ExprNode>();
   n->op = Op::Input;
   n->type = Type{impl->dtype};
@@ -233,7 +251,7 @@ FuncRef::operator Expr() const {
   n->op = Op::Func;
   n->type = func_->value.type();
   n->func = func_;
-  n->args = args_;
+  for (size_t i = 0; i < args_.size(); ++i) n->args.push_back(as_index(args_[i], func_->name, i));
   set_depth(*n, func_->value.node().depth);  // consumers inline their producers
   return Expr(std::move(n));
 }

@@ -275,6 +275,7 @@ class Lowering {
     std::vector<Halide::Expr> index = reversed(n.args, c), clamped;
     Halide::Expr inside = Halide::Internal::const_true();
     for (size_t d = 0; d < index.size(); ++d) {
+      index[d] = Halide::cast(Halide::Int(32), index[d]);  // an s8 index compares with any extent
       int extent = int(n.input->shape[n.input->shape.size() - 1 - d]);
       inside = inside && index[d] >= 0 && index[d] < extent;
       clamped.push_back(Halide::clamp(index[d], 0, extent - 1));

@@ -60,6 +60,6 @@ Matmul matmul(const MatmulOptions& options, const ChipConfig& chip);
 // double_buffer, use_cores and stagger override it as for matmul; shapes and types come from the
 // Func); any other Func the vector kernels' schedule (its outermost variable over the cores, double
 // buffering). The Func itself is left as it is.
-dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options = {});
+[[nodiscard]] dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options = {});
 
 }  // namespace cubekit::kernels

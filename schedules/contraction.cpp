@@ -221,8 +221,9 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
     p.l1_copies = int(multi->factor);
   }
   if (!cube)
-    user_error("{}: map its innermost loops onto the cube with {}.cube(mi, ni, ki), or give it the ready matmul schedule "
-               "with kernels::default_schedule({}) (cubekit.default_schedule({}) in Python)", fname, fname, fname, fname);
+    user_error("{}: map its innermost loops onto the cube with {}.cube(mi, ni, ki), or give it the ready matmul schedule: "
+               "{}.schedule() = kernels::default_schedule({}, chip) ({}.schedule = cubekit.default_schedule({}) in "
+               "Python)", fname, fname, fname, fname, fname, fname);
   const size_t L = nest.loops.size();
   int mi = nest.find(cube->vars[0]), ni = nest.find(cube->vars[1]), ki = nest.find(cube->vars[2]);
   auto origin_is = [&](int at, const std::shared_ptr<VarImpl>& v) { return at >= 0 && nest.loops[size_t(at)].origin == v; };

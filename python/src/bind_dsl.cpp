@@ -72,7 +72,8 @@ void expression_operators(py::class_<Class>& c) {
   both("__sub__", "__rsub__", [](const Expr& a, const Expr& b) { return a - b; });
   both("__mul__", "__rmul__", [](const Expr& a, const Expr& b) { return a * b; });
   both("__truediv__", "__rtruediv__", [](const Expr& a, const Expr& b) { return a / b; });
-  // Integer division rounds down, as Halide's / does on integers (and Python's //).
+  // Integer division as Halide's / on integers: Euclidean (Python's // for a positive divisor; for a
+  // negative one Halide rounds up).
   both("__floordiv__", "__rfloordiv__", [](const Expr& a, const Expr& b) {
     Expr q = a / b;
     if (q.type().boolean || is_float(q.type().dtype))
@@ -185,7 +186,10 @@ log, sqrt, abs, select, sum, maximum and minimum. A plain number takes the type 
 (also r[0], r[1], r[2]), looped r.x innermost. sum() and the like reduce over the RVars they use.)")
       .def(py::init<int64_t, int64_t, std::string>(), py::arg("min"), py::arg("extent"), py::arg("name") = "")
       .def(py::init<std::vector<std::pair<int64_t, int64_t>>, std::string>(), py::arg("region"), py::arg("name") = "")
-      .def("__getitem__", &dsl::RDom::operator[], py::arg("dimension"))
+      .def("__getitem__", [](const dsl::RDom& r, int i) {
+        if (i < 0 || i >= r.dimensions()) throw py::index_error(fmt::format("RDom {} has {} dimensions", r.name(), r.dimensions()));
+        return r[i];
+      }, py::arg("dimension"))
       .def("__len__", &dsl::RDom::dimensions)
       .def_property_readonly("dimensions", &dsl::RDom::dimensions, "how many RVars it has")
       .def_readonly("x", &dsl::RDom::x, "dimension 0 (the innermost)")
@@ -233,9 +237,9 @@ compile(), run it with Func.run() or run(compile(f), inputs), check it with refe
       .def("bound", [](dsl::Func& f, const dsl::Var& v, int64_t min, int64_t extent) -> dsl::Func& { return f.bound(v, min, extent); },
            py::arg("var"), py::arg("min"), py::arg("extent"), py::return_value_policy::reference_internal,
            "Gives the extent of a variable no input implies.")
-      .def_property("schedule", [](const dsl::Func& f) { return f.schedule(); },
-                    [](dsl::Func& f, const dsl::Schedule& s) { f.schedule() = s; },
-                    "A copy of the schedule written on the Func; assigning a Schedule replaces it.")
+      .def_property("schedule", [](dsl::Func& f) -> dsl::Schedule& { return f.schedule(); },
+                    [](dsl::Func& f, const dsl::Schedule& s) { f.schedule() = s; }, py::return_value_policy::reference_internal,
+                    "The schedule written on the Func (calls on it add to it); assigning a Schedule replaces it.")
       .def("__repr__", [](const dsl::Func& f) { return "<Func " + f.name() + ">"; });
   schedule_methods(func);
 

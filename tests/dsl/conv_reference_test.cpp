@@ -190,5 +190,24 @@ TEST(Exterior, InsideReadsTheInputOutsideTheValue) {
   EXPECT_EQ(have, want);
 }
 
+// An index read from 8-bit data, through a boundary condition; and a plain number as an index.
+TEST(Exterior, NarrowIndicesAndConstantIndices) {
+  Input T("T", DType::s32, {100}), Idx("Idx", DType::u8, {6}), M("M", DType::s32, {3, 4});
+  Var i("i");
+  Func F("F"), G("G");
+  F(i) = constant_exterior(T, -1)(Idx(i)) + M(2, 1);
+  std::vector<int32_t> t(100), m(12);
+  for (int k = 0; k < 100; ++k) t[size_t(k)] = 1000 + k;
+  for (int k = 0; k < 12; ++k) m[size_t(k)] = k;
+  std::vector<uint8_t> idx = {0, 99, 100, 255, 7, 42};
+  std::vector<uint8_t> tb(400), mb(48);
+  std::memcpy(tb.data(), t.data(), 400);
+  std::memcpy(mb.data(), m.data(), 48);
+  HostTensor got = run_on_host(F, {{"T", &tb}, {"Idx", &idx}, {"M", &mb}});
+  std::vector<int32_t> have(6), want = {1009, 1108, 8, 8, 1016, 1051};
+  std::memcpy(have.data(), got.data.data(), 24);
+  EXPECT_EQ(have, want);
+}
+
 }  // namespace
 }  // namespace cubekit::dsl

@@ -95,6 +95,15 @@ TEST(DslBoundsErrors, ExteriorCalledWithTheWrongIndexCount) {
   expect_user_error([&] { constant_exterior(A, 0)(i); }, {"constant_exterior(A, 0) has 2 dimensions but is called with 1 indices"});
 }
 
+TEST(DslBoundsErrors, NonIntegerIndex) {
+  dsl::Input A("A", DType::f32, {8});
+  dsl::Var i("i");
+  dsl::Func F("F"), G("G");
+  F(i) = A(i);
+  expect_user_error([&] { G(i) = F(cast(DType::f32, i)); }, {"F: index 0 `cast(f32, i)` is f32, but indices are integers"});
+  expect_user_error([&] { G(i) = A(2.5); }, {"A: index 0 is 2.5, but indices are 32-bit integers"});
+}
+
 TEST(DslBoundsErrors, BoundTwice) {
   dsl::Input A("A", DType::f32, {8});
   dsl::Var i("i");

@@ -321,8 +321,8 @@ const ApiCase kCubePath[] = {
     {"MultiBufferTooManyCopies", [] { Mm x; x.good().C.multi_buffer(Level::L1, 5); x.compile(); },
      {"C.multi_buffer(L1, 5): the copies must be 1..4 (ascend910 has 4 event ids per pipe pair, one per copy)"}},
     {"CubeMissing", [] { Mm x; x.tiles().cores().stages(x.ko, x.kio).C.double_buffer(); x.compile(); },
-     {"C: map its innermost loops onto the cube with C.cube(mi, ni, ki), or give it the ready matmul schedule with "
-      "kernels::default_schedule(C) (cubekit.default_schedule(C) in Python)"}},
+     {"C: map its innermost loops onto the cube with C.cube(mi, ni, ki), or give it the ready matmul schedule: "
+      "C.schedule() = kernels::default_schedule(C, chip) (C.schedule = cubekit.default_schedule(C) in Python)"}},
     {"CubeNamesWrongLoops", [] { Mm x; x.tiles().cores().stages(x.ko, x.kio).C.cube(x.ni, x.mi, x.kii); x.compile(); },
      {"C.cube(ni, mi, kii): name the innermost loops of m, n and k " + kNest}},
     {"CubeLoopsNotInnermost", [] { Mm x; x.tiles().cores().stages(x.ko, x.kio).C.cube(x.mi, x.ni, x.kio); x.compile(); },

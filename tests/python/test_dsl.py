@@ -420,7 +420,7 @@ def test_default_schedule_errors():
     C[m, n] = ck.sum(ck.cast("f32", A[m, k]) * ck.cast("f32", A[k, n]))
     with pytest.raises(ck.Error, match=r"unknown option 'm' \(the shape and types come from the Func\)"):
         ck.default_schedule(C, m=64)
-    with pytest.raises(ck.Error, match=r"cubekit.default_schedule\(C\) in Python"):
+    with pytest.raises(ck.Error, match=r"C.schedule = cubekit.default_schedule\(C\) in Python"):
         ck.compile(C)
     with pytest.raises(ck.Error, match=r"compile\(C\): schedule= takes a cubekit.Schedule .*not str"):
         ck.compile(C, schedule="default")
@@ -437,6 +437,11 @@ def test_a_schedule_value_compiles_beside_the_funcs_own():
     s = ck.Schedule().tile(n, m, no, mo, ni, mi, 32, 32).cores([mo, no])
     s.stage(A, Level.L1, no).stage(B, Level.L1, no).stage(A, Level.L0A, no).stage(B, Level.L0B, no).cube(mi, ni, k)
     assert str(s).startswith(".split(n, no, ni, 32).split(m, mo, mi, 32)")
+    assert list(RDom([(0, 2), (0, 3)], "r"))[1].name == "r.y"  # an RDom iterates over its RVars
+    D = Func("D")
+    D[m, n] = ck.sum(ck.cast("f32", A[m, k]) * ck.cast("f32", B[k, n]))
+    D.schedule.double_buffer()  # calls on a Func's schedule add to it
+    assert D.schedule.calls == ["double_buffer()"]
     own, _ = C.run({"A": a, "B": a})
     other, report = C.run({"A": a, "B": a}, schedule=s)
     np.testing.assert_array_equal(own, np.full((64, 64), 64, np.float32))
