@@ -1,14 +1,17 @@
 #include "codegen/contraction_nest.h"
 
+#include "codegen/conv_edges.h"
 #include "codegen/storage.h"
 #include "codegen/vector_epilogue.h"
 #include "codegen/vector_eval.h"
 #include "emulator/error.h"
+#include "schedules/conv.h"
 
 #include <fmt/format.h>
 
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace cubekit::codegen {
 
@@ -24,6 +27,8 @@ struct Tile {
   Affine ba, bb, bc;  // batch offsets of A, B and C (elements)
   Affine indices;     // the tile loop indices weighted for stagger (see stagger_weights)
   int64_t mt = 0, nt = 0;
+  const ConvRows* rows = nullptr;  // conv: the row tile's input rows and padding
+  Affine in_row0;                  //       and its first input row
 };
 
 class Builder {
@@ -40,6 +45,7 @@ class Builder {
     std::vector<int64_t> a_shape = c.a->shape, b_shape = c.b->shape, c_shape = c.batch;
     c_shape.push_back(c.m);
     c_shape.push_back(c.n);
+    if (c.conv) conv_layouts(a_shape, b_shape, c_shape);
     k_.tensors = {{c.a->name, c.in, a_shape, TensorRole::In}, {c.b->name, c.in, b_shape, TensorRole::In}};
     for (const auto& e : p_.epilogue_inputs) k_.tensors.push_back({e.input->name, e.input->dtype, e.input->shape, TensorRole::In});
     out_tensor_ = int(k_.tensors.size());
@@ -47,12 +53,22 @@ class Builder {
     int copies = p_.double_buffer ? 2 : 1;
     int64_t s = dtype_size(c.in), m16 = round_up(p_.tm, 16), n16 = round_up(p_.tn, 16);
     auto nz = [&](int64_t rows, int64_t cols) { return round_up(rows, 16) * round_up(cols, p_.c0) * s; };
-    l1a_ = k_.new_buffer("L1A", Space::L1, c.a_transposed ? nz(p_.tk_l1, p_.tm) : nz(p_.tm, p_.tk_l1), p_.l1_copies);
-    l1b_ = k_.new_buffer("L1B", Space::L1, c.b_transposed ? nz(p_.tn, p_.tk_l1) : nz(p_.tk_l1, p_.tn), p_.l1_copies);
+    int64_t a1 = c.a_transposed ? nz(p_.tk_l1, p_.tm) : nz(p_.tm, p_.tk_l1);
+    int64_t b1 = c.b_transposed ? nz(p_.tn, p_.tk_l1) : nz(p_.tk_l1, p_.tn);
+    if (c.conv) a1 = sched::conv_l1a_bytes(c.g, p_.tm / c.g.ow, p_.tk_l1 / c.g.window()), b1 = p_.tk_l1 * n16 * s;
+    l1a_ = k_.new_buffer("L1A", Space::L1, a1, p_.l1_copies);
+    l1b_ = k_.new_buffer("L1B", Space::L1, b1, p_.l1_copies);
     int64_t k0 = round_up(p_.tk_l0, p_.c0);
     l0a_ = k_.new_buffer("L0A", Space::L0A, m16 * k0 * s, copies);
     l0b_ = k_.new_buffer("L0B", Space::L0B, k0 * n16 * s, copies);
     l0c_ = k_.new_buffer("L0C", Space::L0C, m16 * n16 * 4, 1);
+    if (c.conv) {
+      conv_.emplace(ConvEdges{p_, 0, 1, l1a_, l1b_, l0a_, l0b_});
+      int64_t row_tiles = 1;
+      for (const auto& l : p_.tile_loops)
+        if (l.dim == ContractionPlan::Dim::M) row_tiles = l.extent;
+      classes_ = row_classes(c.g, p_.tm / c.g.ow, row_tiles);
+    }
     if (!p_.split) {  // the coupled core: L0C -> UB (epilogue) -> GM
       ub_ = k_.new_buffer("UB", Space::UB, m16 * strip_ * dtype_size(c.out), copies);
       if (p_.epilogue) {
@@ -240,7 +256,9 @@ class Builder {
       indices = indices + v * weight_[i];
       if (l.dim == ContractionPlan::Dim::M) mo = v, mo_count = l.extent;
       else if (l.dim == ContractionPlan::Dim::N) no = v, no_count = l.extent;
-      else {  // batch offsets in elements of A, B and C
+      else if (c.conv) {  // images: A is NC1HWC0, B (the weights) is shared
+        ba = ba + v * (c.g.c1() * c.g.h * c.g.w * c.g.c0), bc = bc + v * (c.m * c.n);
+      } else {  // batch offsets in elements of A, B and C
         int64_t sa = 1, sb = 1, sc = c.m * c.n;
         for (size_t j = size_t(l.batch) + 1; j < c.a->shape.size(); ++j) sa *= c.a->shape[j];
         for (size_t j = size_t(l.batch) + 1; j < c.b->shape.size(); ++j) sb *= c.b->shape[j];
@@ -259,8 +277,36 @@ class Builder {
       if (n_tail == p_.tn) return with(mt, p_.tn);
       return std::vector<Node>{when(no, no_count - 1, with(mt, n_tail), with(mt, p_.tn))};
     };
+    if (c.conv) return conv_rows(mo, t, by_n);
     if (m_tail == p_.tm) return by_n(p_.tm);
     return {when(mo, mo_count - 1, by_n(m_tail), by_n(p_.tm))};
+  }
+
+  // The variants of a conv tile: one per class of row tiles sharing their input rows and padding.
+  //   if mo < last of class 0 + 1 { class 0 } else if mo < ... { class 1 } else { the last class }
+  template <class F>
+  std::vector<Node> conv_rows(const Affine& mo, Tile& t, F by_n) {
+    std::vector<Node> out;
+    for (size_t i = classes_.size(); i-- > 0;) {
+      const ConvRows& r = classes_[i];
+      t.rows = &r;
+      t.in_row0 = mo * r.row_step + Affine(r.in_row0);
+      std::vector<Node> body = by_n(r.positions);
+      out = i + 1 == classes_.size() ? std::move(body) : std::vector<Node>{when_less(mo, r.last + 1, std::move(body), std::move(out))};
+    }
+    return out;
+  }
+
+  // The program's tensors as the cube reads and writes them; the Func's shapes become the host's
+  // conversions (layouts.h).
+  void conv_layouts(std::vector<int64_t>& a, std::vector<int64_t>& b, std::vector<int64_t>& out) {
+    const sched::ConvGeometry& g = p_.c.g;
+    a = {g.n, g.c1(), g.h, g.w, g.c0};
+    b = {g.c1() * g.kh * g.kw, g.k16() / 16, 16, g.c0};
+    out = {g.n, g.k16() / 16, g.oh, g.ow, 16};
+    k_.layouts.push_back({p_.c.a->name, TensorLayout::Kind::NC1HWC0, p_.c.in, {g.n, g.c, g.h, g.w}, g.c0});
+    k_.layouts.push_back({p_.c.b->name, TensorLayout::Kind::FractalZ, p_.c.in, {g.k, g.c, g.kh, g.kw}, g.c0});
+    k_.layouts.push_back({p_.func_name, TensorLayout::Kind::NC1HWC0, p_.c.out, {g.n, g.k, g.oh, g.ow}, 16});
   }
 
   // ---- one tile: its k chunks through L1, then the epilogue ----
@@ -306,7 +352,7 @@ class Builder {
     Node fix{Node::Kind::Move};
     fix.src = {{-1, l0c_, 0}, Layout::NZ16, c.acc, t.mt, t.nt, round_up(t.mt, 16)};
     if (!vepi_) {
-      fix.dst = {{out_tensor_, -1, (t.bc + t.m0 * c.n + t.n0) * dtype_size(c.out)}, Layout::ND, c.out, t.mt, t.nt, c.n};
+      fix.dst = out_view(t, Affine(0), t.nt);
       fix.relu = p_.fixpipe_relu;
       return {fix};
     }
@@ -370,12 +416,18 @@ class Builder {
   }
 
   std::vector<Node> fill(const Tile& t, const Affine& k1, int64_t kt1) {
+    if (conv_) {
+      std::vector<Node> moves = conv_->fill_a(*t.rows, t.ba, t.in_row0, k1, kt1);
+      moves.push_back(conv_->fill_b(t.n0, t.nt, k1, kt1));
+      return {scope({l1a_, l1b_}, std::move(moves), Node::Phase::Fill)};
+    }
     auto [a, b] = l1_moves(t, k1, kt1);
     return {scope({l1a_, l1b_}, {a, b}, Node::Phase::Fill)};
   }
 
   // The L0 fills and mmads of one L1 chunk.
   std::vector<Node> use(const Tile& t, const Affine& k1, int64_t kt1, bool first) {
+    if (conv_) return {scope({l1a_, l1b_}, conv_->use(*t.rows, t.mt, t.nt, kt1, first, l0c_), Node::Phase::Use)};
     auto [a, b] = l1_moves(t, k1, kt1);
     std::vector<Node> body = chunks(p_.tk_l0, kt1, first, [&](const Affine& k0, int64_t kt0, bool init) {
       return l0_fill(t, a.dst, b.dst, k0, kt0, init);
@@ -434,7 +486,7 @@ class Builder {
       drain.dst = {{-1, p_.epilogue ? acc_ : ub_, 0}, Layout::NZ16, p_.epilogue ? c.acc : c.out, t.mt, cols, m16};
       Node store{Node::Kind::Move};
       store.src = {{-1, ub_, 0}, Layout::NZ16, c.out, t.mt, cols, m16};
-      store.dst = {{out_tensor_, -1, (t.bc + t.m0 * c.n + t.n0 + col) * dtype_size(c.out)}, Layout::ND, c.out, t.mt, cols, c.n};
+      store.dst = out_view(t, col, cols);
       std::vector<Node> make = {drain};
       if (p_.epilogue) make = fused(t, col, cols, std::move(make));
       make.push_back(store);
@@ -449,6 +501,15 @@ class Builder {
     }
     if (tail) out += strip(Affine(full * strip_), tail);
     return out;
+  }
+
+  // Columns [col, col + cols) of the tile in the output: row-major, or for a conv NC1HWC0 (each
+  // 16-channel block of the tile's positions contiguous, `positions` rows of 16 apart).
+  View out_view(const Tile& t, const Affine& col, int64_t cols) const {
+    const sched::Contraction& c = p_.c;
+    int64_t size = dtype_size(c.out);
+    if (c.conv) return {{out_tensor_, -1, (t.bc + (t.n0 + col) * c.m + t.m0 * 16) * size}, Layout::NZ16, c.out, t.mt, cols, c.m};
+    return {{out_tensor_, -1, (t.bc + t.m0 * c.n + t.n0 + col) * size}, Layout::ND, c.out, t.mt, cols, c.n};
   }
 
   // The epilogue of one strip of `cols` columns from `col`, after the drain in `nodes`.
@@ -508,6 +569,8 @@ class Builder {
   int ws_tensor_ = -1;               // split chips with a vector epilogue: the workspace
   int64_t ws_pitch_ = 0;             //   and the f32 elements from one of its rows to the next
   std::unique_ptr<VectorEpilogue> vepi_;
+  std::optional<ConvEdges> conv_;    // conv: the edges into the cube
+  std::vector<ConvRows> classes_;    //       and the classes of its row tiles
 };
 
 int64_t ub_bytes(const Kernel& k, const ChipConfig& chip) { return space_bytes(k, Space::UB, chip); }

@@ -8,6 +8,7 @@
 //       copy_gm_l1_nd2nz.f16 L1A, A[...] ...          instructions after it
 #pragma once
 
+#include "codegen/layouts.h"
 #include "emulator/chip_config.h"
 #include "emulator/program.h"
 
@@ -141,6 +142,7 @@ struct Kernel {
   // runs on the one kind that has everything it uses.
   std::vector<Node> vector_body;
   int subblock = -1;
+  std::vector<TensorLayout> layouts;  // tensors not stored as the Func shapes them (conv)
 
   bool mixed() const { return !vector_body.empty(); }
 

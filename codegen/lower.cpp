@@ -12,6 +12,7 @@
 #include "dsl/bounds.h"
 #include "emulator/error.h"
 #include "schedules/contraction.h"
+#include "schedules/conv.h"
 #include "schedules/vector.h"
 
 #include <fmt/format.h>
@@ -52,7 +53,8 @@ const dsl::ExprNode* exterior_read(const dsl::Expr& e) {
 Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
   if (!f.defined()) user_error("{} has no definition", f.name());
-  if (const dsl::ExprNode* r = exterior_read(f.impl->value))
+  const bool conv = sched::is_conv(f);
+  if (const dsl::ExprNode* r = conv ? nullptr : exterior_read(f.impl->value))
     user_error("{}: {} is read through a boundary condition (BoundaryConditions::constant_exterior); the compiler "
                "does not lower boundary conditions yet: compute the Func on the CPU (dsl::run_on_host, "
                "cubekit.reference) or read the input inside its shape", f.name(), r->input->name);
@@ -67,6 +69,10 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     sched::ContractionPlan plan = sched::plan_contraction(producer, chip);
     sched::attach_epilogue(plan, f);
     log("schedule", [&] { return plan.str() + ", epilogue " + f.name() + "\n"; });
+    k = build_contraction_nest(plan, chip);
+  } else if (conv) {  // the cube path for a convolution: an implicit GEMM
+    sched::ContractionPlan plan = sched::plan_conv(f, chip);
+    log("schedule", [&] { return plan.str() + "\n"; });
     k = build_contraction_nest(plan, chip);
   } else if (directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
     sched::ContractionPlan plan = sched::plan_contraction(f, chip);
@@ -96,7 +102,7 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   log("scalar code", [&] { return print_program(program); });
 
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return {std::move(program), ms};
+  return {std::move(program), ms, std::move(k.layouts)};
 }
 
 Compiled compile(const dsl::Func& f, const dsl::Schedule& schedule, const ChipConfig& chip) {

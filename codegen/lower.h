@@ -2,6 +2,7 @@
 // lower.cpp. CUBEKIT_DEBUG=lower prints the IR after every pass (to stderr).
 #pragma once
 
+#include "codegen/layouts.h"
 #include "dsl/func.h"
 #include "emulator/chip_config.h"
 #include "emulator/program.h"
@@ -11,6 +12,9 @@ namespace cubekit::codegen {
 struct Compiled {
   Program program;
   double milliseconds = 0;  // compile time
+  // Tensors the program stores otherwise than the Func shapes them (a conv's NC1HWC0 and
+  // FRACTAL_Z): give and take them through these conversions.
+  std::vector<TensorLayout> layouts;
 };
 
 // f with the schedule written on it.

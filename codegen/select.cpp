@@ -47,6 +47,7 @@ class Selector {
     if (s.layout == Layout::NZ && d.layout == Layout::ZN) return to_l0b(s, d);
     if (s.layout == Layout::NZ16 && d.layout == Layout::ND && k_.buffers[size_t(s.at.buffer)].space == Space::L0C)
       return {fixpipe(s, d, n.relu)};
+    if (s.layout == Layout::NZ16 && d.layout == Layout::NZ16 && d.at.tensor >= 0) return store_blocks(s, d, n.relu);
     if (s.layout == Layout::NZ16 && d.layout == Layout::NZ16 && d.at.buffer >= 0) return {drain(s, d, n.relu)};
     if (s.layout == Layout::NZ16 && d.layout == Layout::ND && d.at.tensor >= 0) return store(s, d);
     CUBEKIT_ASSERT(false, "no instruction moves layout {} to {}", int(s.layout), int(d.layout));
@@ -152,6 +153,25 @@ class Selector {
     std::vector<Node> out = repeat(s.cols / 16, "column", [&](const Affine& cb) { return copy(cb, 16); });
     if (s.cols % 16) out.push_back(copy(Affine(s.cols / 16), s.cols % 16));
     return out;
+  }
+
+  // NZ16 (L0C on the FixPipe, or UB) -> GM NZ16 (`ld` rows per 16-column block: a conv's
+  // NC1HWC0 output): each block's rows are contiguous, so one burst per block from UB, one
+  // FixPipe move per block from L0C.
+  std::vector<Node> store_blocks(const View& s, const View& d, bool relu) {
+    int64_t size = dtype_size(d.dtype), blocks = cdiv(s.cols, 16);
+    CUBEKIT_ASSERT(s.rows * 16 * size % 32 == 0, "{} rows of 16 {} are not whole 32-byte blocks", s.rows, dtype_name(d.dtype));
+    if (k_.buffers[size_t(s.at.buffer)].space == Space::L0C)
+      return repeat(blocks, "block", [&](const Affine& cb) {
+        View from = s, to = d;
+        from.cols = 16, from.col0 = s.col0 + cb * 16;
+        to.at = at(d.at, cb * (d.ld * 16 * size)), to.cols = 16, to.ld = 16;
+        return fixpipe(from, to, relu);
+      });
+    auto blocks32 = [&](int64_t rows) { return rows * 16 * size / 32; };
+    return {instr("copy_ub_gm", Pipe::MTE3, {d.at, s.at},
+                  {mem0(), mem1(), kw("nburst", imm(blocks)), kw("len", imm(blocks32(s.rows))),
+                   kw("src_gap", imm(blocks32(s.ld - s.rows))), kw("dst_gap", imm(blocks32(d.ld - s.rows)))})};
   }
 
   Kernel& k_;

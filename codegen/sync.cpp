@@ -57,7 +57,14 @@ struct Access {
 
 std::vector<Access> accesses_of(const Kernel& k, const Node& n, const ChipConfig& chip) {
   Instr in = to_instr(k, n);
-  Issued I = issue(in, 0, ScalarState{});
+  std::vector<Access> out;
+  if (!spec_of(in).footprint) return out;  // the scalar unit's (set_fmatrix): no memory
+  // What load3d reads depends on the FMATRIX register, which this pass does not follow: as far as
+  // ordering goes, it reads the whole buffer copy.
+  bool whole_read = spec_of(in).mnemonic == "load3d";
+  ScalarState state;
+  if (whole_read) state.fmatrix.h = state.fmatrix.w = 1;
+  Issued I = issue(in, 0, state);
   Footprint fp;
   spec_of(in).footprint(I, chip, fp);
   std::map<int, int> ref_of_slot;  // positional operand -> ref
@@ -67,10 +74,11 @@ std::vector<Access> accesses_of(const Kernel& k, const Node& n, const ChipConfig
     if (a.kind == Arg::Kind::Mem) ref_of_slot[slot] = ref_index(a);
     ++slot;
   }
-  std::vector<Access> out;
   for (int i = 0; i < fp.count; ++i) {
-    const Region& r = fp.regions[size_t(i)];
-    out.push_back({ref_of_slot.at(r.operand), r.write, chunks_of(r)});
+    Region r = fp.regions[size_t(i)];
+    int ref = ref_of_slot.at(r.operand);
+    if (whole_read && !r.write) r.bytes = k.buffers[size_t(n.refs[size_t(ref)].buffer)].bytes, r.n1 = r.n2 = 1;
+    out.push_back({ref, r.write, chunks_of(r)});
   }
   return out;
 }

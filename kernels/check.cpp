@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <future>
+#include <map>
 #include <memory>
 
 namespace cubekit::kernels {
@@ -20,7 +21,43 @@ double element_error(double got, double want) {
   return std::fabs(got - want);
 }
 
+// Seeded inputs in the Func's shapes (what the reference reads), stored in GM converted to the
+// program's layouts where it has its own. Returns the Func-shaped copies of the converted ones.
+std::map<std::string, std::vector<uint8_t>> seeded_inputs(GlobalMemory& gm, const std::vector<codegen::TensorLayout>& layouts,
+                                                          uint64_t seed) {
+  std::map<std::string, std::vector<uint8_t>> logical;
+  if (layouts.empty()) {
+    gm.fill_inputs(seed);
+    return logical;
+  }
+  GlobalMemory shaped;  // the same tensors (so the same seeds) in the Func's shapes
+  shaped.decls = gm.decls;
+  for (size_t t = 0; t < gm.decls.size(); ++t) {
+    const codegen::TensorLayout* l = codegen::find_layout(layouts, gm.decls[t].name);
+    if (l) shaped.decls[t].shape.assign(l->dims.begin(), l->dims.end());
+    shaped.data.emplace_back(size_t(shaped.decls[t].elements() * dtype_size(shaped.decls[t].dtype)), 0);
+  }
+  shaped.fill_inputs(seed);
+  for (size_t t = 0; t < gm.decls.size(); ++t) {
+    if (!given_by_host(gm.decls[t].role)) continue;
+    const codegen::TensorLayout* l = codegen::find_layout(layouts, gm.decls[t].name);
+    if (!l) {
+      gm.data[t] = std::move(shaped.data[t]);
+      continue;
+    }
+    gm.data[t] = l->to_device(shaped.data[t]);
+    logical[gm.decls[t].name] = std::move(shaped.data[t]);
+  }
+  return logical;
+}
+
 }  // namespace
+
+std::vector<uint8_t> KernelRun::result(const std::string& name) const {
+  const std::vector<uint8_t>& bytes = gm.data[size_t(gm.index(name))];
+  const codegen::TensorLayout* l = codegen::find_layout(layouts, name);
+  return l ? l->to_host(bytes) : bytes;
+}
 
 Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, DType dtype, double atol) {
   Comparison c;
@@ -49,9 +86,11 @@ KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunS
   run.program = parse_program(print_program(compiled.program), f.name() + ".s");
   run.compile_ms = compiled.milliseconds;
   run.gm = GlobalMemory::for_program(run.program);
+  run.layouts = compiled.layouts;
   // Timing never depends on data (no instruction loads GM into a scalar register): a timing-only
   // run needs no inputs, and filling big ones cost more than simulating.
-  if (!s.sim.timing_only) run.gm.fill_inputs(s.seed);
+  std::map<std::string, std::vector<uint8_t>> shaped;
+  if (!s.sim.timing_only) shaped = seeded_inputs(run.gm, run.layouts, s.seed);
   if (s.inputs) s.inputs(run.gm);
   if (!s.reference || s.sim.timing_only) {
     run.sim = simulate(chip, run.program, run.gm, s.sim);
@@ -66,6 +105,7 @@ KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunS
     if (!given_by_host(run.gm.decls[t].role)) continue;
     const std::vector<uint8_t>* bytes = &run.gm.data[t];
     if (run.gm.decls[t].role == TensorRole::InOut) bytes = copies.emplace_back(std::make_unique<std::vector<uint8_t>>(*bytes)).get();
+    if (auto it = shaped.find(run.gm.decls[t].name); it != shaped.end()) bytes = &it->second;
     inputs[run.gm.decls[t].name] = bytes;
   }
   std::future<dsl::HostTensor> reference = std::async(std::launch::async, [&] { return dsl::run_on_host(f, inputs); });
@@ -76,7 +116,7 @@ KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunS
     throw;
   }
   dsl::HostTensor want = reference.get();
-  run.check = compare(run.gm.bytes(f.name()), want.data, want.dtype, s.atol);
+  run.check = compare(run.result(f.name()), want.data, want.dtype, s.atol);
   run.checked = true;
   return run;
 }

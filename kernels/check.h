@@ -2,6 +2,7 @@
 // reference: what `cubekit kernel`, the tests, the benchmarks and the Python module all do.
 #pragma once
 
+#include "codegen/layouts.h"
 #include "dsl/func.h"
 #include "emulator/simulator.h"
 
@@ -30,6 +31,11 @@ struct KernelRun {
   GlobalMemory gm;
   Comparison check;  // when the reference ran
   bool checked = false;
+  // Tensors GM holds in the cube's layouts (a conv's NC1HWC0 and FRACTAL_Z): the seeded inputs
+  // were made in the Func's shapes and converted, the output is compared converted back.
+  std::vector<codegen::TensorLayout> layouts;
+  // The result in the Func's shape (row-major), whatever layout GM holds it in.
+  std::vector<uint8_t> result(const std::string& name) const;
 };
 
 struct RunSettings {

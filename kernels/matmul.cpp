@@ -1,5 +1,8 @@
 #include "kernels/matmul.h"
 
+#include "kernels/conv.h"
+#include "schedules/conv.h"
+
 #include "emulator/error.h"
 #include "schedules/contraction.h"
 #include "schedules/vector.h"
@@ -265,6 +268,12 @@ dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const
   if (!f.defined()) user_error("default_schedule({}): define {} first", f.name(), f.name());
   bool naive = options.schedule == MatmulOptions::Schedule::Naive;
   dsl::Schedule s;
+  if (sched::is_conv(f)) {
+    Conv2dOptions o;
+    o.schedule = naive ? Conv2dOptions::Schedule::Naive : Conv2dOptions::Schedule::Default;
+    o.double_buffer = options.double_buffer, o.use_cores = options.use_cores, o.l1_copies = options.l1_copies;
+    return conv_schedule(f, chip, o);
+  }
   if (!sched::is_contraction(f)) {
     if (options.use_cores.value_or(!naive)) s.cores({dsl::Var(f.impl->args.front())});
     if (options.double_buffer.value_or(!naive)) s.double_buffer();

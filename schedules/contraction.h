@@ -20,6 +20,19 @@
 
 namespace cubekit::sched {
 
+// A convolution's geometry (schedules/conv.h), when the contraction is its implicit GEMM.
+struct ConvGeometry {
+  int64_t n = 0, c = 0, h = 0, w = 0;       // the input, NCHW
+  int64_t k = 0, kh = 0, kw = 0;            // output channels, kernel height and width
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;   // strides, dilations
+  int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+  int64_t oh = 0, ow = 0;                   // the output's height and width
+  int64_t c0 = 16;                          // channels per block of the input (32 B)
+  int64_t c1() const { return (c + c0 - 1) / c0; }
+  int64_t k16() const { return (k + 15) / 16 * 16; }
+  int64_t window() const { return kh * kw * c0; }  // im2col columns per channel block
+};
+
 // What the cube computes: C(b.., m, n) = sum_k A(b.., m, k) * B(b.., k, n), with A or B possibly
 // transposed ((k, m) / (n, k) in their last two dimensions) and the result possibly cast.
 struct Contraction {
@@ -30,6 +43,8 @@ struct Contraction {
   int64_t m = 0, n = 0, k = 0;
   std::vector<std::shared_ptr<dsl::VarImpl>> batch_vars;
   std::shared_ptr<dsl::VarImpl> mv, nv, kv;
+  bool conv = false;  // the implicit GEMM of a convolution (geometry below): m = oh*ow, n = k16, k = c1*kh*kw*c0
+  ConvGeometry g;
   int64_t batches() const;
 };
 

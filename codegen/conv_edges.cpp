@@ -1,0 +1,106 @@
+#include "codegen/conv_edges.h"
+
+#include "emulator/error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace cubekit::codegen {
+
+using sched::round_up;
+
+Affine rescale(const Affine& a, int64_t den, int64_t num) {
+  CUBEKIT_ASSERT(a.c % den == 0, "rescale: {} is not a multiple of {}", a.c, den);
+  Affine out(a.c / den * num);
+  for (auto [v, c] : a.terms) {
+    CUBEKIT_ASSERT(c % den == 0, "rescale: coefficient {} is not a multiple of {}", c, den);
+    out = out + Affine::var(v, c / den * num);
+  }
+  return out;
+}
+
+std::vector<ConvRows> row_classes(const sched::ConvGeometry& g, int64_t rows, int64_t tiles) {
+  std::vector<ConvRows> out;
+  const int64_t step = rows * g.sh;
+  for (int64_t mo = 0; mo < tiles; ++mo) {
+    int64_t oh0 = mo * rows, oh1 = std::min(g.oh, oh0 + rows) - 1;
+    int64_t top = oh0 * g.sh - g.pad_top, bottom = oh1 * g.sh - g.pad_top + (g.kh - 1) * g.dh;
+    int64_t lo = std::max<int64_t>(0, top), hi = std::min(g.h - 1, bottom);
+    ConvRows r{mo, mo, lo - top, bottom - hi, hi - lo + 1, (oh1 - oh0 + 1) * g.ow, lo - mo * step, step};
+    CUBEKIT_ASSERT(r.in_rows >= 1, "row tile {} reads no input row", mo);
+    if (!out.empty()) {
+      ConvRows& b = out.back();
+      if (b.pad_top == r.pad_top && b.pad_bottom == r.pad_bottom && b.in_rows == r.in_rows && b.positions == r.positions &&
+          b.in_row0 == r.in_row0) {
+        b.last = mo;
+        continue;
+      }
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+namespace {
+
+std::string typed(std::string_view mnemonic, DType t) { return fmt::format("{}.{}", mnemonic, dtype_name(t)); }
+
+Ref at(int tensor, int buffer, const Affine& offset) { return {tensor, buffer, offset}; }
+
+}  // namespace
+
+std::vector<Node> ConvEdges::fill_a(const ConvRows& r, const Affine& ba, const Affine& in_row0, const Affine& k1, int64_t kt1) const {
+  const sched::ConvGeometry& g = p.c.g;
+  int64_t c1n = kt1 / g.window(), plane = g.h * g.w * 32, row = g.w * 32;
+  Affine src = ba * dtype_size(p.c.in) + rescale(k1, g.window(), plane) + in_row0 * row;
+  int64_t gap = (g.h - r.in_rows) * g.w;
+  auto copy = [&](const Affine& from, const Affine& to, int64_t bursts) {
+    return instr("copy_gm_l1", Pipe::MTE2, {at(-1, l1a, to), at(a_tensor, -1, from)},
+                 {mem_arg(0), mem_arg(1), kw("nburst", imm(bursts)), kw("len", imm(r.in_rows * g.w)),
+                  kw("src_gap", imm(gap))});
+  };
+  if (gap <= 65535 && c1n <= 4095) return {copy(src, Affine(0), c1n)};
+  // A gap past the copy's reach: one copy per channel block.
+  std::vector<Node> each;
+  for (int64_t c = 0; c < c1n; ++c) each.push_back(copy(src + Affine(c * plane), Affine(c * r.in_rows * row), 1));
+  return each;
+}
+
+Node ConvEdges::fill_b(const Affine& n0, int64_t nt, const Affine& k1, int64_t kt1) const {
+  const sched::ConvGeometry& g = p.c.g;
+  int64_t n1 = g.k16() / 16, nf = round_up(nt, 16) / 16;
+  Affine src = rescale(k1, g.c0, n1 * 512) + n0 * 32;
+  return instr("copy_gm_l1", Pipe::MTE2, {at(-1, l1b, Affine(0)), at(b_tensor, -1, src)},
+               {mem_arg(0), mem_arg(1), kw("nburst", imm(kt1 / g.c0)), kw("len", imm(nf * 16)),
+                kw("src_gap", imm((n1 - nf) * 16))});
+}
+
+std::vector<Node> ConvEdges::use(const ConvRows& r, int64_t mt, int64_t nt, int64_t kt1, bool first, int l0c) const {
+  const sched::ConvGeometry& g = p.c.g;
+  std::vector<Node> out = {instr("set_fmatrix", Pipe::S, {},
+                                 {kw("h", imm(r.in_rows)), kw("w", imm(g.w)), kw("pad_top", imm(r.pad_top)),
+                                  kw("pad_bottom", imm(r.pad_bottom)), kw("pad_left", imm(g.pad_left)),
+                                  kw("pad_right", imm(g.pad_right))})};
+  int64_t nf = round_up(nt, 16) / 16;
+  for (int64_t k0 = 0; k0 < kt1; k0 += p.tk_l0) {
+    int64_t kt0 = std::min(p.tk_l0, kt1 - k0);
+    std::vector<Node> body = {instr(typed("load3d", p.c.in), Pipe::MTE1, {at(-1, l0a, Affine(0)), at(-1, l1a, Affine(0))},
+                                    {mem_arg(0), mem_arg(1), kw("c1", imm(kt1 / g.window())), kw("kh", imm(g.kh)),
+                                     kw("kw", imm(g.kw)), kw("sh", imm(g.sh)), kw("sw", imm(g.sw)), kw("dh", imm(g.dh)),
+                                     kw("dw", imm(g.dw)), kw("m_len", imm(round_up(mt, 16))), kw("k_start", imm(k0)),
+                                     kw("k_len", imm(kt0))})};
+    int64_t from = k0 / g.c0 * nf, count = kt0 / g.c0 * nf;
+    for (int64_t i = 0; i < count; i += 255)
+      body.push_back(instr(typed("load2d", p.c.in), Pipe::MTE1, {at(-1, l0b, Affine(i * 512)), at(-1, l1b, Affine((from + i) * 512))},
+                           {mem_arg(0), mem_arg(1), kw("repeat", imm(std::min<int64_t>(255, count - i)))}));
+    Node mmad{Node::Kind::Mmad};
+    mmad.c = {-1, l0c, 0}, mmad.lhs = {-1, l0a, 0}, mmad.rhs = {-1, l0b, 0};
+    mmad.m = mt, mmad.n = nt, mmad.k = kt0, mmad.init = first && k0 == 0, mmad.in_type = p.c.in;
+    body.push_back(mmad);
+    out.push_back(scope({l0a, l0b}, std::move(body)));
+  }
+  return out;
+}
+
+}  // namespace cubekit::codegen

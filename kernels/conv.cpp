@@ -1,0 +1,147 @@
+#include "kernels/conv.h"
+
+#include "emulator/error.h"
+#include "schedules/conv.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace cubekit::kernels {
+
+using dsl::Level;
+using dsl::LoopVar;
+using sched::round_up;
+
+int64_t conv_output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation) {
+  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+  return span < 0 ? 0 : span / stride + 1;
+}
+
+namespace {
+
+// K columns an L1 fill aims at (as matmul's 512, see kernels/matmul.cpp), and the most positions
+// a tile takes (matmul's largest m tile).
+constexpr int64_t kL1Columns = 512, kMaxPositions = 256;
+
+struct Tiles {
+  int64_t rows = 1, tn = 16;
+};
+
+// The fewest waves of tiles over the cores, then the biggest tiles (less traffic per MAC), as
+// matmul's choose_tiles; a tile is whole output rows.
+Tiles choose_tiles(const sched::ConvGeometry& g, const ChipConfig& chip, int cores, int64_t copies, int64_t s) {
+  Tiles best{0, 0};
+  double best_cost = 1e300;
+  for (int64_t rows = 1; rows <= g.oh; ++rows) {
+    int64_t m16 = round_up(rows * g.ow, 16);
+    if (m16 > kMaxPositions && rows > 1) break;
+    if (m16 * g.c0 * s * copies > chip.buffer_size(Space::L0A)) break;
+    for (int64_t tn = 16; tn <= std::min<int64_t>(256, g.k16()); tn += 16) {
+      if (m16 * tn * 4 > chip.buffer_size(Space::L0C)) continue;
+      int64_t tiles = g.n * ((g.oh + rows - 1) / rows) * ((g.k16() + tn - 1) / tn);
+      int64_t waves = (tiles + cores - 1) / cores;
+      double cost = double(waves) * double(m16 * tn) * (1.0 + 32.0 * double(m16 + tn) / double(m16 * tn));
+      if (cost < best_cost) best_cost = cost, best = {rows, tn};
+    }
+  }
+  if (!best.rows)
+    user_error("conv2d: chip '{}' cannot hold one output row of {} positions in its L0A/L0C", chip.name, g.ow);
+  return best;
+}
+
+void check_options(const Conv2dOptions& o) {
+  for (auto [name, v] : {std::pair<const char*, int64_t>{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"k", o.k},
+                         {"kh", o.kh}, {"kw", o.kw}, {"stride", o.stride}, {"dilation", o.dilation}, {"groups", o.groups}})
+    if (v < 1) user_error("conv2d: {} must be at least 1, got {}", name, v);
+  if (o.pad < 0) user_error("conv2d: pad must be 0 or more, got {}", o.pad);
+  for (auto [name, v] : {std::pair<const char*, int64_t>{"rows", o.rows}, {"tn", o.tn}, {"channels", o.channels},
+                         {"l1_copies", o.l1_copies}})
+    if (v < 0) user_error("conv2d: {} must be at least 1 (or 0 to let the schedule choose), got {}", name, v);
+  if (o.c % o.groups || o.k % o.groups)
+    user_error("conv2d: groups={} must divide the input channels ({}) and the output channels ({})", o.groups, o.c, o.k);
+  if (o.groups > 1)
+    user_error("conv2d: grouped convolutions (groups={}) are not lowered to the cube yet; run each group as its own "
+               "convolution", o.groups);
+  if (conv_output_extent(o.h, o.kh, o.stride, o.pad, o.dilation) < 1 || conv_output_extent(o.w, o.kw, o.stride, o.pad, o.dilation) < 1)
+    user_error("conv2d: the {} x {} kernel (dilation {}) is larger than the {} x {} input padded by {}", o.kh, o.kw,
+               o.dilation, o.h, o.w, o.pad);
+}
+
+}  // namespace
+
+Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
+  check_options(o);
+  const CubeFractal* frac = chip.fractal(o.in);
+  if (!frac) user_error("conv2d: the cube of {} does not multiply {}", chip.name, dtype_name(o.in));
+  DType acc = frac->accumulator;
+  if (!(o.out == acc || (acc == DType::f32 && o.out == DType::f16)))
+    user_error("conv2d: {} inputs make {} results{}, not {}", dtype_name(o.in), dtype_name(acc),
+               acc == DType::f32 ? " (or f16)" : "", dtype_name(o.out));
+  int64_t oh = conv_output_extent(o.h, o.kh, o.stride, o.pad, o.dilation);
+  int64_t ow = conv_output_extent(o.w, o.kw, o.stride, o.pad, o.dilation);
+  Conv2d cv{dsl::Input("X", o.in, {o.n, o.c, o.h, o.w}), dsl::Input("W", o.in, {o.k, o.c, o.kh, o.kw}), dsl::Func("Y")};
+  dsl::Var n("n"), k("k"), y("y"), x("x");
+  dsl::RDom r({{0, o.c}, {0, o.kh}, {0, o.kw}}, "r");
+  dsl::Expr iy = y * int(o.stride) + r.y * int(o.dilation) - int(o.pad);
+  dsl::Expr ix = x * int(o.stride) + r.z * int(o.dilation) - int(o.pad);
+  dsl::Expr read = o.pad ? dsl::BoundaryConditions::constant_exterior(cv.x, 0)(n, r.x, iy, ix) : cv.x(n, r.x, iy, ix);
+  dsl::Expr value = dsl::sum(dsl::cast(acc, read) * dsl::cast(acc, cv.w(k, r.x, r.y, r.z)));
+  if (o.out != acc) value = dsl::cast(o.out, value);
+  cv.out(n, k, y, x) = value;
+  cv.out.bound(y, 0, oh).bound(x, 0, ow);
+  cv.out.schedule() = conv_schedule(cv.out, chip, o);
+  return cv;
+}
+
+dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Conv2dOptions& o) {
+  sched::Contraction c = sched::recognise_conv(f, chip);
+  const sched::ConvGeometry& g = c.g;
+  const bool naive = o.schedule == Conv2dOptions::Schedule::Naive;
+  const bool cores = o.use_cores.value_or(!naive), db = o.double_buffer.value_or(!naive);
+  const int64_t copies = db ? 2 : 1, s = dtype_size(c.in);
+  Tiles t = naive ? Tiles{std::max<int64_t>(1, std::min(g.oh, 64 / g.ow)), std::min<int64_t>(64, g.k16())}
+                  : choose_tiles(g, chip, cores ? chip.cores : 1, copies, s);
+  if (o.rows) t.rows = std::min(o.rows, g.oh);
+  if (o.tn) t.tn = o.tn;
+  // Channel blocks per L1 fill: about kL1Columns of K, as many copies as hide a fill (matmul's
+  // choice), fewer of both while they do not fit.
+  int l1_copies = o.l1_copies ? o.l1_copies : (db ? std::min(4, chip.event_ids) : 1);
+  auto l1_bytes = [&](int64_t c1n, int cps) {
+    return (sched::conv_l1a_bytes(g, t.rows, c1n) + c1n * g.window() * round_up(std::min(t.tn, g.k16()), 16) * s) * cps;
+  };
+  int64_t c1n = naive ? 1 : std::clamp<int64_t>(kL1Columns / g.window(), 1, g.c1());
+  while (c1n > 1 && l1_bytes(c1n, l1_copies) > chip.buffer_size(Space::L1)) --c1n;
+  while (!o.l1_copies && l1_copies > int(copies) && l1_bytes(c1n, l1_copies) > chip.buffer_size(Space::L1)) --l1_copies;
+  int64_t channels = o.channels ? o.channels : c1n * g.c0;
+
+  dsl::Schedule sc;
+  dsl::Var n(f.impl->args[0]), k(f.impl->args[1]), y(f.impl->args[2]), x(f.impl->args[3]);
+  dsl::Var yo("yo"), yi("yi"), ko("ko"), ki("ki");
+  dsl::RVar rc(c.kv), rco("rco"), rci("rci");
+  std::vector<LoopVar> order = {x}, tiles = {n};  // innermost first; tile loops outermost first
+  if (t.rows < g.oh) {
+    sc.split(y, yo, yi, t.rows);
+    order.push_back(yi);
+    tiles.push_back(yo);
+  } else {
+    order.push_back(y);
+  }
+  if (t.tn < g.k) {
+    sc.split(k, ko, ki, t.tn);
+    order.push_back(ki);
+    tiles.push_back(ko);
+  } else {
+    order.push_back(k);
+  }
+  if (channels < g.c) sc.split(rc, rco, rci, channels);
+  // Pure loops innermost first: the tile's, then the tile loops (k's, y's, then n outermost).
+  for (auto it = tiles.rbegin(); it != tiles.rend(); ++it) order.push_back(*it);
+  sc.reorder(order);
+  if (cores) sc.cores(tiles);
+  if (db) sc.double_buffer();
+  if (l1_copies != copies) sc.multi_buffer(Level::L1, l1_copies);
+  return sc;
+}
+
+}  // namespace cubekit::kernels

@@ -1,0 +1,42 @@
+// 2-D convolution as a DSL Func, with torch.nn.functional.conv2d's meaning (NCHW input, KCHW
+// weights, NCHW output), lowered by the cube as an implicit GEMM (schedules/conv.h):
+//   O(n, k, y, x) = sum_{c, i, j} cast(acc, P(n, c, y*stride + i*dilation - pad, x*stride + j*dilation - pad))
+//                                 * cast(acc, W(k, c, i, j))          P: I padded with zeros
+#pragma once
+
+#include "dsl/func.h"
+#include "emulator/chip_config.h"
+
+#include <optional>
+
+namespace cubekit::kernels {
+
+struct Conv2dOptions {
+  int64_t n = 1, c = 0, h = 0, w = 0;  // the input, NCHW
+  int64_t k = 0, kh = 3, kw = 3;       // output channels, kernel size
+  int64_t stride = 1, pad = 0, dilation = 1, groups = 1;
+  DType in = DType::f16;
+  DType out = DType::f32;              // f32 or f16 for f16 and bf16 inputs, s32 for s8
+  enum class Schedule { Default, Naive } schedule = Schedule::Default;
+  // Overrides of the default schedule (0: choose): output rows and channels per tile, input
+  // channels per L1 fill; copies of L1 (Func::multi_buffer).
+  int64_t rows = 0, tn = 0, channels = 0;
+  int l1_copies = 0;
+  std::optional<bool> double_buffer, use_cores;
+};
+
+struct Conv2d {
+  dsl::Input x, w;
+  dsl::Func out;
+};
+
+// The output's height (or width) for an input extent: floor((in + 2 pad - dilation (kernel - 1) - 1) / stride) + 1.
+int64_t conv_output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation);
+
+// Defines the convolution and applies the schedule the options ask for.
+Conv2d conv2d(const Conv2dOptions& options, const ChipConfig& chip);
+
+// The default (or naive) schedule for a convolution Func (sched::is_conv), on its own shapes.
+[[nodiscard]] dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Conv2dOptions& options = {});
+
+}  // namespace cubekit::kernels
