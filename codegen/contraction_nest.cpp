@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +26,7 @@ using sched::round_up;
 struct Tile {
   Affine m0, n0;      // origin in C (elements)
   Affine ba, bb, bc;  // batch offsets of A, B and C (elements)
+  Affine bg;          // a grouped conv: the group's first channel in a per-channel epilogue input
   Affine indices;     // the tile loop indices weighted for stagger (see stagger_weights)
   int64_t mt = 0, nt = 0;
   const ConvRows* rows = nullptr;  // conv: the row tile's input rows and padding
@@ -47,7 +49,8 @@ class Builder {
     c_shape.push_back(c.n);
     if (c.conv) conv_layouts(a_shape, b_shape, c_shape);
     k_.tensors = {{c.a->name, c.in, a_shape, TensorRole::In}, {c.b->name, c.in, b_shape, TensorRole::In}};
-    for (const auto& e : p_.epilogue_inputs) k_.tensors.push_back({e.input->name, e.input->dtype, e.input->shape, TensorRole::In});
+    for (const auto& e : p_.epilogue_inputs)
+      k_.tensors.push_back({e.input->name, e.input->dtype, c.conv ? conv_input_layout(e) : e.input->shape, TensorRole::In});
     out_tensor_ = int(k_.tensors.size());
     k_.tensors.push_back({p_.func_name, c.out, c_shape, TensorRole::Out});
     int copies = p_.double_buffer ? 2 : 1;
@@ -73,8 +76,13 @@ class Builder {
       ub_ = k_.new_buffer("UB", Space::UB, m16 * strip_ * dtype_size(c.out), copies);
       if (p_.epilogue) {
         acc_ = k_.new_buffer("ACC", Space::UB, m16 * strip_ * 4, 1);
-        for (const auto& e : p_.epilogue_inputs)
-          epi_.push_back(k_.new_buffer("E_" + e.input->name, Space::UB, round_up(strip_ * dtype_size(e.input->dtype), 32), copies));
+        for (const auto& e : p_.epilogue_inputs) {
+          // A full-tile input has one copy, zeroed at the start: the rows past a tile's positions
+          // are read (the strip is whole fractals) but never copied.
+          int64_t bytes = e.tile ? m16 * strip_ * dtype_size(e.input->dtype) : round_up(strip_ * dtype_size(e.input->dtype), 32);
+          epi_.push_back(k_.new_buffer("E_" + e.input->name, Space::UB, bytes, e.tile ? 1 : copies));
+          if (e.tile) zeroed_.push_back(epi_.back());
+        }
         pool_ = std::make_unique<ScratchPool>(k_);
       }
     }
@@ -140,7 +148,7 @@ class Builder {
     body.push_back(loop(w, Affine(0), count, Affine(1), decoded(Affine::var(w), "_v", [&](const Tile& t) {
       int slot = k_.new_var("slot_v");
       std::vector<Node> out = {let(slot, Affine::var(w), LetOp::Rem, VectorEpilogue::kSlots)};
-      return out += vepi_->tile({t.m0, t.n0, t.bc, t.mt, t.nt, slot_offset(slot)});
+      return out += vepi_->tile({t.m0, t.n0, t.bc, t.mt, t.nt, slot_offset(slot), t.bg});
     })));
     std::vector<Node> out = vepi_->zeroed();
     return out += std::move(body);
@@ -248,7 +256,7 @@ class Builder {
   template <class F>
   std::vector<Node> variants(const std::vector<int>& index, F f) {
     const sched::Contraction& c = p_.c;
-    Affine mo, no, indices, ba, bb, bc;
+    Affine mo, no, indices, ba, bb, bc, bg;
     int64_t mo_count = 1, no_count = 1;
     for (size_t i = 0; i < p_.tile_loops.size(); ++i) {
       const auto& l = p_.tile_loops[i];
@@ -256,8 +264,11 @@ class Builder {
       indices = indices + v * weight_[i];
       if (l.dim == ContractionPlan::Dim::M) mo = v, mo_count = l.extent;
       else if (l.dim == ContractionPlan::Dim::N) no = v, no_count = l.extent;
-      else if (c.conv) {  // images: A is NC1HWC0, B (the weights) is shared
-        ba = ba + v * (c.g.c1() * c.g.h * c.g.w * c.g.c0), bc = bc + v * (c.m * c.n);
+      else if (c.conv) {  // images (batch 0) and groups (batch 1): A is NC1HWC0, B FRACTAL_Z per group
+        const sched::ConvGeometry& g = c.g;
+        int64_t plane = g.c1() * g.h * g.w * g.c0, images = l.batch == 0 ? g.groups : 1;
+        ba = ba + v * (plane * images), bc = bc + v * (c.m * c.n * images);
+        if (l.batch == 1) bb = bb + v * (c.k * c.n), bg = bg + v * c.n;
       } else {  // batch offsets in elements of A, B and C
         int64_t sa = 1, sb = 1, sc = c.m * c.n;
         for (size_t j = size_t(l.batch) + 1; j < c.a->shape.size(); ++j) sa *= c.a->shape[j];
@@ -266,7 +277,7 @@ class Builder {
         ba = ba + v * sa, bb = bb + v * sb, bc = bc + v * sc;
       }
     }
-    Tile t{mo * p_.tm, no * p_.tn, ba, bb, bc, indices, 0, 0};
+    Tile t{mo * p_.tm, no * p_.tn, ba, bb, bc, bg, indices, 0, 0};
     int64_t m_tail = c.m - (mo_count - 1) * p_.tm, n_tail = c.n - (no_count - 1) * p_.tn;
     auto with = [&](int64_t mt, int64_t nt) {
       Tile v = t;
@@ -301,12 +312,27 @@ class Builder {
   // conversions (layouts.h).
   void conv_layouts(std::vector<int64_t>& a, std::vector<int64_t>& b, std::vector<int64_t>& out) {
     const sched::ConvGeometry& g = p_.c.g;
-    a = {g.n, g.c1(), g.h, g.w, g.c0};
-    b = {g.c1() * g.kh * g.kw, g.k16() / 16, 16, g.c0};
-    out = {g.n, g.k16() / 16, g.oh, g.ow, 16};
-    k_.layouts.push_back({p_.c.a->name, TensorLayout::Kind::NC1HWC0, p_.c.in, {g.n, g.c, g.h, g.w}, g.c0});
-    k_.layouts.push_back({p_.c.b->name, TensorLayout::Kind::FractalZ, p_.c.in, {g.k, g.c, g.kh, g.kw}, g.c0});
-    k_.layouts.push_back({p_.func_name, TensorLayout::Kind::NC1HWC0, p_.c.out, {g.n, g.k, g.oh, g.ow}, 16});
+    int64_t G = g.groups;
+    a = {g.n, G * g.c1(), g.h, g.w, g.c0};
+    b = {G * g.c1() * g.kh * g.kw, g.k16() / 16, 16, g.c0};
+    out = {g.n, G * g.k16() / 16, g.oh, g.ow, 16};
+    k_.layouts.push_back({p_.c.a->name, TensorLayout::Kind::NC1HWC0, p_.c.in, {g.n, G * g.c, g.h, g.w}, g.c0, G});
+    k_.layouts.push_back({p_.c.b->name, TensorLayout::Kind::FractalZ, p_.c.in, {G * g.k, g.c, g.kh, g.kw}, g.c0, G});
+    k_.layouts.push_back({p_.func_name, TensorLayout::Kind::NC1HWC0, p_.c.out, {g.n, G * g.k, g.oh, g.ow}, 16, G});
+  }
+
+  // A conv epilogue's input as the program stores it: per channel, padded to whole 16-channel
+  // blocks; a full-tile one as the output (NC1HWC0).
+  std::vector<int64_t> conv_input_layout(const ContractionPlan::EpilogueInput& e) {
+    const sched::ConvGeometry& g = p_.c.g;
+    const std::string& name = e.input->name;
+    int64_t G = g.groups;
+    if (e.tile) {
+      k_.layouts.push_back({name, TensorLayout::Kind::NC1HWC0, e.input->dtype, {g.n, G * g.k, g.oh, g.ow}, 16, G});
+      return {g.n, G * g.k16() / 16, g.oh, g.ow, 16};
+    }
+    k_.layouts.push_back({name, TensorLayout::Kind::Padded, e.input->dtype, {G * g.k, 1, 1, 1}, 16, G});
+    return {G * g.k16()};
   }
 
   // ---- one tile: its k chunks through L1, then the epilogue ----
@@ -359,6 +385,7 @@ class Builder {
     int slot = k_.new_var("slot");
     fix.src.cols = VectorEpilogue::padded(t.nt);
     fix.dst = {{ws_tensor_, -1, slot_offset(slot)}, Layout::ND, DType::f32, t.mt, fix.src.cols, ws_pitch_};
+    if (c.conv) fix.dst.layout = Layout::NZ16, fix.dst.ld = p_.tm;  // a conv's slot holds 16-channel blocks of tm rows
     return {let(slot, Affine::var(w_), LetOp::Rem, VectorEpilogue::kSlots), wait_cross(Pipe::FIX, VectorEpilogue::kFree), fix,
             set_cross(Pipe::FIX, 2, VectorEpilogue::kReady)};
   }
@@ -418,7 +445,7 @@ class Builder {
   std::vector<Node> fill(const Tile& t, const Affine& k1, int64_t kt1) {
     if (conv_) {
       std::vector<Node> moves = conv_->fill_a(*t.rows, t.ba, t.in_row0, k1, kt1);
-      moves.push_back(conv_->fill_b(t.n0, t.nt, k1, kt1));
+      moves.push_back(conv_->fill_b(t.bb, t.n0, t.nt, k1, kt1));
       return {scope({l1a_, l1b_}, std::move(moves), Node::Phase::Fill)};
     }
     auto [a, b] = l1_moves(t, k1, kt1);
@@ -519,35 +546,51 @@ class Builder {
     VTile geom{m16, cols, round_up(cols, 16), true};
     VectorOps ops(k_, *pool_, nodes, geom);
     std::map<const dsl::InputImpl*, VValue> inputs;
-    std::vector<Node> loads;
+    std::vector<Node> loads, tile_loads;
+    std::vector<int> col_bufs, tile_bufs;  // one scope each: the buffers of a scope share its copies
     for (size_t i = 0; i < p_.epilogue_inputs.size(); ++i) {
       const auto& e = p_.epilogue_inputs[i];
       int64_t s = dtype_size(e.input->dtype);
+      if (e.tile) {  // NC1HWC0 in GM: each 16-channel block's rows of the tile are contiguous
+        inputs[e.input.get()] = {VShape::Full, e.input->dtype, {-1, epi_[i], Affine(0)}, 0};
+        auto blocks = [&](int64_t rows) { return rows * 16 * s / 32; };
+        tile_loads.push_back(instr("copy_gm_ub", Pipe::MTE2, {{-1, epi_[i], Affine(0)}, {2 + int(i), -1, (t.bc + (t.n0 + col) * c.m + t.m0 * 16) * s}},
+                                   {mem_arg(0), mem_arg(1), kw("nburst", imm(cols / 16)), kw("len", imm(blocks(t.mt))),
+                                    kw("src_gap", imm(blocks(c.m - t.mt))), kw("dst_gap", imm(blocks(m16 - t.mt)))}));
+        tile_bufs.push_back(epi_[i]);
+        continue;
+      }
+      col_bufs.push_back(epi_[i]);
       inputs[e.input.get()] = {VShape::Col, e.input->dtype, {-1, epi_[i], Affine(0)}, 0};
-      loads.push_back(instr("copy_gm_ub_pad", Pipe::MTE2, {{-1, epi_[i], Affine(0)}, {2 + int(i), -1, (t.n0 + col) * s}},
+      loads.push_back(instr("copy_gm_ub_pad", Pipe::MTE2, {{-1, epi_[i], Affine(0)}, {2 + int(i), -1, (t.bg + t.n0 + col) * s}},
                             {mem_arg(0), mem_arg(1),
                              kw("len", imm(cols * s))}));
     }
     std::map<const dsl::FuncImpl*, VValue> funcs = {{p_.producer.get(), {VShape::Full, c.acc, {-1, acc_, Affine(0)}, 0}}};
     VValue out{VShape::Full, c.out, {-1, ub_, Affine(0)}, 0};
     Evaluator(ops, inputs, funcs).eval(p_.epilogue->value, &out);
-    if (epi_.empty()) return nodes;
-    loads += std::move(nodes);
-    return {scope(epi_, std::move(loads))};
+    if (!col_bufs.empty()) {
+      loads += std::move(nodes);
+      nodes = {scope(col_bufs, std::move(loads))};
+    }
+    if (tile_bufs.empty()) return nodes;
+    tile_loads += std::move(nodes);
+    return {scope(tile_bufs, std::move(tile_loads))};
   }
 
   // Every scratch buffer of the epilogues zeroed once, so that a column a masked instruction
   // skips still holds a defined value when a later one reads the whole strip.
   std::vector<Node> zero_scratch(std::vector<Node> body) {
     std::vector<Node> out;
-    for (int b : pool_->all()) {
-      if (pool_->written_whole(b)) continue;
+    std::vector<int> all = pool_->all();
+    all.insert(all.end(), zeroed_.begin(), zeroed_.end());
+    for (int b : all) {
+      if (pool_->written_whole(b) && std::find(zeroed_.begin(), zeroed_.end(), b) == zeroed_.end()) continue;
       int64_t n = k_.buffers[size_t(b)].bytes / 4;
       VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, b, Affine(0)}, 0}, 0);
     }
-    if (!out.empty()) {
-      out.push_back(barrier(Pipe::V));
-    }
+    // The full-tile inputs are then written by MTE2: every pipe waits for the zeroing.
+    if (!out.empty()) out.push_back(barrier(zeroed_.empty() ? Pipe::V : Pipe::All));
     return out += std::move(body);
   }
 
@@ -565,6 +608,7 @@ class Builder {
   const int64_t strip_;              // columns per UB strip on the way out
   int l1a_ = -1, l1b_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1, ub_ = -1, acc_ = -1, out_tensor_ = 2;
   std::vector<int> epi_;             // the epilogue inputs' strips
+  std::vector<int> zeroed_;          // buffers besides the scratch zeroed at the start
   std::unique_ptr<ScratchPool> pool_;
   int ws_tensor_ = -1;               // split chips with a vector epilogue: the workspace
   int64_t ws_pitch_ = 0;             //   and the f32 elements from one of its rows to the next

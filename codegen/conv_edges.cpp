@@ -67,10 +67,10 @@ std::vector<Node> ConvEdges::fill_a(const ConvRows& r, const Affine& ba, const A
   return each;
 }
 
-Node ConvEdges::fill_b(const Affine& n0, int64_t nt, const Affine& k1, int64_t kt1) const {
+Node ConvEdges::fill_b(const Affine& bb, const Affine& n0, int64_t nt, const Affine& k1, int64_t kt1) const {
   const sched::ConvGeometry& g = p.c.g;
   int64_t n1 = g.k16() / 16, nf = round_up(nt, 16) / 16;
-  Affine src = rescale(k1, g.c0, n1 * 512) + n0 * 32;
+  Affine src = bb * dtype_size(p.c.in) + rescale(k1, g.c0, n1 * 512) + n0 * 32;
   return instr("copy_gm_l1", Pipe::MTE2, {at(-1, l1b, Affine(0)), at(b_tensor, -1, src)},
                {mem_arg(0), mem_arg(1), kw("nburst", imm(kt1 / g.c0)), kw("len", imm(nf * 16)),
                 kw("src_gap", imm((n1 - nf) * 16))});

@@ -31,7 +31,7 @@ struct ConvEdges {
   // GM -> L1 for the k chunk [k1, k1 + kt1) of the tile at (batch offset `ba` elements of A, first
   // input row `in_row0`, channels from n0).
   std::vector<Node> fill_a(const ConvRows& r, const Affine& ba, const Affine& in_row0, const Affine& k1, int64_t kt1) const;
-  Node fill_b(const Affine& n0, int64_t nt, const Affine& k1, int64_t kt1) const;
+  Node fill_b(const Affine& bb, const Affine& n0, int64_t nt, const Affine& k1, int64_t kt1) const;
   // The L0 fills and mmads of one L1 chunk of kt1 columns (its first mmad starting the sum when
   // `first`), into L0C buffer `l0c`.
   std::vector<Node> use(const ConvRows& r, int64_t mt, int64_t nt, int64_t kt1, bool first, int l0c) const;

@@ -4,15 +4,27 @@
 #include "emulator/layout.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 namespace cubekit::codegen {
 
 namespace {
 
-layout::FeatureMap map_of(const TensorLayout& l) { return {l.dims[0], l.dims[1], l.dims[2], l.dims[3], l.c0}; }
-layout::ConvWeights weights_of(const TensorLayout& l) { return {l.dims[0], l.dims[1], l.dims[2], l.dims[3], l.c0}; }
+// With groups, NCHW is (N * G, C / G, H, W) as it lies in memory: each group a feature map of its own.
+layout::FeatureMap map_of(const TensorLayout& l) {
+  return {l.dims[0] * l.groups, l.dims[1] / l.groups, l.dims[2], l.dims[3], l.c0};
+}
+// One group's weights: (K / G, C / G, KH, KW).
+layout::ConvWeights weights_of(const TensorLayout& l) { return {l.dims[0] / l.groups, l.dims[1], l.dims[2], l.dims[3], l.c0}; }
 
 }  // namespace
+
+std::vector<int64_t> TensorLayout::shape() const {
+  if (kind == Kind::Padded) return {dims[0]};
+  return {dims.begin(), dims.end()};
+}
 
 int64_t TensorLayout::logical_bytes() const { return dims[0] * dims[1] * dims[2] * dims[3] * dtype_size(dtype); }
 
@@ -21,8 +33,21 @@ std::vector<uint8_t> TensorLayout::to_device(const std::vector<uint8_t>& logical
     user_error("{}: {} bytes given, its shape [{}] of {} takes {}", tensor, logical.size(), fmt::join(dims, ", "),
                dtype_name(dtype), logical_bytes());
   int size = dtype_size(dtype);
+  const int64_t per = dims[0] / groups, padded = (per + c0 - 1) / c0 * c0;
+  if (kind == Kind::Padded) {  // each group's channels padded to a multiple of c0
+    std::vector<uint8_t> out(size_t(groups * padded * size), 0);
+    for (int64_t g = 0; g < groups; ++g)
+      std::copy_n(logical.begin() + g * per * size, per * size, out.begin() + g * padded * size);
+    return out;
+  }
   if (kind == Kind::NC1HWC0) return layout::nchw_to_nc1hwc0(logical.data(), map_of(*this), size);
-  return layout::kchw_to_fractal_z(logical.data(), weights_of(*this), size);
+  layout::ConvWeights wt = weights_of(*this);
+  std::vector<uint8_t> out;
+  for (int64_t g = 0; g < groups; ++g) {
+    std::vector<uint8_t> one = layout::kchw_to_fractal_z(logical.data() + g * (logical_bytes() / groups), wt, size);
+    out.insert(out.end(), one.begin(), one.end());
+  }
+  return out;
 }
 
 std::vector<uint8_t> TensorLayout::to_host(const std::vector<uint8_t>& device) const {
@@ -34,8 +59,10 @@ std::vector<uint8_t> TensorLayout::to_host(const std::vector<uint8_t>& device) c
 }
 
 std::string TensorLayout::str() const {
-  return fmt::format("{}: {} [{}] as {} (C0 {})", tensor, kind == Kind::NC1HWC0 ? "NCHW" : "KCHW", fmt::join(dims, ", "),
-                     kind == Kind::NC1HWC0 ? "NC1HWC0" : "FRACTAL_Z", c0);
+  std::string in_groups = groups > 1 ? fmt::format(" in {} groups", groups) : "";
+  if (kind == Kind::Padded) return fmt::format("{}: [{}] padded to a multiple of {}{}", tensor, dims[0], c0, in_groups);
+  return fmt::format("{}: {} [{}] as {} (C0 {}){}", tensor, kind == Kind::NC1HWC0 ? "NCHW" : "KCHW", fmt::join(dims, ", "),
+                     kind == Kind::NC1HWC0 ? "NC1HWC0" : "FRACTAL_Z", c0, in_groups);
 }
 
 const TensorLayout* find_layout(const std::vector<TensorLayout>& layouts, const std::string& tensor) {

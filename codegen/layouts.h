@@ -13,17 +13,19 @@
 namespace cubekit::codegen {
 
 struct TensorLayout {
-  enum class Kind : uint8_t { NC1HWC0, FractalZ };
+  enum class Kind : uint8_t { NC1HWC0, FractalZ, Padded };  // Padded: a vector [dims[0]] padded to a multiple of c0
   std::string tensor;
   Kind kind;
   DType dtype;
   std::array<int64_t, 4> dims;  // the Func's shape: NCHW (a feature map) or KCHW (weights)
   int64_t c0;                   // channels per block
+  int64_t groups = 1;           // a grouped conv: each group's channels laid out (and padded) on their own
 
   // The Func's row-major bytes into the program's layout (padding zero), and back.
   std::vector<uint8_t> to_device(const std::vector<uint8_t>& logical) const;
   std::vector<uint8_t> to_host(const std::vector<uint8_t>& device) const;
   int64_t logical_bytes() const;
+  std::vector<int64_t> shape() const;  // the Func's shape ([k] for Padded)
   std::string str() const;  // "I: NCHW [1, 3, 8, 8] as NC1HWC0 (C0 16)"
 };
 

@@ -53,20 +53,23 @@ const dsl::ExprNode* exterior_read(const dsl::Expr& e) {
 Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
   if (!f.defined()) user_error("{} has no definition", f.name());
-  const bool conv = sched::is_conv(f);
-  if (const dsl::ExprNode* r = conv ? nullptr : exterior_read(f.impl->value))
-    user_error("{}: {} is read through a boundary condition (BoundaryConditions::constant_exterior); the compiler "
-               "does not lower boundary conditions yet: compute the Func on the CPU (dsl::run_on_host, "
-               "cubekit.reference) or read the input inside its shape", f.name(), r->input->name);
   Kernel k;
   auto directive = [&](dsl::Directive::Kind kind) -> const dsl::Directive* {
     for (const dsl::Directive& d : f.impl->schedule)
       if (d.kind == kind) return &d;
     return nullptr;
   };
-  if (const dsl::Directive* e = directive(dsl::Directive::Kind::EpilogueOf)) {  // the cube path, fused
-    dsl::Func producer(e->func);
-    sched::ContractionPlan plan = sched::plan_contraction(producer, chip);
+  const dsl::Directive* epilogue = directive(dsl::Directive::Kind::EpilogueOf);
+  // A convolution pads its input (constant_exterior) in set_fmatrix; nothing else lowers a
+  // boundary condition yet.
+  const bool conv = sched::is_conv(f) || (epilogue && epilogue->func && sched::is_conv(dsl::Func(epilogue->func)));
+  if (const dsl::ExprNode* r = conv ? nullptr : exterior_read(f.impl->value))
+    user_error("{}: {} is read through a boundary condition (BoundaryConditions::constant_exterior); the compiler "
+               "does not lower boundary conditions yet: compute the Func on the CPU (dsl::run_on_host, "
+               "cubekit.reference) or read the input inside its shape", f.name(), r->input->name);
+  if (epilogue) {  // the cube path, fused
+    dsl::Func producer(epilogue->func);
+    sched::ContractionPlan plan = conv ? sched::plan_conv(producer, chip) : sched::plan_contraction(producer, chip);
     sched::attach_epilogue(plan, f);
     log("schedule", [&] { return plan.str() + ", epilogue " + f.name() + "\n"; });
     k = build_contraction_nest(plan, chip);

@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
+#include <utility>
 
 namespace cubekit::codegen {
 
@@ -316,6 +318,7 @@ class SyncPass {
     Chunks chunks;
     bool write;
     bool staged = false;  // made inside a scope staging the buffer: part of its token protocol
+    uint64_t released = 0;  // bit g: single-copy token group g's consumer released after it (follow_token)
   };
   // Whether a pending access is one a token orders before the next scope of its buffer: only an
   // access of that protocol is (one outside every scope of the buffer, e.g. zeroing its padding
@@ -340,11 +343,31 @@ class SyncPass {
 
   // Adds an access unless the same one is pending already (branches and loop passes repeat them).
   static void add(std::vector<Pending>& pending, Pending x) {
-    for (const Pending& y : pending)
+    for (Pending& y : pending)
       if (y.buffer == x.buffer && y.write == x.write && (y.offset - x.offset).constant() && (y.offset - x.offset).c == 0 &&
-          (y.chunks == x.chunks || *y.chunks == *x.chunks) && (!y.staged || x.staged))
+          (y.chunks == x.chunks || *y.chunks == *x.chunks) && (!y.staged || x.staged)) {
+        y.released &= x.released;  // released only if released on every path that made it
         return;  // (an access outside the scopes stands for the same one inside them, not the reverse)
+      }
     pending.push_back(std::move(x));
+  }
+
+  // A single-copy token orders more than its buffers: the consumer q's wait for `full` follows
+  // the producer's fill, which waited for q's `free` of the previous use, which q set after
+  // everything it had done by then. So at that wait, q's accesses made before its last `free`
+  // are ordered, whatever buffer they touched (the vector clock of race_checker.h agrees).
+  // The pending accesses q made before setting a `free` are marked with the group; its next
+  // `full` wait orders them (the path's state carries the marks, so branches stay exact).
+  void follow_token(const Node& n, State& st) {
+    if (n.counter >= 0 || n.events.size() != 1 || (n.sync != SyncKind::Set && n.sync != SyncKind::Wait)) return;
+    for (size_t g = 0; g < groups_.size() && g < 64; ++g) {
+      const Group& t = groups_[g];
+      if (t.copies != 1) continue;
+      if (n.sync == SyncKind::Set && t.q == n.from && t.p == n.to && t.free[0] == n.events[0])
+        for (Pending& x : st[size_t(t.q)]) x.released |= uint64_t(1) << g;
+      if (n.sync == SyncKind::Wait && t.p == n.from && t.q == n.to && t.full[0] == n.events[0])
+        std::erase_if(st[size_t(t.q)], [&](const Pending& x) { return x.released >> g & 1; });
+    }
   }
 
   void barriers(std::vector<Node>& body, State& st) {
@@ -386,7 +409,10 @@ class SyncPass {
           break;
         }
         case Node::Kind::Sync:
-          if (n.sync == SyncKind::Barrier) st[size_t(n.from)].clear();
+          follow_token(n, st);
+          if (n.sync == SyncKind::Barrier && n.from == Pipe::All)  // every pipe drained
+            for (auto& pending : st) pending.clear();
+          else if (n.sync == SyncKind::Barrier) st[size_t(n.from)].clear();
           break;
         case Node::Kind::Instr: {
           auto& pending = st[size_t(n.pipe)];
@@ -417,7 +443,7 @@ class SyncPass {
   First first_access(const std::vector<Node>& body, Pipe p, size_t from = 0) const {
     for (size_t i = from; i < body.size(); ++i) {
       const Node& n = body[i];
-      if (n.kind == Node::Kind::Sync && n.sync == SyncKind::Barrier && n.from == p) return First::Barrier;
+      if (n.kind == Node::Kind::Sync && n.sync == SyncKind::Barrier && (n.from == p || n.from == Pipe::All)) return First::Barrier;
       if (n.kind == Node::Kind::Instr && n.pipe == p) return n.barrier_before ? First::Barrier : First::Access;
       if (n.kind == Node::Kind::Loop && (n.loop_barriers & (1u << int(p)))) return First::Barrier;
       First inner = First::None;

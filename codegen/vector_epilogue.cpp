@@ -21,11 +21,16 @@ VectorEpilogue::VectorEpilogue(Kernel& k, const sched::ContractionPlan& p, int w
   acc_ = k_.new_buffer("ACC", Space::UB, strip_rows * pitch * 4, 2);
   out_ = k_.new_buffer("OUT", Space::UB, (strip_rows * pitch * dtype_size(p.c.out) + 31) / 32 * 32, 2);
   pool_ = std::make_unique<ScratchPool>(k_);
+  for (const auto& e : p.epilogue_inputs)
+    tiles_.push_back(e.tile ? k_.new_buffer("T_" + e.input->name, Space::UB, strip_rows * pitch * dtype_size(e.input->dtype), 2) : -1);
 }
 
 // The per-column inputs of tiles `nt` wide: buffers of their own per width, so that the padding
 // each width leaves unwritten is zeroed once and never overwritten by a wider tile's copy.
 const std::vector<int>& VectorEpilogue::input_buffers(int64_t nt) {
+  // A conv's tiles are whole 16-channel blocks and its per-channel inputs padded to them: no
+  // padding to keep, so one set of buffers (and one token) serves every width.
+  if (p_.c.conv) nt = p_.tn;
   auto [it, fresh] = inputs_.try_emplace(nt);
   if (!fresh) return it->second;
   for (const auto& e : p_.epilogue_inputs)
@@ -49,10 +54,11 @@ std::vector<Node> VectorEpilogue::rows(const Tile& t, int64_t row0, int64_t coun
   std::vector<Node> body;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto& e = p_.epilogue_inputs[i];
+    if (e.tile) continue;  // loaded with each strip
     int64_t s = dtype_size(e.input->dtype);
     std::vector<Arg> args = mems2();
     args.push_back(kw("len", imm(t.nt * s)));
-    body.push_back(instr("copy_gm_ub_pad", Pipe::MTE2, {{-1, inputs[i], Affine(0)}, {2 + int(i), -1, t.n0 * s}}, std::move(args)));
+    body.push_back(instr("copy_gm_ub_pad", Pipe::MTE2, {{-1, inputs[i], Affine(0)}, {2 + int(i), -1, (t.bg + t.n0) * s}}, std::move(args)));
   }
   int64_t full = count / strip_rows_, tail = count % strip_rows_;
   if (full == 1) {
@@ -62,8 +68,11 @@ std::vector<Node> VectorEpilogue::rows(const Tile& t, int64_t row0, int64_t coun
     body.push_back(loop(v, Affine(0), Affine(full), Affine(1), strip(t, Affine(row0) + Affine::var(v, strip_rows_), strip_rows_, inputs)));
   }
   if (tail) body += strip(t, Affine(row0 + full * strip_rows_), tail, inputs);
-  if (inputs.empty()) return body;
-  return {scope(inputs, std::move(body))};
+  std::vector<int> columns;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!p_.epilogue_inputs[i].tile) columns.push_back(inputs[i]);
+  if (columns.empty()) return body;
+  return {scope(columns, std::move(body))};
 }
 
 // Rows [row, row + r) of the tile: workspace -> ACC, the epilogue into OUT, OUT -> C.
@@ -74,13 +83,35 @@ std::vector<Node> VectorEpilogue::strip(const Tile& t, const Affine& row, int64_
   if (r > 1) load_args.push_back(kw("nburst", imm(r)));
   load_args.push_back(kw("len", imm(pitch * 4 / 32)));
   if (ws_pitch_ > pitch) load_args.push_back(kw("src_gap", imm((ws_pitch_ - pitch) * 4 / 32)));
-  std::vector<Node> make = {instr("copy_gm_ub", Pipe::MTE2, {{-1, acc_, Affine(0)}, {workspace_, -1, t.slot + row * (ws_pitch_ * 4)}},
-                                  std::move(load_args))};
+  Node load = instr("copy_gm_ub", Pipe::MTE2, {{-1, acc_, Affine(0)}, {workspace_, -1, t.slot + row * (ws_pitch_ * 4)}},
+                    std::move(load_args));
+  // A conv's strip: r rows of each 16-channel block, in the slot tm rows apart, in GM c.m apart.
+  auto blocks = [&](int64_t rows, int64_t size) { return rows * 16 * size / 32; };
+  auto nz_strip = [&](int64_t rows_apart, int64_t size, bool to_gm) {
+    std::vector<Arg> a = mems2();
+    a.push_back(kw("nburst", imm(pitch / 16)));
+    a.push_back(kw("len", imm(blocks(r, size))));
+    if (rows_apart > r) a.push_back(kw(to_gm ? "dst_gap" : "src_gap", imm(blocks(rows_apart - r, size))));
+    return a;
+  };
+  Affine gm_at = t.bc + t.n0 * c.m + (t.m0 + row) * 16;  // elements of the strip's first block in NC1HWC0
+  if (c.conv) load = instr("copy_gm_ub", Pipe::MTE2, {{-1, acc_, Affine(0)}, {workspace_, -1, t.slot + row * 64}}, nz_strip(p_.tm, 4, false));
+  std::vector<Node> make = {load};
+  std::vector<int> strips;
+  for (size_t i = 0; i < tiles_.size(); ++i) {
+    if (tiles_[i] < 0) continue;
+    int64_t size = dtype_size(p_.epilogue_inputs[i].input->dtype);
+    make.push_back(instr("copy_gm_ub", Pipe::MTE2, {{-1, tiles_[i], Affine(0)}, {2 + int(i), -1, gm_at * size}}, nz_strip(c.m, size, false)));
+    strips.push_back(tiles_[i]);
+  }
   {
-    VectorOps ops(k_, *pool_, make, {r, t.nt, pitch, false});
+    VectorOps ops(k_, *pool_, make, {r, t.nt, pitch, c.conv});
     std::map<const dsl::InputImpl*, VValue> in;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      in[p_.epilogue_inputs[i].input.get()] = {VShape::Col, p_.epilogue_inputs[i].input->dtype, {-1, inputs[i], Affine(0)}, 0};
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const auto& e = p_.epilogue_inputs[i];
+      in[e.input.get()] = e.tile ? VValue{VShape::Full, e.input->dtype, {-1, tiles_[i], Affine(0)}, 0}
+                                 : VValue{VShape::Col, e.input->dtype, {-1, inputs[i], Affine(0)}, 0};
+    }
     std::map<const dsl::FuncImpl*, VValue> funcs = {{p_.producer.get(), {VShape::Full, c.acc, {-1, acc_, Affine(0)}, 0}}};
     VValue result{VShape::Full, c.out, {-1, out_, Affine(0)}, 0};
     Evaluator(ops, in, funcs).eval(p_.epilogue->value, &result);
@@ -92,7 +123,10 @@ std::vector<Node> VectorEpilogue::strip(const Tile& t, const Affine& row, int64_
   if (c.n > t.nt) store_args.push_back(kw("dst_gap", imm((c.n - t.nt) * s)));
   Node store = instr("copy_ub_gm_pad", Pipe::MTE3, {{out_tensor_, -1, (t.bc + (t.m0 + row) * c.n + t.n0) * s}, {-1, out_, Affine(0)}},
                      std::move(store_args));
-  return {scope({out_}, {scope({acc_}, std::move(make)), store})};
+  if (c.conv) store = instr("copy_ub_gm", Pipe::MTE3, {{out_tensor_, -1, gm_at * s}, {-1, out_, Affine(0)}}, nz_strip(c.m, s, true));
+  std::vector<int> in_scope = {acc_};
+  in_scope.insert(in_scope.end(), strips.begin(), strips.end());
+  return {scope({out_}, {scope(in_scope, std::move(make)), store})};
 }
 
 std::vector<Node> VectorEpilogue::zeroed() {

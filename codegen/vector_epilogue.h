@@ -12,6 +12,9 @@
 //
 // The AIVs give the cube core `kSlots` credits at the start; the cube core waits for one before
 // each fixpipe into the workspace and for all of them at its end.
+//
+// A convolution's slot holds the tile as 16-channel blocks of tm rows (NZ16), as its output
+// (NC1HWC0) and residual are stored: a strip of rows is then one burst per block each way.
 #pragma once
 
 #include "codegen/ir.h"
@@ -33,6 +36,7 @@ class VectorEpilogue {
     Affine m0, n0, bc;  // origin in C (elements) and C's batch offset
     int64_t mt = 0, nt = 0;
     Affine slot;
+    Affine bg;  // a grouped conv: the group's first channel in the per-channel inputs
   };
 
   // `workspace` and `out` are tensor indices of the kernel; rows of a slot are `ws_pitch` f32
@@ -60,6 +64,7 @@ class VectorEpilogue {
   int64_t ws_pitch_, strip_rows_;
   int acc_ = -1, out_ = -1;
   std::map<int64_t, std::vector<int>> inputs_;  // per tile width: a buffer per epilogue input
+  std::vector<int> tiles_;                      // a conv's full-tile inputs: a strip each
   std::unique_ptr<ScratchPool> pool_;
 };
 

@@ -34,7 +34,7 @@ std::map<std::string, std::vector<uint8_t>> seeded_inputs(GlobalMemory& gm, cons
   shaped.decls = gm.decls;
   for (size_t t = 0; t < gm.decls.size(); ++t) {
     const codegen::TensorLayout* l = codegen::find_layout(layouts, gm.decls[t].name);
-    if (l) shaped.decls[t].shape.assign(l->dims.begin(), l->dims.end());
+    if (l) shaped.decls[t].shape = l->shape();
     shaped.data.emplace_back(size_t(shaped.decls[t].elements() * dtype_size(shaped.decls[t].dtype)), 0);
   }
   shaped.fill_inputs(seed);

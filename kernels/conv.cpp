@@ -39,7 +39,7 @@ Tiles choose_tiles(const sched::ConvGeometry& g, const ChipConfig& chip, int cor
     if (m16 * g.c0 * s * copies > chip.buffer_size(Space::L0A)) break;
     for (int64_t tn = 16; tn <= std::min<int64_t>(256, g.k16()); tn += 16) {
       if (m16 * tn * 4 > chip.buffer_size(Space::L0C)) continue;
-      int64_t tiles = g.n * ((g.oh + rows - 1) / rows) * ((g.k16() + tn - 1) / tn);
+      int64_t tiles = g.n * g.groups * ((g.oh + rows - 1) / rows) * ((g.k16() + tn - 1) / tn);
       int64_t waves = (tiles + cores - 1) / cores;
       double cost = double(waves) * double(m16 * tn) * (1.0 + 32.0 * double(m16 + tn) / double(m16 * tn));
       if (cost < best_cost) best_cost = cost, best = {rows, tn};
@@ -54,18 +54,23 @@ void check_options(const Conv2dOptions& o) {
   for (auto [name, v] : {std::pair<const char*, int64_t>{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"k", o.k},
                          {"kh", o.kh}, {"kw", o.kw}, {"stride", o.stride}, {"dilation", o.dilation}, {"groups", o.groups}})
     if (v < 1) user_error("conv2d: {} must be at least 1, got {}", name, v);
-  if (o.pad < 0) user_error("conv2d: pad must be 0 or more, got {}", o.pad);
+  for (auto [name, v] : {std::pair<const char*, int64_t>{"stride_w", o.stride_w}, {"dilation_w", o.dilation_w}})
+    if (v < 0) user_error("conv2d: {} must be at least 1 (or 0: as along the height), got {}", name, v);
+  if (o.pad < 0 || o.pad_w < 0) user_error("conv2d: padding must be 0 or more, got {}", std::min(o.pad, o.pad_w));
   for (auto [name, v] : {std::pair<const char*, int64_t>{"rows", o.rows}, {"tn", o.tn}, {"channels", o.channels},
                          {"l1_copies", o.l1_copies}})
     if (v < 0) user_error("conv2d: {} must be at least 1 (or 0 to let the schedule choose), got {}", name, v);
   if (o.c % o.groups || o.k % o.groups)
     user_error("conv2d: groups={} must divide the input channels ({}) and the output channels ({})", o.groups, o.c, o.k);
-  if (o.groups > 1)
-    user_error("conv2d: grouped convolutions (groups={}) are not lowered to the cube yet; run each group as its own "
-               "convolution", o.groups);
-  if (conv_output_extent(o.h, o.kh, o.stride, o.pad, o.dilation) < 1 || conv_output_extent(o.w, o.kw, o.stride, o.pad, o.dilation) < 1)
-    user_error("conv2d: the {} x {} kernel (dilation {}) is larger than the {} x {} input padded by {}", o.kh, o.kw,
-               o.dilation, o.h, o.w, o.pad);
+  for (const std::string& step : o.epilogue)
+    if (step != "bn" && step != "relu" && step != "residual")
+      user_error("conv2d: unknown epilogue step '{}'; the steps are bn, residual and relu", step);
+  if (!o.epilogue.empty() && o.in == DType::s8)
+    user_error("conv2d: epilogues run on f32 accumulators; an s8 convolution's s32 result has none (dequantise it in "
+               "a vector kernel)");
+  if (conv_output_extent(o.h, o.kh, o.stride, o.pad, o.dilation) < 1 || conv_output_extent(o.w, o.kw, o.sw(), o.pw(), o.dw()) < 1)
+    user_error("conv2d: the {} x {} kernel (dilation {} x {}) is larger than the {} x {} input padded by {} x {}", o.kh,
+               o.kw, o.dilation, o.dw(), o.h, o.w, o.pad, o.pw());
 }
 
 }  // namespace
@@ -79,18 +84,39 @@ Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
     user_error("conv2d: {} inputs make {} results{}, not {}", dtype_name(o.in), dtype_name(acc),
                acc == DType::f32 ? " (or f16)" : "", dtype_name(o.out));
   int64_t oh = conv_output_extent(o.h, o.kh, o.stride, o.pad, o.dilation);
-  int64_t ow = conv_output_extent(o.w, o.kw, o.stride, o.pad, o.dilation);
-  Conv2d cv{dsl::Input("X", o.in, {o.n, o.c, o.h, o.w}), dsl::Input("W", o.in, {o.k, o.c, o.kh, o.kw}), dsl::Func("Y")};
+  int64_t ow = conv_output_extent(o.w, o.kw, o.sw(), o.pw(), o.dw());
+  const int64_t cg = o.c / o.groups, kg = o.k / o.groups;
+  Conv2d cv{dsl::Input("X", o.in, {o.n, o.c, o.h, o.w}), dsl::Input("W", o.in, {o.k, cg, o.kh, o.kw}), std::nullopt,
+            std::nullopt, std::nullopt, dsl::Func(o.epilogue.empty() ? "Y" : "conv"), dsl::Func("Y")};
   dsl::Var n("n"), k("k"), y("y"), x("x");
-  dsl::RDom r({{0, o.c}, {0, o.kh}, {0, o.kw}}, "r");
+  dsl::RDom r({{0, cg}, {0, o.kh}, {0, o.kw}}, "r");
+  dsl::Expr channel = o.groups > 1 ? k / int(kg) * int(cg) + r.x : dsl::Expr(r.x);
   dsl::Expr iy = y * int(o.stride) + r.y * int(o.dilation) - int(o.pad);
-  dsl::Expr ix = x * int(o.stride) + r.z * int(o.dilation) - int(o.pad);
-  dsl::Expr read = o.pad ? dsl::BoundaryConditions::constant_exterior(cv.x, 0)(n, r.x, iy, ix) : cv.x(n, r.x, iy, ix);
+  dsl::Expr ix = x * int(o.sw()) + r.z * int(o.dw()) - int(o.pw());
+  dsl::Expr read = o.pad || o.pw() ? dsl::BoundaryConditions::constant_exterior(cv.x, 0)(n, channel, iy, ix) : cv.x(n, channel, iy, ix);
   dsl::Expr value = dsl::sum(dsl::cast(acc, read) * dsl::cast(acc, cv.w(k, r.x, r.y, r.z)));
-  if (o.out != acc) value = dsl::cast(o.out, value);
-  cv.out(n, k, y, x) = value;
-  cv.out.bound(y, 0, oh).bound(x, 0, ow);
-  cv.out.schedule() = conv_schedule(cv.out, chip, o);
+  if (o.out != acc && o.epilogue.empty()) value = dsl::cast(o.out, value);
+  cv.conv(n, k, y, x) = value;
+  cv.conv.bound(y, 0, oh).bound(x, 0, ow);
+  cv.conv.schedule() = conv_schedule(cv.conv, chip, o);
+  cv.out = cv.conv;
+  if (o.epilogue.empty()) return cv;
+  dsl::Expr e = cv.conv(n, k, y, x);
+  for (const std::string& step : o.epilogue) {
+    if (step == "bn") {
+      if (!cv.scale) cv.scale = dsl::Input("scale", DType::f32, {o.k}), cv.shift = dsl::Input("shift", DType::f32, {o.k});
+      e = e * (*cv.scale)(k) + (*cv.shift)(k);
+    } else if (step == "residual") {
+      if (!cv.residual) cv.residual = dsl::Input("R", o.out, {o.n, o.k, oh, ow});
+      e = e + dsl::cast(DType::f32, (*cv.residual)(n, k, y, x));
+    } else {
+      e = dsl::max(e, 0.0);
+    }
+  }
+  if (o.out != DType::f32) e = dsl::cast(o.out, e);
+  cv.out = dsl::Func("Y");
+  cv.out(n, k, y, x) = e;
+  cv.out.epilogue_of(cv.conv);
   return cv;
 }
 

@@ -8,13 +8,19 @@
 #include "emulator/chip_config.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace cubekit::kernels {
 
 struct Conv2dOptions {
   int64_t n = 1, c = 0, h = 0, w = 0;  // the input, NCHW
   int64_t k = 0, kh = 3, kw = 3;       // output channels, kernel size
-  int64_t stride = 1, pad = 0, dilation = 1, groups = 1;
+  int64_t stride = 1, pad = 0, dilation = 1, groups = 1;  // along the height (and the width, unless given)
+  int64_t stride_w = 0, pad_w = 0, dilation_w = 0;         // along the width; 0: as along the height
+  int64_t sw() const { return stride_w ? stride_w : stride; }
+  int64_t pw() const { return pad_w ? pad_w : pad; }
+  int64_t dw() const { return dilation_w ? dilation_w : dilation; }
   DType in = DType::f16;
   DType out = DType::f32;              // f32 or f16 for f16 and bf16 inputs, s32 for s8
   enum class Schedule { Default, Naive } schedule = Schedule::Default;
@@ -23,11 +29,18 @@ struct Conv2dOptions {
   int64_t rows = 0, tn = 0, channels = 0;
   int l1_copies = 0;
   std::optional<bool> double_buffer, use_cores;
+  // A fused epilogue, its steps applied in the order listed, then cast to `out`: "bn" (inference
+  // batch norm: * scale(k) + shift(k), two f32 inputs per output channel), "residual" (+ R(n, k,
+  // y, x), an input shaped as the output, of the output's type), "relu". ResNet's blocks end
+  // {"bn", "residual", "relu"}.
+  std::vector<std::string> epilogue;
 };
 
 struct Conv2d {
   dsl::Input x, w;
-  dsl::Func out;
+  std::optional<dsl::Input> scale, shift, residual;
+  dsl::Func conv;  // the convolution (f32 when there is an epilogue)
+  dsl::Func out;   // what to compile: conv, or the epilogue computed on conv's way out
 };
 
 // The output's height (or width) for an input extent: floor((in + 2 pad - dilation (kernel - 1) - 1) / stride) + 1.

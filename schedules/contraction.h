@@ -22,8 +22,9 @@ namespace cubekit::sched {
 
 // A convolution's geometry (schedules/conv.h), when the contraction is its implicit GEMM.
 struct ConvGeometry {
-  int64_t n = 0, c = 0, h = 0, w = 0;       // the input, NCHW
-  int64_t k = 0, kh = 0, kw = 0;            // output channels, kernel height and width
+  int64_t n = 0, c = 0, h = 0, w = 0;       // the input, NCHW (c: channels per group)
+  int64_t k = 0, kh = 0, kw = 0;            // output channels per group, kernel height and width
+  int64_t groups = 1;                       // each a GEMM of its own (a batch dimension after n)
   int64_t sh = 1, sw = 1, dh = 1, dw = 1;   // strides, dilations
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   int64_t oh = 0, ow = 0;                   // the output's height and width
@@ -80,6 +81,7 @@ struct ContractionPlan {
   struct EpilogueInput {
     std::shared_ptr<dsl::InputImpl> input;
     bool per_row = false;
+    bool tile = false;  // a conv's full-tile input (a residual), the output's shape and layout
   };
   std::vector<EpilogueInput> epilogue_inputs;
 

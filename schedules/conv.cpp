@@ -79,6 +79,27 @@ bool affine_read(const ExprNode* n) {
 
 const VarImpl* plain_var(const Expr& e) { return e.node().op == Op::Var ? e.node().var.get() : nullptr; }
 
+const Expr& uncast(const Expr& e) { return e.node().op == Op::Cast && !is_float(e.node().type.dtype) ? uncast(e.node().args[0]) : e; }
+
+// A grouped convolution's channel index `k / kg * cg + rc` (either order): kg and cg, or 0, 0.
+std::pair<int64_t, int64_t> group_index(const Expr& index, const VarImpl* k, const VarImpl* rc) {
+  const ExprNode& n = uncast(index).node();
+  if (n.op != Op::Add) return {0, 0};
+  for (int side : {0, 1}) {
+    if (plain_var(uncast(n.args[size_t(side)])) != rc) continue;
+    const ExprNode& m = uncast(n.args[size_t(1 - side)]).node();
+    if (m.op != Op::Mul) return {0, 0};
+    for (int f : {0, 1}) {
+      const ExprNode& d = uncast(m.args[size_t(f)]).node();
+      const ExprNode& cg = uncast(m.args[size_t(1 - f)]).node();
+      if (d.op != Op::Div || cg.op != Op::Const || plain_var(uncast(d.args[0])) != k) continue;
+      const ExprNode& kg = uncast(d.args[1]).node();
+      if (kg.op == Op::Const && kg.value >= 1 && cg.value >= 1) return {int64_t(kg.value), int64_t(cg.value)};
+    }
+  }
+  return {0, 0};
+}
+
 // The spatial index `out*stride + r*dilation - pad` of the feature map along one axis.
 struct Axis {
   int64_t stride = 1, dilation = 1, pad = 0;
@@ -146,9 +167,11 @@ Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip) {
                "and column; {}", fname, wt->input->name, k->name, kConvShape);
   if (plain_var(fm->args[0]) != n)
     user_error("{}: the input's first index must be the output's batch variable {}; {}", fname, n->name, kConvShape);
-  if (plain_var(fm->args[1]) != rc)
-    user_error("{}: the input's channel index must be the weights' channel variable {} (grouped convolutions are not "
-               "lowered yet); {}", fname, rc->name, kConvShape);
+  auto [kg, cg] = group_index(fm->args[1], k, rc);
+  if (plain_var(uncast(fm->args[1])) != rc && !kg)
+    user_error("{}: the input's channel index `{}` must be the weights' channel variable {}, or {} / kg * cg + {} for "
+               "groups of kg output and cg input channels; {}", fname, fm->args[1].str(), rc->name, k->name, rc->name,
+               kConvShape);
   auto rvars = dsl::rvars_of(v->args[0]);
   if (rvars.size() != 3 || rc == ry || ry == rx || rc == rx)
     user_error("{}: a convolution reduces over three variables (channel, kernel row, kernel column), `{}` uses {}", fname,
@@ -162,6 +185,13 @@ Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip) {
   std::vector<int64_t> shape = f.shape();
   g.n = shape[0], g.c = ishape[1], g.h = ishape[2], g.w = ishape[3];
   g.k = shape[1], g.kh = wshape[2], g.kw = wshape[3], g.oh = shape[2], g.ow = shape[3];
+  if (kg) {
+    if (g.k % kg || g.c % cg || g.k / kg != g.c / cg)
+      user_error("{}: `{}` makes groups of {} output and {} input channels, but the output has {} and the input {} "
+                 "channels: the group counts ({} and {}) must be equal", fname, fm->args[1].str(), kg, cg, g.k, g.c,
+                 g.k / kg, g.c / cg);
+    g.groups = g.k / kg, g.k = kg, g.c = cg;
+  }
   g.sh = ah.stride, g.sw = aw.stride, g.dh = ah.dilation, g.dw = aw.dilation, g.pad_top = ah.pad, g.pad_left = aw.pad;
   if (rc->extent != g.c || wshape[1] != g.c)
     user_error("{}: the reduction {} has {} iterations and {} has {} channels, but the input {} has {}; a convolution "
@@ -170,8 +200,9 @@ Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip) {
   if (ry->extent != g.kh || rx->extent != g.kw)
     user_error("{}: the reductions {} and {} have {} and {} iterations but the kernel {} is {} x {}", fname, ry->name,
                rx->name, ry->extent, rx->extent, wt->input->name, g.kh, g.kw);
-  if (wshape[0] != g.k)
-    user_error("{}: the output has {} channels but the weights {} have {} filters", fname, g.k, wt->input->name, wshape[0]);
+  if (wshape[0] != g.k * g.groups)
+    user_error("{}: the output has {} channels but the weights {} have {} filters", fname, g.k * g.groups,
+               wt->input->name, wshape[0]);
   if (g.kh > 255 || g.kw > 255) user_error("{}: a {} x {} kernel is more than load3d's 255", fname, g.kh, g.kw);
   if (g.h > 65535 || g.w > 65535) user_error("{}: a {} x {} feature map is more than set_fmatrix's 65535", fname, g.h, g.w);
   g.pad_bottom = std::max<int64_t>(0, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh - g.pad_top - (g.h - 1));
@@ -209,6 +240,7 @@ Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip) {
   g.c0 = 32 / dtype_size(c.in);
   c.batch = {g.n};
   c.batch_vars = {out[0]};
+  if (g.groups > 1) c.batch.push_back(g.groups);  // a batch dimension with no variable of its own
   c.mv = out[2], c.nv = out[1];
   for (const auto& r : rvars)
     if (r.get() == rc) c.kv = r;
@@ -312,6 +344,13 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
     p.tile_loops.push_back(t);
   }
   p.core_loops = nest.cores;
+  // The groups: a tile loop of their own, inside the images' (and on cores with them).
+  if (g.groups > 1) {
+    size_t at = 0;
+    while (at < p.tile_loops.size() && p.tile_loops[at].dim != ContractionPlan::Dim::Batch) ++at;
+    p.tile_loops.insert(p.tile_loops.begin() + int(at) + 1, {ContractionPlan::Dim::Batch, 1, g.groups, "group"});
+    if (p.core_loops > int(at)) ++p.core_loops;
+  }
   p.core_group = nest.core_group;
   p.tm = rows * g.ow;
   p.tn = tn;

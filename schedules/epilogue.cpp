@@ -22,7 +22,10 @@ class EpilogueCheck {
 
   void run() {
     const auto& args = f_.args;
-    if (args.size() != p_.c.batch.size() + 2)
+    if (p_.c.conv && args.size() != 4)
+      user_error("{}.epilogue_of({}): {} has {} variables but the convolution {} has 4 (n, k, y, x); the epilogue is "
+                 "elementwise over {}", f_.name, producer_.name, f_.name, args.size(), producer_.name, producer_.name);
+    if (!p_.c.conv && args.size() != p_.c.batch.size() + 2)
       user_error("{}.epilogue_of({}): {} has {} variables but {} has {}; the epilogue is elementwise over {}", f_.name,
                  producer_.name, f_.name, args.size(), producer_.name, p_.c.batch.size() + 2, producer_.name);
     if (p_.c.acc != DType::f32)
@@ -74,7 +77,32 @@ class EpilogueCheck {
     for (const Expr& a : n.args) walk(a);
   }
 
+  // A convolution's epilogue reads inputs per output channel (S(k): batch norm's scale and
+  // shift) or, as the output is shaped, at its own variables (R(n, k, y, x): a residual).
+  void conv_input(const Expr& e) {
+    const ExprNode& n = e.node();
+    bool per_channel = n.args.size() == 1 && is(n.args[0], 1), tile = n.args.size() == 4;
+    for (size_t i = 0; tile && i < 4; ++i) tile = is(n.args[i], i);
+    if (!per_channel && !tile)
+      user_error("{}: `{}`: a convolution's epilogue reads inputs per output channel ({}({})) or at the output's own "
+                 "variables ({}({}, {}, {}, {}))", where(), e.str(), n.input->name, f_.args[1]->name, n.input->name,
+                 f_.args[0]->name, f_.args[1]->name, f_.args[2]->name, f_.args[3]->name);
+    const sched::ConvGeometry& g = p_.c.g;
+    int64_t k = g.k * g.groups;
+    std::vector<int64_t> want = per_channel ? std::vector<int64_t>{k} : std::vector<int64_t>{g.n, k, g.oh, g.ow};
+    if (n.input->shape != want)
+      user_error("{}: `{}` reads {} {} but its shape is [{}]; it needs [{}]", where(), e.str(), n.input->name,
+                 per_channel ? "per output channel" : "at every output element", fmt::join(n.input->shape, ", "),
+                 fmt::join(want, ", "));
+    if (tile && n.input->dtype != DType::f32 && n.input->dtype != DType::f16)
+      user_error("{}: the full-tile input {} must be f32 or f16, not {}", where(), n.input->name, dtype_name(n.input->dtype));
+    for (const auto& x : p_.epilogue_inputs)
+      if (x.input == n.input) return;
+    p_.epilogue_inputs.push_back({n.input, false, tile});
+  }
+
   void input(const Expr& e) {
+    if (p_.c.conv) return conv_input(e);
     const ExprNode& n = e.node();
     size_t m = f_.args.size() - 2, last = f_.args.size() - 1;
     bool per_col = n.args.size() == 1 && is(n.args[0], last), per_row = n.args.size() == 1 && is(n.args[0], m);

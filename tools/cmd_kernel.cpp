@@ -4,6 +4,7 @@
 #include "codegen/lower.h"
 #include "emulator/error.h"
 #include "kernels/check.h"
+#include "kernels/conv.h"
 #include "kernels/matmul.h"
 #include "kernels/vector.h"
 #include "tools/commands.h"
@@ -191,6 +192,78 @@ int run_matmul(const MatmulArgs& a) {
   return run_kernel(mm.out, a, matmul_headline(o), atol, extra, flops);
 }
 
+// ---- conv2d ----
+
+struct ConvArgs : RunArgs {
+  int64_t n = 1, c = 0, h = 0, w = 0, k = 0, kh = 3, kw = 3, stride = 1, pad = 0, dilation = 1, groups = 1;
+  std::string dtype = "f16", out;
+  int64_t rows = 0, tn = 0, channels = 0;
+  int l1_copies = 0;
+  std::string double_buffer, cores;
+  std::vector<std::string> epilogue;
+};
+
+kernels::Conv2dOptions options_of(const ConvArgs& a) {
+  kernels::Conv2dOptions o;
+  o.n = a.n, o.c = a.c, o.h = a.h, o.w = a.w, o.k = a.k, o.kh = a.kh, o.kw = a.kw;
+  o.stride = a.stride, o.pad = a.pad, o.dilation = a.dilation, o.groups = a.groups;
+  o.in = dtype_option(a.dtype, "--dtype");
+  if (o.in != DType::f16 && o.in != DType::s8 && o.in != DType::bf16)
+    user_error("--dtype must be f16, bf16 or s8 for conv2d, got '{}'", a.dtype);
+  o.out = dtype_option(a.out.empty() ? (o.in == DType::s8 ? "s32" : "f32") : a.out, "--out");
+  o.schedule = naive_schedule(a) ? kernels::Conv2dOptions::Schedule::Naive : kernels::Conv2dOptions::Schedule::Default;
+  o.rows = a.rows, o.tn = a.tn, o.channels = a.channels, o.l1_copies = a.l1_copies;
+  o.double_buffer = on_off(a.double_buffer, "--double-buffer");
+  o.use_cores = on_off(a.cores, "--cores");
+  o.epilogue = a.epilogue;
+  return o;
+}
+
+void add_conv_options(CLI::App* cmd, ConvArgs& a) {
+  cmd->add_option("--n", a.n, "images")->capture_default_str();
+  cmd->add_option("--c", a.c, "input channels")->required();
+  cmd->add_option("--h", a.h, "input height")->required();
+  cmd->add_option("--w", a.w, "input width")->required();
+  cmd->add_option("--k", a.k, "output channels (filters)")->required();
+  cmd->add_option("--kh", a.kh, "kernel height")->capture_default_str();
+  cmd->add_option("--kw", a.kw, "kernel width")->capture_default_str();
+  cmd->add_option("--stride", a.stride, "stride (both axes)")->capture_default_str();
+  cmd->add_option("--pad", a.pad, "zero padding (both axes, both sides)")->capture_default_str();
+  cmd->add_option("--dilation", a.dilation, "dilation (both axes)")->capture_default_str();
+  cmd->add_option("--groups", a.groups, "groups (must divide c and k)")->capture_default_str();
+  cmd->add_option("--dtype", a.dtype, "input type: f16, bf16 or s8 (the INT8 inference mode)")->capture_default_str();
+  cmd->add_option("--out", a.out, "result type: f32 or f16 for f16/bf16 inputs, s32 for s8 (default f32 / s32)");
+  cmd->add_option("--epilogue", a.epilogue, "fused on the way out of L0C: bn, residual, relu (comma-separated, in order: "
+                                            "bn,residual,relu ends a ResNet block)")->delimiter(',');
+  cmd->add_option("--rows", a.rows, "override: output rows per tile");
+  cmd->add_option("--tn", a.tn, "override: output channels per tile (a multiple of 16)");
+  cmd->add_option("--channels", a.channels, "override: input channels per L1 fill (a multiple of C0)");
+  cmd->add_option("--l1-copies", a.l1_copies, "override: copies of the L1 buffers (fills run copies - 1 ahead)");
+  cmd->add_option("--double-buffer", a.double_buffer, "override: on or off");
+  cmd->add_option("--cores", a.cores, "override: spread tiles over all cores, on or off");
+  add_run_options(cmd, a);
+}
+
+std::string conv_headline(const kernels::Conv2dOptions& o) {
+  return fmt::format("conv2d {}x{}x{}x{} * {}x{}x{}x{} stride {} pad {} dilation {} {} -> {}{}", o.n, o.c, o.h, o.w, o.k,
+                     o.c / o.groups, o.kh, o.kw, o.stride, o.pad, o.dilation, dtype_name(o.in), dtype_name(o.out),
+                     o.epilogue.empty() ? "" : fmt::format(", epilogue {}", fmt::join(o.epilogue, ",")));
+}
+
+int run_conv(const ConvArgs& a) {
+  kernels::Conv2dOptions o = options_of(a);
+  kernels::Conv2d cv = kernels::conv2d(o, load_chip(a.chip));
+  int64_t oh = kernels::conv_output_extent(o.h, o.kh, o.stride, o.pad, o.dilation);
+  int64_t ow = kernels::conv_output_extent(o.w, o.kw, o.sw(), o.pw(), o.dw());
+  int64_t reduce = o.c / o.groups * o.kh * o.kw;
+  double atol = o.in == DType::s8 ? 0 : (o.out == DType::f16 ? 1e-2 : std::max(1e-4, double(reduce) * 0x1p-23));
+  nlohmann::json extra = {{"shape", {{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"k", o.k}, {"kh", o.kh}, {"kw", o.kw},
+                                     {"oh", oh}, {"ow", ow}, {"stride", o.stride}, {"pad", o.pad},
+                                     {"dilation", o.dilation}, {"groups", o.groups}}}};
+  double flops = 2.0 * double(o.n) * double(o.k) * double(oh) * double(ow) * double(reduce);
+  return run_kernel(cv.out, a, conv_headline(o), atol, extra, flops);
+}
+
 // ---- the vector kernels ----
 
 struct VectorArgs : RunArgs {
@@ -284,6 +357,23 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     kernels::MatmulOptions o = options_of(*ca);
     kernels::Matmul mm = kernels::matmul(o, load_chip(ca->chip));
     exit_code = run ? compile_kernel(mm.out, *ca, matmul_headline(o)) : validate_kernel(mm.out, *ca);
+  });
+
+  auto cva = std::make_shared<ConvArgs>();
+  auto* cvk = kernel->add_subcommand("conv2d", "2-D convolution on the cube (NCHW in and out, an implicit GEMM by load3d)");
+  add_conv_options(cvk, *cva);
+  cvk->callback([cva, run, &exit_code] {
+    if (run) exit_code = run_conv(*cva);
+    else exit_code = validate_kernel(kernels::conv2d(options_of(*cva), load_chip(cva->chip)).out, *cva);
+  });
+  auto cvc = std::make_shared<ConvArgs>();
+  auto* cvcc = compile->add_subcommand("conv2d", "2-D convolution on the cube");
+  add_conv_options(cvcc, *cvc);
+  cvcc->add_option("-o,--output", cvc->output, "the program file to write")->required();
+  cvcc->callback([cvc, run, &exit_code] {
+    kernels::Conv2dOptions o = options_of(*cvc);
+    kernels::Conv2d cv = kernels::conv2d(o, load_chip(cvc->chip));
+    exit_code = run ? compile_kernel(cv.out, *cvc, conv_headline(o)) : validate_kernel(cv.out, *cvc);
   });
 
   for (const std::string& name : kernels::vector_kernel_names()) {

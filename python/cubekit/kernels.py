@@ -324,4 +324,6 @@ def mean(x, *, axis=None, keepdims=False, schedule="default", chip="ascend910", 
     return _reduce("mean", x, axis, keepdims, schedule, chip, tile_rows, timing_only, trace, raise_on_diagnostics)
 
 
-names = list(_cubekit.vector_kernel_names()) + ["matmul"]  # the ready kernels
+from ._conv import conv2d, CONV_OVERRIDES  # noqa: E402,F401
+
+names = list(_cubekit.vector_kernel_names()) + ["matmul", "conv2d"]  # the ready kernels

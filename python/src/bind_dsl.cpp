@@ -138,15 +138,48 @@ Returns self, so schedules chain.)")
 ;
 }
 
-py::object compile_func(const dsl::Func& f, const py::object& chip, const py::object& schedule) {
+codegen::Compiled compiled(const dsl::Func& f, const py::object& chip, const py::object& schedule) {
   if (!schedule.is_none() && !py::isinstance<dsl::Schedule>(schedule))
     user_error("compile({}): schedule= takes a cubekit.Schedule (e.g. default_schedule({})), not {}", f.name(),
                f.name(), type_of(schedule));
-  codegen::Compiled c = schedule.is_none() ? codegen::compile(f, to_chip(chip))
-                                           : codegen::compile(f, schedule.cast<const dsl::Schedule&>(), to_chip(chip));
+  return schedule.is_none() ? codegen::compile(f, to_chip(chip))
+                            : codegen::compile(f, schedule.cast<const dsl::Schedule&>(), to_chip(chip));
+}
+
+py::object compile_func(const dsl::Func& f, const py::object& chip, const py::object& schedule) {
+  codegen::Compiled c = compiled(f, chip, schedule);
+  py::list layouts;
+  for (const codegen::TensorLayout& l : c.layouts) layouts.append(l.str());
   py::object p = py::cast(std::move(c.program));
   p.attr("compile_ms") = c.milliseconds;
+  p.attr("layouts") = layouts;  // tensors stored otherwise than the Func shapes them (a conv's NC1HWC0, FRACTAL_Z)
   return p;
+}
+
+// The Func's arrays by name into the program's layouts (a conv's NC1HWC0 and FRACTAL_Z: CANN's
+// TransData, on the host).
+py::dict to_device(const codegen::Compiled& c, const py::dict& inputs) {
+  py::dict out;
+  for (const auto& [key, value] : inputs) {
+    std::string name = py::str(key);
+    const codegen::TensorLayout* l = codegen::find_layout(c.layouts, name);
+    int t = c.program.tensor_index(name);
+    if (!l || t < 0) {
+      out[key] = value;
+      continue;
+    }
+    std::vector<uint8_t> bytes = tensor_bytes(value, l->dtype, l->shape(), "input '" + name + "'");
+    out[key] = to_numpy(l->to_device(bytes), l->dtype, c.program.tensors[size_t(t)].shape);
+  }
+  return out;
+}
+
+py::object to_host(const codegen::Compiled& c, const std::string& name, const py::object& array) {
+  const codegen::TensorLayout* l = codegen::find_layout(c.layouts, name);
+  if (!l) return array;
+  const TensorDecl& d = c.program.tensors[size_t(c.program.tensor_index(name))];
+  std::vector<uint8_t> bytes = l->to_host(tensor_bytes(array, d.dtype, d.shape, "output '" + name + "'"));
+  return to_numpy(bytes, l->dtype, l->shape());
 }
 
 }  // namespace
@@ -295,9 +328,9 @@ is compiled. One Func compiles with many:
   }, py::arg("func"), py::arg("inputs"), "The Func computed on the CPU by Halide, with numpy inputs by name: the golden reference.");
   func.def("run", [](const dsl::Func& f, const py::dict& inputs, const py::object& chip, bool timing_only, const py::object& trace,
                      const py::object& schedule) {
-    Program p = compile_func(f, chip, schedule).cast<Program>();
-    py::tuple r = run_program(p, inputs, chip, 0, timing_only, true, 0, trace);
-    return py::make_tuple(r[0][py::str(f.name())], r[1]);
+    codegen::Compiled c = compiled(f, chip, schedule);
+    py::tuple r = run_program(c.program, to_device(c, inputs), chip, 0, timing_only, true, 0, trace);
+    return py::make_tuple(to_host(c, f.name(), r[0][py::str(f.name())]), r[1]);
   }, py::arg("inputs"), py::arg("chip") = py::none(), py::arg("timing_only") = false, py::arg("trace") = py::none(),
   py::arg("schedule") = py::none(),
   "Compiles (with its own schedule, or `schedule`) and runs the Func on the emulator: (result as a numpy array, report dict).");

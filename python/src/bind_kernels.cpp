@@ -1,6 +1,7 @@
 // The ready kernels as Funcs (kernels::matmul, kernels::vector_kernel); cubekit/kernels.py turns
 // them into one-call functions on numpy arrays.
 #include "emulator/error.h"
+#include "kernels/conv.h"
 #include "kernels/matmul.h"
 #include "kernels/vector.h"
 #include "python/src/common.h"
@@ -63,6 +64,44 @@ void bind_kernels(py::module_& m) {
   m.def("default_schedule", [](const dsl::Func& f, const py::object& chip, const MatmulOptions& o) {
     return kernels::default_schedule(f, to_chip(chip), o);
   }, py::arg("func"), py::arg("chip"), py::arg("options"), "kernels::default_schedule: use cubekit.default_schedule.");
+
+  using kernels::Conv2dOptions;
+  py::class_<Conv2dOptions>(m, "Conv2dOptions", "What kernels.conv2d builds: shapes, geometry, types, schedule, epilogue.")
+      .def(py::init<>())
+      .def_readwrite("n", &Conv2dOptions::n)
+      .def_readwrite("c", &Conv2dOptions::c)
+      .def_readwrite("h", &Conv2dOptions::h)
+      .def_readwrite("w", &Conv2dOptions::w)
+      .def_readwrite("k", &Conv2dOptions::k)
+      .def_readwrite("kh", &Conv2dOptions::kh)
+      .def_readwrite("kw", &Conv2dOptions::kw)
+      .def_readwrite("stride", &Conv2dOptions::stride)
+      .def_readwrite("pad", &Conv2dOptions::pad)
+      .def_readwrite("dilation", &Conv2dOptions::dilation)
+      .def_readwrite("stride_w", &Conv2dOptions::stride_w, "0: as stride")
+      .def_readwrite("pad_w", &Conv2dOptions::pad_w, "0: as pad")
+      .def_readwrite("dilation_w", &Conv2dOptions::dilation_w, "0: as dilation")
+      .def_readwrite("groups", &Conv2dOptions::groups)
+      .def_property("dtype", [](const Conv2dOptions& o) { return std::string(dtype_name(o.in)); },
+                    [](Conv2dOptions& o, const py::object& t) { o.in = to_dtype(t); }, "input type: f16, bf16 or s8")
+      .def_property("out", [](const Conv2dOptions& o) { return std::string(dtype_name(o.out)); },
+                    [](Conv2dOptions& o, const py::object& t) { o.out = to_dtype(t); }, "result type")
+      .def_property("schedule", &schedule_name<Conv2dOptions>, &set_schedule<Conv2dOptions>, "'default' or 'naive'")
+      .def_readwrite("rows", &Conv2dOptions::rows, "output rows per tile (0: choose)")
+      .def_readwrite("tn", &Conv2dOptions::tn, "output channels per tile (0: choose)")
+      .def_readwrite("channels", &Conv2dOptions::channels, "input channels per L1 fill (0: choose)")
+      .def_readwrite("l1_copies", &Conv2dOptions::l1_copies)
+      .def_readwrite("double_buffer", &Conv2dOptions::double_buffer)
+      .def_readwrite("use_cores", &Conv2dOptions::use_cores)
+      .def_readwrite("epilogue", &Conv2dOptions::epilogue, "fused: 'bn', 'residual', 'relu', applied in the order listed");
+  m.def("conv2d_func", [](const Conv2dOptions& o, const ChipConfig& chip) {
+    kernels::Conv2d cv = kernels::conv2d(o, chip);
+    py::list inputs;
+    inputs.append(py::cast(cv.x)), inputs.append(py::cast(cv.w));
+    for (const auto& i : {cv.scale, cv.shift, cv.residual})
+      if (i) inputs.append(py::cast(*i));
+    return py::make_tuple(cv.out, inputs);
+  }, py::arg("options"), py::arg("chip"), "The conv2d Func to compile and its Inputs (X, W[, scale, shift][, R]).");
 
   py::class_<VectorOptions>(m, "VectorOptions", "What kernels.vector_func builds: shape, types, schedule.")
       .def(py::init<>())

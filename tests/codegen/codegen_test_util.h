@@ -6,7 +6,11 @@
 #include "kernels/check.h"
 #include "kernels/matmul.h"
 
+#include <fmt/format.h>
+
+#include <set>
 #include <string>
+#include <vector>
 
 namespace cubekit::test {
 
@@ -31,6 +35,45 @@ template <class F>
 kernels::MatmulOptions with(kernels::MatmulOptions o, F f) {
   f(o);
   return o;
+}
+
+// ---- mutation: deleting any executed synchronisation of a generated kernel is reported ----
+
+inline bool is_sync(const Instr& in) {
+  std::string_view m = spec_of(in).mnemonic;
+  return m == "set_flag" || m == "wait_flag" || m == "barrier" || m == "set_cross" || m == "wait_cross";
+}
+
+struct Mutations {
+  int mutants = 0, reported = 0, cross = 0, unreached = 0;
+  std::vector<std::string> survivors;  // the deletions no diagnostic reported
+};
+
+// Deletes each synchronisation instruction of `p` that its run (`run(program)` gives the report)
+// executed, one at a time, and runs the result: a race, a sync error or a deadlock must be
+// reported. Code for edge tiles and copies this run does not reach cannot be seen by any run of it.
+template <class Run>
+Mutations delete_each_sync(const Program& p, Run run) {
+  Mutations m;
+  std::set<int> ran;
+  for (const CoreStats& c : run(p).per_core)
+    for (size_t i = 0; i < c.line_issues.size(); ++i)
+      if (c.line_issues[i]) ran.insert(int(i));
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    if (!is_sync(p.code[i])) continue;
+    if (!ran.count(int(i))) {
+      ++m.unreached;
+      continue;
+    }
+    ++m.mutants;
+    m.cross += spec_of(p.code[i]).mnemonic.ends_with("_cross");
+    bool flagged = false;
+    for (const Diagnostic& d : run(without_instructions(p, {int(i)})).diagnostics)
+      flagged |= d.kind == Diagnostic::Kind::Race || d.kind == Diagnostic::Kind::Sync || d.kind == Diagnostic::Kind::Deadlock;
+    if (flagged) ++m.reported;
+    else m.survivors.push_back(fmt::format("deleting `{}` (line {}) was not reported", print_instr(p, p.code[i]), p.code[i].line));
+  }
+  return m;
 }
 
 }  // namespace cubekit::test

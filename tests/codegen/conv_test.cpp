@@ -2,6 +2,7 @@
 // lowers (strides, padding, dilation, kernels from 1x1 to 7x7, channels past C0, edge tiles) and
 // schedules, each against the Halide reference and checker-clean, on every chip preset.
 #include "codegen/lower.h"
+#include "emulator/emulator.h"
 #include "codegen_test_util.h"
 #include "kernels/check.h"
 #include "emulator/error.h"
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 namespace cubekit {
 namespace {
@@ -26,8 +28,8 @@ Conv2dOptions conv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64_
 }
 
 std::string name(const Conv2dOptions& o) {
-  return fmt::format("n{} c{} {}x{} k{} {}x{} s{} p{} d{} rows{} tn{} ch{} {}", o.n, o.c, o.h, o.w, o.k, o.kh, o.kw,
-                     o.stride, o.pad, o.dilation, o.rows, o.tn, o.channels, dtype_name(o.in));
+  return fmt::format("n{} c{} {}x{} k{} {}x{} s{} p{} d{} g{} rows{} tn{} ch{} {}", o.n, o.c, o.h, o.w, o.k, o.kh, o.kw,
+                     o.stride, o.pad, o.dilation, o.groups, o.rows, o.tn, o.channels, dtype_name(o.in));
 }
 
 void expect_correct(const Conv2dOptions& o, const ChipConfig& chip) {
@@ -59,6 +61,26 @@ const std::vector<Case> kCases = {
     {"Int8", [] { auto o = conv(1, 40, 8, 8, 24, 3, 3, 1, 1); o.in = DType::s8, o.out = DType::s32; return o; }()},
     {"Int8Stride2", [] { auto o = conv(2, 64, 9, 9, 32, 3, 3, 2, 1); o.in = DType::s8, o.out = DType::s32; return o; }()},
     {"F16Out", [] { auto o = conv(1, 16, 6, 6, 20, 3, 3, 1, 1); o.out = DType::f16; return o; }()},
+    // Fused epilogues: inference batch norm, ReLU, a residual (ResNet's block ends), f16 out.
+    {"BatchNorm", [] { auto o = conv(1, 24, 7, 7, 40, 3, 3, 1, 1); o.epilogue = {"bn"}; return o; }()},
+    {"BatchNormRelu", [] { auto o = conv(2, 16, 9, 9, 20, 3, 3, 2, 1); o.epilogue = {"bn", "relu"}; return o; }()},
+    {"Residual", [] { auto o = conv(1, 32, 6, 6, 36, 1, 1, 1, 0); o.epilogue = {"bn", "residual", "relu"}; return o; }()},
+    {"ResidualF16", [] {
+       auto o = conv(2, 20, 7, 7, 24, 3, 3, 1, 1);
+       o.epilogue = {"bn", "residual", "relu"}, o.out = DType::f16;
+       return o;
+     }()},
+    // Groups: each a GEMM of its own (channels padded per group), depthwise included.
+    {"Groups2", [] { auto o = conv(2, 8, 9, 9, 12, 3, 3, 2, 1); o.groups = 2; return o; }()},
+    {"Groups4Wide", [] { auto o = conv(1, 64, 7, 7, 128, 1, 1, 1, 0); o.groups = 4; return o; }()},
+    {"Depthwise", [] { auto o = conv(1, 24, 10, 10, 24, 3, 3, 1, 1, 1); o.groups = 24; return o; }()},
+    {"DepthwiseMultiplier", [] { auto o = conv(1, 4, 8, 8, 8, 3, 3, 2, 1, 2); o.groups = 4; return o; }()},
+    {"GroupsBnResidual", [] {
+       auto o = conv(1, 32, 6, 6, 32, 3, 3, 1, 1);
+       o.groups = 2, o.epilogue = {"bn", "residual", "relu"};
+       return o;
+     }()},
+    {"ReluOnly", [] { auto o = conv(1, 8, 8, 8, 16, 3, 3, 1, 1); o.epilogue = {"relu"}, o.out = DType::f16; return o; }()},
 };
 
 class ConvCases : public testing::TestWithParam<Case> {};
@@ -84,6 +106,10 @@ TEST(ConvRandom, EveryAcceptedScheduleIsCorrect) {
     if (pick(0, 1)) o.channels = 16 * pick(1, 2);
     if (pick(0, 1)) o.double_buffer = pick(0, 1) == 1;
     if (pick(0, 2) == 0) o.l1_copies = int(pick(1, 4));
+    if (pick(0, 3) == 0) {  // groups: a divisor of both channel counts
+      int64_t g = pick(1, 4);
+      o.c = g * pick(1, 12), o.k = g * pick(1, 12), o.groups = g;
+    }
     if (kernels::conv_output_extent(o.h, kh, s, o.pad, d) < 1 || kernels::conv_output_extent(o.w, kw, s, o.pad, d) < 1) continue;
     try {
       kernels::conv2d(o, chip);
@@ -95,6 +121,37 @@ TEST(ConvRandom, EveryAcceptedScheduleIsCorrect) {
   }
   EXPECT_GE(accepted, 16);
 }
+
+// ---- mutation: the generated conv kernel needs all of its synchronisation ----
+
+class ConvMutation : public testing::TestWithParam<const char*> {};
+
+// One core, so that it runs every row class, chunk and copy; padding at both edges (three row
+// classes), two channel chunks per tile, two channel tiles, a fused batch norm, residual and ReLU
+// (on the split chips: the FixPipe's NZ16 slots and the vector cores' strips); channel tiles of
+// 32 and 8, whose per-channel inputs take two tokens on the vector cores.
+TEST_P(ConvMutation, DeletingAnyExecutedSynchronisationIsReported) {
+  const ChipConfig chip = load_chip(GetParam());
+  Conv2dOptions o = conv(1, 40, 7, 7, 40, 3, 3, 1, 1);
+  o.rows = 2, o.tn = 32, o.channels = 32, o.use_cores = false, o.epilogue = {"bn", "residual", "relu"};
+  kernels::Conv2d cv = kernels::conv2d(o, chip);
+  Program p = parse_program(print_program(codegen::compile(cv.out, chip).program));
+  auto run = [&](const Program& program) {
+    GlobalMemory gm = GlobalMemory::for_program(program);
+    gm.fill_inputs(9);
+    return simulate(chip, program, gm).report;
+  };
+  Report original = run(p);
+  ASSERT_TRUE(original.clean()) << format_diagnostic(p, original.diagnostics[0]);
+  test::Mutations m = test::delete_each_sync(p, run);
+  for (const std::string& s : m.survivors) ADD_FAILURE() << s;
+  std::printf("generated conv on %s: %d of %d executed deletions reported (%d not reached)\n", GetParam(), m.reported,
+              m.mutants, m.unreached);
+  EXPECT_EQ(m.reported, m.mutants);
+  EXPECT_GE(m.mutants, 30);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, ConvMutation, testing::Values("ascend910", "ascend910b2"));
 
 }  // namespace
 }  // namespace cubekit

@@ -176,20 +176,6 @@ INSTANTIATE_TEST_SUITE_P(Presets, VectorOnPresets, testing::ValuesIn(vector_para
 
 // ---- the generated mixed kernel needs all of its synchronisation ----
 
-bool is_sync(const Instr& in) {
-  std::string_view m = spec_of(in).mnemonic;
-  return m == "set_flag" || m == "wait_flag" || m == "barrier" || m == "set_cross" || m == "wait_cross";
-}
-
-// The instructions a run executed (issued on some core at least once).
-std::set<int> executed(const Report& r) {
-  std::set<int> out;
-  for (const CoreStats& c : r.per_core)
-    for (size_t i = 0; i < c.line_issues.size(); ++i)
-      if (c.line_issues[i]) out.insert(int(i));
-  return out;
-}
-
 class MixedMatmul : public testing::TestWithParam<int64_t> {};
 
 // n = 40 (tiles of 32 and 8 columns) and 52 (32 and 20: the 20-column tiles' bias has padding the
@@ -206,30 +192,13 @@ TEST_P(MixedMatmul, DeletingAnyExecutedSynchronisationIsReported) {
     gm.fill_inputs(9);
     return simulate(chip, program, gm).report;
   };
-  Report original = run(p);
-  ASSERT_TRUE(original.clean());
-  // Code for edge tiles and copies this run does not reach cannot be seen by any run of it.
-  std::set<int> ran = executed(original);
-  int mutants = 0, reported = 0, cross = 0, unreached = 0;
-  for (size_t i = 0; i < p.code.size(); ++i) {
-    if (!is_sync(p.code[i])) continue;
-    if (!ran.count(int(i))) {
-      ++unreached;
-      continue;
-    }
-    ++mutants;
-    cross += spec_of(p.code[i]).mnemonic.ends_with("_cross");
-    Report r = run(without_instructions(p, {int(i)}));
-    bool flagged = false;
-    for (const Diagnostic& d : r.diagnostics)
-      flagged |= d.kind == Diagnostic::Kind::Race || d.kind == Diagnostic::Kind::Sync || d.kind == Diagnostic::Kind::Deadlock;
-    if (flagged) ++reported;
-    else ADD_FAILURE() << fmt::format("deleting `{}` (line {}) was not reported", print_instr(p, p.code[i]), p.code[i].line);
-  }
-  std::printf("generated mixed matmul: %d of %d executed deletions reported (%d cross-core; %d not reached)\n", reported,
-              mutants, cross, unreached);
-  EXPECT_EQ(reported, mutants);
-  EXPECT_GE(cross, 6);
+  ASSERT_TRUE(run(p).clean());
+  test::Mutations d = test::delete_each_sync(p, run);
+  for (const std::string& s : d.survivors) ADD_FAILURE() << s;
+  std::printf("generated mixed matmul: %d of %d executed deletions reported (%d cross-core; %d not reached)\n", d.reported,
+              d.mutants, d.cross, d.unreached);
+  EXPECT_EQ(d.reported, d.mutants);
+  EXPECT_GE(d.cross, 6);
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, MixedMatmul, testing::Values(40, 52));

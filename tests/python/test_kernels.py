@@ -15,7 +15,7 @@ def ab(rng):
 
 
 def test_kernel_names():
-    assert sorted(kernels.names) == ["add", "cast", "div", "exp", "gelu", "layernorm", "matmul", "max", "maximum", "mean",
+    assert sorted(kernels.names) == ["add", "cast", "conv2d", "div", "exp", "gelu", "layernorm", "matmul", "max", "maximum", "mean",
                                      "min", "minimum", "mul", "relu", "rmsnorm", "sigmoid", "silu", "softmax", "sub",
                                      "sum", "tanh"]
 

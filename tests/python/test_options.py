@@ -31,6 +31,7 @@ CALLS = {
     "cast": lambda **kw: kernels.cast(X, "f32", **kw),
     "layernorm": lambda **kw: kernels.layernorm(X, G, G, **kw),
     "rmsnorm": lambda **kw: kernels.rmsnorm(X, G, **kw),
+    "conv2d": lambda **kw: kernels.conv2d(np.ones((1, 4, 6, 6), np.float16), np.ones((8, 4, 3, 3), np.float16), **kw),
 }
 for _name in ("add", "sub", "mul", "div", "maximum", "minimum"):
     CALLS[_name] = (lambda f: lambda **kw: f(X, X, **kw))(getattr(kernels, _name))
@@ -44,6 +45,8 @@ KINDS = {
     "bias": "array", "scale": "real", "eps": "real", "tile_rows": "int", "keepdims": "bool", "axis": "axis",
     "tm": "int", "tn": "int", "tk_l0": "int", "tk_l1": "int", "core_group": "int", "l1_copies": "int32",
     "double_buffer": "optbool", "use_cores": "optbool", "stagger": "optbool",
+    "stride": "pair", "dilation": "pair", "padding": "padding", "groups": "int", "bn": "bn", "relu": "bool",
+    "residual": "array", "rows": "int", "channels": "int",
 }
 NEEDS = {"bias": {"epilogue": ["bias"]}, "scale": {"epilogue": ["scale"]}}
 
@@ -60,6 +63,9 @@ BAD = {
     "names": [5, ["bias", 3], {"bias"}],
     "array": ["a", 1.0, [1.0] * 16],
     "axis": [1.5, "0", 7, -9, [0], (0, 0)],
+    "pair": [0, 1.5, "2", (1,), (1, 2, 3), [1.5, 1], None, True, 2**40],
+    "padding": ["full", 1.5, (1,), None, True, -1],
+    "bn": [1.0, "a", (np.ones(8, np.float32),), [1, 2]],
 }
 
 
@@ -69,6 +75,8 @@ def options_of(kernel):
     names = [p.name for p in inspect.signature(f).parameters.values() if p.kind == p.KEYWORD_ONLY]
     if kernel in ("matmul", "default_schedule"):
         names += list(kernels.SCHEDULE_OVERRIDES)
+    if kernel == "conv2d":
+        names += list(kernels.CONV_OVERRIDES)
     return names
 
 

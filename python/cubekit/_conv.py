@@ -1,0 +1,164 @@
+"""kernels.conv2d: torch.nn.functional.conv2d's meaning on the cube (an implicit GEMM by load3d)."""
+
+import numpy as _np
+
+from . import _cubekit
+from . import _options as _opt
+from ._elementwise import array as _array
+from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics
+
+# conv2d's schedule overrides (Conv2dOptions): output rows and channels per tile, input channels
+# per L1 fill, L1 copies, double buffering, cores.
+CONV_OVERRIDES = ("rows", "tn", "channels", "l1_copies", "double_buffer", "use_cores")
+_OUT = {"f32": _np.float32, "f16": _np.float16, "s32": _np.int32}
+
+
+def _pair(kernel, option, value, least):
+    """An int, or a pair of ints (height, width), each at least `least`."""
+    expected = f"an integer or a pair of integers (height, width), at least {least}"
+    pair = (value, value) if _opt.is_int(value) else value
+    if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(_opt.is_int(v) for v in pair)
+            and all(least <= int(v) < 2**31 for v in pair)):
+        _opt.fail(kernel, option, value, expected)
+    return int(pair[0]), int(pair[1])
+
+
+def _padding(kernel, padding, kernel_hw, dilation, stride):
+    """torch's padding: an int, a pair, 'valid' (none) or 'same' (stride 1: the output as big as the input)."""
+    if not isinstance(padding, str):
+        return _pair(kernel, "padding", padding, 0)
+    if padding == "valid":
+        return 0, 0
+    if padding != "same":
+        _opt.fail(kernel, "padding", padding, "an integer, a pair of integers, 'valid' or 'same'")
+    if stride != (1, 1):
+        raise _cubekit.Error(f"{kernel}: padding='same' needs stride 1 (as in torch), got stride={stride}")
+    pads = []
+    for k, d in zip(kernel_hw, dilation):
+        total = d * (k - 1)
+        if total % 2:
+            raise _cubekit.Error(f"{kernel}: padding='same' with a {k}-wide kernel and dilation {d} pads unevenly "
+                                 f"({total} in all); the cube pads both sides alike: give padding as numbers")
+        pads.append(total // 2)
+    return tuple(pads)
+
+
+def _extent(size, pad, dilation, kernel, stride):
+    span = size + 2 * pad - dilation * (kernel - 1) - 1
+    return span // stride + 1 if span >= 0 else 0
+
+
+def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=False, residual=None, out="f32",
+           schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False,
+           **overrides):
+    """y = conv2d(x, w) on the cube, as torch.nn.functional.conv2d computes it (no bias: give bn).
+
+    x: NCHW, float16 (out "f32", or "f16") or int8 (then the result is s32: the INT8 inference
+    mode). w: (K, C / groups, KH, KW) of x's type. stride, padding, dilation: an int or a pair
+    (height, width); padding also 'valid' or 'same'. The cube reads NC1HWC0 feature maps and
+    FRACTAL_Z weights: the conversions (CANN's TransData) run on the host, listed in
+    report["host"]. Fused on the way out of L0C, in this order: bn=(scale, shift) (float32 arrays
+    of K: y * scale + shift, inference batch norm), residual= (an array shaped as the output, of
+    the output's type: + residual), relu=True. overrides: rows, tn, channels, l1_copies,
+    double_buffer, use_cores (see Conv2dOptions). Returns (y, report), y NCHW.
+
+    An empty batch, channel count or output gives an empty result without a launch; no input
+    channels (or an input of padding only) gives zeros, also without a launch.
+    """
+    kernel = "conv2d"
+    schedule, chip, timing_only, trace, strict = _opt.common(kernel, schedule, chip, timing_only, trace,
+                                                             raise_on_diagnostics)
+    stride = _pair(kernel, "stride", stride, 1)
+    dilation = _pair(kernel, "dilation", dilation, 1)
+    groups = _opt.integer(kernel, "groups", groups)
+    relu = _opt.boolean(kernel, "relu", relu)
+    out = _opt.dtype(kernel, "out", out)
+    if bn is not None and not (isinstance(bn, (tuple, list)) and len(bn) == 2
+                               and all(isinstance(v, _np.ndarray) for v in bn)):
+        _opt.fail(kernel, "bn", bn, "a pair (scale, shift) of float32 numpy arrays, one value per output channel")
+    if residual is not None and not isinstance(residual, _np.ndarray):
+        _opt.fail(kernel, "residual", residual, "a numpy array shaped as the output")
+    checked = {}
+    for key, value in overrides.items():
+        if key not in CONV_OVERRIDES:
+            raise _cubekit.Error(f"{kernel}: unknown option '{key}'; the schedule overrides are {', '.join(CONV_OVERRIDES)}")
+        if key in ("double_buffer", "use_cores"):
+            checked[key] = _opt.boolean(kernel, key, value, none=True)
+        else:
+            checked[key] = _opt.integer(kernel, key, value, bits=_opt.INT32 if key == "l1_copies" else _opt.INT64,
+                                        meaning=" (0: the schedule's choice)")
+    x, w = _array(x, "x"), _array(w, "w")
+    if x.ndim != 4 or w.ndim != 4:
+        raise _cubekit.Error(f"{kernel}: x must be NCHW and w (K, C / groups, KH, KW), 4-D both; got {x.ndim}-D and {w.ndim}-D")
+    if x.dtype != w.dtype:
+        raise _cubekit.Error(f"{kernel}: x is {x.dtype} and w is {w.dtype}; the cube multiplies one type")
+    if groups < 1:
+        raise _cubekit.Error(f"{kernel}: groups must be at least 1, got {groups}")
+    pad = _padding(kernel, padding, w.shape[2:], dilation, stride)
+    n, c, h, wd = x.shape
+    k = w.shape[0]
+    if w.shape[1] * groups != c:
+        raise _cubekit.Error(f"{kernel}: w has {w.shape[1]} input channels per group and groups={groups}, but x has "
+                             f"{c} channels (w must be (K, C / groups, KH, KW))")
+    if k % groups:
+        raise _cubekit.Error(f"{kernel}: groups={groups} must divide the output channels ({k})")
+    if x.dtype == _np.int8 and out == "f32":
+        out = "s32"
+    shape = (n, k) + tuple(_extent(e, p, d, kk, s) for e, p, d, kk, s in zip((h, wd), pad, dilation, w.shape[2:], stride))
+    if h > 0 and wd > 0 and 0 in shape[2:]:
+        raise _cubekit.Error(f"{kernel}: the {w.shape[2]} x {w.shape[3]} kernel (dilation {dilation}) is larger than the "
+                             f"{h} x {wd} input padded by {pad}")
+    if bn is not None:
+        for part, v in zip(("scale", "shift"), bn):
+            if v.shape != (k,):
+                raise _cubekit.Error(f"{kernel}: bn's {part} has shape {v.shape}; it needs ({k},): {k} elements, one "
+                                     "per output channel")
+    if residual is not None and residual.shape != shape:
+        raise _cubekit.Error(f"{kernel}: residual has shape {residual.shape}; it must be shaped as the output, {shape}")
+    empty = _empty_conv(shape, c, h, wd, w.shape[2:], out, bn, residual, relu, chip)
+    if empty is not None:
+        return empty
+
+    o = _cubekit.Conv2dOptions()
+    o.n, o.c, o.h, o.w, o.k, o.kh, o.kw = n, c, h, wd, k, w.shape[2], w.shape[3]
+    o.stride, o.stride_w = stride
+    o.pad, o.pad_w = pad
+    o.dilation, o.dilation_w = dilation
+    o.groups, o.dtype, o.out, o.schedule = groups, x.dtype, out, schedule
+    arrays = []
+    if bn is not None:
+        o.epilogue = o.epilogue + ["bn"]
+        arrays += [_np.ascontiguousarray(v, dtype=_np.float32) for v in bn]
+    if residual is not None:
+        o.epilogue = o.epilogue + ["residual"]
+        arrays.append(residual)
+    if relu:
+        o.epilogue = o.epilogue + ["relu"]
+    for key, value in checked.items():
+        setattr(o, key, value)
+    func, inputs = _cubekit.conv2d_func(o, chip)
+    named = {i.name: a for i, a in zip(inputs, [x, w] + arrays)}
+    y, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace)
+    report["launched"] = True
+    report["host"] = report.get("host", []) + [
+        f"TransData: x {tuple(x.shape)} NCHW -> NC1HWC0, w {tuple(w.shape)} -> FRACTAL_Z, y NC1HWC0 -> NCHW"]
+    if strict:
+        _raise_diagnostics(func.name, {func.name: y}, report)
+    return y, report
+
+
+def _empty_conv(shape, c, h, wd, kernel_hw, out, bn, residual, relu, chip):
+    """numpy's answer without a launch: an empty result, or zeros when nothing is summed."""
+    if 0 not in shape and c > 0 and h > 0 and wd > 0:
+        return None
+    if 0 in kernel_hw:
+        raise _cubekit.Error(f"conv2d: the kernel is {kernel_hw[0]} x {kernel_hw[1]}; it needs at least one row and column")
+    result = _np.zeros(shape, _OUT[out])
+    report = _empty_report("conv2d", shape, chip)
+    if 0 in shape:
+        return result, report
+    if bn is not None or residual is not None or relu:
+        raise _cubekit.Error("conv2d: the input is empty, so the convolution is zeros; the epilogue would then be "
+                             "computed on zeros: compute that without a convolution")
+    report["note"] = "nothing ran: the input has no channels or no pixels, so the convolution is zeros; no kernel was launched"
+    return result, report
