@@ -201,7 +201,7 @@ def plots(chip, records, out):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("suite", nargs="?", default="matmul",
-                        choices=["matmul", "vector", "check", "smoke", "all", "calibration"])
+                        choices=["matmul", "vector", "check", "smoke", "all", "calibration", "resnet50"])
     parser.add_argument("--chip", default="ascend910", help="chip preset or JSON config")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "bench"), help="where the results go")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build directory")
@@ -210,7 +210,16 @@ def main():
     parser.add_argument("--cheap", action="store_true", help="calibration: only the rows marked cheap")
     parser.add_argument("--check", action="store_true", help="calibration: exit 1 when a row leaves its tolerance")
     parser.add_argument("--only", default="", help="calibration: these row ids only (comma-separated)")
+    parser.add_argument("--batch", type=int, default=32, help="resnet50: images per forward pass")
+    parser.add_argument("--chips", default="ascend910,ascend910b2,ascend950pr", help="resnet50: the presets to run on")
+    parser.add_argument("--resnet-check", action="store_true",
+                        help="resnet50: each distinct layer at batch 1 against Halide instead of timing")
+    parser.add_argument("--standard-only", action="store_true", help="resnet50 --resnet-check: not the variants")
     args = parser.parse_args()
+    if args.suite == "resnet50":
+        import resnet50
+        sys.exit(resnet50.main(args.build, args.batch, [c for c in args.chips.split(",") if c], args.resnet_check,
+                               not args.standard_only))
     if args.suite == "calibration":
         import calibration
         sys.exit(calibration.main(args.build, args.cheap, args.check, [i for i in args.only.split(",") if i]))

@@ -1,0 +1,230 @@
+"""ResNet-50 v1.5's forward pass on the emulator, layer by layer (bench/run.py resnet50).
+
+Every convolution of torchvision's resnet50 (53: the 7x7 stem, 16 bottlenecks of 1x1 - 3x3 - 1x1,
+the 3x3 carrying the stride as in v1.5, and four 1x1 downsamples) runs as `cubekit kernel conv2d`
+with its batch norm, ReLU and residual fused (timing-only), beside the unfused chain: the bare
+convolution, then the vector kernels a framework without fusion runs (batch norm's mul and add
+per channel, the residual add, the ReLU). The network's FC layer is a matmul with a fused bias.
+Max pool and the global average pool are not emulated yet: they are listed, not counted.
+
+    bench/run.py resnet50 [--batch 32] [--chips ascend910,ascend910b2,ascend950pr] [--resnet-check [--standard-only]]
+
+--resnet-check runs each distinct layer once at batch 1 against the Halide reference instead of
+timing it; --standard-only leaves the variants out (the ctest `resnet50.check` runs the standard
+network's distinct layers on the 910B2). The variants are the article's (background/): the stem
+replaced by three 3x3 convolutions, and every 1x1 convolution of the bottlenecks in 4 groups.
+Activations are planned in GM by liveness (first fit over their live ranges), the article's
+memory_optimize_level: peak GM bytes with and without reuse are printed.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Conv:
+    def __init__(self, name, c, h, k, kernel, stride, pad, epilogue, groups=1, inputs=(), residual=None):
+        self.name, self.c, self.h, self.k, self.kernel = name, c, h, k, kernel
+        self.stride, self.pad, self.epilogue, self.groups = stride, pad, epilogue, groups
+        self.inputs, self.residual = list(inputs), residual  # activation names it reads
+        self.out_h = (h + 2 * pad - kernel) // stride + 1
+
+    def shape(self):
+        return f"{self.c}x{self.h}x{self.h} -> {self.k}x{self.out_h}x{self.out_h}, {self.kernel}x{self.kernel}/{self.stride}" + (
+            f" g{self.groups}" if self.groups > 1 else "")
+
+    def key(self):
+        return (self.c, self.h, self.k, self.kernel, self.stride, self.pad, tuple(self.epilogue), self.groups)
+
+
+def network(deep_stem=False, grouped_1x1=False):
+    """The convolutions in order, each naming the activations it reads; and the pooling between."""
+    layers, pools = [], []
+    g1 = 4 if grouped_1x1 else 1
+    if deep_stem:  # three 3x3 convolutions in place of the 7x7 (the article's change 1)
+        layers.append(Conv("stem.0", 3, 224, 32, 3, 2, 1, ["bn", "relu"], inputs=["image"]))
+        layers.append(Conv("stem.1", 32, 112, 32, 3, 1, 1, ["bn", "relu"], inputs=["stem.0"]))
+        layers.append(Conv("stem.2", 32, 112, 64, 3, 1, 1, ["bn", "relu"], inputs=["stem.1"]))
+    else:
+        layers.append(Conv("stem", 3, 224, 64, 7, 2, 3, ["bn", "relu"], inputs=["image"]))
+    pools.append(("maxpool 3x3/2", layers[-1].name, 64 * 56 * 56))
+    x, c, h = "pool", 64, 56
+    for stage, (width, blocks, stride) in enumerate([(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)], start=1):
+        for b in range(blocks):
+            s = stride if b == 0 else 1
+            name = f"layer{stage}.{b}"
+            shortcut = x
+            if b == 0:
+                layers.append(Conv(f"{name}.downsample", c, h, width * 4, 1, s, 0, ["bn"], groups=g1, inputs=[x]))
+                shortcut = layers[-1].name
+            layers.append(Conv(f"{name}.conv1", c, h, width, 1, 1, 0, ["bn", "relu"], groups=g1, inputs=[x]))
+            layers.append(Conv(f"{name}.conv2", width, h, width, 3, s, 1, ["bn", "relu"], inputs=[layers[-1].name]))
+            oh = layers[-1].out_h
+            layers.append(Conv(f"{name}.conv3", width, oh, width * 4, 1, 1, 0, ["bn", "residual", "relu"], groups=g1,
+                               inputs=[layers[-1].name], residual=shortcut))
+            x, c, h = layers[-1].name, width * 4, oh
+    pools.append(("global average pool", x, 2048 * 7 * 7))
+    return layers, pools
+
+
+def cubekit(build, args, may_fail=False):
+    """The JSON report of a cubekit command (`may_fail`: a run that reports a failed check is kept)."""
+    done = subprocess.run([os.path.join(build, "bin", "cubekit")] + args, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0 and not (may_fail and done.stdout.lstrip().startswith("{")):
+        sys.exit(f"bench/run.py resnet50: `cubekit {' '.join(args)}` failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
+def conv_args(layer, batch, chip, epilogue):
+    args = ["kernel", "conv2d", "--n", str(batch), "--c", str(layer.c), "--h", str(layer.h), "--w", str(layer.h),
+            "--k", str(layer.k), "--kh", str(layer.kernel), "--kw", str(layer.kernel), "--stride", str(layer.stride),
+            "--pad", str(layer.pad), "--groups", str(layer.groups), "--out", "f16", "--chip", chip, "--json"]
+    return args + (["--epilogue", ",".join(epilogue)] if epilogue else [])
+
+
+def unfused_args(layer, batch, chip):
+    """The vector kernels after a bare convolution: NCHW rows of one channel (batch norm's per-row
+    scale and shift), the residual, the ReLU."""
+    rows, cols = batch * layer.k, layer.out_h * layer.out_h
+    base = ["--rows", str(rows), "--cols", str(cols), "--dtype", "f16", "--chip", chip, "--json", "--timing-only"]
+    out = []
+    for step in layer.epilogue:
+        if step == "bn":
+            out += [["kernel", "mul"] + base + ["--y-shape", f"{rows},1"], ["kernel", "add"] + base + ["--y-shape", f"{rows},1"]]
+        elif step == "residual":
+            out.append(["kernel", "add"] + base)
+        else:
+            out.append(["kernel", "relu"] + base)
+    return out
+
+
+def time_layer(build, layer, batch, chip):
+    fused = cubekit(build, conv_args(layer, batch, chip, layer.epilogue) + ["--timing-only"])
+    bare = cubekit(build, conv_args(layer, batch, chip, []) + ["--timing-only"])
+    chain = [cubekit(build, a)["cycles"] for a in unfused_args(layer, batch, chip)]
+    # The matmul of the same implicit GEMM (per group), A given as the im2col matrix in GM.
+    g = layer.groups
+    gemm = cubekit(build, ["kernel", "matmul", "--m", str(batch * layer.out_h * layer.out_h), "--n", str(layer.k // g),
+                           "--k", str(layer.c // g * layer.kernel * layer.kernel), "--batch", str(g if g > 1 else 0),
+                           "--out", "f16", "--chip", chip, "--json", "--timing-only"])
+    return {"layer": layer.name, "shape": layer.shape(), "epilogue": ",".join(layer.epilogue), "cycles": fused["cycles"],
+            "mac_ratio": fused["ratios"]["mac_ratio"], "limiter": fused["roofline"]["limiter"],
+            "unfused_cycles": bare["cycles"] + sum(chain), "conv_cycles": bare["cycles"], "gemm_cycles": gemm["cycles"],
+            "c": layer.c}
+
+
+def fc_cycles(build, batch, chip):
+    r = cubekit(build, ["kernel", "matmul", "--m", str(batch), "--n", "1000", "--k", "2048", "--epilogue", "bias",
+                        "--chip", chip, "--json", "--timing-only"])
+    return r["cycles"]
+
+
+def gm_plan(layers, batch):
+    """Peak GM bytes of the activations (f16) without reuse (each its own buffer) and with it:
+    each lives from its producer to its last reader and takes the lowest offset free over that
+    range (first fit)."""
+    stem_end = max(i for i, l in enumerate(layers) if l.name.startswith("stem"))
+    size = {"image": batch * 3 * 224 * 224 * 2, "pool": batch * 64 * 56 * 56 * 2}
+    live = {"image": [-1, 0], "pool": [stem_end, stem_end + 1]}
+    for i, layer in enumerate(layers):
+        size[layer.name] = batch * layer.k * layer.out_h * layer.out_h * 2
+        live[layer.name] = [i, i]
+        for name in layer.inputs + ([layer.residual] if layer.residual else []):
+            live[name][1] = max(live[name][1], i)
+    live[layers[stem_end].name][1] = stem_end + 1  # read by the max pool
+    live[layers[-1].name][1] = len(layers)         # read by the average pool and the FC layer
+    placed = []  # (offset, end, first, last)
+    for name in sorted(size, key=lambda n: live[n][0]):
+        first, last = live[name]
+        clash = [(o, e) for o, e, f, l in placed if not (l < first or f > last)]
+        for offset in sorted([0] + [e for _, e in clash]):
+            if all(offset + size[name] <= o or offset >= e for o, e in clash):
+                break
+        placed.append((offset, offset + size[name], first, last))
+    return sum(size.values()), max(e for _, e, _, _ in placed)
+
+
+def run(build, batch, chips, check, variants_too=True):
+    variants = {"standard": network(), "deep stem": network(deep_stem=True), "grouped 1x1": network(grouped_1x1=True),
+                "both": network(deep_stem=True, grouped_1x1=True)}
+    if check:
+        return check_layers(build, variants["standard"][0] + (variants["both"][0] if variants_too else []), chips)
+    results = {}
+    for chip in chips:
+        info = cubekit(build, ["chips", "--json"])
+        clock = {c["name"]: c for c in (info if isinstance(info, list) else [info])}[chip]["clock_mhz"]
+        for variant, (layers, pools) in variants.items():
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+                rows = list(pool.map(lambda l: time_layer(build, l, batch, chip), layers))
+            fc = fc_cycles(build, batch, chip)
+            total = sum(r["cycles"] for r in rows) + fc
+            unfused = sum(r["unfused_cycles"] for r in rows) + fc
+            results[(chip, variant)] = {"rows": rows, "fc": fc, "total": total, "unfused": unfused, "clock": clock,
+                                        "pools": pools, "gm": gm_plan(layers, batch)}
+    print(report(results, batch))
+    return 0
+
+
+def images_per_second(cycles, batch, clock_mhz):
+    return batch / (cycles / (clock_mhz * 1e6))
+
+
+def report(results, batch):
+    out = [f"# ResNet-50 v1.5 forward, batch {batch} (timing-only; conv + BN + ReLU (+ residual) fused)\n"]
+    for (chip, variant), r in results.items():
+        if variant != "standard":
+            continue
+        out.append(f"## {chip}: per layer\n")
+        out.append("| layer | shape | epilogue | cycles | mac_ratio | limiter | unfused cycles | fused / unfused | "
+                   "bare conv | its GEMM as a matmul | conv / matmul efficiency |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        for row in r["rows"]:
+            out.append(f"| {row['layer']} | {row['shape']} | {row['epilogue']} | {row['cycles']} | {row['mac_ratio']:.3f} | "
+                       f"{row['limiter']} | {row['unfused_cycles']} | {row['cycles'] / row['unfused_cycles']:.2f} | "
+                       f"{row['conv_cycles']} | {row['gemm_cycles']} | {row['gemm_cycles'] / row['conv_cycles']:.2f} |")
+        out.append(f"| fc | 2048 -> 1000 | bias | {r['fc']} | | | {r['fc']} | | | | |")
+        for name, source, elements in r["pools"]:
+            out.append(f"| {name} | after {source}, {elements} values per image | | not emulated | | | | | | | |")
+        wide = [row["gemm_cycles"] / row["conv_cycles"] for row in r["rows"] if row["c"] >= 64]
+        out.append(f"\nConvolutions with C >= 64: conv / matmul efficiency from {min(wide):.2f} to {max(wide):.2f} "
+                   f"(the matmul reads the im2col matrix, KH*KW times the feature map, from GM).\n")
+        out.append("")
+    out.append("## Network totals (convolutions and FC; pooling not counted)\n")
+    out.append("| chip | variant | cycles | images/s | unfused images/s | peak GM, no reuse | peak GM, liveness reuse |")
+    out.append("|---|---|---|---|---|---|---|")
+    for (chip, variant), r in results.items():
+        no_reuse, reuse = r["gm"]
+        out.append(f"| {chip} | {variant} | {r['total']} | {images_per_second(r['total'], batch, r['clock']):.0f} | "
+                   f"{images_per_second(r['unfused'], batch, r['clock']):.0f} | {no_reuse / 2**20:.1f} MiB | "
+                   f"{reuse / 2**20:.1f} MiB |")
+    return "\n".join(out) + "\n"
+
+
+def check_layers(build, layers, chips):
+    """Each distinct layer once at batch 1 against Halide, checker-clean."""
+    distinct = {}
+    for layer in layers:
+        distinct.setdefault(layer.key(), layer)
+    jobs = [(layer, chip) for layer in distinct.values() for chip in chips]
+
+    def one(job):
+        layer, chip = job
+        r = cubekit(build, conv_args(layer, 1, chip, layer.epilogue), may_fail=True)
+        ok = r["check"]["pass"] and not r["diagnostics"]
+        return f"{'ok  ' if ok else 'FAIL'} {chip} {layer.name} {layer.shape()} {','.join(layer.epilogue)}", ok
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = list(pool.map(one, jobs))
+    for line, _ in results:
+        print(line)
+    failed = sum(not ok for _, ok in results)
+    print(f"{len(results) - failed} of {len(results)} distinct layer runs match Halide and are checker-clean")
+    return 1 if failed else 0
+
+
+def main(build, batch, chips, check, variants_too=True):
+    return run(build, batch, chips, check, variants_too)
