@@ -13,6 +13,7 @@
 #include "emulator/error.h"
 #include "schedules/contraction.h"
 #include "schedules/conv.h"
+#include "schedules/stages.h"
 #include "schedules/vector.h"
 
 #include <fmt/format.h>
@@ -71,19 +72,19 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     dsl::Func producer(epilogue->func);
     sched::ContractionPlan plan = conv ? sched::plan_conv(producer, chip) : sched::plan_contraction(producer, chip);
     sched::attach_epilogue(plan, f);
-    log("schedule", [&] { return plan.str() + ", epilogue " + f.name() + "\n"; });
+    log("schedule", [&] { return plan.str() + ", epilogue " + f.name() + "\n" + sched::stage_graph(plan).str(); });
     k = build_contraction_nest(plan, chip);
   } else if (conv) {  // the cube path for a convolution: an implicit GEMM
     sched::ContractionPlan plan = sched::plan_conv(f, chip);
-    log("schedule", [&] { return plan.str() + "\n"; });
+    log("schedule", [&] { return plan.str() + "\n" + sched::stage_graph(plan).str(); });
     k = build_contraction_nest(plan, chip);
   } else if (directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
     sched::ContractionPlan plan = sched::plan_contraction(f, chip);
-    log("schedule", [&] { return plan.str() + "\n"; });
+    log("schedule", [&] { return plan.str() + "\n" + sched::stage_graph(plan).str(); });
     k = build_contraction_nest(plan, chip);        // loops, scopes, Move and Mmad
   } else {                                         // the vector path
     sched::VectorPlan plan = sched::plan_vector(f, chip);
-    log("schedule", [&] { return plan.str() + "\n"; });
+    log("schedule", [&] { return plan.str() + "\n" + sched::stage_graph(plan).str(); });
     k = build_vector_nest(plan, chip);             // loops, scopes, copies and V instructions
   }
   dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower

@@ -1,0 +1,206 @@
+#include "schedules/stages.h"
+
+#include "schedules/conv.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace cubekit::sched {
+
+std::string_view engine_name(Engine e) {
+  switch (e) {
+    case Engine::None: return "";
+    case Engine::MTE2: return "MTE2";
+    case Engine::MTE1: return "MTE1";
+    case Engine::Cube: return "Cube";
+    case Engine::FixPipe: return "FixPipe";
+    case Engine::Vector: return "Vector";
+    case Engine::MTE3: return "MTE3";
+  }
+  return "?";
+}
+
+std::string_view place_name(Place p) {
+  switch (p) {
+    case Place::GM: return "GM";
+    case Place::L1: return "L1";
+    case Place::L0A: return "L0A";
+    case Place::L0B: return "L0B";
+    case Place::L0C: return "L0C";
+    case Place::UB: return "UB";
+    case Place::Workspace: return "GM workspace";
+  }
+  return "?";
+}
+
+std::string_view path_name(Path p) {
+  switch (p) {
+    case Path::Nd2Nz: return "nd2nz";
+    case Path::Copy: return "copy";
+    case Path::Load2d: return "load2d";
+    case Path::Load3d: return "load3d";
+    case Path::Mmad: return "mmad";
+    case Path::Drain: return "mov_l0c_ub";
+    case Path::FixPipe: return "fixpipe";
+    case Path::CrossCore: return "cross-core";
+    case Path::Compute: return "vector";
+  }
+  return "?";
+}
+
+int StageGraph::add(GraphStage s) {
+  stages.push_back(std::move(s));
+  return int(stages.size()) - 1;
+}
+
+void StageGraph::connect(int producer, int consumer, Path path) { edges.push_back({producer, consumer, path}); }
+
+std::string StageGraph::str() const {
+  size_t width = 4;
+  for (const GraphStage& s : stages) width = std::max(width, s.name.size());
+  std::string out = fmt::format("stages of {}:\n", kernel);
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const GraphStage& s = stages[i];
+    std::string where = std::string(place_name(s.place));
+    if (s.engine != Engine::None) where += fmt::format(" on {}", engine_name(s.engine));
+    std::vector<std::string> extents;  // 0: chosen by the nest (the rows UB holds, a strip's rows)
+    for (int64_t e : s.tile) extents.push_back(e ? std::to_string(e) : "rows");
+    std::string what = s.tile.empty() ? "" : fmt::format(" [{}]", fmt::join(extents, " x "));
+    if (!s.at.empty()) what += " per " + s.at;
+    if (s.copies > 1) what += fmt::format(", {} copies", s.copies);
+    std::string from;
+    for (const Edge& e : edges)
+      if (e.consumer == int(i))
+        from += fmt::format("{}{} ({})", from.empty() ? " <- " : ", ", stages[size_t(e.producer)].name, path_name(e.path));
+    if (from.empty()) from = " (given)";
+    out += fmt::format("  {:<{}} {}{}{}\n", s.name, width, where, what, from);
+  }
+  return out;
+}
+
+namespace {
+
+// The k loop one L1 (or L0) fill is made in: every chunk of k, or once per tile.
+std::string chunk_loop(int64_t chunk, int64_t k, const char* name) { return chunk < k ? name : "tile"; }
+
+}  // namespace
+
+StageGraph stage_graph(const ContractionPlan& p) {
+  const Contraction& c = p.c;
+  StageGraph g;
+  g.kernel = p.func_name;
+  int a = g.add({c.a->name, Engine::None, Place::GM, {}, "", 1});
+  int b = g.add({c.b->name, Engine::None, Place::GM, {}, "", 1});
+  std::string l1_at = chunk_loop(p.tk_l1, c.k, "L1 chunk of k"), l0_at = chunk_loop(p.tk_l0, c.k, "L0 step of k");
+  int copies = p.double_buffer ? 2 : 1;
+  std::vector<int64_t> a_tile = c.a_transposed ? std::vector<int64_t>{p.tk_l1, p.tm} : std::vector<int64_t>{p.tm, p.tk_l1};
+  if (c.conv)  // channel blocks x the input rows a tile of output rows reads x W x C0
+    a_tile = {p.tk_l1 / c.g.window(), conv_input_rows(c.g, p.tm / c.g.ow), c.g.w, c.g.c0};
+  int a1 = g.add({c.a->name + ".l1", Engine::MTE2, Place::L1, a_tile, l1_at, p.l1_copies});
+  int b1 = g.add({c.b->name + ".l1", Engine::MTE2, Place::L1,
+                  c.b_transposed ? std::vector<int64_t>{p.tn, p.tk_l1} : std::vector<int64_t>{p.tk_l1, p.tn}, l1_at,
+                  p.l1_copies});
+  g.connect(a, a1, c.conv ? Path::Copy : Path::Nd2Nz);
+  g.connect(b, b1, c.conv ? Path::Copy : Path::Nd2Nz);
+  int a0 = g.add({c.a->name + ".l0a", Engine::MTE1, Place::L0A, {p.tm, p.tk_l0}, l0_at, copies});
+  int b0 = g.add({c.b->name + ".l0b", Engine::MTE1, Place::L0B, {p.tk_l0, p.tn}, l0_at, copies});
+  g.connect(a1, a0, c.conv ? Path::Load3d : Path::Load2d);
+  g.connect(b1, b0, Path::Load2d);
+  std::string acc = p.producer ? p.producer->name : p.func_name;
+  int l0c = g.add({acc, Engine::Cube, Place::L0C, {p.tm, p.tn}, "tile", 1});
+  g.connect(a0, l0c, Path::Mmad);
+  g.connect(b0, l0c, Path::Mmad);
+  if (p.split && !p.vector_epilogue) {  // out through the FixPipe
+    int out = g.add({p.func_name + ".gm", Engine::FixPipe, Place::GM, {p.tm, p.tn}, "tile", 1});
+    g.connect(l0c, out, Path::FixPipe);
+    return g;
+  }
+  int ub;
+  int64_t strip = p.vector_epilogue ? 0 : p.strip;  // the vector cores' strips are rows, sized by the nest
+  if (p.vector_epilogue) {
+    int ws = g.add({acc + ".workspace", Engine::FixPipe, Place::Workspace, {p.tm, p.tn}, "tile", 2});
+    g.connect(l0c, ws, Path::FixPipe);
+    ub = g.add({acc + ".ub", Engine::MTE2, Place::UB, {0, p.tn}, "strip of rows", 2});
+    g.connect(ws, ub, Path::CrossCore);
+  } else {
+    ub = g.add({acc + ".ub", Engine::Vector, Place::UB, {p.tm, strip}, "strip", p.epilogue ? 1 : copies});
+    g.connect(l0c, ub, Path::Drain);
+  }
+  int last = ub;
+  if (p.epilogue) {
+    int e = g.add({p.func_name, Engine::Vector, Place::UB, p.vector_epilogue ? std::vector<int64_t>{0, p.tn} : std::vector<int64_t>{p.tm, strip},
+                   p.vector_epilogue ? "strip of rows" : "strip", copies});
+    g.connect(ub, e, Path::Compute);
+    for (const auto& in : p.epilogue_inputs) {
+      int gm = g.add({in.input->name, Engine::None, Place::GM, {}, "", 1});
+      int64_t cols = p.vector_epilogue ? p.tn : strip;
+      int s = g.add({in.input->name + ".ub", Engine::MTE2, Place::UB, in.tile ? std::vector<int64_t>{p.tm, cols} : std::vector<int64_t>{cols},
+                     in.tile ? "strip" : "tile", in.tile ? 1 : copies});
+      g.connect(gm, s, Path::Copy);
+      g.connect(s, e, Path::Compute);
+    }
+    last = e;
+  }
+  int out = g.add({p.func_name + ".gm", Engine::MTE3, Place::GM, {}, "", 1});
+  g.connect(last, out, Path::Copy);
+  return g;
+}
+
+namespace {
+
+// The inputs and Funcs an expression reads directly (not through the Funcs it calls).
+void reads(const dsl::Expr& e, std::set<const dsl::InputImpl*>& inputs, std::set<const dsl::FuncImpl*>& funcs) {
+  const dsl::ExprNode& n = e.node();
+  if (n.op == dsl::Op::Input || n.op == dsl::Op::Exterior) inputs.insert(n.input.get());
+  if (n.op == dsl::Op::Func) funcs.insert(n.func.get());
+  for (const dsl::Expr& a : n.args) reads(a, inputs, funcs);
+}
+
+std::vector<int64_t> vector_tile(VecShape shape, int64_t rows, int64_t cols) {
+  if (shape == VecShape::Row) return {rows};
+  if (shape == VecShape::Col) return {cols};
+  return {rows, cols};
+}
+
+}  // namespace
+
+StageGraph stage_graph(const VectorPlan& p) {
+  StageGraph g;
+  g.kernel = p.name;
+  int copies = p.double_buffer ? 2 : 1;
+  int64_t rows = p.tile_rows;  // 0: as many as UB holds, chosen by the nest
+  std::map<const dsl::InputImpl*, int> input_stage;
+  std::map<const dsl::FuncImpl*, int> func_stage;
+  for (const auto& in : p.inputs) {
+    int gm = g.add({in.input->name, Engine::None, Place::GM, {}, "", 1});
+    bool once = in.shape == VecShape::Col;  // per column: loaded once per core
+    int ub = g.add({in.input->name + ".ub", Engine::MTE2, Place::UB, vector_tile(in.shape, rows, p.cols), once ? "core" : "tile",
+                    once ? 1 : copies});
+    g.connect(gm, ub, Path::Copy);
+    input_stage[in.input.get()] = ub;
+  }
+  auto compute = [&](const std::shared_ptr<dsl::FuncImpl>& f, VecShape shape) {
+    int s = g.add({f->name, Engine::Vector, Place::UB, vector_tile(shape, rows, p.cols), "tile", 1});
+    std::set<const dsl::InputImpl*> ins;
+    std::set<const dsl::FuncImpl*> fs;
+    reads(f->value, ins, fs);
+    for (const auto& in : p.inputs)  // in the plan's order, for a stable print
+      if (ins.count(in.input.get())) g.connect(input_stage[in.input.get()], s, Path::Compute);
+    for (const auto& st : p.stages)
+      if (fs.count(st.func.get())) g.connect(func_stage[st.func.get()], s, Path::Compute);
+    func_stage[f.get()] = s;
+    return s;
+  };
+  for (const auto& st : p.stages) compute(st.func, st.shape);
+  int out = compute(p.output, p.row_output ? VecShape::Row : VecShape::Full);
+  g.stages[size_t(out)].copies = copies;
+  int gm = g.add({p.name + ".gm", Engine::MTE3, Place::GM, {}, "", 1});
+  g.connect(out, gm, Path::Copy);
+  return g;
+}
+
+}  // namespace cubekit::sched

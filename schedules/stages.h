@@ -1,0 +1,68 @@
+// The stage graph of a kernel (docs/lowering.md): what the one staged lowering will turn into the
+// loop nest. Each stage computes a Func, or holds a tile of an input, on an engine, in a buffer
+// level, one instance per iteration of a loop of its consumer, with copies for multi-buffering;
+// each edge says how the data moves from its producer to its consumer. Today both plans (the
+// contraction's and the vector path's) are described by one, printed under CUBEKIT_DEBUG=lower:
+//
+//   matmul 512x512x512 on ascend910:
+//     A    GM                                        (given)
+//     B    GM                                        (given)
+//     A.l1 L1   on MTE2 [128 x 256] at ko, 4 copies  <- A   by nd2nz
+//     ...
+//     C    L0C  on Cube [128 x 256] at the tile      <- A.l0a, B.l0b by mmad
+//     C.gm GM   on MTE3 [128 x 16]  at each strip    <- C   by mov_l0c_ub, copy_ub_gm
+#pragma once
+
+#include "schedules/contraction.h"
+#include "schedules/vector.h"
+
+#include <string>
+#include <vector>
+
+namespace cubekit::sched {
+
+enum class Engine : uint8_t { None, MTE2, MTE1, Cube, FixPipe, Vector, MTE3 };
+enum class Place : uint8_t { GM, L1, L0A, L0B, L0C, UB, Workspace };
+// How an edge moves its producer's data (the instructions the lowering selects for it).
+enum class Path : uint8_t {
+  Nd2Nz,       // GM row-major -> L1 NZ fractals (copy_gm_l1_nd2nz)
+  Copy,        // a plain copy: GM -> L1 / UB, UB -> GM (bursts)
+  Load2d,      // L1 fractals -> L0A / L0B (load2d)
+  Load3d,      // L1 feature-map rows -> L0A, img2col (set_fmatrix + load3d)
+  Mmad,        // L0A x L0B -> L0C
+  Drain,       // L0C -> UB (mov_l0c_ub, the coupled core)
+  FixPipe,     // L0C -> GM / workspace (the split chips' FixPipe)
+  CrossCore,   // GM workspace -> a vector core's UB under cross-core flags
+  Compute,     // vector instructions over UB values
+};
+std::string_view engine_name(Engine e);
+std::string_view place_name(Place p);
+std::string_view path_name(Path p);
+
+struct GraphStage {
+  std::string name;            // "A.l1", "C", "softmax.max"
+  Engine engine = Engine::None;
+  Place place = Place::GM;
+  std::vector<int64_t> tile;   // one instance's extents (empty: the whole tensor)
+  std::string at;              // the loop one instance is made in ("" for a given tensor)
+  int copies = 1;
+};
+
+struct Edge {
+  int producer = -1, consumer = -1;
+  Path path = Path::Copy;
+};
+
+struct StageGraph {
+  std::string kernel;
+  std::vector<GraphStage> stages;  // producers first
+  std::vector<Edge> edges;
+  int add(GraphStage s);
+  void connect(int producer, int consumer, Path path);
+  std::string str() const;  // one line per stage, its inputs and their paths
+};
+
+StageGraph stage_graph(const ContractionPlan& plan);
+StageGraph stage_graph(const VectorPlan& plan);
+
+}  // namespace cubekit::sched

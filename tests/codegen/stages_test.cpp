@@ -1,0 +1,118 @@
+// Golden tests of the stage graph (schedules/stages.h): the graph each plan describes, printed,
+// against the text it must be, for the matmul, a fused epilogue on a split chip (the workspace and
+// cross-core edges), a convolution (load3d, the residual's full-tile stage) and vector kernels.
+#include "codegen_test_util.h"
+#include "kernels/conv.h"
+#include "kernels/matmul.h"
+#include "kernels/vector.h"
+#include "schedules/conv.h"
+#include "schedules/stages.h"
+
+#include <gtest/gtest.h>
+
+namespace cubekit {
+namespace {
+
+using test::mm;
+
+TEST(StageGraph, Matmul) {
+  auto o = mm(300, 200, 1000);
+  kernels::Matmul m = kernels::matmul(o, test::chip());
+  EXPECT_EQ(sched::stage_graph(sched::plan_contraction(m.out, test::chip())).str(),
+            "stages of C:\n"
+            "  A     GM (given)\n"
+            "  B     GM (given)\n"
+            "  A.l1  L1 on MTE2 [32 x 64] per L1 chunk of k, 4 copies <- A (nd2nz)\n"
+            "  B.l1  L1 on MTE2 [64 x 80] per L1 chunk of k, 4 copies <- B (nd2nz)\n"
+            "  A.l0a L0A on MTE1 [32 x 64] per L0 step of k, 2 copies <- A.l1 (load2d)\n"
+            "  B.l0b L0B on MTE1 [64 x 80] per L0 step of k, 2 copies <- B.l1 (load2d)\n"
+            "  C     L0C on Cube [32 x 80] per tile <- A.l0a (mmad), B.l0b (mmad)\n"
+            "  C.ub  UB on Vector [32 x 80] per strip, 2 copies <- C (mov_l0c_ub)\n"
+            "  C.gm  GM on MTE3 <- C.ub (copy)\n");
+}
+
+TEST(StageGraph, MixedEpilogueOnASplitChip) {
+  const ChipConfig chip = load_chip("ascend910b2");
+  auto o = mm(77, 131, 45);
+  o.epilogue = {"bias", "gelu"}, o.out = DType::f16;
+  kernels::Matmul m = kernels::matmul(o, chip);
+  sched::ContractionPlan plan = sched::plan_contraction(m.c, chip);
+  sched::attach_epilogue(plan, m.out);
+  EXPECT_EQ(sched::stage_graph(plan).str(),
+            "stages of D:\n"
+            "  A           GM (given)\n"
+            "  B           GM (given)\n"
+            "  A.l1        L1 on MTE2 [16 x 45] per tile, 4 copies <- A (nd2nz)\n"
+            "  B.l1        L1 on MTE2 [45 x 16] per tile, 4 copies <- B (nd2nz)\n"
+            "  A.l0a       L0A on MTE1 [16 x 45] per tile, 2 copies <- A.l1 (load2d)\n"
+            "  B.l0b       L0B on MTE1 [45 x 16] per tile, 2 copies <- B.l1 (load2d)\n"
+            "  C           L0C on Cube [16 x 16] per tile <- A.l0a (mmad), B.l0b (mmad)\n"
+            "  C.workspace GM workspace on FixPipe [16 x 16] per tile, 2 copies <- C (fixpipe)\n"
+            "  C.ub        UB on MTE2 [rows x 16] per strip of rows, 2 copies <- C.workspace (cross-core)\n"
+            "  D           UB on Vector [rows x 16] per strip of rows, 2 copies <- C.ub (vector), bias.ub (vector)\n"
+            "  bias        GM (given)\n"
+            "  bias.ub     UB on MTE2 [16] per tile, 2 copies <- bias (copy)\n"
+            "  D.gm        GM on MTE3 <- D (copy)\n");
+}
+
+TEST(StageGraph, ConvWithResidual) {
+  kernels::Conv2dOptions o;
+  o.c = 20, o.h = 9, o.w = 9, o.k = 24, o.pad = 1, o.epilogue = {"bn", "residual", "relu"};
+  kernels::Conv2d cv = kernels::conv2d(o, test::chip());
+  sched::ContractionPlan plan = sched::plan_conv(cv.conv, test::chip());
+  sched::attach_epilogue(plan, cv.out);
+  EXPECT_EQ(sched::stage_graph(plan).str(),
+            "stages of Y:\n"
+            "  X        GM (given)\n"
+            "  W        GM (given)\n"
+            "  X.l1     L1 on MTE2 [2 x 3 x 9 x 16] per tile, 4 copies <- X (copy)\n"
+            "  W.l1     L1 on MTE2 [288 x 16] per tile, 4 copies <- W (copy)\n"
+            "  X.l0a    L0A on MTE1 [9 x 288] per tile, 2 copies <- X.l1 (load3d)\n"
+            "  W.l0b    L0B on MTE1 [288 x 16] per tile, 2 copies <- W.l1 (load2d)\n"
+            "  conv     L0C on Cube [9 x 16] per tile <- X.l0a (mmad), W.l0b (mmad)\n"
+            "  conv.ub  UB on Vector [9 x 16] per strip <- conv (mov_l0c_ub)\n"
+            "  Y        UB on Vector [9 x 16] per strip, 2 copies <- conv.ub (vector), scale.ub (vector), shift.ub "
+            "(vector), R.ub (vector)\n"
+            "  scale    GM (given)\n"
+            "  scale.ub UB on MTE2 [16] per tile, 2 copies <- scale (copy)\n"
+            "  shift    GM (given)\n"
+            "  shift.ub UB on MTE2 [16] per tile, 2 copies <- shift (copy)\n"
+            "  R        GM (given)\n"
+            "  R.ub     UB on MTE2 [9 x 16] per strip <- R (copy)\n"
+            "  Y.gm     GM on MTE3 <- Y (copy)\n");
+}
+
+TEST(StageGraph, VectorKernels) {
+  kernels::VectorOptions o;
+  o.shape = {64, 300};
+  kernels::VectorKernel ln = kernels::vector_kernel("layernorm", o);
+  EXPECT_EQ(sched::stage_graph(sched::plan_vector(ln.out, test::chip())).str(),
+            "stages of layernorm:\n"
+            "  X            GM (given)\n"
+            "  X.ub         UB on MTE2 [rows x 300] per tile, 2 copies <- X (copy)\n"
+            "  gamma        GM (given)\n"
+            "  gamma.ub     UB on MTE2 [300] per core <- gamma (copy)\n"
+            "  beta         GM (given)\n"
+            "  beta.ub      UB on MTE2 [300] per core <- beta (copy)\n"
+            "  x_f32        UB on Vector [rows x 300] per tile <- X.ub (vector)\n"
+            "  mean         UB on Vector [rows] per tile <- x_f32 (vector)\n"
+            "  deviation    UB on Vector [rows x 300] per tile <- x_f32 (vector), mean (vector)\n"
+            "  variance     UB on Vector [rows] per tile <- deviation (vector)\n"
+            "  inv_std      UB on Vector [rows] per tile <- variance (vector)\n"
+            "  layernorm    UB on Vector [rows x 300] per tile, 2 copies <- gamma.ub (vector), beta.ub (vector), "
+            "deviation (vector), inv_std (vector)\n"
+            "  layernorm.gm GM on MTE3 <- layernorm (copy)\n");
+  o.shape = {4096, 64};
+  kernels::VectorKernel add = kernels::vector_kernel("add", o);
+  EXPECT_EQ(sched::stage_graph(sched::plan_vector(add.out, test::chip())).str(),
+            "stages of add:\n"
+            "  X      GM (given)\n"
+            "  X.ub   UB on MTE2 [rows x 64] per tile, 2 copies <- X (copy)\n"
+            "  Y      GM (given)\n"
+            "  Y.ub   UB on MTE2 [rows x 64] per tile, 2 copies <- Y (copy)\n"
+            "  add    UB on Vector [rows x 64] per tile, 2 copies <- X.ub (vector), Y.ub (vector)\n"
+            "  add.gm GM on MTE3 <- add (copy)\n");
+}
+
+}  // namespace
+}  // namespace cubekit
