@@ -47,10 +47,10 @@ class Builder {
     std::vector<int64_t> a_shape = c.a->shape, b_shape = c.b->shape, c_shape = c.batch;
     c_shape.push_back(c.m);
     c_shape.push_back(c.n);
-    if (c.conv) conv_layouts(a_shape, b_shape, c_shape);
+    if (c.conv) conv_tensors(p_, a_shape, b_shape, c_shape, k_.layouts);
     k_.tensors = {{c.a->name, c.in, a_shape, TensorRole::In}, {c.b->name, c.in, b_shape, TensorRole::In}};
     for (const auto& e : p_.epilogue_inputs)
-      k_.tensors.push_back({e.input->name, e.input->dtype, c.conv ? conv_input_layout(e) : e.input->shape, TensorRole::In});
+      k_.tensors.push_back({e.input->name, e.input->dtype, c.conv ? conv_input_tensor(p_, e, k_.layouts) : e.input->shape, TensorRole::In});
     out_tensor_ = int(k_.tensors.size());
     k_.tensors.push_back({p_.func_name, c.out, c_shape, TensorRole::Out});
     int copies = p_.double_buffer ? 2 : 1;
@@ -306,33 +306,6 @@ class Builder {
       out = i + 1 == classes_.size() ? std::move(body) : std::vector<Node>{when_less(mo, r.last + 1, std::move(body), std::move(out))};
     }
     return out;
-  }
-
-  // The program's tensors as the cube reads and writes them; the Func's shapes become the host's
-  // conversions (layouts.h).
-  void conv_layouts(std::vector<int64_t>& a, std::vector<int64_t>& b, std::vector<int64_t>& out) {
-    const sched::ConvGeometry& g = p_.c.g;
-    int64_t G = g.groups;
-    a = {g.n, G * g.c1(), g.h, g.w, g.c0};
-    b = {G * g.c1() * g.kh * g.kw, g.k16() / 16, 16, g.c0};
-    out = {g.n, G * g.k16() / 16, g.oh, g.ow, 16};
-    k_.layouts.push_back({p_.c.a->name, TensorLayout::Kind::NC1HWC0, p_.c.in, {g.n, G * g.c, g.h, g.w}, g.c0, G});
-    k_.layouts.push_back({p_.c.b->name, TensorLayout::Kind::FractalZ, p_.c.in, {G * g.k, g.c, g.kh, g.kw}, g.c0, G});
-    k_.layouts.push_back({p_.func_name, TensorLayout::Kind::NC1HWC0, p_.c.out, {g.n, G * g.k, g.oh, g.ow}, 16, G});
-  }
-
-  // A conv epilogue's input as the program stores it: per channel, padded to whole 16-channel
-  // blocks; a full-tile one as the output (NC1HWC0).
-  std::vector<int64_t> conv_input_layout(const ContractionPlan::EpilogueInput& e) {
-    const sched::ConvGeometry& g = p_.c.g;
-    const std::string& name = e.input->name;
-    int64_t G = g.groups;
-    if (e.tile) {
-      k_.layouts.push_back({name, TensorLayout::Kind::NC1HWC0, e.input->dtype, {g.n, G * g.k, g.oh, g.ow}, 16, G});
-      return {g.n, G * g.k16() / 16, g.oh, g.ow, 16};
-    }
-    k_.layouts.push_back({name, TensorLayout::Kind::Padded, e.input->dtype, {G * g.k, 1, 1, 1}, 16, G});
-    return {G * g.k16()};
   }
 
   // ---- one tile: its k chunks through L1, then the epilogue ----

@@ -20,6 +20,30 @@ Affine rescale(const Affine& a, int64_t den, int64_t num) {
   return out;
 }
 
+void conv_tensors(const sched::ContractionPlan& p, std::vector<int64_t>& a, std::vector<int64_t>& b,
+                  std::vector<int64_t>& out, std::vector<TensorLayout>& layouts) {
+  const sched::ConvGeometry& g = p.c.g;
+  int64_t G = g.groups;
+  a = {g.n, G * g.c1(), g.h, g.w, g.c0};
+  b = {G * g.c1() * g.kh * g.kw, g.k16() / 16, 16, g.c0};
+  out = {g.n, G * g.k16() / 16, g.oh, g.ow, 16};
+  layouts.push_back({p.c.a->name, TensorLayout::Kind::NC1HWC0, p.c.in, {g.n, G * g.c, g.h, g.w}, g.c0, G});
+  layouts.push_back({p.c.b->name, TensorLayout::Kind::FractalZ, p.c.in, {G * g.k, g.c, g.kh, g.kw}, g.c0, G});
+  layouts.push_back({p.func_name, TensorLayout::Kind::NC1HWC0, p.c.out, {g.n, G * g.k, g.oh, g.ow}, 16, G});
+}
+
+std::vector<int64_t> conv_input_tensor(const sched::ContractionPlan& p, const sched::ContractionPlan::EpilogueInput& e,
+                                       std::vector<TensorLayout>& layouts) {
+  const sched::ConvGeometry& g = p.c.g;
+  int64_t G = g.groups;
+  if (e.tile) {
+    layouts.push_back({e.input->name, TensorLayout::Kind::NC1HWC0, e.input->dtype, {g.n, G * g.k, g.oh, g.ow}, 16, G});
+    return {g.n, G * g.k16() / 16, g.oh, g.ow, 16};
+  }
+  layouts.push_back({e.input->name, TensorLayout::Kind::Padded, e.input->dtype, {G * g.k, 1, 1, 1}, 16, G});
+  return {G * g.k16()};
+}
+
 std::vector<ConvRows> row_classes(const sched::ConvGeometry& g, int64_t rows, int64_t tiles) {
   std::vector<ConvRows> out;
   const int64_t step = rows * g.sh;

@@ -37,6 +37,16 @@ struct ConvEdges {
   std::vector<Node> use(const ConvRows& r, int64_t mt, int64_t nt, int64_t kt1, bool first, int l0c) const;
 };
 
+// The shapes a conv's program stores its tensors in (A: NC1HWC0, B: FRACTAL_Z, the output:
+// NC1HWC0 with C0 = 16, each group's channels padded on their own), and the host conversions
+// from the Func's shapes they need (layouts.h).
+void conv_tensors(const sched::ContractionPlan& p, std::vector<int64_t>& a, std::vector<int64_t>& b,
+                  std::vector<int64_t>& out, std::vector<TensorLayout>& layouts);
+// A conv epilogue's input as the program stores it: per channel, padded to whole 16-channel
+// blocks; a full-tile one as the output.
+std::vector<int64_t> conv_input_tensor(const sched::ContractionPlan& p, const sched::ContractionPlan::EpilogueInput& e,
+                                       std::vector<TensorLayout>& layouts);
+
 // a / den * num for an Affine whose every part is a multiple of den.
 Affine rescale(const Affine& a, int64_t den, int64_t num);
 
