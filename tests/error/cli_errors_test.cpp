@@ -298,3 +298,23 @@ TEST(CliBadInput, NegativeThreads) {
 
 }  // namespace
 }  // namespace cubekit::test
+
+namespace cubekit::test {
+namespace {
+
+TEST(CliBadInput, Conv2dDtypeTheCubeDoesNotTake) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel conv2d --c 4 --h 6 --w 6 --k 8 --dtype f32");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--dtype must be f16, bf16 or s8 for conv2d, got 'f32'"));
+}
+
+TEST(CliBadInput, Conv2dEpilogueStepUnknown) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel conv2d --c 4 --h 6 --w 6 --k 8 --epilogue bn,gelu");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("unknown epilogue step 'gelu'; the steps are bn, residual and relu"));
+}
+
+}  // namespace
+}  // namespace cubekit::test
