@@ -119,3 +119,20 @@ def test_errors(rng, call, message):
     x, w = halves(rng, (1, 4, 6, 6)), halves(rng, (8, 4, 3, 3))
     with pytest.raises(ck.Error, match=message):
         call(x, w)
+
+
+def test_a_convolution_written_in_the_dsl(rng):
+    """A user's own conv Func: recognised, scheduled by default_schedule, run with NCHW arrays."""
+    I, W = ck.Input("I", "f16", [1, 4, 6, 6]), ck.Input("W", "f16", [8, 4, 3, 3])
+    n, k, y, x = ck.Var("n"), ck.Var("k"), ck.Var("y"), ck.Var("x")
+    r = ck.RDom([(0, 4), (0, 3), (0, 3)], "r")
+    P = ck.constant_exterior(I, 0)
+    O = ck.Func("O")
+    O[n, k, y, x] = ck.sum(ck.cast("f32", P[n, r.x, y + r.y - 1, x + r.z - 1]) * ck.cast("f32", W[k, r.x, r.y, r.z]))
+    O.bound(y, 0, 6).bound(x, 0, 6)
+    xi, wi = halves(rng, (1, 4, 6, 6)), halves(rng, (8, 4, 3, 3))
+    out, report = O.run({"I": xi, "W": wi}, schedule=ck.default_schedule(O))
+    np.testing.assert_allclose(out, conv_numpy(xi, wi, pad=(1, 1)), rtol=1e-3, atol=1e-3)
+    assert report["diagnostics"] == []
+    layouts = ck.compile(O, schedule=ck.default_schedule(O)).layouts
+    assert any("NC1HWC0" in s for s in layouts) and any("FRACTAL_Z" in s for s in layouts)
