@@ -91,6 +91,17 @@ TEST_P(ConvCases, MatchesHalideOnEveryPreset) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ConvCases, testing::ValuesIn(kCases), [](const auto& i) { return std::string(i.param.name); });
 
+// bf16 where the chip's cube has it (the split presets), with an epilogue.
+TEST(ConvBf16, MatchesHalideOnTheSplitPresets) {
+  for (const char* preset : {"ascend910b2", "ascend950pr"}) {
+    Conv2dOptions o = conv(2, 20, 9, 9, 24, 3, 3, 1, 1);
+    o.in = DType::bf16;
+    expect_correct(o, load_chip(preset));
+    o.epilogue = {"bn", "relu"}, o.out = DType::f16;
+    expect_correct(o, load_chip(preset));
+  }
+}
+
 // Random shapes under random schedules (rows and channels per tile, channels per L1 fill, double
 // buffering, L1 copies): every schedule the planner accepts computes the convolution.
 TEST(ConvRandom, EveryAcceptedScheduleIsCorrect) {
