@@ -136,3 +136,22 @@ def test_a_convolution_written_in_the_dsl(rng):
     assert report["diagnostics"] == []
     layouts = ck.compile(O, schedule=ck.default_schedule(O)).layouts
     assert any("NC1HWC0" in s for s in layouts) and any("FRACTAL_Z" in s for s in layouts)
+
+
+def test_a_hand_written_conv_schedule(rng):
+    """docs/schedules.md's conv schedule: rows, channels and input channels per tile, cores, L1 copies."""
+    C, K = 80, 128
+    I, W = ck.Input("I", "f16", [2, C, 8, 8]), ck.Input("W", "f16", [K, C, 3, 3])
+    n, k, y, x = ck.Var("n"), ck.Var("k"), ck.Var("y"), ck.Var("x")
+    r = ck.RDom([(0, C), (0, 3), (0, 3)], "r")
+    O = ck.Func("O")
+    O[n, k, y, x] = ck.sum(ck.cast("f32", ck.constant_exterior(I, 0)[n, r.x, y + r.y - 1, x + r.z - 1])
+                           * ck.cast("f32", W[k, r.x, r.y, r.z]))
+    O.bound(y, 0, 8).bound(x, 0, 8)
+    yo, yi, ko, ki, rco, rci = ck.Var("yo"), ck.Var("yi"), ck.Var("ko"), ck.Var("ki"), ck.RVar("rco"), ck.RVar("rci")
+    O.split(y, yo, yi, 2).split(k, ko, ki, 64).split(r.x, rco, rci, 64).reorder([x, yi, ki, ko, yo, n])
+    O.cores([n, yo, ko]).double_buffer().multi_buffer(ck.Level.L1, 4)
+    xi, wi = halves(rng, (2, C, 8, 8)), halves(rng, (K, C, 3, 3))
+    out, report = O.run({"I": xi, "W": wi})
+    np.testing.assert_allclose(out, conv_numpy(xi, wi, pad=(1, 1)), rtol=1e-3, atol=1e-3)
+    assert report["diagnostics"] == [] and report["cores"] == 2 * 4 * 2
