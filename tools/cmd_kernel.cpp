@@ -86,6 +86,7 @@ int run_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline
     j["compile_ms"] = run.compile_ms;
     j["schedule"] = a.schedule;
     for (auto& [key, value] : extra.items()) j[key] = value;
+    for (const codegen::TensorLayout& l : run.layouts) j["host_conversions"].push_back(l.str());
     if (run.checked)
       j["check"] = {{"max_abs_error", run.check.max_abs}, {"max_rel_error", run.check.max_rel},
                     {"bit_exact", run.check.bit_exact}, {"pass", run.check.pass}, {"atol", run.check.atol},
@@ -101,6 +102,8 @@ int run_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline
                run.check.pass ? "PASS" : fmt::format("FAIL ({} elements outside atol {:.3g} + rtol {:.3g})",
                                                      run.check.mismatches, run.check.atol, run.check.rtol));
   if (flops > 0) fmt::print("{:.1f} TFLOPS emulated at {} MHz\n", flops / (r.microseconds() * 1e6), chip.clock_mhz);
+  // The layouts the cube reads and writes, converted on the host (CANN's TransData; not emulated).
+  for (const codegen::TensorLayout& l : run.layouts) fmt::print("host conversion (TransData, not emulated): {}\n", l.str());
   fmt::print("{}", report_text(r, run.program, f.name()));
   if (!a.trace.empty()) fmt::print("wrote the trace to {}\n", a.trace);
   return ok ? 0 : 1;
