@@ -117,6 +117,8 @@ int compile_kernel(const dsl::Func& f, const RunArgs& a, const std::string& head
   // The comment goes last, so that line numbers match the reports of `cubekit kernel`.
   out << print_program(c.program);
   out << "# " << fmt::format("{}, {} schedule, compiled in {:.1f} ms", headline, a.schedule, c.milliseconds) << "\n";
+  // Tensors stored in the cube's layouts: give them converted (ck.nchw_to_nc1hwc0, kchw_to_fractal_z).
+  for (const codegen::TensorLayout& l : c.layouts) out << "# layout " << l.str() << "\n";
   fmt::print("wrote {} ({} instructions, block_dim {}) in {:.1f} ms\n", a.output, c.program.code.size(),
              c.program.block_dim, c.milliseconds);
   return 0;
