@@ -140,8 +140,7 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     named = {i.name: a for i, a in zip(inputs, [x, w] + arrays)}
     y, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace)
     report["launched"] = True
-    report["host"] = report.get("host", []) + [
-        f"TransData: x {tuple(x.shape)} NCHW -> NC1HWC0, w {tuple(w.shape)} -> FRACTAL_Z, y NC1HWC0 -> NCHW"]
+    report["host"] = report.get("host", []) + [f"TransData (not emulated): {c}" for c in report.get("host_conversions", [])]
     if strict:
         _raise_diagnostics(func.name, {func.name: y}, report)
     return y, report

@@ -330,6 +330,11 @@ is compiled. One Func compiles with many:
                      const py::object& schedule) {
     codegen::Compiled c = compiled(f, chip, schedule);
     py::tuple r = run_program(c.program, to_device(c, inputs), chip, 0, timing_only, true, 0, trace);
+    if (!c.layouts.empty()) {  // the conversions done on the host (CANN's TransData; not emulated)
+      py::list conversions;
+      for (const codegen::TensorLayout& l : c.layouts) conversions.append(l.str());
+      r[1]["host_conversions"] = conversions;
+    }
     return py::make_tuple(to_host(c, f.name(), r[0][py::str(f.name())]), r[1]);
   }, py::arg("inputs"), py::arg("chip") = py::none(), py::arg("timing_only") = false, py::arg("trace") = py::none(),
   py::arg("schedule") = py::none(),
