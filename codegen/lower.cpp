@@ -55,6 +55,7 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
   if (!f.defined()) user_error("{} has no definition", f.name());
   Kernel k;
+  std::string stages;  // the plan's stage graph, printed (schedules/stages.h)
   auto directive = [&](dsl::Directive::Kind kind) -> const dsl::Directive* {
     for (const dsl::Directive& d : f.impl->schedule)
       if (d.kind == kind) return &d;
@@ -72,19 +73,23 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     dsl::Func producer(epilogue->func);
     sched::ContractionPlan plan = conv ? sched::plan_conv(producer, chip) : sched::plan_contraction(producer, chip);
     sched::attach_epilogue(plan, f);
-    log("schedule", [&] { return plan.str() + ", epilogue " + f.name() + "\n" + sched::stage_graph(plan).str(); });
+    stages = sched::stage_graph(plan).str();
+    log("schedule", [&] { return plan.str() + ", epilogue " + f.name() + "\n" + stages; });
     k = build_contraction_nest(plan, chip);
   } else if (conv) {  // the cube path for a convolution: an implicit GEMM
     sched::ContractionPlan plan = sched::plan_conv(f, chip);
-    log("schedule", [&] { return plan.str() + "\n" + sched::stage_graph(plan).str(); });
+    stages = sched::stage_graph(plan).str();
+    log("schedule", [&] { return plan.str() + "\n" + stages; });
     k = build_contraction_nest(plan, chip);
   } else if (directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
     sched::ContractionPlan plan = sched::plan_contraction(f, chip);
-    log("schedule", [&] { return plan.str() + "\n" + sched::stage_graph(plan).str(); });
+    stages = sched::stage_graph(plan).str();
+    log("schedule", [&] { return plan.str() + "\n" + stages; });
     k = build_contraction_nest(plan, chip);        // loops, scopes, Move and Mmad
   } else {                                         // the vector path
     sched::VectorPlan plan = sched::plan_vector(f, chip);
-    log("schedule", [&] { return plan.str() + "\n" + sched::stage_graph(plan).str(); });
+    stages = sched::stage_graph(plan).str();
+    log("schedule", [&] { return plan.str() + "\n" + stages; });
     k = build_vector_nest(plan, chip);             // loops, scopes, copies and V instructions
   }
   dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower
@@ -106,7 +111,7 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   log("scalar code", [&] { return print_program(program); });
 
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return {std::move(program), ms, std::move(k.layouts)};
+  return {std::move(program), ms, std::move(k.layouts), std::move(stages)};
 }
 
 Compiled compile(const dsl::Func& f, const dsl::Schedule& schedule, const ChipConfig& chip) {

@@ -15,6 +15,7 @@ struct Compiled {
   // Tensors the program stores otherwise than the Func shapes them (a conv's NC1HWC0 and
   // FRACTAL_Z): give and take them through these conversions.
   std::vector<TensorLayout> layouts;
+  std::string stages;  // the kernel's stage graph, printed (schedules/stages.h)
 };
 
 // f with the schedule written on it.

@@ -119,6 +119,14 @@ int compile_kernel(const dsl::Func& f, const RunArgs& a, const std::string& head
   out << "# " << fmt::format("{}, {} schedule, compiled in {:.1f} ms", headline, a.schedule, c.milliseconds) << "\n";
   // Tensors stored in the cube's layouts: give them converted (ck.nchw_to_nc1hwc0, kchw_to_fractal_z).
   for (const codegen::TensorLayout& l : c.layouts) out << "# layout " << l.str() << "\n";
+  // The stages the program was lowered from (schedules/stages.h), as comments.
+  std::string_view stages = c.stages;
+  for (size_t at = 0; at < stages.size();) {
+    size_t end = stages.find('\n', at);
+    if (end == std::string_view::npos) end = stages.size();
+    out << "# " << stages.substr(at, end - at) << "\n";
+    at = end + 1;
+  }
   fmt::print("wrote {} ({} instructions, block_dim {}) in {:.1f} ms\n", a.output, c.program.code.size(),
              c.program.block_dim, c.milliseconds);
   return 0;

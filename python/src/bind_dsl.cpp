@@ -153,6 +153,7 @@ py::object compile_func(const dsl::Func& f, const py::object& chip, const py::ob
   py::object p = py::cast(std::move(c.program));
   p.attr("compile_ms") = c.milliseconds;
   p.attr("layouts") = layouts;  // tensors stored otherwise than the Func shapes them (a conv's NC1HWC0, FRACTAL_Z)
+  p.attr("stages") = c.stages;  // the stage graph it was lowered from, printed
   return p;
 }
 
