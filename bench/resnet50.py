@@ -4,8 +4,9 @@ Every convolution of torchvision's resnet50 (53: the 7x7 stem, 16 bottlenecks of
 the 3x3 carrying the stride as in v1.5, and four 1x1 downsamples) runs as `cubekit kernel conv2d`
 with its batch norm, ReLU and residual fused (timing-only), beside the unfused chain: the bare
 convolution, then the vector kernels a framework without fusion runs (batch norm's mul and add
-per channel, the residual add, the ReLU). The network's FC layer is a matmul with a fused bias.
-Max pool and the global average pool are not emulated yet: they are listed, not counted.
+per channel, the residual add, the ReLU). The network's FC layer is a matmul with a fused bias; the
+3x3/2 max pool after the stem and the global average pool before the FC layer run on the vector
+unit (`cubekit kernel max_pool2d`, `global_avg_pool2d`), the same kernels in both chains.
 
     bench/run.py resnet50 [--batch 32] [--chips ascend910,ascend910b2,ascend950pr] [--resnet-check [--standard-only]]
 
@@ -51,7 +52,8 @@ def network(deep_stem=False, grouped_1x1=False):
         layers.append(Conv("stem.2", 32, 112, 64, 3, 1, 1, ["bn", "relu"], inputs=["stem.1"]))
     else:
         layers.append(Conv("stem", 3, 224, 64, 7, 2, 3, ["bn", "relu"], inputs=["image"]))
-    pools.append(("maxpool 3x3/2", layers[-1].name, 64 * 56 * 56))
+    pools.append(("maxpool 3x3/2", layers[-1].name, ["max_pool2d", "--c", "64", "--h", "112", "--w", "112", "--kernel", "3",
+                                                     "--stride", "2", "--pad", "1"]))
     x, c, h = "pool", 64, 56
     for stage, (width, blocks, stride) in enumerate([(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)], start=1):
         for b in range(blocks):
@@ -67,7 +69,7 @@ def network(deep_stem=False, grouped_1x1=False):
             layers.append(Conv(f"{name}.conv3", width, oh, width * 4, 1, 1, 0, ["bn", "residual", "relu"], groups=g1,
                                inputs=[layers[-1].name], residual=shortcut))
             x, c, h = layers[-1].name, width * 4, oh
-    pools.append(("global average pool", x, 2048 * 7 * 7))
+    pools.append(("global average pool", x, ["global_avg_pool2d", "--c", "2048", "--h", "7", "--w", "7"]))
     return layers, pools
 
 
@@ -117,6 +119,16 @@ def time_layer(build, layer, batch, chip):
             "c": layer.c}
 
 
+def pool_args(pool, batch, chip):
+    return ["kernel"] + pool[2] + ["--n", str(batch), "--chip", chip, "--json"]
+
+
+def time_pool(build, pool, batch, chip):
+    r = cubekit(build, pool_args(pool, batch, chip) + ["--timing-only"])
+    return {"name": pool[0], "source": pool[1], "cycles": r["cycles"], "limiter": r["roofline"]["limiter"],
+            "efficiency": r["roofline"]["efficiency"]}
+
+
 def fc_cycles(build, batch, chip):
     r = cubekit(build, ["kernel", "matmul", "--m", str(batch), "--n", "1000", "--k", "2048", "--epilogue", "bias",
                         "--chip", chip, "--json", "--timing-only"])
@@ -152,7 +164,8 @@ def run(build, batch, chips, check, variants_too=True):
     variants = {"standard": network(), "deep stem": network(deep_stem=True), "grouped 1x1": network(grouped_1x1=True),
                 "both": network(deep_stem=True, grouped_1x1=True)}
     if check:
-        return check_layers(build, variants["standard"][0] + (variants["both"][0] if variants_too else []), chips)
+        return check_layers(build, variants["standard"][0] + (variants["both"][0] if variants_too else []),
+                            variants["standard"][1], chips)
     results = {}
     for chip in chips:
         info = cubekit(build, ["chips", "--json"])
@@ -161,10 +174,12 @@ def run(build, batch, chips, check, variants_too=True):
             with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
                 rows = list(pool.map(lambda l: time_layer(build, l, batch, chip), layers))
             fc = fc_cycles(build, batch, chip)
-            total = sum(r["cycles"] for r in rows) + fc
-            unfused = sum(r["unfused_cycles"] for r in rows) + fc
+            pooled = [time_pool(build, p, batch, chip) for p in pools]
+            rest = fc + sum(p["cycles"] for p in pooled)  # the same kernels in both chains
+            total = sum(r["cycles"] for r in rows) + rest
+            unfused = sum(r["unfused_cycles"] for r in rows) + rest
             results[(chip, variant)] = {"rows": rows, "fc": fc, "total": total, "unfused": unfused, "clock": clock,
-                                        "pools": pools, "gm": gm_plan(layers, batch)}
+                                        "pools": pooled, "gm": gm_plan(layers, batch)}
     print(report(results, batch))
     return 0
 
@@ -187,13 +202,14 @@ def report(results, batch):
                        f"{row['limiter']} | {row['unfused_cycles']} | {row['cycles'] / row['unfused_cycles']:.2f} | "
                        f"{row['conv_cycles']} | {row['gemm_cycles']} | {row['gemm_cycles'] / row['conv_cycles']:.2f} |")
         out.append(f"| fc | 2048 -> 1000 | bias | {r['fc']} | | | {r['fc']} | | | | |")
-        for name, source, elements in r["pools"]:
-            out.append(f"| {name} | after {source}, {elements} values per image | | not emulated | | | | | | | |")
+        for p in r["pools"]:
+            out.append(f"| {p['name']} | after {p['source']} (vector unit) | | {p['cycles']} | | {p['limiter']} | "
+                       f"{p['cycles']} | | | | |")
         wide = [row["gemm_cycles"] / row["conv_cycles"] for row in r["rows"] if row["c"] >= 64]
         out.append(f"\nConvolutions with C >= 64: conv / matmul efficiency from {min(wide):.2f} to {max(wide):.2f} "
                    f"(the matmul reads the im2col matrix, KH*KW times the feature map, from GM).\n")
         out.append("")
-    out.append("## Network totals (convolutions and FC; pooling not counted)\n")
+    out.append("## Network totals (convolutions, pooling and FC)\n")
     out.append("| chip | variant | cycles | images/s | unfused images/s | peak GM, no reuse | peak GM, liveness reuse |")
     out.append("|---|---|---|---|---|---|---|")
     for (chip, variant), r in results.items():
@@ -204,18 +220,23 @@ def report(results, batch):
     return "\n".join(out) + "\n"
 
 
-def check_layers(build, layers, chips):
-    """Each distinct layer once at batch 1 against Halide, checker-clean."""
+def check_layers(build, layers, pools, chips):
+    """Each distinct layer (and both pools) once at batch 1 against Halide, checker-clean."""
     distinct = {}
     for layer in layers:
         distinct.setdefault(layer.key(), layer)
-    jobs = [(layer, chip) for layer in distinct.values() for chip in chips]
+    jobs = [(layer, chip) for layer in list(distinct.values()) + pools for chip in chips]
 
     def one(job):
         layer, chip = job
-        r = cubekit(build, conv_args(layer, 1, chip, layer.epilogue), may_fail=True)
+        if isinstance(layer, tuple):  # a pool
+            r = cubekit(build, pool_args(layer, 1, chip), may_fail=True)
+            what = f"{layer[0]} after {layer[1]}"
+        else:
+            r = cubekit(build, conv_args(layer, 1, chip, layer.epilogue), may_fail=True)
+            what = f"{layer.name} {layer.shape()} {','.join(layer.epilogue)}"
         ok = r["check"]["pass"] and not r["diagnostics"]
-        return f"{'ok  ' if ok else 'FAIL'} {chip} {layer.name} {layer.shape()} {','.join(layer.epilogue)}", ok
+        return f"{'ok  ' if ok else 'FAIL'} {chip} {what}", ok
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         results = list(pool.map(one, jobs))

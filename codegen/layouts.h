@@ -1,5 +1,5 @@
 // How a tensor of a Func is stored in its program's GM when not as the Func shapes it: the conv
-// path keeps feature maps as NC1HWC0 and weights as FRACTAL_Z (emulator/layout.h), and the host
+// and pooling paths keep feature maps as NC1HWC0 and weights as FRACTAL_Z (emulator/layout.h), and the host
 // converts on the way in and out, as CANN's TransData does.
 #pragma once
 

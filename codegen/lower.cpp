@@ -3,6 +3,7 @@
 
 #include "codegen/contraction_nest.h"
 #include "codegen/emit.h"
+#include "codegen/pool_nest.h"
 #include "codegen/select.h"
 #include "codegen/simplify.h"
 #include "codegen/storage.h"
@@ -13,6 +14,7 @@
 #include "emulator/error.h"
 #include "schedules/contraction.h"
 #include "schedules/conv.h"
+#include "schedules/pool.h"
 #include "schedules/stages.h"
 #include "schedules/vector.h"
 
@@ -65,7 +67,9 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   // A convolution pads its input (constant_exterior) in set_fmatrix; nothing else lowers a
   // boundary condition yet.
   const bool conv = sched::is_conv(f) || (epilogue && epilogue->func && sched::is_conv(dsl::Func(epilogue->func)));
-  if (const dsl::ExprNode* r = conv ? nullptr : exterior_read(f.impl->value))
+  // So does a pooling, in its UB tiles.
+  const bool pool = !epilogue && sched::is_pool(f);
+  if (const dsl::ExprNode* r = conv || pool ? nullptr : exterior_read(f.impl->value))
     user_error("{}: {} is read through a boundary condition (BoundaryConditions::constant_exterior); the compiler "
                "does not lower boundary conditions yet: compute the Func on the CPU (dsl::run_on_host, "
                "cubekit.reference) or read the input inside its shape", f.name(), r->input->name);
@@ -86,6 +90,11 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     stages = sched::stage_graph(plan).str();
     log("schedule", [&] { return plan.str() + "\n" + stages; });
     k = build_contraction_nest(plan, chip);        // loops, scopes, Move and Mmad
+  } else if (pool) {                               // a pooling on the vector unit
+    sched::PoolPlan plan = sched::plan_pool(f, chip);
+    stages = sched::stage_graph(plan).str();
+    log("schedule", [&] { return plan.str() + "\n" + stages; });
+    k = build_pool_nest(plan, chip);
   } else {                                         // the vector path
     sched::VectorPlan plan = sched::plan_vector(f, chip);
     stages = sched::stage_graph(plan).str();

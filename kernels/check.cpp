@@ -91,7 +91,13 @@ KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunS
   // run needs no inputs, and filling big ones cost more than simulating.
   std::map<std::string, std::vector<uint8_t>> shaped;
   if (!s.sim.timing_only) shaped = seeded_inputs(run.gm, run.layouts, s.seed);
-  if (s.inputs) s.inputs(run.gm);
+  if (s.inputs) {
+    s.inputs(run.gm);
+    // They were set in GM's layouts: the reference reads what they mean in the Func's shape
+    // (feature maps convert back; weights set this way are not read back).
+    for (const codegen::TensorLayout& l : run.layouts)
+      if (shaped.count(l.tensor) && l.kind == codegen::TensorLayout::Kind::NC1HWC0) shaped[l.tensor] = l.to_host(run.gm.bytes(l.tensor));
+  }
   if (!s.reference || s.sim.timing_only) {
     run.sim = simulate(chip, run.program, run.gm, s.sim);
     return run;

@@ -43,7 +43,8 @@ struct RunSettings {
   SimOptions sim;
   bool reference = true;  // run the Halide reference and compare
   double atol = -1;       // absolute tolerance (< 0: the dtype's default)
-  // Called after the seeded fill, to set inputs of one's own (e.g. extreme values).
+  // Called after the seeded fill, to set inputs of one's own (e.g. extreme values), in GM's layouts
+  // (KernelRun::layouts): a feature map set as NC1HWC0 is read back for the reference.
   std::function<void(GlobalMemory&)> inputs;
 };
 

@@ -1,6 +1,7 @@
 #include "schedules/conv.h"
 
 #include "emulator/error.h"
+#include "schedules/affine_index.h"
 #include "schedules/loops.h"
 
 #include <fmt/format.h>
@@ -21,61 +22,6 @@ namespace {
 const char* kConvShape =
     "the cube's convolution is O(n, k, y, x) = sum(cast(T, P(n, r.x, y*sh + r.y*dh - ph, x*sw + r.z*dw - pw)) * "
     "cast(T, W(k, r.x, r.y, r.z))), P the input or BoundaryConditions::constant_exterior(input, 0)";
-
-const ExprNode* strip_cast(const ExprNode* n) { return n->op == Op::Cast ? n->args[0].get() : n; }
-
-// An integer index as c + sum(coefficient x variable), or not affine.
-struct Linear {
-  std::map<const VarImpl*, int64_t> terms;
-  int64_t c = 0;
-  bool ok = true;
-  int64_t of(const VarImpl* v) const {
-    auto it = terms.find(v);
-    return it == terms.end() ? 0 : it->second;
-  }
-};
-
-Linear scaled(Linear a, int64_t k) {
-  for (auto& [v, c] : a.terms) c *= k;
-  a.c *= k;
-  return a;
-}
-
-Linear linear(const Expr& e) {
-  const ExprNode& n = e.node();
-  Linear out;
-  switch (n.op) {
-    case Op::Const:
-      out.c = int64_t(n.value);
-      out.ok = double(out.c) == n.value;
-      return out;
-    case Op::Var: out.terms[n.var.get()] = 1; return out;
-    case Op::Cast: return is_float(n.type.dtype) ? Linear{{}, 0, false} : linear(n.args[0]);
-    case Op::Neg: return scaled(linear(n.args[0]), -1);
-    case Op::Add:
-    case Op::Sub: {
-      Linear a = linear(n.args[0]), b = scaled(linear(n.args[1]), n.op == Op::Sub ? -1 : 1);
-      for (auto& [v, c] : b.terms) a.terms[v] += c;
-      a.c += b.c, a.ok = a.ok && b.ok;
-      return a;
-    }
-    case Op::Mul: {
-      Linear a = linear(n.args[0]), b = linear(n.args[1]);
-      if (!a.ok || !b.ok || (!a.terms.empty() && !b.terms.empty())) return {{}, 0, false};
-      return a.terms.empty() ? scaled(b, a.c) : scaled(a, b.c);
-    }
-    default: return {{}, 0, false};
-  }
-}
-
-// Whether a read has an index that is not a plain variable (what makes a feature map's read).
-bool affine_read(const ExprNode* n) {
-  if (n->op == Op::Exterior) return true;
-  if (n->op != Op::Input) return false;
-  for (const Expr& i : n->args)
-    if (i.node().op != Op::Var) return true;
-  return false;
-}
 
 const VarImpl* plain_var(const Expr& e) { return e.node().op == Op::Var ? e.node().var.get() : nullptr; }
 
@@ -100,23 +46,9 @@ std::pair<int64_t, int64_t> group_index(const Expr& index, const VarImpl* k, con
   return {0, 0};
 }
 
-// The spatial index `out*stride + r*dilation - pad` of the feature map along one axis.
-struct Axis {
-  int64_t stride = 1, dilation = 1, pad = 0;
-};
-
+// The spatial index along one axis, within load3d's and set_fmatrix's fields.
 Axis spatial(const std::string& fname, const Expr& index, const VarImpl* out, const VarImpl* r, const char* axis) {
-  Linear l = linear(index);
-  auto bad = [&](const std::string& why) {
-    user_error("{}: the input's {} index `{}` {}; {}", fname, axis, index.str(), why, kConvShape);
-  };
-  if (!l.ok) bad("is not affine in the variables");
-  for (const auto& [v, c] : l.terms)
-    if (v != out && v != r && c != 0) bad(fmt::format("uses {}, which is neither {} nor {}", v->name, out->name, r->name));
-  Axis a{l.of(out), l.of(r), -l.c};
-  if (a.stride < 1) bad(fmt::format("needs a positive stride on {}", out->name));
-  if (a.dilation < 1) bad(fmt::format("needs a positive dilation on {}", r->name));
-  if (a.pad < 0) bad("starts past the input's first row or column (an offset the cube has no padding for)");
+  Axis a = window_axis(fname, index, out, r, axis, kConvShape);
   if (a.stride > 63) user_error("{}: stride {} along {} is more than load3d's 63", fname, a.stride, axis);
   if (a.dilation > 255) user_error("{}: dilation {} along {} is more than load3d's 255", fname, a.dilation, axis);
   if (a.pad > 255) user_error("{}: padding {} along {} is more than set_fmatrix's 255", fname, a.pad, axis);

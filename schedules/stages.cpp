@@ -203,4 +203,19 @@ StageGraph stage_graph(const VectorPlan& p) {
   return g;
 }
 
+StageGraph stage_graph(const PoolPlan& p) {
+  StageGraph g;
+  g.kernel = p.name;
+  const int copies = p.double_buffer ? 2 : 1;
+  const int64_t planes = p.tile_planes;
+  int gm = g.add({p.input->name, Engine::None, Place::GM, {}, "", 1});
+  int ub = g.add({p.input->name + ".ub", Engine::MTE2, Place::UB, {planes, std::min(p.g.h, p.in_rows(p.rows)), p.g.w, p.g.c0}, "tile", copies});
+  g.connect(gm, ub, Path::Copy);
+  int out = g.add({p.name, Engine::Vector, Place::UB, {planes, p.rows, p.g.ow, p.g.c0}, "tile", copies});
+  g.connect(ub, out, Path::Compute);
+  int back = g.add({p.name + ".gm", Engine::MTE3, Place::GM, {}, "", 1});
+  g.connect(out, back, Path::Copy);
+  return g;
+}
+
 }  // namespace cubekit::sched

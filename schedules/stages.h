@@ -14,6 +14,7 @@
 #pragma once
 
 #include "schedules/contraction.h"
+#include "schedules/pool.h"
 #include "schedules/vector.h"
 
 #include <string>
@@ -64,5 +65,6 @@ struct StageGraph {
 
 StageGraph stage_graph(const ContractionPlan& plan);
 StageGraph stage_graph(const VectorPlan& plan);
+StageGraph stage_graph(const PoolPlan& plan);
 
 }  // namespace cubekit::sched

@@ -1,11 +1,13 @@
 // `cubekit kernel NAME ...`: compile a ready kernel, run it on seeded random inputs, check it
 // against the Halide reference and report; `cubekit compile NAME ... -o FILE.s` writes the program.
-// NAME is matmul (the cube) or one of the vector kernels (add, softmax, layernorm, ...).
+// NAME is matmul or conv2d (the cube), max_pool2d / avg_pool2d / global_avg_pool2d or one of the
+// vector kernels (add, softmax, layernorm, ...).
 #include "codegen/lower.h"
 #include "emulator/error.h"
 #include "kernels/check.h"
 #include "kernels/conv.h"
 #include "kernels/matmul.h"
+#include "kernels/pool.h"
 #include "kernels/vector.h"
 #include "tools/commands.h"
 
@@ -277,6 +279,59 @@ int run_conv(const ConvArgs& a) {
   return run_kernel(cv.out, a, conv_headline(o), atol, extra, flops);
 }
 
+// ---- pooling: max_pool2d, avg_pool2d, global_avg_pool2d ----
+
+struct PoolArgs : RunArgs {
+  std::string name;
+  int64_t n = 1, c = 0, h = 0, w = 0, kernel = 3, stride = 0, pad = 0, dilation = 1, rows = 0;
+  std::string dtype = "f16", double_buffer, cores;
+};
+
+kernels::Pool2dOptions options_of(const PoolArgs& a) {
+  kernels::Pool2dOptions o;
+  o.kind = a.name == "max_pool2d" ? kernels::Pool2dOptions::Kind::Max : kernels::Pool2dOptions::Kind::Avg;
+  o.global = a.name == "global_avg_pool2d";
+  o.n = a.n, o.c = a.c, o.h = a.h, o.w = a.w, o.kh = a.kernel, o.stride = a.stride, o.pad = a.pad, o.dilation = a.dilation;
+  o.dtype = dtype_option(a.dtype, "--dtype");
+  if (o.dtype != DType::f16 && o.dtype != DType::f32) user_error("--dtype must be f16 or f32 for {}, got '{}'", a.name, a.dtype);
+  o.schedule = naive_schedule(a) ? kernels::Pool2dOptions::Schedule::Naive : kernels::Pool2dOptions::Schedule::Default;
+  o.rows = a.rows;
+  o.double_buffer = on_off(a.double_buffer, "--double-buffer");
+  o.use_cores = on_off(a.cores, "--cores");
+  return o;
+}
+
+void add_pool_options(CLI::App* cmd, PoolArgs& a) {
+  cmd->add_option("--n", a.n, "images")->capture_default_str();
+  cmd->add_option("--c", a.c, "channels")->required();
+  cmd->add_option("--h", a.h, "input height")->required();
+  cmd->add_option("--w", a.w, "input width")->required();
+  if (a.name != "global_avg_pool2d") {
+    cmd->add_option("--kernel", a.kernel, "window size (both axes)")->capture_default_str();
+    cmd->add_option("--stride", a.stride, "stride (both axes; default: the window)");
+    cmd->add_option("--pad", a.pad, "padding (both axes, both sides; at most half the window)")->capture_default_str();
+    if (a.name == "max_pool2d") cmd->add_option("--dilation", a.dilation, "dilation (both axes)")->capture_default_str();
+  }
+  cmd->add_option("--dtype", a.dtype, "input and result type: f16 or f32")->capture_default_str();
+  cmd->add_option("--rows", a.rows, "override: output rows per tile");
+  cmd->add_option("--double-buffer", a.double_buffer, "override: on or off");
+  cmd->add_option("--cores", a.cores, "override: spread tiles over all cores, on or off");
+  add_run_options(cmd, a);
+}
+
+std::string pool_headline(const PoolArgs& a, const kernels::Pool2dOptions& o) {
+  if (o.global) return fmt::format("{} {}x{}x{}x{} {}", a.name, o.n, o.c, o.h, o.w, dtype_name(o.dtype));
+  return fmt::format("{} {}x{}x{}x{} window {} stride {} pad {}{} {}", a.name, o.n, o.c, o.h, o.w, o.kh, o.sh(), o.pad,
+                     o.dilation > 1 ? fmt::format(" dilation {}", o.dilation) : "", dtype_name(o.dtype));
+}
+
+int run_pool(const PoolArgs& a) {
+  kernels::Pool2dOptions o = options_of(a);
+  kernels::Pool2d p = kernels::pool2d(o, load_chip(a.chip));
+  nlohmann::json extra = {{"shape", {{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"oh", p.oh}, {"ow", p.ow}}}};
+  return run_kernel(p.out, a, pool_headline(a, o), -1, extra, 0);
+}
+
 // ---- the vector kernels ----
 
 struct VectorArgs : RunArgs {
@@ -388,6 +443,30 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     kernels::Conv2d cv = kernels::conv2d(o, load_chip(cvc->chip));
     exit_code = run ? compile_kernel(cv.out, *cvc, conv_headline(o)) : validate_kernel(cv.out, *cvc);
   });
+
+  for (const char* name : {"max_pool2d", "avg_pool2d", "global_avg_pool2d"}) {
+    const char* what = name[0] == 'm' ? "2-D max pooling on the vector unit (NCHW in and out, NC1HWC0 inside)"
+                     : name[0] == 'a' ? "2-D average pooling on the vector unit (NCHW in and out, NC1HWC0 inside)"
+                                      : "the average over each channel's map (adaptive_avg_pool2d(x, 1)) on the vector unit";
+    auto pa = std::make_shared<PoolArgs>();
+    pa->name = name;
+    auto* pk = kernel->add_subcommand(name, what);
+    add_pool_options(pk, *pa);
+    pk->callback([pa, run, &exit_code] {
+      if (run) exit_code = run_pool(*pa);
+      else exit_code = validate_kernel(kernels::pool2d(options_of(*pa), load_chip(pa->chip)).out, *pa);
+    });
+    auto pc = std::make_shared<PoolArgs>();
+    pc->name = name;
+    auto* pcc = compile->add_subcommand(name, what);
+    add_pool_options(pcc, *pc);
+    pcc->add_option("-o,--output", pc->output, "the program file to write")->required();
+    pcc->callback([pc, run, &exit_code] {
+      kernels::Pool2dOptions o = options_of(*pc);
+      kernels::Pool2d p = kernels::pool2d(o, load_chip(pc->chip));
+      exit_code = run ? compile_kernel(p.out, *pc, pool_headline(*pc, o)) : validate_kernel(p.out, *pc);
+    });
+  }
 
   for (const std::string& name : kernels::vector_kernel_names()) {
     auto va = std::make_shared<VectorArgs>();

@@ -1,8 +1,9 @@
-// The ready kernels as Funcs (kernels::matmul, kernels::vector_kernel); cubekit/kernels.py turns
+// The ready kernels as Funcs (kernels::matmul, conv2d, pool2d, vector_kernel); cubekit/kernels.py turns
 // them into one-call functions on numpy arrays.
 #include "emulator/error.h"
 #include "kernels/conv.h"
 #include "kernels/matmul.h"
+#include "kernels/pool.h"
 #include "kernels/vector.h"
 #include "python/src/common.h"
 
@@ -102,6 +103,40 @@ void bind_kernels(py::module_& m) {
       if (i) inputs.append(py::cast(*i));
     return py::make_tuple(cv.out, inputs);
   }, py::arg("options"), py::arg("chip"), "The conv2d Func to compile and its Inputs (X, W[, scale, shift][, R]).");
+
+  using kernels::Pool2dOptions;
+  py::class_<Pool2dOptions>(m, "Pool2dOptions", "What kernels.max_pool2d / avg_pool2d / adaptive_avg_pool2d build.")
+      .def(py::init<>())
+      .def_property("kind", [](const Pool2dOptions& o) { return o.kind == Pool2dOptions::Kind::Max ? "max" : "avg"; },
+                    [](Pool2dOptions& o, const std::string& k) {
+                      if (k != "max" && k != "avg") user_error("Pool2dOptions.kind must be 'max' or 'avg', got '{}'", k);
+                      o.kind = k == "max" ? Pool2dOptions::Kind::Max : Pool2dOptions::Kind::Avg;
+                    }, "'max' or 'avg'")
+      .def_readwrite("global_", &Pool2dOptions::global, "the average over the whole map (a 1 x 1 output)")
+      .def_readwrite("n", &Pool2dOptions::n)
+      .def_readwrite("c", &Pool2dOptions::c)
+      .def_readwrite("h", &Pool2dOptions::h)
+      .def_readwrite("w", &Pool2dOptions::w)
+      .def_readwrite("kh", &Pool2dOptions::kh)
+      .def_readwrite("kw", &Pool2dOptions::kw, "0: as kh")
+      .def_readwrite("stride", &Pool2dOptions::stride, "0: the window")
+      .def_readwrite("stride_w", &Pool2dOptions::stride_w, "0: as stride")
+      .def_readwrite("pad", &Pool2dOptions::pad)
+      .def_readwrite("pad_w", &Pool2dOptions::pad_w, "-1: as pad")
+      .def_readwrite("dilation", &Pool2dOptions::dilation)
+      .def_readwrite("dilation_w", &Pool2dOptions::dilation_w, "0: as dilation")
+      .def_property("dtype", [](const Pool2dOptions& o) { return std::string(dtype_name(o.dtype)); },
+                    [](Pool2dOptions& o, const py::object& t) { o.dtype = to_dtype(t); }, "f16 or f32")
+      .def_property("schedule", &schedule_name<Pool2dOptions>, &set_schedule<Pool2dOptions>, "'default' or 'naive'")
+      .def_readwrite("rows", &Pool2dOptions::rows, "output rows per tile (0: choose)")
+      .def_readwrite("double_buffer", &Pool2dOptions::double_buffer)
+      .def_readwrite("use_cores", &Pool2dOptions::use_cores);
+  m.def("pool2d_func", [](const Pool2dOptions& o, const ChipConfig& chip) {
+    kernels::Pool2d p = kernels::pool2d(o, chip);
+    py::list inputs;
+    inputs.append(py::cast(p.x));
+    return py::make_tuple(p.out, inputs);
+  }, py::arg("options"), py::arg("chip"), "The pooling Func to compile and its Input (X).");
 
   py::class_<VectorOptions>(m, "VectorOptions", "What kernels.vector_func builds: shape, types, schedule.")
       .def(py::init<>())

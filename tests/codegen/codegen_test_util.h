@@ -7,7 +7,9 @@
 #include "kernels/matmul.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
+#include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
@@ -74,6 +76,24 @@ Mutations delete_each_sync(const Program& p, Run run) {
     else m.survivors.push_back(fmt::format("deleting `{}` (line {}) was not reported", print_instr(p, p.code[i]), p.code[i].line));
   }
   return m;
+}
+
+// Runs p on seeded inputs (clean), then deletes each executed synchronisation instruction in turn:
+// every deletion must be reported, and there must be at least `least` of them.
+inline void expect_every_sync_needed(const Program& p, const ChipConfig& chip, const std::string& what, int least) {
+  auto run = [&](const Program& program) {
+    GlobalMemory gm = GlobalMemory::for_program(program);
+    gm.fill_inputs(9);
+    return simulate(chip, program, gm).report;
+  };
+  Report original = run(p);
+  ASSERT_TRUE(original.clean()) << format_diagnostic(p, original.diagnostics[0]);
+  Mutations m = delete_each_sync(p, run);
+  for (const std::string& s : m.survivors) ADD_FAILURE() << s;
+  std::printf("%s on %s: %d of %d executed deletions reported (%d not reached)\n", what.c_str(), chip.name.c_str(),
+              m.reported, m.mutants, m.unreached);
+  EXPECT_EQ(m.reported, m.mutants);
+  EXPECT_GE(m.mutants, least);
 }
 
 }  // namespace cubekit::test

@@ -147,19 +147,7 @@ TEST_P(ConvMutation, DeletingAnyExecutedSynchronisationIsReported) {
   o.rows = 2, o.tn = 32, o.channels = 32, o.use_cores = false, o.epilogue = {"bn", "residual", "relu"};
   kernels::Conv2d cv = kernels::conv2d(o, chip);
   Program p = parse_program(print_program(codegen::compile(cv.out, chip).program));
-  auto run = [&](const Program& program) {
-    GlobalMemory gm = GlobalMemory::for_program(program);
-    gm.fill_inputs(9);
-    return simulate(chip, program, gm).report;
-  };
-  Report original = run(p);
-  ASSERT_TRUE(original.clean()) << format_diagnostic(p, original.diagnostics[0]);
-  test::Mutations m = test::delete_each_sync(p, run);
-  for (const std::string& s : m.survivors) ADD_FAILURE() << s;
-  std::printf("generated conv on %s: %d of %d executed deletions reported (%d not reached)\n", GetParam(), m.reported,
-              m.mutants, m.unreached);
-  EXPECT_EQ(m.reported, m.mutants);
-  EXPECT_GE(m.mutants, 30);
+  test::expect_every_sync_needed(p, chip, "generated conv", 30);
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, ConvMutation, testing::Values("ascend910", "ascend910b2"));

@@ -117,7 +117,8 @@ TEST(HostFast, MatmulsEqualThePlainPipeline) {
       v.set(o);
       kernels::Matmul mm = kernels::matmul(o, test::chip());
       std::string what = fmt::format("matmul {} x {}x{}x{}, {}", s.batch, s.m, s.n, s.k, v.name);
-      expect_same(mm.out, ++seed, seed % 4 == 0, what);
+      ++seed;
+      expect_same(mm.out, seed, seed % 4 == 0, what);
     }
 }
 
@@ -137,7 +138,8 @@ TEST(HostFast, VectorKernelsEqualThePlainPipeline) {
         o.shape = shape, o.dtype = dt;
         kernels::VectorKernel k = kernels::vector_kernel(name, o);
         std::string what = fmt::format("{} [{}] {}", name, fmt::join(shape, ", "), dtype_name(dt));
-        expect_same(k.out, ++seed, seed % 3 == 0, what);
+        ++seed;
+        expect_same(k.out, seed, seed % 3 == 0, what);
       }
 }
 

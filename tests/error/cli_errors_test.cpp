@@ -316,5 +316,12 @@ TEST(CliBadInput, Conv2dEpilogueStepUnknown) {
   EXPECT_THAT(r.err, HasSubstr("unknown epilogue step 'gelu'; the steps are bn, residual and relu"));
 }
 
+TEST(CliBadInput, PoolDtypeTheVectorUnitDoesNotPool) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel max_pool2d --c 16 --h 8 --w 8 --stride 2 --pad 1 --dtype s8");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--dtype must be f16 or f32 for max_pool2d, got 's8'"));
+}
+
 }  // namespace
 }  // namespace cubekit::test

@@ -194,12 +194,16 @@ EMPTY_CALLS = {
     "mean": lambda: kernels.mean(E, axis=1, keepdims=True),
     "matmul": lambda: kernels.matmul(np.zeros((0, 16), np.float16), np.ones((16, 8), np.float16)),
     "conv2d": lambda: kernels.conv2d(np.zeros((0, 4, 6, 6), np.float16), np.ones((8, 4, 3, 3), np.float16), padding=1),
+    "max_pool2d": lambda: kernels.max_pool2d(np.zeros((2, 0, 6, 6), np.float16), 3, 2, 1),
+    "avg_pool2d": lambda: kernels.avg_pool2d(np.zeros((0, 3, 6, 6), np.float32), 2),
+    "adaptive_avg_pool2d": lambda: kernels.adaptive_avg_pool2d(np.zeros((0, 3, 7, 7), np.float16), 1),
 }
 EMPTY_WANT = {
     "add": np.add(E, np.ones(5, np.float32)), "sub": E - 1.0, "mul": np.ones((3, 0), np.float32), "div": 2 / E,
     "cast": E.astype(np.float32), "sum": E.sum(axis=1), "max": np.zeros((0,), np.float16),
     "min": np.zeros((0,), np.float16), "mean": E.mean(axis=1, keepdims=True), "matmul": np.zeros((0, 8), np.float32),
-    "conv2d": np.zeros((0, 8, 6, 6), np.float32),
+    "conv2d": np.zeros((0, 8, 6, 6), np.float32), "max_pool2d": np.zeros((2, 0, 3, 3), np.float16),
+    "avg_pool2d": np.zeros((0, 3, 3, 3), np.float32), "adaptive_avg_pool2d": np.zeros((0, 3, 1, 1), np.float16),
 }
 
 

@@ -32,6 +32,9 @@ CALLS = {
     "layernorm": lambda **kw: kernels.layernorm(X, G, G, **kw),
     "rmsnorm": lambda **kw: kernels.rmsnorm(X, G, **kw),
     "conv2d": lambda **kw: kernels.conv2d(np.ones((1, 4, 6, 6), np.float16), np.ones((8, 4, 3, 3), np.float16), **kw),
+    "max_pool2d": lambda **kw: kernels.max_pool2d(np.ones((1, 4, 6, 6), np.float16), 3, 2, 1, **kw),
+    "avg_pool2d": lambda **kw: kernels.avg_pool2d(np.ones((1, 4, 6, 6), np.float16), 2, **kw),
+    "adaptive_avg_pool2d": lambda **kw: kernels.adaptive_avg_pool2d(np.ones((1, 4, 6, 6), np.float16), 1, **kw),
 }
 for _name in ("add", "sub", "mul", "div", "maximum", "minimum"):
     CALLS[_name] = (lambda f: lambda **kw: f(X, X, **kw))(getattr(kernels, _name))
@@ -77,6 +80,8 @@ def options_of(kernel):
         names += list(kernels.SCHEDULE_OVERRIDES)
     if kernel == "conv2d":
         names += list(kernels.CONV_OVERRIDES)
+    if kernel.endswith("pool2d"):
+        names += list(kernels.POOL_OVERRIDES)
     return names
 
 

@@ -1,0 +1,262 @@
+// User errors of the pooling path: recognising a pooling in the DSL (schedules/pool.cpp), its
+// schedule and UB sizes, and kernels::pool2d's options: one test per error, checking its message.
+#include "codegen/lower.h"
+#include "error_test_util.h"
+#include "kernels/pool.h"
+
+#include <limits>
+
+namespace cubekit::test {
+namespace {
+
+using dsl::BoundaryConditions::constant_exterior;
+using dsl::Expr;
+using kernels::Pool2dOptions;
+
+const ChipConfig& chip() {
+  static const ChipConfig c = load_chip("ascend910");
+  return c;
+}
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+// A 3x3 stride-2 max pool of a 1 x 16 x 8 x 8 input, padding 1, written with `read` of the padded
+// input P; `define` may change the value and the output's extent.
+struct Pool {
+  dsl::Input I{"I", DType::f16, {1, 16, 8, 8}};
+  dsl::Var n{"n"}, c{"c"}, y{"y"}, x{"x"};
+  dsl::RDom r{{{0, 3}, {0, 3}}, "r"};
+  dsl::Func O{"O"};
+  dsl::BoundaryConditions::Exterior P = constant_exterior(I, -kInf);
+
+  Expr standard_read() { return P(n, c, y * 2 + r.y - 1, x * 2 + r.x - 1); }
+  dsl::Func& define(const Expr& value, int64_t oh = 4, int64_t ow = 4) {
+    O(n, c, y, x) = value;
+    O.bound(y, 0, oh).bound(x, 0, ow);
+    return O;
+  }
+  dsl::Func& standard() { return define(dsl::maximum(standard_read())); }
+};
+
+void expect_compile_error(const dsl::Func& f, const std::vector<std::string>& want, const ChipConfig& on = chip()) {
+  expect_user_error([&] { codegen::compile(f, on); }, want);
+}
+
+// ---- recognising a pooling ----
+
+TEST(PoolErrors, BatchOrChannelIndexNotTheOutputs) {
+  Pool p;
+  p.define(dsl::maximum(p.P(p.n, 0 * p.c, p.y * 2 + p.r.y - 1, p.x * 2 + p.r.x - 1)));
+  expect_compile_error(p.O, {"O: the input's first two indices must be the output's n and c"});
+}
+
+TEST(PoolErrors, ReductionOverOneVariable) {
+  Pool p;
+  dsl::RDom r1(0, 3, "r1");
+  p.define(dsl::maximum(p.P(p.n, p.c, p.y * 2 + r1 - 1, p.x * 2 - 1)));
+  expect_compile_error(p.O, {"a pooling reduces over two variables (the window's row and column)", "uses 1"});
+}
+
+TEST(PoolErrors, ReductionDoesNotStartAtZero) {
+  Pool p;
+  dsl::RDom r({{1, 2}, {0, 3}}, "r");
+  p.define(dsl::maximum(p.P(p.n, p.c, p.y * 2 + r.y - 1, p.x * 2 + r.x - 1)));
+  expect_compile_error(p.O, {"O: the reduction r.x must start at 0"});
+}
+
+TEST(PoolErrors, SpatialIndexNotAffine) {
+  Pool p;
+  p.define(dsl::maximum(p.P(p.n, p.c, p.y * p.r.y, p.x * 2 + p.r.x - 1)));
+  expect_compile_error(p.O, {"the input's row index `(y * r.y)` is not affine in the variables", "a pooling is O(n, c, y, x)"});
+}
+
+TEST(PoolErrors, SpatialIndexUsesAnotherVariable) {
+  Pool p;
+  p.define(dsl::maximum(p.P(p.n, p.c, p.y * 2 + p.r.y - 1 + p.x, p.x * 2 + p.r.x - 1)), 2, 4);
+  expect_compile_error(p.O, {"the input's row index", "uses x, which is neither y nor r.y"});
+}
+
+TEST(PoolErrors, NegativeStride) {
+  Pool p;
+  p.define(dsl::maximum(p.P(p.n, p.c, 6 - p.y + p.r.y - 1, p.x * 2 + p.r.x - 1)));
+  expect_compile_error(p.O, {"needs a positive stride on y"});
+}
+
+TEST(PoolErrors, OffsetPastTheFirstRow) {
+  Pool p;
+  p.define(dsl::maximum(p.P(p.n, p.c, p.y * 2 + p.r.y + 1, p.x * 2 + p.r.x - 1)), 3, 4);
+  expect_compile_error(p.O, {"starts past the input's first row or column (an offset, not padding)"});
+}
+
+TEST(PoolErrors, BatchOrChannelsDiffer) {
+  Pool p;
+  p.standard();
+  dsl::Func Q("Q");
+  dsl::Var n("n"), c("c"), y("y"), x("x");
+  dsl::RDom r({{0, 3}, {0, 3}}, "r");
+  Q(n, c, y, x) = dsl::maximum(p.P(n, c, y * 2 + r.y - 1, x * 2 + r.x - 1));
+  Q.bound(n, 0, 1).bound(c, 0, 8).bound(y, 0, 4).bound(x, 0, 4);
+  expect_compile_error(Q, {"Q: the output is 1 x 8 (batch x channels) but the input I is 1 x 16; a pooling keeps both"});
+}
+
+TEST(PoolErrors, PaddingWithoutABoundaryCondition) {
+  Pool p;
+  p.define(dsl::maximum(p.I(p.n, p.c, p.y * 2 + p.r.y, p.x * 2 + p.r.x)), 4, 4);
+  expect_compile_error(p.O, {"the windows read I outside its shape (padding)",
+                             "read it through BoundaryConditions::constant_exterior(I, -inf)"});
+}
+
+TEST(PoolErrors, SumPaddedWithAnotherValue) {
+  Pool p;
+  auto P = constant_exterior(p.I, 1.0);
+  p.define(dsl::sum(dsl::cast(DType::f32, P(p.n, p.c, p.y * 2 + p.r.y - 1, p.x * 2 + p.r.x - 1))) * (1.0 / 9));
+  expect_compile_error(p.O, {"a sum (or average) pooling pads with 0 only", "use constant_exterior(I, 0)"});
+}
+
+TEST(PoolErrors, WindowOfPaddingOnly) {
+  Pool p;
+  p.define(dsl::maximum(p.P(p.n, p.c, p.y * 2 + p.r.y - 1, p.x * 2 + p.r.x - 1)), 6, 4);
+  expect_compile_error(p.O, {"O: output row 5 has a window of padding only (rows 9..11 of an input of 8)",
+                             "pad at most half the window"});
+}
+
+TEST(PoolErrors, TypeTheVectorUnitDoesNotPool) {
+  Pool p;
+  dsl::Input S("S", DType::s16, {1, 16, 8, 8});
+  p.define(dsl::maximum(constant_exterior(S, -100)(p.n, p.c, p.y * 2 + p.r.y - 1, p.x * 2 + p.r.x - 1)));
+  expect_compile_error(p.O, {"the vector unit pools f16 and f32 (the input S is s16", "cast to one of them first"});
+}
+
+TEST(PoolErrors, NarrowerThanTheInput) {
+  Pool p;
+  dsl::Input F("F", DType::f32, {1, 16, 8, 8});
+  p.define(dsl::maximum(dsl::cast(DType::f16, constant_exterior(F, -kInf)(p.n, p.c, p.y * 2 + p.r.y - 1, p.x * 2 + p.r.x - 1))));
+  expect_compile_error(p.O, {"the maximum is f16 over f32 inputs; combine in f32 or wider"});
+}
+
+TEST(PoolErrors, ColumnStrideBeyondBlockStrides) {
+  dsl::Input I("I", DType::f16, {1, 16, 4, 200});
+  dsl::Var n("n"), c("c"), y("y"), x("x");
+  dsl::RDom r({{0, 2}, {0, 2}}, "r");
+  dsl::Func O("O");
+  O(n, c, y, x) = dsl::maximum(I(n, c, y * 2 + r.y, x * 40 + r.x));
+  O.bound(y, 0, 2).bound(x, 0, 5);
+  expect_compile_error(O, {"a column stride of 40 is more than the vector unit's block strides reach (31 for f16 windows)"});
+}
+
+// ---- the schedule and UB ----
+
+TEST(PoolErrors, CoresInGroups) {
+  Pool p;
+  p.standard().cores({p.n}, 2);
+  expect_compile_error(p.O, {"O.cores(", "pooling hands tiles to the vector cores in turn; groups are for the cube path"});
+}
+
+TEST(PoolErrors, CubeDirective) {
+  Pool p;
+  p.standard().store_in(dsl::Level::L0C);
+  expect_compile_error(p.O, {"is a pooling on the vector unit, which takes cores(), double_buffer() and tile_rows()"});
+}
+
+TEST(PoolErrors, TileRowsBelowOne) {
+  Pool p;
+  p.standard().tile_rows(0);
+  expect_compile_error(p.O, {"O.tile_rows(0): give at least 1 output row"});
+}
+
+TEST(PoolErrors, TileRowsDoNotFitUB) {
+  dsl::Input I("I", DType::f16, {1, 16, 400, 400});
+  dsl::Var n("n"), c("c"), y("y"), x("x");
+  dsl::RDom r({{0, 3}, {0, 3}}, "r");
+  dsl::Func O("O");
+  O(n, c, y, x) = dsl::maximum(I(n, c, y + r.y, x + r.x));
+  O.bound(y, 0, 398).bound(x, 0, 398);
+  O.tile_rows(100).double_buffer();
+  expect_compile_error(O, {"O: tiles of 100 output rows need", "bytes of UB but ascend910 has 262144",
+                           "use fewer rows per tile or drop double_buffer()"});
+}
+
+TEST(PoolErrors, OneRowDoesNotFitUB) {
+  dsl::Input I("I", DType::f16, {1, 16, 4, 6000});
+  dsl::Var n("n"), c("c"), y("y"), x("x");
+  dsl::RDom r({{0, 3}, {0, 3}}, "r");
+  dsl::Func O("O");
+  O(n, c, y, x) = dsl::maximum(I(n, c, y + r.y, x + r.x));
+  O.bound(y, 0, 2).bound(x, 0, 5998);
+  expect_compile_error(O, {"O: one output row of 5998 positions needs", "the map is too wide for the pooling's tiles"});
+}
+
+// ---- kernels::pool2d's options ----
+
+void expect_options_error(const Pool2dOptions& o, const std::vector<std::string>& want) {
+  expect_user_error([&] { kernels::pool2d(o, chip()); }, want);
+}
+
+Pool2dOptions options() {
+  Pool2dOptions o;
+  o.c = 16, o.h = 8, o.w = 8, o.kh = 3, o.stride = 2, o.pad = 1;
+  return o;
+}
+
+TEST(PoolErrors, OptionShapeBelowOne) {
+  Pool2dOptions o = options();
+  o.h = 0;
+  expect_options_error(o, {"max_pool2d: h must be at least 1, got 0"});
+}
+
+TEST(PoolErrors, OptionDtype) {
+  Pool2dOptions o = options();
+  o.dtype = DType::s8;
+  expect_options_error(o, {"max_pool2d: the vector unit pools f16 and f32, got s8"});
+}
+
+TEST(PoolErrors, OptionNegativeRows) {
+  Pool2dOptions o = options();
+  o.rows = -2;
+  expect_options_error(o, {"max_pool2d: rows must be at least 1 (or 0 to let the schedule choose), got -2"});
+}
+
+TEST(PoolErrors, OptionWindowBelowOne) {
+  Pool2dOptions o = options();
+  o.kh = 0;
+  expect_options_error(o, {"max_pool2d: the window must be at least 1 x 1, got 0 x 0"});
+}
+
+TEST(PoolErrors, OptionNegativeStride) {
+  Pool2dOptions o = options();
+  o.stride = -1;
+  expect_options_error(o, {"max_pool2d: the stride must be at least 1 (0: the window), got -1"});
+}
+
+TEST(PoolErrors, OptionDilationBelowOne) {
+  Pool2dOptions o = options();
+  o.dilation = 0;
+  expect_options_error(o, {"max_pool2d: the dilation must be at least 1, got 0"});
+}
+
+TEST(PoolErrors, OptionAverageWithDilation) {
+  Pool2dOptions o = options();
+  o.kind = Pool2dOptions::Kind::Avg, o.dilation = 2;
+  expect_options_error(o, {"avg_pool2d: average pooling has no dilation"});
+}
+
+TEST(PoolErrors, OptionNegativePadding) {
+  Pool2dOptions o = options();
+  o.pad = -1;
+  expect_options_error(o, {"max_pool2d: padding must be 0 or more, got -1"});
+}
+
+TEST(PoolErrors, OptionPaddingMoreThanHalfTheWindow) {
+  Pool2dOptions o = options();
+  o.pad = 2;
+  expect_options_error(o, {"max_pool2d: padding 2 x 2 is more than half the 3 x 3 window", "pad at most half the window"});
+}
+
+TEST(PoolErrors, OptionWindowLargerThanTheInput) {
+  Pool2dOptions o = options();
+  o.kh = 11, o.pad = 1;
+  expect_options_error(o, {"max_pool2d: the 11 x 11 window is larger than the 8 x 8 input padded by 1 x 1"});
+}
+
+}  // namespace
+}  // namespace cubekit::test
