@@ -5,6 +5,7 @@
 #pragma once
 
 #include "codegen/conv_edges.h"
+#include "codegen/core_tiles.h"
 #include "codegen/storage.h"
 #include "codegen/vector_epilogue.h"
 #include "emulator/error.h"
@@ -57,7 +58,7 @@ class Builder {
     auto nz = [&](int64_t rows, int64_t cols) { return round_up(rows, 16) * round_up(cols, p_.c0) * s; };
     int64_t a1 = c.a_transposed ? nz(p_.tk_l1, p_.tm) : nz(p_.tm, p_.tk_l1);
     int64_t b1 = c.b_transposed ? nz(p_.tn, p_.tk_l1) : nz(p_.tk_l1, p_.tn);
-    if (c.conv) a1 = sched::conv_l1a_bytes(c.g, p_.tm / c.g.ow, p_.tk_l1 / c.g.window()), b1 = p_.tk_l1 * n16 * s;
+    if (c.conv) a1 = sched::conv_l1a_bytes(c.g, p_.tm / (c.g.ow * c.g.images), p_.tk_l1 / c.g.window()), b1 = p_.tk_l1 * n16 * s;
     l1a_ = k_.new_buffer("L1A", Space::L1, a1, p_.l1_copies);
     l1b_ = k_.new_buffer("L1B", Space::L1, b1, p_.l1_copies);
     int64_t k0 = round_up(p_.tk_l0, p_.c0);
@@ -69,7 +70,7 @@ class Builder {
       int64_t row_tiles = 1;
       for (const auto& l : p_.tile_loops)
         if (l.dim == ContractionPlan::Dim::M) row_tiles = l.extent;
-      classes_ = row_classes(c.g, p_.tm / c.g.ow, row_tiles);
+      classes_ = c.g.images > 1 ? stacked_classes(c.g) : row_classes(c.g, p_.tm / c.g.ow, row_tiles);
     }
     if (!p_.split) {  // the coupled core: L0C -> UB (epilogue) -> GM
       ub_ = k_.new_buffer("UB", Space::UB, m16 * strip_ * dtype_size(c.out), copies);
@@ -115,17 +116,11 @@ class Builder {
     fused_ = 1, serial_ = 1;
     for (size_t i = 0; i < loops.size(); ++i) (int(i) < p_.core_loops ? fused_ : serial_) *= loops[i].extent;
     k_.block_dim = p_.core_loops ? int(std::min<int64_t>(fused_, chip_.cores)) : 1;
-    std::vector<Node> out;
-    count_ = Affine(serial_);
     stagger_weights();
-    if (p_.core_loops) {
-      int rounds = k_.new_var("rounds");
-      out.push_back(let(rounds, Affine(fused_ - 1) - Affine::var(kBlockIdx), LetOp::Div, k_.block_dim));
-      count_ = Affine::var(rounds, serial_) + Affine(serial_);
-    }
-    w_ = k_.new_var("w");
+    tiles_ = core_tiles(k_, p_.core_loops > 0, fused_, serial_);
+    std::vector<Node> out = std::move(tiles_.setup);
     for (int64_t g = 0; g < ahead_; ++g) out += fill_ahead(Affine(g));
-    out.push_back(loop(w_, Affine(0), count_, Affine(1), decoded(Affine::var(w_), "", [&](const Tile& t) { return one_tile(t); })));
+    out.push_back(tiles_.loop(decoded(Affine::var(tiles_.w), "", [&](const Tile& t) { return one_tile(t); })));
     for (int i = 0; vepi_ && i < VectorEpilogue::kSlots; ++i)  // the vector cores are done with every slot
       out.push_back(wait_cross(Pipe::FIX, VectorEpilogue::kFree));
     return out;
@@ -137,14 +132,10 @@ class Builder {
     std::vector<Node> body;
     for (int i = 0; i < VectorEpilogue::kSlots; ++i)  // every slot starts free
       body.push_back(set_cross(Pipe::MTE2, 2, VectorEpilogue::kFree));
-    Affine count(serial_);
-    if (p_.core_loops) {
-      int rounds = k_.new_var("rounds_v");
-      body.push_back(let(rounds, Affine(fused_ - 1) - Affine::var(kBlockIdx), LetOp::Div, k_.block_dim));
-      count = Affine::var(rounds, serial_) + Affine(serial_);
-    }
-    int w = k_.new_var("w_v");
-    body.push_back(loop(w, Affine(0), count, Affine(1), decoded(Affine::var(w), "_v", [&](const Tile& t) {
+    CoreTiles v = core_tiles(k_, p_.core_loops > 0, fused_, serial_, "_v");
+    body += std::move(v.setup);
+    const int w = v.w;
+    body.push_back(v.loop(decoded(Affine::var(w), "_v", [&](const Tile& t) {
       int slot = k_.new_var("slot_v");
       std::vector<Node> out = {let(slot, Affine::var(w), LetOp::Rem, VectorEpilogue::kSlots)};
       return out += vepi_->tile({t.m0, t.n0, t.bc, t.mt, t.nt, slot_offset(slot), t.bg});
@@ -255,8 +246,8 @@ class Builder {
   template <class F>
   std::vector<Node> variants(const std::vector<int>& index, F f) {
     const sched::Contraction& c = p_.c;
-    Affine mo, no, indices, ba, bb, bc, bg;
-    int64_t mo_count = 1, no_count = 1;
+    Affine mo, no, indices, ba, bb, bc, bg, image_tile;
+    int64_t mo_count = 1, no_count = 1, image_tiles = 1;
     for (size_t i = 0; i < p_.tile_loops.size(); ++i) {
       const auto& l = p_.tile_loops[i];
       Affine v = Affine::var(index[i]);
@@ -265,8 +256,10 @@ class Builder {
       else if (l.dim == ContractionPlan::Dim::N) no = v, no_count = l.extent;
       else if (c.conv) {  // images (batch 0) and groups (batch 1): A is NC1HWC0, B FRACTAL_Z per group
         const sched::ConvGeometry& g = c.g;
-        int64_t plane = g.c1() * g.h * g.w * g.c0, images = l.batch == 0 ? g.groups : 1;
-        ba = ba + v * (plane * images), bc = bc + v * (c.m * c.n * images);
+        // Batch 0 steps over g.images images of all groups, batch 1 over one group.
+        int64_t plane = g.c1() * g.h * g.w * g.c0, step = l.batch == 0 ? g.groups * g.images : 1;
+        ba = ba + v * (plane * step), bc = bc + v * (c.m * c.n * step);
+        if (l.batch == 0) image_tile = v, image_tiles = l.extent;
         if (l.batch == 1) bb = bb + v * (c.k * c.n), bg = bg + v * c.n;
       } else {  // batch offsets in elements of A, B and C
         int64_t sa = 1, sb = 1, sc = c.m * c.n;
@@ -287,6 +280,14 @@ class Builder {
       if (n_tail == p_.tn) return with(mt, p_.tn);
       return std::vector<Node>{when(no, no_count - 1, with(mt, n_tail), with(mt, p_.tn))};
     };
+    if (c.conv && c.g.images > 1) {  // whole images: the last tile may have fewer
+      t.in_row0 = Affine(0);
+      t.rows = &classes_[0];
+      std::vector<Node> full = by_n(classes_[0].positions);
+      if (classes_.size() == 1) return full;
+      t.rows = &classes_[1];
+      return {when(image_tile, image_tiles - 1, by_n(classes_[1].positions), std::move(full))};
+    }
     if (c.conv) return conv_rows(mo, t, by_n);
     if (m_tail == p_.tm) return by_n(p_.tm);
     return {when(mo, mo_count - 1, by_n(m_tail), by_n(p_.tm))};
@@ -326,7 +327,7 @@ class Builder {
       body.push_back(let(start, t.indices, LetOp::Rem, full_));
     }
     auto step = [&](const Affine& i, const Affine& k1, int64_t kt1, bool first) {
-      std::vector<Node> out = ahead_ ? fill_ahead(Affine::var(w_, chunks_) + i + Affine(ahead_)) : fill(t, k1, kt1);
+      std::vector<Node> out = ahead_ ? fill_ahead(Affine::var(tiles_.w, chunks_) + i + Affine(ahead_)) : fill(t, k1, kt1);
       return out += use(t, k1, kt1, first);
     };
     if (full_) body += step(Affine(0), rotate_ ? Affine::var(start, p_.tk_l1) : Affine(0), p_.tk_l1, true);
@@ -361,7 +362,7 @@ class Builder {
     int w = k_.new_var("w_ahead"), i = k_.new_var("chunk_ahead");
     std::vector<Node> body = {let(w, g, LetOp::Div, chunks_), let(i, g, LetOp::Rem, chunks_)};
     body += decoded(Affine::var(w), "_ahead", [&](const Tile& t) { return fill_chunk(t, i); });
-    return {when_less(g - count_ * chunks_, 0, std::move(body), {})};
+    return {when_less(g - tiles_.count * chunks_, 0, std::move(body), {})};
   }
 
   std::vector<Node> fill_chunk(const Tile& t, int i) {
@@ -481,8 +482,7 @@ class Builder {
   const bool rotate_;
   Kernel k_;
   int64_t fused_ = 1, serial_ = 1;  // iterations of the core loops (fused) and of the others
-  Affine count_;                    // tiles of this core
-  int w_ = -1;                      // this core's tile number
+  CoreTiles tiles_;                 // this core's tiles and its tile number
   std::vector<int64_t> weight_;     // per tile loop, its weight in a tile's stagger start
   const int64_t strip_;              // columns per UB strip on the way out
   int l1a_ = -1, l1b_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1, ub_ = -1, acc_ = -1, out_tensor_ = 2;

@@ -24,7 +24,7 @@ std::vector<Node> Builder::fixpipe(const Tile& t) {
   fix.src.cols = VectorEpilogue::padded(t.nt);
   fix.dst = {{ws_tensor_, -1, slot_offset(slot)}, Layout::ND, DType::f32, t.mt, fix.src.cols, ws_pitch_};
   if (c.conv) fix.dst.layout = Layout::NZ16, fix.dst.ld = p_.tm;  // a conv's slot holds 16-channel blocks of tm rows
-  return {let(slot, Affine::var(w_), LetOp::Rem, VectorEpilogue::kSlots), wait_cross(Pipe::FIX, VectorEpilogue::kFree), fix,
+  return {let(slot, Affine::var(tiles_.w), LetOp::Rem, VectorEpilogue::kSlots), wait_cross(Pipe::FIX, VectorEpilogue::kFree), fix,
           set_cross(Pipe::FIX, 2, VectorEpilogue::kReady)};
 }
 
@@ -64,7 +64,11 @@ std::vector<Node> Builder::epilogue(const Tile& t) {
 View Builder::out_view(const Tile& t, const Affine& col, int64_t cols) const {
   const sched::Contraction& c = p_.c;
   int64_t size = dtype_size(c.out);
-  if (c.conv) return {{out_tensor_, -1, (t.bc + (t.n0 + col) * c.m + t.m0 * 16) * size}, Layout::NZ16, c.out, t.mt, cols, c.m};
+  if (c.conv) {
+    View v{{out_tensor_, -1, (t.bc + (t.n0 + col) * c.m + t.m0 * 16) * size}, Layout::NZ16, c.out, t.mt, cols, c.m};
+    v.images = t.rows->images, v.image_ld = c.m * c.n * c.g.groups;
+    return v;
+  }
   return {{out_tensor_, -1, (t.bc + t.m0 * c.n + t.n0 + col) * size}, Layout::ND, c.out, t.mt, cols, c.n};
 }
 
@@ -80,12 +84,16 @@ std::vector<Node> Builder::fused(const Tile& t, const Affine& col, int64_t cols,
   for (size_t i = 0; i < p_.epilogue_inputs.size(); ++i) {
     const auto& e = p_.epilogue_inputs[i];
     int64_t s = dtype_size(e.input->dtype);
-    if (e.tile) {  // NC1HWC0 in GM: each 16-channel block's rows of the tile are contiguous
+    if (e.tile) {  // NC1HWC0 in GM: each 16-channel block's rows of the tile (of each image) are contiguous
       inputs[e.input.get()] = {VShape::Full, e.input->dtype, {-1, epi_[i], Affine(0)}, 0};
       auto blocks = [&](int64_t rows) { return rows * 16 * s / 32; };
-      tile_loads.push_back(instr("copy_gm_ub", Pipe::MTE2, {{-1, epi_[i], Affine(0)}, {2 + int(i), -1, (t.bc + (t.n0 + col) * c.m + t.m0 * 16) * s}},
-                                 {mem_arg(0), mem_arg(1), kw("nburst", imm(cols / 16)), kw("len", imm(blocks(t.mt))),
-                                  kw("src_gap", imm(blocks(c.m - t.mt))), kw("dst_gap", imm(blocks(m16 - t.mt)))}));
+      const int64_t images = t.rows->images, rows = t.mt / images;
+      for (int64_t im = 0; im < images; ++im)
+        tile_loads.push_back(instr("copy_gm_ub", Pipe::MTE2,
+                                   {{-1, epi_[i], Affine(im * rows * 16 * s)},
+                                    {2 + int(i), -1, (t.bc + Affine(im * c.m * c.n * c.g.groups) + (t.n0 + col) * c.m + t.m0 * 16) * s}},
+                                   {mem_arg(0), mem_arg(1), kw("nburst", imm(cols / 16)), kw("len", imm(blocks(rows))),
+                                    kw("src_gap", imm(blocks(c.m - rows))), kw("dst_gap", imm(blocks(m16 - rows)))}));
       tile_bufs.push_back(epi_[i]);
       continue;
     }

@@ -66,6 +66,15 @@ std::vector<ConvRows> row_classes(const sched::ConvGeometry& g, int64_t rows, in
   return out;
 }
 
+std::vector<ConvRows> stacked_classes(const sched::ConvGeometry& g) {
+  auto of = [&](int64_t images) {
+    return ConvRows{0, 0, 0, 0, images * g.h, images * g.oh * g.ow, 0, 0, images};
+  };
+  std::vector<ConvRows> out = {of(g.images)};
+  if (g.n % g.images) out.push_back(of(g.n % g.images));
+  return out;
+}
+
 namespace {
 
 std::string typed(std::string_view mnemonic, DType t) { return fmt::format("{}.{}", mnemonic, dtype_name(t)); }
@@ -84,6 +93,15 @@ std::vector<Node> ConvEdges::fill_a(const ConvRows& r, const Affine& ba, const A
                  {mem_arg(0), mem_arg(1), kw("nburst", imm(bursts)), kw("len", imm(r.in_rows * g.w)),
                   kw("src_gap", imm(gap))});
   };
+  if (r.images > 1) {  // each image's rows of every channel block, below the previous image's
+    std::vector<Node> each;
+    const int64_t image = g.groups * g.c1() * plane, rows = r.in_rows / r.images;
+    for (int64_t i = 0; i < r.images; ++i)
+      each.push_back(instr("copy_gm_l1", Pipe::MTE2, {at(-1, l1a, Affine(i * rows * row)), at(a_tensor, -1, src + Affine(i * image))},
+                           {mem_arg(0), mem_arg(1), kw("nburst", imm(c1n)), kw("len", imm(rows * g.w)),
+                            kw("dst_gap", imm((r.in_rows - rows) * g.w))}));
+    return each;
+  }
   if (gap <= 65535 && c1n <= 4095) return {copy(src, Affine(0), c1n)};
   // A gap past the copy's reach: one copy per channel block.
   std::vector<Node> each;

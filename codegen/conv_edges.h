@@ -21,8 +21,12 @@ struct ConvRows {
   int64_t first = 0, last = 0;
   int64_t pad_top = 0, pad_bottom = 0, in_rows = 0, positions = 0;
   int64_t in_row0 = 0, row_step = 0;
+  int64_t images = 1;  // stacked images (g.images per tile, fewer in the last): in_rows is theirs
 };
 std::vector<ConvRows> row_classes(const sched::ConvGeometry& g, int64_t rows, int64_t tiles);
+// Tiles of g.images whole images stacked (g.stackable()): the full tiles' class, and the last
+// tile's when it has fewer images.
+std::vector<ConvRows> stacked_classes(const sched::ConvGeometry& g);
 
 struct ConvEdges {
   const sched::ContractionPlan& p;

@@ -73,6 +73,9 @@ struct View {
   int64_t ld = 0;
   Affine row0, col0;           // the tile's position within a stored NZ / NZ16 matrix (elements)
   bool transposed = false;     // stored as the transpose of the logical tile
+  // NZ16 in GM (a conv's NC1HWC0 output) for a tile of stacked images: its rows are `images` runs
+  // of rows / images, each run `image_ld` elements after the previous one.
+  int64_t images = 1, image_ld = 0;
 };
 
 enum class LetOp : uint8_t { Div, Rem, Add };      // var = a / b, a % b, a + b

@@ -1,5 +1,6 @@
 #include "codegen/pool_nest.h"
 
+#include "codegen/core_tiles.h"
 #include "codegen/vector_ops.h"
 #include "emulator/error.h"
 
@@ -78,26 +79,19 @@ class PoolBuilder {
 
     const int64_t tiles = p_.tiles();
     k_.block_dim = p_.cores ? int(std::min<int64_t>(chip_.vector_cores(), tiles)) : 1;
-    std::vector<Node> body;
-    if (k_.block_dim > 1) {
-      int rounds = k_.new_var("rounds");
-      body.push_back(let(rounds, Affine(tiles - 1) - Affine::var(kBlockIdx), LetOp::Div, k_.block_dim));
-      count_ = Affine::var(rounds) + Affine(1);
-    } else {
-      count_ = Affine(tiles);
-    }
+    tiles_ = core_tiles(k_, k_.block_dim > 1, tiles, 1);
+    std::vector<Node> body = std::move(tiles_.setup);
     const int64_t ahead = p_.double_buffer ? 1 : 0;
-    w_ = k_.new_var("w");
     for (int64_t a = 0; a < ahead; ++a) body += fill_ahead(Affine(a));
-    Affine t = Affine::var(kBlockIdx) + Affine::var(w_, k_.block_dim);
-    std::vector<Node> each = ahead ? fill_ahead(Affine::var(w_) + Affine(ahead))
+    Affine t = tiles_.tile(Affine::var(tiles_.w), k_.block_dim);
+    std::vector<Node> each = ahead ? fill_ahead(Affine::var(tiles_.w) + Affine(ahead))
                                    : dispatch(t, [&](const Band& b, int64_t np, const Affine& p0, const Affine& band) {
                                        return fill(b, np, p0, band);
                                      });
     each += dispatch(t, [&](const Band& b, int64_t np, const Affine& p0, const Affine& band) {
       return use(b, np, p0, band);
     });
-    body.push_back(loop(w_, Affine(0), count_, Affine(1), std::move(each)));
+    body.push_back(tiles_.loop(std::move(each)));
     k_.body = std::move(body);
     return std::move(k_);
   }
@@ -126,10 +120,8 @@ class PoolBuilder {
   }
 
   std::vector<Node> fill_ahead(const Affine& a) {
-    Affine t = Affine::var(kBlockIdx) + a * k_.block_dim;
-    return {when_less(a - count_, 0, dispatch(t, [&](const Band& b, int64_t np, const Affine& p0, const Affine& band) {
-                        return fill(b, np, p0, band);
-                      }), {})};
+    return {tiles_.if_exists(a, dispatch(tiles_.tile(a, k_.block_dim), [&](const Band& b, int64_t np, const Affine& p0,
+                                                                           const Affine& band) { return fill(b, np, p0, band); }))};
   }
 
   // GM -> UB: the band's input rows of np planes, each row after its left padding.
@@ -299,8 +291,8 @@ class PoolBuilder {
   std::vector<Band> bands_;
   Kernel k_;
   std::unique_ptr<ScratchPool> pool_;
-  int in_ = -1, wide_ = -1, acc_ = -1, out_ = -1, w_ = -1;
-  Affine count_;
+  int in_ = -1, wide_ = -1, acc_ = -1, out_ = -1;
+  CoreTiles tiles_;
 };
 
 }  // namespace

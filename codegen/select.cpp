@@ -161,14 +161,26 @@ class Selector {
   std::vector<Node> store_blocks(const View& s, const View& d, bool relu) {
     int64_t size = dtype_size(d.dtype), blocks = cdiv(s.cols, 16);
     CUBEKIT_ASSERT(s.rows * 16 * size % 32 == 0, "{} rows of 16 {} are not whole 32-byte blocks", s.rows, dtype_name(d.dtype));
+    auto blocks32 = [&](int64_t rows) { return rows * 16 * size / 32; };
+    const int64_t images = d.images, rows = s.rows / images;  // stacked images: a run of rows each
     if (k_.buffers[size_t(s.at.buffer)].space == Space::L0C)
       return repeat(blocks, "block", [&](const Affine& cb) {
-        View from = s, to = d;
-        from.cols = 16, from.col0 = s.col0 + cb * 16;
-        to.at = at(d.at, cb * (d.ld * 16 * size)), to.cols = 16, to.ld = 16;
-        return fixpipe(from, to, relu);
+        std::vector<Node> moves;
+        for (int64_t i = 0; i < images; ++i) {
+          View from = s, to = d;
+          from.cols = 16, from.col0 = s.col0 + cb * 16, from.rows = rows;
+          from.at = at(s.at, Affine(i * rows * 16 * dtype_size(s.dtype)));
+          to.at = at(d.at, cb * (d.ld * 16 * size) + Affine(i * d.image_ld * size)), to.cols = 16, to.ld = 16, to.rows = rows;
+          moves.push_back(fixpipe(from, to, relu));
+        }
+        return images == 1 ? std::move(moves[0]) : scope({}, std::move(moves));
       });
-    auto blocks32 = [&](int64_t rows) { return rows * 16 * size / 32; };
+    if (images > 1)  // per block: a burst per image
+      return repeat(blocks, "block", [&](const Affine& cb) {
+        return instr("copy_ub_gm", Pipe::MTE3, {at(d.at, cb * (d.ld * 16 * size)), at(s.at, cb * (s.ld * 16 * size))},
+                     {mem0(), mem1(), kw("nburst", imm(images)), kw("len", imm(blocks32(rows))),
+                      kw("dst_gap", imm(blocks32(d.image_ld / 16 - rows)))});
+      });
     return {instr("copy_ub_gm", Pipe::MTE3, {d.at, s.at},
                   {mem0(), mem1(), kw("nburst", imm(blocks)), kw("len", imm(blocks32(s.rows))),
                    kw("src_gap", imm(blocks32(s.ld - s.rows))), kw("dst_gap", imm(blocks32(d.ld - s.rows)))})};

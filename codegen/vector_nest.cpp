@@ -1,5 +1,6 @@
 #include "codegen/vector_nest.h"
 
+#include "codegen/core_tiles.h"
 #include "codegen/vector_eval.h"
 #include "codegen/storage.h"
 #include "codegen/vector_ops.h"
@@ -136,18 +137,11 @@ class Builder {
     pool_ = std::make_unique<ScratchPool>(k);
 
     std::vector<Node> body;
-    count_ = Affine(1);
-    if (k.block_dim > 1) {
-      int rounds = k.new_var("rounds");
-      body.push_back(let(rounds, Affine(ntiles_ - 1) - Affine::var(kBlockIdx), LetOp::Div, k.block_dim));
-      count_ = Affine::var(rounds) + Affine(1);
-    } else {
-      count_ = Affine(ntiles_);
-    }
-    w_ = k.new_var("w");
+    tiles_ = core_tiles(k, k.block_dim > 1, ntiles_, 1);
+    body += std::move(tiles_.setup);
     for (int64_t g = 0; g < ahead_; ++g) body += fill_ahead(Affine(g));
-    Affine t = Affine::var(kBlockIdx) + Affine::var(w_, k.block_dim);
-    body.push_back(loop(w_, Affine(0), count_, Affine(1), variants(t, [&](int64_t n) { return one_tile(t, n); })));
+    Affine t = tiles_.tile(Affine::var(tiles_.w), k.block_dim);
+    body.push_back(tiles_.loop(variants(t, [&](int64_t n) { return one_tile(t, n); })));
     body = with_columns(std::move(body));
     k.body = zeroed();
     for (Node& n : body) k.body.push_back(std::move(n));
@@ -201,10 +195,8 @@ class Builder {
 
   // Fills this core's tile number g (if there is one).
   std::vector<Node> fill_ahead(const Affine& g) {
-    std::vector<Node> fills = variants(Affine::var(kBlockIdx) + g * k_->block_dim, [&](int64_t n) {
-      return fill(Affine::var(kBlockIdx) + g * k_->block_dim, n);
-    });
-    return {when_less(g - count_, 0, std::move(fills), {})};
+    const Affine t = tiles_.tile(g, k_->block_dim);
+    return {tiles_.if_exists(g, variants(t, [&](int64_t n) { return fill(t, n); }))};
   }
 
   std::vector<Node> fill(const Affine& t, int64_t n) {
@@ -221,7 +213,7 @@ class Builder {
 
   // One tile of n rows (or n elements when flat).
   std::vector<Node> one_tile(const Affine& t, int64_t n) {
-    std::vector<Node> body = ahead_ ? fill_ahead(Affine::var(w_) + Affine(ahead_)) : fill(t, n);
+    std::vector<Node> body = ahead_ ? fill_ahead(Affine::var(tiles_.w) + Affine(ahead_)) : fill(t, n);
     VTile geom = geometry(n);
     std::vector<Node> use;
     VectorOps ops(*k_, *pool_, use, geom);
@@ -337,10 +329,10 @@ class Builder {
   std::unique_ptr<ScratchPool> pool_;
   int64_t tile_ = 1, pitch_ = 16, ntiles_ = 1, last_ = 1;
   std::vector<int> in_, in_full_;
-  int out_ = -1, w_ = -1;
+  int out_ = -1;
   DType out_type_ = DType::f32;
   VShape out_shape_ = VShape::Full;
-  Affine count_;
+  CoreTiles tiles_;
 };
 
 }  // namespace

@@ -25,24 +25,26 @@ namespace {
 constexpr int64_t kL1Columns = 512, kMaxPositions = 256;
 
 struct Tiles {
-  int64_t rows = 1, tn = 16;
+  int64_t rows = 1, tn = 16, images = 1;
 };
 
 // The fewest waves of tiles over the cores, then the biggest tiles (less traffic per MAC), as
-// matmul's choose_tiles; a tile is whole output rows.
-Tiles choose_tiles(const sched::ConvGeometry& g, const ChipConfig& chip, int cores, int64_t copies, int64_t s) {
+// matmul's choose_tiles; a tile is whole output rows of one image, or (`stack`: a stackable conv)
+// several whole images, whose positions then pad to the fractal's 16 rows once, not per image.
+Tiles choose_tiles(const sched::ConvGeometry& g, const ChipConfig& chip, int cores, int64_t copies, int64_t s, bool stack) {
   Tiles best{0, 0};
   double best_cost = 1e300;
-  for (int64_t rows = 1; rows <= g.oh; ++rows) {
-    int64_t m16 = round_up(rows * g.ow, 16);
-    if (m16 > kMaxPositions && rows > 1) break;
+  for (int64_t rows = 1, images = 1; rows <= g.oh && images <= g.n; rows < g.oh ? ++rows : ++images) {
+    if (images > 1 && !stack) break;
+    int64_t m16 = round_up(images * rows * g.ow, 16);
+    if (m16 > kMaxPositions && (rows > 1 || images > 1)) break;
     if (m16 * g.c0 * s * copies > chip.buffer_size(Space::L0A)) break;
     for (int64_t tn = 16; tn <= std::min<int64_t>(256, g.k16()); tn += 16) {
       if (m16 * tn * 4 > chip.buffer_size(Space::L0C)) continue;
-      int64_t tiles = g.n * g.groups * ((g.oh + rows - 1) / rows) * ((g.k16() + tn - 1) / tn);
+      int64_t tiles = (g.n + images - 1) / images * g.groups * ((g.oh + rows - 1) / rows) * ((g.k16() + tn - 1) / tn);
       int64_t waves = (tiles + cores - 1) / cores;
       double cost = double(waves) * double(m16 * tn) * (1.0 + 32.0 * double(m16 + tn) / double(m16 * tn));
-      if (cost < best_cost) best_cost = cost, best = {rows, tn};
+      if (cost < best_cost) best_cost = cost, best = {rows, tn, images};
     }
   }
   if (!best.rows)
@@ -58,7 +60,7 @@ void check_options(const Conv2dOptions& o) {
     if (v < 0) user_error("conv2d: {} must be at least 1 (or 0: as along the height), got {}", name, v);
   if (o.pad < 0 || o.pad_w < 0) user_error("conv2d: padding must be 0 or more, got {}", std::min(o.pad, o.pad_w));
   for (auto [name, v] : {std::pair<const char*, int64_t>{"rows", o.rows}, {"tn", o.tn}, {"channels", o.channels},
-                         {"l1_copies", o.l1_copies}})
+                         {"l1_copies", o.l1_copies}, {"images", o.images}})
     if (v < 0) user_error("conv2d: {} must be at least 1 (or 0 to let the schedule choose), got {}", name, v);
   if (o.c % o.groups || o.k % o.groups)
     user_error("conv2d: groups={} must divide the input channels ({}) and the output channels ({})", o.groups, o.c, o.k);
@@ -98,7 +100,11 @@ Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
   if (o.out != acc && o.epilogue.empty()) value = dsl::cast(o.out, value);
   cv.conv(n, k, y, x) = value;
   cv.conv.bound(y, 0, oh).bound(x, 0, ow);
-  cv.conv.schedule() = conv_schedule(cv.conv, chip, o);
+  // On a split chip batch norm and the residual run on the vector cores, whose strips take one image.
+  Conv2dOptions so = o;
+  const bool vector_epilogue = std::any_of(o.epilogue.begin(), o.epilogue.end(), [](const std::string& e) { return e != "relu"; });
+  if (chip.split() && vector_epilogue && !so.images) so.images = 1;
+  cv.conv.schedule() = conv_schedule(cv.conv, chip, so);
   cv.out = cv.conv;
   if (o.epilogue.empty()) return cv;
   dsl::Expr e = cv.conv(n, k, y, x);
@@ -122,14 +128,23 @@ Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
 
 dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Conv2dOptions& o) {
   sched::Contraction c = sched::recognise_conv(f, chip);
-  const sched::ConvGeometry& g = c.g;
+  sched::ConvGeometry& g = c.g;
   const bool naive = o.schedule == Conv2dOptions::Schedule::Naive;
   const bool cores = o.use_cores.value_or(!naive), db = o.double_buffer.value_or(!naive);
   const int64_t copies = db ? 2 : 1, s = dtype_size(c.in);
+  // Whole images stacked per tile where load3d can read them as one map (o.images 1: never).
+  const bool stack = g.stackable() && o.images != 1 && !o.rows;
   Tiles t = naive ? Tiles{std::max<int64_t>(1, std::min(g.oh, 64 / g.ow)), std::min<int64_t>(64, g.k16())}
-                  : choose_tiles(g, chip, cores ? chip.cores : 1, copies, s);
+                  : choose_tiles(g, chip, cores ? chip.cores : 1, copies, s, stack);
   if (o.rows) t.rows = std::min(o.rows, g.oh);
   if (o.tn) t.tn = o.tn;
+  if (o.images > 1 && !g.stackable())
+    user_error("conv2d: images={} stacks images per tile, which needs windows that tile the rows (no padding along the "
+               "height, output rows x stride = input rows: {} x {} is not {}); give images=1", o.images, g.oh, g.sh, g.h);
+  if (o.images > 1 && o.rows && o.rows < g.oh)
+    user_error("conv2d: images={} stacks whole images per tile; rows={} splits them: give one of the two", o.images, o.rows);
+  if (o.images > 1) t.images = std::min(o.images, g.n), t.rows = g.oh;
+  g.images = t.images;
   // Channel blocks per L1 fill: about kL1Columns of K, as many copies as hide a fill (matmul's
   // choice), fewer of both while they do not fit.
   int l1_copies = o.l1_copies ? o.l1_copies : (db ? std::min(4, chip.event_ids) : 1);
@@ -145,7 +160,9 @@ dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Co
   dsl::Var n(f.impl->args[0]), k(f.impl->args[1]), y(f.impl->args[2]), x(f.impl->args[3]);
   dsl::Var yo("yo"), yi("yi"), ko("ko"), ki("ki");
   dsl::RVar rc(c.kv), rco("rco"), rci("rci");
+  dsl::Var no("no"), ni("ni");
   std::vector<LoopVar> order = {x}, tiles = {n};  // innermost first; tile loops outermost first
+  if (t.images > 1) sc.split(n, no, ni, t.images), tiles = {no};
   if (t.rows < g.oh) {
     sc.split(y, yo, yi, t.rows);
     order.push_back(yi);
@@ -161,6 +178,7 @@ dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Co
     order.push_back(k);
   }
   if (channels < g.c) sc.split(rc, rco, rci, channels);
+  if (t.images > 1) order.push_back(ni);  // the tile's images, inside the tile loops
   // Pure loops innermost first: the tile's, then the tile loops (k's, y's, then n outermost).
   for (auto it = tiles.rbegin(); it != tiles.rend(); ++it) order.push_back(*it);
   sc.reorder(order);

@@ -29,6 +29,11 @@ struct ConvGeometry {
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   int64_t oh = 0, ow = 0;                   // the output's height and width
   int64_t c0 = 16;                          // channels per block of the input (32 B)
+  // Images per M tile (split(n, no, ni, images)): their maps stacked into one of images * h rows,
+  // which load3d reads as one when no window crosses from one image into the next (no padding
+  // along the height, oh * sh == h: a 1x1 convolution, say). 1: a tile is rows of one image.
+  int64_t images = 1;
+  bool stackable() const { return pad_top == 0 && pad_bottom == 0 && oh * sh == h; }
   int64_t c1() const { return (c + c0 - 1) / c0; }
   int64_t k16() const { return (k + 15) / 16 * 16; }
   int64_t window() const { return kh * kw * c0; }  // im2col columns per channel block

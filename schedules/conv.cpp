@@ -69,7 +69,9 @@ int64_t conv_input_rows(const ConvGeometry& g, int64_t rows) {
   return std::min(g.h, (rows - 1) * g.sh + (g.kh - 1) * g.dh + 1);
 }
 
-int64_t conv_l1a_bytes(const ConvGeometry& g, int64_t rows, int64_t c1) { return c1 * conv_input_rows(g, rows) * g.w * 32; }
+int64_t conv_l1a_bytes(const ConvGeometry& g, int64_t rows, int64_t c1) {
+  return c1 * g.images * conv_input_rows(g, rows) * g.w * 32;
+}
 
 Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip) {
   const std::string& fname = f.name();
@@ -237,7 +239,9 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
 
   // Which loops are tiles: the batch, and the outer halves of the splits of y and k.
   const VarImpl *n = f.impl->args[0].get(), *k = f.impl->args[1].get(), *y = f.impl->args[2].get();
-  int64_t rows = g.oh, tn = g.k16(), channels = g.c;
+  int64_t rows = g.oh, tn = g.k16(), channels = g.c, images = 1;
+  bool n_split = false;  // images per tile: the inner loop of n's split is inside the tile
+  for (const Loop& l : nest.loops) n_split |= l.origin.get() == n && l.factor > 0;
   std::map<const VarImpl*, int> splits;
   std::vector<int> tile_at;
   for (size_t i = 0; i < nest.loops.size(); ++i) {
@@ -245,15 +249,26 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
     const VarImpl* o = l.origin.get();
     if (l.factor && ++splits[o] > 1)
       user_error("{}: {} is split twice; a convolution's tiles split y, k and the channel reduction once each", fname, o->name);
-    if (l.factor && o != y && o != k && o != p.c.kv.get())
-      user_error("{}: {} cannot be split: a convolution's tiles split only {} (output rows per tile), {} (output channels "
-                 "per tile) and {} (input channels per L1 fill)", fname, l.name(), y->name, k->name, p.c.kv->name);
+    if (l.factor && o != y && o != k && o != p.c.kv.get() && o != n)
+      user_error("{}: {} cannot be split: a convolution's tiles split only {} (images per tile), {} (output rows per "
+                 "tile), {} (output channels per tile) and {} (input channels per L1 fill)", fname, l.name(), n->name,
+                 y->name, k->name, p.c.kv->name);
+    if (o == n && l.factor) images = std::min(l.factor, g.n);
     if (o == y && l.factor) rows = l.factor;
     if (o == k && l.factor) tn = l.factor;
     if (o == p.c.kv.get() && l.factor) channels = l.factor;
-    bool tile = o == n || (l.factor && (o == y || o == k));
+    bool tile = (o == n && (l.factor || !n_split)) || (l.factor && (o == y || o == k));
     if (tile) tile_at.push_back(int(i));
   }
+  if (images > 1 && !g.stackable())
+    user_error("{}: split({}, .., {}) stacks {} images into one tile, which load3d reads as one map only when no window "
+               "crosses from one image into the next: no padding along the height and output rows x stride = input "
+               "rows; this one pads {} and {} rows and makes {} rows of stride {} from {}", fname, n->name, images, images,
+               g.pad_top, g.pad_bottom, g.oh, g.sh, g.h);
+  if (images > 1 && rows < g.oh)
+    user_error("{}: split({}, .., {}) stacks whole images into a tile; do not split {} as well", fname, n->name, images,
+               y->name);
+  p.c.g.images = images;
   for (size_t t = 0; t < tile_at.size(); ++t)
     if (tile_at[t] != int(t))
       user_error("{}: the tile loops ({}, and the outer loops of {} and {}) must be outermost (the loops are {})", fname,
@@ -284,7 +299,7 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
     if (p.core_loops > int(at)) ++p.core_loops;
   }
   p.core_group = nest.core_group;
-  p.tm = rows * g.ow;
+  p.tm = images * rows * g.ow;
   p.tn = tn;
   if (round_up(p.tm, 16) > 65535)
     user_error("{}: {} output rows of {} positions per tile are more than load3d's 65535: split {} finer", fname, rows,

@@ -34,7 +34,8 @@ Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip);
 // Checks f's schedule for the conv path and sizes every buffer against the chip.
 ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip);
 
-// The L1 bytes of one copy of A's stage: `c1` channel blocks of the input rows `rows` output rows read.
+// The L1 bytes of one copy of A's stage: `c1` channel blocks of the input rows `rows` output rows read
+// (of each of g.images images).
 int64_t conv_l1a_bytes(const ConvGeometry& g, int64_t rows, int64_t c1);
 // Input rows an L1 fill holds for `rows` output rows (at most the map's height).
 int64_t conv_input_rows(const ConvGeometry& g, int64_t rows);

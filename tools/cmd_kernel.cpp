@@ -212,7 +212,7 @@ int run_matmul(const MatmulArgs& a) {
 struct ConvArgs : RunArgs {
   int64_t n = 1, c = 0, h = 0, w = 0, k = 0, kh = 3, kw = 3, stride = 1, pad = 0, dilation = 1, groups = 1;
   std::string dtype = "f16", out;
-  int64_t rows = 0, tn = 0, channels = 0;
+  int64_t rows = 0, tn = 0, channels = 0, images = 0;
   int l1_copies = 0;
   std::string double_buffer, cores;
   std::vector<std::string> epilogue;
@@ -227,7 +227,7 @@ kernels::Conv2dOptions options_of(const ConvArgs& a) {
     user_error("--dtype must be f16, bf16 or s8 for conv2d, got '{}'", a.dtype);
   o.out = dtype_option(a.out.empty() ? (o.in == DType::s8 ? "s32" : "f32") : a.out, "--out");
   o.schedule = naive_schedule(a) ? kernels::Conv2dOptions::Schedule::Naive : kernels::Conv2dOptions::Schedule::Default;
-  o.rows = a.rows, o.tn = a.tn, o.channels = a.channels, o.l1_copies = a.l1_copies;
+  o.rows = a.rows, o.tn = a.tn, o.channels = a.channels, o.l1_copies = a.l1_copies, o.images = a.images;
   o.double_buffer = on_off(a.double_buffer, "--double-buffer");
   o.use_cores = on_off(a.cores, "--cores");
   o.epilogue = a.epilogue;
@@ -254,6 +254,7 @@ void add_conv_options(CLI::App* cmd, ConvArgs& a) {
   cmd->add_option("--tn", a.tn, "override: output channels per tile (a multiple of 16)");
   cmd->add_option("--channels", a.channels, "override: input channels per L1 fill (a multiple of C0)");
   cmd->add_option("--l1-copies", a.l1_copies, "override: copies of the L1 buffers (fills run copies - 1 ahead)");
+  cmd->add_option("--images", a.images, "override: whole images stacked per tile (1x1 convolutions; 1: one per tile)");
   cmd->add_option("--double-buffer", a.double_buffer, "override: on or off");
   cmd->add_option("--cores", a.cores, "override: spread tiles over all cores, on or off");
   add_run_options(cmd, a);

@@ -8,8 +8,8 @@ from ._elementwise import array as _array
 from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics
 
 # conv2d's schedule overrides (Conv2dOptions): output rows and channels per tile, input channels
-# per L1 fill, L1 copies, double buffering, cores.
-CONV_OVERRIDES = ("rows", "tn", "channels", "l1_copies", "double_buffer", "use_cores")
+# per L1 fill, L1 copies, images stacked per tile, double buffering, cores.
+CONV_OVERRIDES = ("rows", "tn", "channels", "l1_copies", "images", "double_buffer", "use_cores")
 _OUT = {"f32": _np.float32, "f16": _np.float16, "s32": _np.int32}
 
 

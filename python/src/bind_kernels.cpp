@@ -92,6 +92,7 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("tn", &Conv2dOptions::tn, "output channels per tile (0: choose)")
       .def_readwrite("channels", &Conv2dOptions::channels, "input channels per L1 fill (0: choose)")
       .def_readwrite("l1_copies", &Conv2dOptions::l1_copies)
+      .def_readwrite("images", &Conv2dOptions::images, "whole images stacked per tile (0: choose, 1: one per tile)")
       .def_readwrite("double_buffer", &Conv2dOptions::double_buffer)
       .def_readwrite("use_cores", &Conv2dOptions::use_cores)
       .def_readwrite("epilogue", &Conv2dOptions::epilogue, "fused: 'bn', 'residual', 'relu', applied in the order listed");

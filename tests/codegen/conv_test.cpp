@@ -81,7 +81,27 @@ const std::vector<Case> kCases = {
        return o;
      }()},
     {"ReluOnly", [] { auto o = conv(1, 8, 8, 8, 16, 3, 3, 1, 1); o.epilogue = {"relu"}, o.out = DType::f16; return o; }()},
+    // Whole images stacked per tile (1x1, and windows that tile the rows): the last tile has fewer.
+    {"Stacked1x1", [] { auto o = conv(5, 64, 7, 7, 48, 1, 1, 1, 0); o.images = 2; return o; }()},
+    {"StackedStride2", [] { auto o = conv(3, 32, 6, 5, 40, 1, 1, 2, 0); o.images = 3, o.out = DType::f16; return o; }()},
+    {"Stacked2x2Stride2", [] { auto o = conv(4, 16, 8, 8, 16, 2, 2, 2, 0); o.images = 3; return o; }()},
+    {"StackedGroupsRelu", [] {
+       auto o = conv(3, 32, 7, 7, 64, 1, 1, 1, 0);
+       o.groups = 2, o.images = 2, o.epilogue = {"relu"}, o.out = DType::f16;
+       return o;
+     }()},
+    {"StackedInt8", [] { auto o = conv(3, 64, 7, 7, 32, 1, 1, 1, 0); o.images = 2, o.in = DType::s8, o.out = DType::s32; return o; }()},
 };
+
+// Stacked images with a batch norm and residual: on the coupled core (the split chips refuse it:
+// their epilogue strips take one image).
+TEST(ConvStacked, EpilogueOnTheCoupledCore) {
+  Conv2dOptions o = conv(5, 48, 7, 7, 40, 1, 1, 1, 0);
+  o.images = 2, o.epilogue = {"bn", "residual", "relu"};
+  expect_correct(o, load_chip("ascend910"));
+  o.images = 4, o.out = DType::f16, o.stride = 1;
+  expect_correct(o, load_chip("ascend910"));
+}
 
 class ConvCases : public testing::TestWithParam<Case> {};
 
@@ -111,6 +131,8 @@ TEST(ConvRandom, EveryAcceptedScheduleIsCorrect) {
   int accepted = 0;
   for (int i = 0; i < 24; ++i) {
     int64_t kh = pick(1, 4), kw = pick(1, 4), d = pick(1, 2), s = pick(1, 3);
+    const bool stack = pick(0, 3) == 0;  // images stacked per tile: windows that tile the rows
+    if (stack) kh = 1, d = 1;
     Conv2dOptions o = conv(pick(1, 2), pick(1, 40), pick(kh * d, 14), pick(kw * d, 14), pick(1, 40), kh, kw, s, pick(0, 2), d);
     if (pick(0, 1)) o.rows = pick(1, 4);
     if (pick(0, 1)) o.tn = 16 * pick(1, 3);
@@ -121,6 +143,7 @@ TEST(ConvRandom, EveryAcceptedScheduleIsCorrect) {
       int64_t g = pick(1, 4);
       o.c = g * pick(1, 12), o.k = g * pick(1, 12), o.groups = g;
     }
+    if (stack) o.pad = 0, o.h = s * pick(1, 14 / s), o.images = pick(2, 3), o.rows = 0;
     if (kernels::conv_output_extent(o.h, kh, s, o.pad, d) < 1 || kernels::conv_output_extent(o.w, kw, s, o.pad, d) < 1) continue;
     try {
       kernels::conv2d(o, chip);
@@ -151,6 +174,17 @@ TEST_P(ConvMutation, DeletingAnyExecutedSynchronisationIsReported) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, ConvMutation, testing::Values("ascend910", "ascend910b2"));
+
+// Stacked images: a copy per image into L1, a store (or FixPipe move) per image and block.
+TEST_P(ConvMutation, StackedImagesNeedAllTheirSynchronisation) {
+  const ChipConfig chip = load_chip(GetParam());
+  Conv2dOptions o = conv(5, 40, 7, 7, 40, 1, 1, 1, 0);
+  o.images = 2, o.tn = 32, o.channels = 32, o.use_cores = false;
+  if (!chip.split()) o.epilogue = {"bn", "residual", "relu"};
+  kernels::Conv2d cv = kernels::conv2d(o, chip);
+  Program p = parse_program(print_program(codegen::compile(cv.out, chip).program));
+  test::expect_every_sync_needed(p, chip, "generated stacked conv", 20);
+}
 
 }  // namespace
 }  // namespace cubekit

@@ -238,7 +238,65 @@ TEST(ConvErrors, SplitOfAnotherLoop) {
   Conv c;
   dsl::Var xo("xo"), xi("xi");
   c.standard().split(c.x, xo, xi, 2);
-  expect_compile_error(c.O, {"xo cannot be split", "split only y (output rows per tile), k (output channels per tile) and r.x"});
+  expect_compile_error(c.O, {"xo cannot be split", "split only n (images per tile), y (output rows per tile), k (output "
+                                                   "channels per tile) and r.x"});
+}
+
+// A 1x1 convolution of 5 images of 8 x 8 (stackable), and the 3x3 one with padding (not).
+struct Conv1x1 {
+  dsl::Input I{"I", DType::f16, {5, 16, 8, 8}}, W{"W", DType::f16, {16, 16, 1, 1}};
+  dsl::Var n{"n"}, k{"k"}, y{"y"}, x{"x"}, no{"no"}, ni{"ni"};
+  dsl::RDom r{{{0, 16}, {0, 1}, {0, 1}}, "r"};
+  dsl::Func O{"O"};
+  Conv1x1() {
+    O(n, k, y, x) = dsl::sum(dsl::cast(DType::f32, I(n, r.x, y + r.y, x + r.z)) * dsl::cast(DType::f32, W(k, r.x, r.y, r.z)));
+    O.bound(y, 0, 8).bound(x, 0, 8);
+  }
+};
+
+TEST(ConvErrors, StackedImagesWithPadding) {
+  dsl::Input I("I", DType::f16, {3, 4, 6, 6}), W("W", DType::f16, {8, 4, 3, 3});
+  dsl::Var n("n"), k("k"), y("y"), x("x"), no("no"), ni("ni");
+  dsl::RDom r({{0, 4}, {0, 3}, {0, 3}}, "r");
+  dsl::Func O("O");
+  O(n, k, y, x) = dsl::sum(dsl::cast(DType::f32, constant_exterior(I, 0)(n, r.x, y + r.y - 1, x + r.z - 1)) *
+                           dsl::cast(DType::f32, W(k, r.x, r.y, r.z)));
+  O.bound(y, 0, 6).bound(x, 0, 6);
+  O.split(n, no, ni, 2).reorder({x, y, k, ni, no});
+  Conv c;
+  c.O = O;
+  expect_compile_error(c.O, {"split(n, .., 2) stacks 2 images into one tile", "no padding along the height",
+                             "this one pads 1 and 1 rows"});
+}
+
+TEST(ConvErrors, StackedImagesAndSplitRows) {
+  Conv1x1 c;
+  dsl::Var yo("yo"), yi("yi");
+  c.O.split(c.n, c.no, c.ni, 2).split(c.y, yo, yi, 4).reorder({c.x, yi, c.k, c.ni, yo, c.no});
+  expect_compile_error(c.O, {"split(n, .., 2) stacks whole images into a tile; do not split y as well"});
+}
+
+TEST(ConvErrors, StackedImagesWithAVectorCoreEpilogue) {
+  Conv1x1 c;
+  c.O.split(c.n, c.no, c.ni, 2).reorder({c.x, c.y, c.k, c.ni, c.no});
+  dsl::Input S("S", DType::f32, {16});
+  dsl::Func Y("Y");
+  Y(c.n, c.k, c.y, c.x) = c.O(c.n, c.k, c.y, c.x) * S(c.k);
+  Y.epilogue_of(c.O);
+  expect_user_error([&] { codegen::compile(Y, load_chip("ascend910b2")); },
+                    {"Y: its producer O stacks 2 images per tile", "give O one image per tile"});
+}
+
+TEST(ConvErrors, ImagesOptionOnAPaddedConv) {
+  kernels::Conv2dOptions o;
+  o.n = 2, o.c = 16, o.h = 6, o.w = 6, o.k = 16, o.pad = 1, o.images = 2;
+  expect_user_error([&] { kernels::conv2d(o, chip()); }, {"conv2d: images=2 stacks images per tile", "give images=1"});
+}
+
+TEST(ConvErrors, ImagesOptionWithRows) {
+  kernels::Conv2dOptions o;
+  o.n = 2, o.c = 16, o.h = 6, o.w = 6, o.k = 16, o.kh = o.kw = 1, o.images = 2, o.rows = 2;
+  expect_user_error([&] { kernels::conv2d(o, chip()); }, {"conv2d: images=2 stacks whole images per tile; rows=2 splits them"});
 }
 
 TEST(ConvErrors, TileLoopsNotOutermost) {
