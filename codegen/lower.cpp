@@ -53,6 +53,26 @@ const dsl::ExprNode* exterior_read(const dsl::Expr& e) {
 
 }  // namespace
 
+Program lower_nest(Kernel& k, const ChipConfig& chip) {
+  const bool check = verification_on();
+  auto after = [&](const char* pass, Stage stage) {
+    log(pass, [&] { return k.str(); });
+    if (check) verify(k, stage, pass);
+  };
+  after("loop nest", Stage::LoopNest);
+  select_instructions(k, chip);                    // Moves and Mmads become ISA instructions
+  after("instruction selection", Stage::Selected);
+  plan_storage(k, chip);                           // offsets of every buffer copy
+  after("storage planning", Stage::Stored);
+  insert_sync(k, chip);                            // tokens between pipes, barriers within
+  after("synchronisation", Stage::Synchronised);
+  simplify(k);                                     // what the shape decides at compile time
+  after("simplification", Stage::Simplified);
+  Program program = emit_program(k, chip);         // registers, real loops, branches
+  log("scalar code", [&] { return print_program(program); });
+  return program;
+}
+
 Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
   if (!f.defined()) user_error("{} has no definition", f.name());
@@ -102,23 +122,7 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     k = build_vector_nest(plan, chip);             // loops, scopes, copies and V instructions
   }
   dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower
-  const bool check = verification_on();
-  auto after = [&](const char* pass, Stage stage) {
-    log(pass, [&] { return k.str(); });
-    if (check) verify(k, stage, pass);
-  };
-  after("loop nest", Stage::LoopNest);
-  select_instructions(k, chip);                    // Moves and Mmads become ISA instructions
-  after("instruction selection", Stage::Selected);
-  plan_storage(k, chip);                           // offsets of every buffer copy
-  after("storage planning", Stage::Stored);
-  insert_sync(k, chip);                            // tokens between pipes, barriers within
-  after("synchronisation", Stage::Synchronised);
-  simplify(k);                                     // what the shape decides at compile time
-  after("simplification", Stage::Simplified);
-  Program program = emit_program(k, chip);         // registers, real loops, branches
-  log("scalar code", [&] { return print_program(program); });
-
+  Program program = lower_nest(k, chip);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return {std::move(program), ms, std::move(k.layouts), std::move(stages)};
 }

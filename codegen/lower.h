@@ -2,6 +2,7 @@
 // lower.cpp. CUBEKIT_DEBUG=lower prints the IR after every pass (to stderr).
 #pragma once
 
+#include "codegen/ir.h"
 #include "codegen/layouts.h"
 #include "dsl/func.h"
 #include "emulator/chip_config.h"
@@ -22,5 +23,9 @@ struct Compiled {
 Compiled compile(const dsl::Func& f, const ChipConfig& chip);
 // f with another schedule (f's own is left as it is): one Func, many schedules side by side.
 Compiled compile(const dsl::Func& f, const dsl::Schedule& schedule, const ChipConfig& chip);
+
+// The passes after a nest builder (selection, storage, sync, simplification, scalar code), for a
+// kernel made without a Func (TransData).
+Program lower_nest(Kernel& k, const ChipConfig& chip);
 
 }  // namespace cubekit::codegen

@@ -319,6 +319,7 @@ class SyncPass {
     bool write;
     bool staged = false;  // made inside a scope staging the buffer: part of its token protocol
     uint64_t released = 0;  // bit g: single-copy token group g's consumer released after it (follow_token)
+    int copy = -1;          // the buffer copy, when a constant selects it (zeroing each copy at the start)
   };
   // Whether a pending access is one a token orders before the next scope of its buffer: only an
   // access of that protocol is (one outside every scope of the buffer, e.g. zeroing its padding
@@ -344,7 +345,7 @@ class SyncPass {
   // Adds an access unless the same one is pending already (branches and loop passes repeat them).
   static void add(std::vector<Pending>& pending, Pending x) {
     for (Pending& y : pending)
-      if (y.buffer == x.buffer && y.write == x.write && (y.offset - x.offset).constant() && (y.offset - x.offset).c == 0 &&
+      if (y.buffer == x.buffer && y.write == x.write && y.copy == x.copy && (y.offset - x.offset).constant() && (y.offset - x.offset).c == 0 &&
           (y.chunks == x.chunks || *y.chunks == *x.chunks) && (!y.staged || x.staged)) {
         y.released &= x.released;  // released only if released on every path that made it
         return;  // (an access outside the scopes stands for the same one inside them, not the reverse)
@@ -368,6 +369,13 @@ class SyncPass {
       if (n.sync == SyncKind::Wait && t.p == n.from && t.q == n.to && t.full[0] == n.events[0])
         std::erase_if(st[size_t(t.q)], [&](const Pending& x) { return x.released >> g & 1; });
     }
+  }
+
+  // The copy of its buffer a ref selects by a counter of known constant value, or -1.
+  int copy_of(const Ref& r) const {
+    if (r.counter < 0) return -1;
+    auto it = constant_.find(r.counter);
+    return it == constant_.end() ? -1 : int(it->second % k_.buffers[size_t(r.buffer)].copies);
   }
 
   void barriers(std::vector<Node>& body, State& st) {
@@ -402,8 +410,11 @@ class SyncPass {
         }
         case Node::Kind::If: {
           State other = st;
+          const std::map<int, int64_t> before = constant_;
           barriers(n.body, st);
+          constant_ = before;
           barriers(n.orelse, other);
+          constant_.clear();  // (which branch set what is not known after them)
           for (int p = 0; p < kNumPipes; ++p)
             for (Pending& x : other[size_t(p)]) add(st[size_t(p)], std::move(x));
           break;
@@ -414,21 +425,28 @@ class SyncPass {
             for (auto& pending : st) pending.clear();
           else if (n.sync == SyncKind::Barrier) st[size_t(n.from)].clear();
           break;
+        case Node::Kind::Let:  // a counter set to a constant selects a known copy
+          if (n.a.constant() && n.let_op == LetOp::Add) constant_[n.var] = n.a.c + n.b;
+          else constant_.erase(n.var);
+          break;
         case Node::Kind::Instr: {
           auto& pending = st[size_t(n.pipe)];
           std::vector<Access> accs = accesses_of(k_, n, chip_);
           for (const Access& a : accs) {
             const Ref& r = n.refs[size_t(a.ref)];
             if (r.buffer < 0) continue;
+            const int copy = copy_of(r);
             for (const Pending& x : pending)
-              if (x.buffer == r.buffer && (x.write || a.write) && may_overlap(r.offset, a.chunks, x.offset, x.chunks))
+              if (x.buffer == r.buffer && (x.write || a.write) && (copy < 0 || x.copy < 0 || copy == x.copy) &&
+                  may_overlap(r.offset, a.chunks, x.offset, x.chunks))
                 n.barrier_before = true;
           }
           if (n.barrier_before) pending.clear();
           for (const Access& a : accs) {
             const Ref& r = n.refs[size_t(a.ref)];
             if (r.buffer >= 0)
-              add(pending, {r.buffer, r.offset, a.chunks, a.write, std::count(staged_.begin(), staged_.end(), r.buffer) > 0});
+              add(pending, {r.buffer, r.offset, a.chunks, a.write, std::count(staged_.begin(), staged_.end(), r.buffer) > 0,
+                            0, copy_of(r)});
           }
           break;
         }
@@ -513,6 +531,7 @@ class SyncPass {
   std::vector<Group> groups_;
   std::map<int, std::set<Pipe>> writers_, readers_;
   std::vector<int> staged_;  // buffers the scopes around the node barriers() is at stage
+  std::map<int, int64_t> constant_;  // variables a Let set to a constant, on the path barriers() walks
 };
 
 }  // namespace

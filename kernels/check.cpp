@@ -1,6 +1,7 @@
 #include "kernels/check.h"
 
 #include "codegen/lower.h"
+#include "codegen/transdata.h"
 #include "dsl/host.h"
 #include "emulator/isa_helpers.h"
 
@@ -51,6 +52,27 @@ std::map<std::string, std::vector<uint8_t>> seeded_inputs(GlobalMemory& gm, cons
   return logical;
 }
 
+// A layout's conversion, emulated where the vector unit does it: `from` is the data to convert
+// (empty in a timing-only run) and `host` what the host's conversion made of it.
+Conversion convert(const codegen::TensorLayout& l, bool to_device, const std::vector<uint8_t>& from,
+                   const std::vector<uint8_t>& host, const ChipConfig& chip, const SimOptions& options) {
+  Conversion c{l, to_device};
+  if (!codegen::transdata_on_device(l)) return c;
+  c.emulated = true;
+  Program p = codegen::compile_transdata(l, to_device, chip);
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  const bool data = !options.timing_only && !from.empty();
+  if (data) gm.bytes(codegen::transdata_source(l, to_device)) = from;
+  SimOptions o = options;
+  o.trace = false;
+  o.timing_only = !data;
+  SimResult r = simulate(chip, p, gm, o);
+  c.cycles = r.report.cycles;
+  c.clean = r.report.clean();
+  if (data) c.matches_host = gm.bytes(codegen::transdata_result(l, to_device)) == host;
+  return c;
+}
+
 }  // namespace
 
 std::vector<uint8_t> KernelRun::result(const std::string& name) const {
@@ -98,8 +120,27 @@ KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunS
     for (const codegen::TensorLayout& l : run.layouts)
       if (shaped.count(l.tensor) && l.kind == codegen::TensorLayout::Kind::NC1HWC0) shaped[l.tensor] = l.to_host(run.gm.bytes(l.tensor));
   }
+  // The feature maps' conversions in (TransData), then the kernel, then the output's conversion back.
+  for (const codegen::TensorLayout& l : run.layouts) {
+    const int t = run.gm.index(l.tensor);
+    if (run.gm.decls[size_t(t)].role != TensorRole::In) continue;
+    auto it = shaped.find(l.tensor);
+    run.conversions.push_back(convert(l, true, it == shaped.end() ? std::vector<uint8_t>{} : it->second, run.gm.data[size_t(t)],
+                                      chip, s.sim));
+  }
+  auto convert_out = [&] {
+    for (const codegen::TensorLayout& l : run.layouts) {
+      const int t = run.gm.index(l.tensor);
+      if (run.gm.decls[size_t(t)].role != TensorRole::Out) continue;
+      const std::vector<uint8_t>& device = run.gm.data[size_t(t)];
+      const bool data = !s.sim.timing_only && l.kind == codegen::TensorLayout::Kind::NC1HWC0;
+      run.conversions.push_back(convert(l, false, data ? device : std::vector<uint8_t>{}, data ? l.to_host(device) : std::vector<uint8_t>{},
+                                        chip, s.sim));
+    }
+  };
   if (!s.reference || s.sim.timing_only) {
     run.sim = simulate(chip, run.program, run.gm, s.sim);
+    convert_out();
     return run;
   }
   // The reference needs only the inputs: it compiles and runs on its own thread while the emulator
@@ -122,6 +163,7 @@ KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunS
     throw;
   }
   dsl::HostTensor want = reference.get();
+  convert_out();
   run.check = compare(run.result(f.name()), want.data, want.dtype, s.atol);
   run.checked = true;
   return run;

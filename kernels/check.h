@@ -24,6 +24,19 @@ struct Comparison {
 // `atol` < 0: the default for the dtype.
 Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, DType dtype, double atol = -1);
 
+// A tensor's conversion between the Func's shape and the program's layout. A 16-bit feature map's
+// (NCHW <-> NC1HWC0) runs on the emulator as CANN's TransData kernel does (codegen/transdata.h):
+// its cycles, and that it made what the host's conversion makes. Weights (FRACTAL_Z), per-channel
+// vectors and other maps convert on the host, as a framework converts weights once at load.
+struct Conversion {
+  codegen::TensorLayout layout;
+  bool to_device = true;
+  bool emulated = false;
+  uint64_t cycles = 0;       // emulated: the TransData kernel's
+  bool matches_host = true;  // emulated, with data: bit for bit
+  bool clean = true;         // emulated: no diagnostics
+};
+
 struct KernelRun {
   Program program;
   double compile_ms = 0;
@@ -34,6 +47,7 @@ struct KernelRun {
   // Tensors GM holds in the cube's layouts (a conv's NC1HWC0 and FRACTAL_Z): the seeded inputs
   // were made in the Func's shapes and converted, the output is compared converted back.
   std::vector<codegen::TensorLayout> layouts;
+  std::vector<Conversion> conversions;  // one per layout, inputs first
   // The result in the Func's shape (row-major), whatever layout GM holds it in.
   std::vector<uint8_t> result(const std::string& name) const;
 };

@@ -83,12 +83,21 @@ int run_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline
   const Report& r = run.sim.report;
   if (!a.trace.empty()) write_trace(a.trace, run.sim, run.program, chip);
   bool ok = r.clean() && (!run.checked || run.check.pass);
+  for (const kernels::Conversion& c : run.conversions) ok = ok && c.clean && c.matches_host;
   if (a.json) {
     nlohmann::json j = nlohmann::json::parse(report_json(r, run.program, f.name()));
     j["compile_ms"] = run.compile_ms;
     j["schedule"] = a.schedule;
     for (auto& [key, value] : extra.items()) j[key] = value;
-    for (const codegen::TensorLayout& l : run.layouts) j["host_conversions"].push_back(l.str());
+    uint64_t transdata = 0;
+    for (const kernels::Conversion& c : run.conversions) {
+      j["conversions"].push_back({{"layout", c.layout.str()}, {"tensor", c.layout.tensor}, {"direction", c.to_device ? "in" : "out"},
+                                  {"emulated", c.emulated}, {"cycles", c.cycles}, {"matches_host", c.matches_host},
+                                  {"clean", c.clean}});
+      if (!c.emulated) j["host_conversions"].push_back(c.layout.str());
+      transdata += c.cycles;
+    }
+    if (!run.conversions.empty()) j["transdata_cycles"] = transdata;
     if (run.checked)
       j["check"] = {{"max_abs_error", run.check.max_abs}, {"max_rel_error", run.check.max_rel},
                     {"bit_exact", run.check.bit_exact}, {"pass", run.check.pass}, {"atol", run.check.atol},
@@ -104,8 +113,18 @@ int run_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline
                run.check.pass ? "PASS" : fmt::format("FAIL ({} elements outside atol {:.3g} + rtol {:.3g})",
                                                      run.check.mismatches, run.check.atol, run.check.rtol));
   if (flops > 0) fmt::print("{:.1f} TFLOPS emulated at {} MHz\n", flops / (r.microseconds() * 1e6), chip.clock_mhz);
-  // The layouts the cube reads and writes, converted on the host (CANN's TransData; not emulated).
-  for (const codegen::TensorLayout& l : run.layouts) fmt::print("host conversion (TransData, not emulated): {}\n", l.str());
+  // The layouts the kernel reads and writes: a feature map converted by the TransData kernel on the
+  // vector unit (emulated), weights and other tensors on the host.
+  for (const kernels::Conversion& c : run.conversions) {
+    if (!c.emulated) {
+      fmt::print("host conversion (not emulated: {}): {}\n",
+                 c.layout.kind == codegen::TensorLayout::Kind::NC1HWC0 ? "no 16-bit transpose for this type" : "converted once, as weights are",
+                 c.layout.str());
+      continue;
+    }
+    fmt::print("TransData {} ({}) on the vector unit: {} cycles{}\n", c.layout.str(), c.to_device ? "in" : "out", c.cycles,
+               !c.clean ? ", NOT CLEAN" : !c.matches_host ? ", DIFFERS from the host's conversion" : "");
+  }
   fmt::print("{}", report_text(r, run.program, f.name()));
   if (!a.trace.empty()) fmt::print("wrote the trace to {}\n", a.trace);
   return ok ? 0 : 1;

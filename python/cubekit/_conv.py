@@ -56,11 +56,13 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     x: NCHW, float16 (out "f32", or "f16") or int8 (then the result is s32: the INT8 inference
     mode). w: (K, C / groups, KH, KW) of x's type. stride, padding, dilation: an int or a pair
     (height, width); padding also 'valid' or 'same'. The cube reads NC1HWC0 feature maps and
-    FRACTAL_Z weights: the conversions (CANN's TransData) run on the host, listed in
-    report["host"]. Fused on the way out of L0C, in this order: bn=(scale, shift) (float32 arrays
-    of K: y * scale + shift, inference batch norm), residual= (an array shaped as the output, of
-    the output's type: + residual), relu=True. overrides: rows, tn, channels, l1_copies,
-    double_buffer, use_cores (see Conv2dOptions). Returns (y, report), y NCHW.
+    FRACTAL_Z weights: the feature maps' conversions are CANN's TransData on the vector unit (their
+    cycles emulated, in report["transdata"]; the data converted on the host), the weights' run on
+    the host; both listed in report["host"]. Fused on the way out of L0C, in this order:
+    bn=(scale, shift) (float32 arrays of K: y * scale + shift, inference batch norm), residual=
+    (an array shaped as the output, of the output's type: + residual), relu=True. overrides:
+    rows, tn, channels, l1_copies, images, double_buffer, use_cores (see Conv2dOptions).
+    Returns (y, report), y NCHW.
 
     An empty batch, channel count or output gives an empty result without a launch; no input
     channels (or an input of padding only) gives zeros, also without a launch.
@@ -140,7 +142,9 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     named = {i.name: a for i, a in zip(inputs, [x, w] + arrays)}
     y, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace)
     report["launched"] = True
-    report["host"] = report.get("host", []) + [f"TransData (not emulated): {c}" for c in report.get("host_conversions", [])]
+    report["host"] = (report.get("host", []) + [f"host conversion (not emulated): {c}" for c in report.get("host_conversions", [])]
+                      + [f"TransData {t['layout']} ({t['direction']}): {t['cycles']} cycles on the vector unit (emulated "
+                         "timing-only; the data converted on the host)" for t in report.get("transdata", [])])
     if strict:
         _raise_diagnostics(func.name, {func.name: y}, report)
     return y, report

@@ -33,7 +33,9 @@ def _run(kernel, x, o, shape, schedule, chip, timing_only, trace, strict, overri
     func, inputs = _cubekit.pool2d_func(o, chip)
     y, report = func.run({inputs[0].name: x}, chip=chip, timing_only=timing_only, trace=trace)
     report["launched"] = True
-    report["host"] = report.get("host", []) + [f"TransData (not emulated): {c}" for c in report.get("host_conversions", [])]
+    report["host"] = (report.get("host", []) + [f"host conversion (not emulated): {c}" for c in report.get("host_conversions", [])]
+                      + [f"TransData {t['layout']} ({t['direction']}): {t['cycles']} cycles on the vector unit (emulated "
+                         "timing-only; the data converted on the host)" for t in report.get("transdata", [])])
     if strict:
         _raise_diagnostics(func.name, {func.name: y}, report)
     return y, report

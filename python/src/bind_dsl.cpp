@@ -1,9 +1,11 @@
 // The DSL: variables, expressions with Python operators, Inputs and Funcs with every schedule
 // primitive; compiling a Func, running it, and its Halide reference.
 #include "codegen/lower.h"
+#include "codegen/transdata.h"
 #include "dsl/func.h"
 #include "dsl/host.h"
 #include "emulator/error.h"
+#include "emulator/simulator.h"
 #include "python/src/common.h"
 
 #include <pybind11/stl.h>
@@ -331,10 +333,24 @@ is compiled. One Func compiles with many:
                      const py::object& schedule) {
     codegen::Compiled c = compiled(f, chip, schedule);
     py::tuple r = run_program(c.program, to_device(c, inputs), chip, 0, timing_only, true, 0, trace);
-    if (!c.layouts.empty()) {  // the conversions done on the host (CANN's TransData; not emulated)
-      py::list conversions;
-      for (const codegen::TensorLayout& l : c.layouts) conversions.append(l.str());
-      r[1]["host_conversions"] = conversions;
+    if (!c.layouts.empty()) {  // the conversions: a 16-bit feature map's cycles are TransData's on the vector unit
+      py::list host, transdata;
+      const ChipConfig on = to_chip(chip);
+      for (const codegen::TensorLayout& l : c.layouts) {
+        if (!codegen::transdata_on_device(l)) {
+          host.append(l.str());
+          continue;
+        }
+        const bool in = l.tensor != f.name();
+        Program p = codegen::compile_transdata(l, in, on);
+        GlobalMemory gm = GlobalMemory::for_program(p);
+        SimResult sim = simulate(on, p, gm, {.timing_only = true});
+        py::dict d;
+        d["layout"] = l.str(), d["direction"] = in ? "in" : "out", d["cycles"] = sim.report.cycles;
+        transdata.append(d);
+      }
+      r[1]["host_conversions"] = host;
+      r[1]["transdata"] = transdata;
     }
     return py::make_tuple(to_host(c, f.name(), r[0][py::str(f.name())]), r[1]);
   }, py::arg("inputs"), py::arg("chip") = py::none(), py::arg("timing_only") = false, py::arg("trace") = py::none(),
