@@ -138,7 +138,7 @@ class Builder {
     body.push_back(v.loop(decoded(Affine::var(w), "_v", [&](const Tile& t) {
       int slot = k_.new_var("slot_v");
       std::vector<Node> out = {let(slot, Affine::var(w), LetOp::Rem, VectorEpilogue::kSlots)};
-      return out += vepi_->tile({t.m0, t.n0, t.bc, t.mt, t.nt, slot_offset(slot), t.bg});
+      return out += vepi_->tile({t.m0, t.n0, t.bc, t.mt, t.nt, slot_offset(slot), t.bg, t.rows ? t.rows->images : 1});
     })));
     std::vector<Node> out = vepi_->zeroed();
     return out += std::move(body);

@@ -40,9 +40,16 @@ const std::vector<int>& VectorEpilogue::input_buffers(int64_t nt) {
 }
 
 std::vector<Node> VectorEpilogue::tile(const Tile& t) {
-  int64_t h = cdiv(t.mt, 2);
   std::vector<Node> out = {wait_cross(Pipe::MTE2, kReady)};
-  out.push_back(when(Affine::var(k_.subblock), 0, rows(t, 0, h), rows(t, h, t.mt - h)));
+  // Each image's rows halved between the two vector cores (a tile of stacked images: each image's
+  // rows lie in the slot one after the other, in GM an image apart).
+  const int64_t per = t.mt / t.images, h = cdiv(per, 2);
+  for (int64_t i = 0; i < t.images; ++i) {
+    Tile image = t;
+    image.m0 = t.m0 - Affine(i * per);  // rows count from the slot's first; GM's from the image's
+    image.bc = t.bc + Affine(i * p_.c.m * p_.c.n * p_.c.g.groups);
+    out.push_back(when(Affine::var(k_.subblock), 0, rows(image, i * per, h), rows(image, i * per + h, per - h)));
+  }
   out.push_back(set_cross(Pipe::MTE2, 2, kFree));
   return out;
 }

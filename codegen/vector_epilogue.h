@@ -37,6 +37,7 @@ class VectorEpilogue {
     int64_t mt = 0, nt = 0;
     Affine slot;
     Affine bg;  // a grouped conv: the group's first channel in the per-channel inputs
+    int64_t images = 1;  // a conv's stacked images: mt / images rows each, one after the other
   };
 
   // `workspace` and `out` are tensor indices of the kernel; rows of a slot are `ws_pitch` f32

@@ -100,11 +100,7 @@ Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
   if (o.out != acc && o.epilogue.empty()) value = dsl::cast(o.out, value);
   cv.conv(n, k, y, x) = value;
   cv.conv.bound(y, 0, oh).bound(x, 0, ow);
-  // On a split chip batch norm and the residual run on the vector cores, whose strips take one image.
-  Conv2dOptions so = o;
-  const bool vector_epilogue = std::any_of(o.epilogue.begin(), o.epilogue.end(), [](const std::string& e) { return e != "relu"; });
-  if (chip.split() && vector_epilogue && !so.images) so.images = 1;
-  cv.conv.schedule() = conv_schedule(cv.conv, chip, so);
+  cv.conv.schedule() = conv_schedule(cv.conv, chip, o);
   cv.out = cv.conv;
   if (o.epilogue.empty()) return cv;
   dsl::Expr e = cv.conv(n, k, y, x);

@@ -30,7 +30,7 @@ struct Conv2dOptions {
   int l1_copies = 0;
   // Images per tile, stacked (split(n, no, ni, images)): only where no window crosses from one
   // image into the next (no padding along the height and oh * stride = h: 1x1 convolutions).
-  // 0: choose (not on a split chip with a vector-core epilogue, whose strips take one image), 1: never.
+  // 0: choose, 1: never.
   int64_t images = 0;
   std::optional<bool> double_buffer, use_cores;
   // A fused epilogue, its steps applied in the order listed, then cast to `out`: "bn" (inference

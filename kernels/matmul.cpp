@@ -272,8 +272,6 @@ dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const
     Conv2dOptions o;
     o.schedule = naive ? Conv2dOptions::Schedule::Naive : Conv2dOptions::Schedule::Default;
     o.double_buffer = options.double_buffer, o.use_cores = options.use_cores, o.l1_copies = options.l1_copies;
-    // Its epilogue is not known yet: on a split chip one on the vector cores takes one image a tile.
-    if (chip.split()) o.images = 1;
     return conv_schedule(f, chip, o);
   }
   if (!sched::is_contraction(f)) {

@@ -164,10 +164,6 @@ void attach_epilogue(ContractionPlan& p, const dsl::Func& consumer) {
   p.func_name = consumer.name();
   p.c.out = consumer.impl->value.type().dtype;
   if (p.split) p.vector_epilogue = !fixpipe_form(consumer.impl->value, *d->func, p.fixpipe_relu);
-  if (p.vector_epilogue && p.c.conv && p.c.g.images > 1)
-    user_error("{}: its producer {} stacks {} images per tile (a split of its batch loop), but on a split chip this "
-               "epilogue runs on the vector cores, whose strips take the rows of one image: give {} one image per tile",
-               consumer.name(), d->func->name, p.c.g.images, d->func->name);
 }
 
 }  // namespace cubekit::sched

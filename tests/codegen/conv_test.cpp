@@ -93,14 +93,16 @@ const std::vector<Case> kCases = {
     {"StackedInt8", [] { auto o = conv(3, 64, 7, 7, 32, 1, 1, 1, 0); o.images = 2, o.in = DType::s8, o.out = DType::s32; return o; }()},
 };
 
-// Stacked images with a batch norm and residual: on the coupled core (the split chips refuse it:
-// their epilogue strips take one image).
-TEST(ConvStacked, EpilogueOnTheCoupledCore) {
-  Conv2dOptions o = conv(5, 48, 7, 7, 40, 1, 1, 1, 0);
-  o.images = 2, o.epilogue = {"bn", "residual", "relu"};
-  expect_correct(o, load_chip("ascend910"));
-  o.images = 4, o.out = DType::f16, o.stride = 1;
-  expect_correct(o, load_chip("ascend910"));
+// Stacked images with a batch norm and residual: on the coupled core's UB strips, and on the split
+// chips' vector cores (each image's rows halved between the two).
+TEST(ConvStacked, EpilogueOnEveryPreset) {
+  for (const char* preset : {"ascend910", "ascend910b2", "ascend950pr"}) {
+    Conv2dOptions o = conv(5, 48, 7, 7, 40, 1, 1, 1, 0);
+    o.images = 2, o.epilogue = {"bn", "residual", "relu"};
+    expect_correct(o, load_chip(preset));
+    o.images = 4, o.out = DType::f16;
+    expect_correct(o, load_chip(preset));
+  }
 }
 
 class ConvCases : public testing::TestWithParam<Case> {};
@@ -179,8 +181,7 @@ INSTANTIATE_TEST_SUITE_P(Presets, ConvMutation, testing::Values("ascend910", "as
 TEST_P(ConvMutation, StackedImagesNeedAllTheirSynchronisation) {
   const ChipConfig chip = load_chip(GetParam());
   Conv2dOptions o = conv(5, 40, 7, 7, 40, 1, 1, 1, 0);
-  o.images = 2, o.tn = 32, o.channels = 32, o.use_cores = false;
-  if (!chip.split()) o.epilogue = {"bn", "residual", "relu"};
+  o.images = 2, o.tn = 32, o.channels = 32, o.use_cores = false, o.epilogue = {"bn", "residual", "relu"};
   kernels::Conv2d cv = kernels::conv2d(o, chip);
   Program p = parse_program(print_program(codegen::compile(cv.out, chip).program));
   test::expect_every_sync_needed(p, chip, "generated stacked conv", 20);

@@ -1,11 +1,14 @@
 // Golden tests of the stage graph (schedules/stages.h): the graph each plan describes, printed,
 // against the text it must be, for the matmul, a fused epilogue on a split chip (the workspace and
-// cross-core edges), a convolution (load3d, the residual's full-tile stage) and vector kernels.
+// cross-core edges), a convolution (load3d, the residual's full-tile stage), vector kernels and
+// a pooling (a band of output rows and the input rows its windows reach).
 #include "codegen_test_util.h"
 #include "kernels/conv.h"
 #include "kernels/matmul.h"
+#include "kernels/pool.h"
 #include "kernels/vector.h"
 #include "schedules/conv.h"
+#include "schedules/pool.h"
 #include "schedules/stages.h"
 
 #include <gtest/gtest.h>
@@ -112,6 +115,18 @@ TEST(StageGraph, VectorKernels) {
             "  Y.ub   UB on MTE2 [rows x 64] per tile, 2 copies <- Y (copy)\n"
             "  add    UB on Vector [rows x 64] per tile, 2 copies <- X.ub (vector), Y.ub (vector)\n"
             "  add.gm GM on MTE3 <- add (copy)\n");
+}
+
+TEST(StageGraph, MaxPool) {
+  kernels::Pool2dOptions o;
+  o.n = 2, o.c = 40, o.h = 17, o.w = 17, o.kh = 3, o.stride = 2, o.pad = 1, o.rows = 3;
+  kernels::Pool2d p = kernels::pool2d(o, test::chip());
+  EXPECT_EQ(sched::stage_graph(sched::plan_pool(p.out, test::chip())).str(),
+            "stages of Y:\n"
+            "  X    GM (given)\n"
+            "  X.ub UB on MTE2 [1 x 7 x 17 x 16] per tile, 2 copies <- X (copy)\n"
+            "  Y    UB on Vector [1 x 3 x 9 x 16] per tile, 2 copies <- X.ub (vector)\n"
+            "  Y.gm GM on MTE3 <- Y (copy)\n");
 }
 
 }  // namespace

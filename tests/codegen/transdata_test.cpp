@@ -93,7 +93,9 @@ TEST(TransData, ConvRunsConvertTheirMapsOnTheVectorUnit) {
       EXPECT_TRUE(c.matches_host && c.clean) << c.layout.str();
       EXPECT_EQ(c.to_device, c.layout.tensor != "Y");
     }
-    if (!timing_only) EXPECT_TRUE(run.check.pass);
+    if (!timing_only) {
+      EXPECT_TRUE(run.check.pass);
+    }
   }
 }
 

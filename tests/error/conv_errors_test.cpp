@@ -276,17 +276,6 @@ TEST(ConvErrors, StackedImagesAndSplitRows) {
   expect_compile_error(c.O, {"split(n, .., 2) stacks whole images into a tile; do not split y as well"});
 }
 
-TEST(ConvErrors, StackedImagesWithAVectorCoreEpilogue) {
-  Conv1x1 c;
-  c.O.split(c.n, c.no, c.ni, 2).reorder({c.x, c.y, c.k, c.ni, c.no});
-  dsl::Input S("S", DType::f32, {16});
-  dsl::Func Y("Y");
-  Y(c.n, c.k, c.y, c.x) = c.O(c.n, c.k, c.y, c.x) * S(c.k);
-  Y.epilogue_of(c.O);
-  expect_user_error([&] { codegen::compile(Y, load_chip("ascend910b2")); },
-                    {"Y: its producer O stacks 2 images per tile", "give O one image per tile"});
-}
-
 TEST(ConvErrors, ImagesOptionOnAPaddedConv) {
   kernels::Conv2dOptions o;
   o.n = 2, o.c = 16, o.h = 6, o.w = 6, o.k = 16, o.pad = 1, o.images = 2;
