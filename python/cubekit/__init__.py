@@ -18,7 +18,8 @@ The pieces, as in C++ (see the README and docs/ of the repository):
   ``abs``, ``select`` (also ``where``), ``sum``, ``maximum``, ``minimum``, every schedule primitive as a ``Func``
   method, ``Level``; ``compile(func)``, ``Func.run(inputs)``, ``reference(func, inputs)`` (Halide);
 * ``cubekit.kernels``: the ready kernels as one-call functions, e.g. ``kernels.matmul(a, b)``,
-  with numpy's habits (broadcasting, axis, keepdims, empty arrays: see its help);
+  ``kernels.conv2d(x, w, ...)``, ``kernels.max_pool2d(x, 3, 2, 1)``, with numpy's (and for conv
+  and pooling torch's) habits (broadcasting, axis, keepdims, empty arrays: see its help);
   ``default_schedule(func)`` gives a Func you defined the schedule those kernels use, as a
   ``Schedule`` value (``Func.run(inputs, schedule=s)``, ``compile(func, schedule=s)``; a Func's own
   schedule is ``func.schedule``).
