@@ -152,10 +152,12 @@ dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Co
   int64_t c1n = naive ? 1 : std::clamp<int64_t>(kL1Columns / g.window(), 1, g.c1());
   // An unstrided 1x1 convolution with one image a tile fills L1 as a GEMM fills A: matmul's rule
   // (kMinL1Chunks chunks of at least kMinL1Chunk columns when K allows, kernels/matmul.cpp) holds
-  // for it from 256 input channels on. Fitted to ResNet-50's 1x1 layers (bench/run.py resnet50, the
-  // three presets): 1.1-1.6x faster there; slower for stacked images and strided convolutions (a
-  // copy per image or skipped row per chunk) and, on the split chips, for 128 channels.
-  if (!naive && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && t.images == 1 && g.c1() * g.c0 >= 4 * kMinL1Chunk) {
+  // for it from 256 input channels on, on the coupled core. Fitted to ResNet-50's 1x1 layers
+  // (bench/run.py resnet50): 1.0-1.2x faster there on the 910 (its network 2.4% faster); slower for
+  // stacked images and strided convolutions (a copy per image or skipped row per chunk), and on the
+  // split presets 1.1-1.2x slower for the same layers (their network 1.3% slower on the 910B2).
+  if (!naive && !chip.split() && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && t.images == 1 &&
+      g.c1() * g.c0 >= 4 * kMinL1Chunk) {
     const int64_t columns = std::max(kMinL1Chunk, (g.c1() * g.c0 + kMinL1Chunks - 1) / kMinL1Chunks);
     c1n = std::min(c1n, std::max<int64_t>(1, (columns + g.c0 - 1) / g.c0));
   }
