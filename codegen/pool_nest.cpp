@@ -21,7 +21,8 @@ constexpr int kIn = 0, kOut = 1;  // the kernel's tensors
 struct Band {
   int64_t first = 0, last = 0;
   int64_t rows = 0;               // output rows
-  int64_t pad_top = 0, valid = 0; // padding rows above the input rows the band copies; those rows
+  int64_t pad_top = 0;            // rows of padding above the first input row the band copies
+  int64_t valid = 0;              // the input rows it copies
   int64_t lo0 = 0, step = 0;
   // The output rows [first, last] whose window tap row i reads an input row (the others read
   // padding, which the taps skip: the output starts as the padding's value).
@@ -205,7 +206,10 @@ class PoolBuilder {
     bool whole = true;      // every tap reads every output position
     for (int64_t i = 0; i < g.kh; ++i) {
       auto [first, last] = b.lines(g, i);
-      if (plane_lines) first = 0, last = first <= last ? lines - 1 : -1;
+      if (plane_lines) {  // the one output row: the tap reads every plane, or none
+        const bool reads = first == 0 && last >= 0;
+        first = 0, last = reads ? lines - 1 : -1;
+      }
       for (int64_t j = 0; j < g.kw; ++j) {
         const int64_t at = j * g.dw - g.pad_left;  // the input column of output column 0
         const int64_t x0 = at >= 0 ? 0 : (-at + g.sw - 1) / g.sw, x1 = std::min(g.ow - 1, (g.w - 1 - at) / g.sw);

@@ -128,6 +128,9 @@ const std::vector<Case> kCases = {
     {"GlobalResNet", global(2, 64, 7, 7)},
     {"GlobalWide", global(1, 16, 14, 14)},
     {"GlobalF32", global(3, 24, 5, 6, DType::f32)},
+    // One output row, whole planes a tile: the taps over the top padding read no plane.
+    {"OneRowPadded", [] { auto o = max_pool(4, 40, 2, 9, 3, 2, 1); o.use_cores = false; return o; }()},
+    {"OneRowPaddedAvg", [] { auto o = avg_pool(3, 24, 2, 2, 2, 2, 1); o.use_cores = false; return o; }()},
 };
 
 class PoolCases : public testing::TestWithParam<Case> {};
@@ -171,6 +174,7 @@ TEST(PoolRandom, EveryAcceptedScheduleIsCorrect) {
     if (pick(0, 1)) o.dtype = DType::f32;
     if (pick(0, 2) == 0) o.rows = pick(1, 4);
     if (pick(0, 3) == 0) o.double_buffer = false;
+    if (pick(0, 3) == 0) o.use_cores = false;  // whole planes a tile, several of them
     if (pick(0, 3) == 0) o.global = true;
     try {
       expect_correct(o, load_chip(presets[i % 3]));
