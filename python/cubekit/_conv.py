@@ -5,7 +5,7 @@ import numpy as _np
 from . import _cubekit
 from . import _options as _opt
 from ._elementwise import array as _array
-from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics
+from ._running import empty_report as _empty_report, run_laid_out as _run_laid_out
 
 # conv2d's schedule overrides (Conv2dOptions): output rows and channels per tile, input channels
 # per L1 fill, L1 copies, images stacked per tile, double buffering, cores.
@@ -140,14 +140,7 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
         setattr(o, key, value)
     func, inputs = _cubekit.conv2d_func(o, chip)
     named = {i.name: a for i, a in zip(inputs, [x, w] + arrays)}
-    y, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace)
-    report["launched"] = True
-    report["host"] = (report.get("host", []) + [f"host conversion (not emulated): {c}" for c in report.get("host_conversions", [])]
-                      + [f"TransData {t['layout']} ({t['direction']}): {t['cycles']} cycles on the vector unit (emulated "
-                         "timing-only; the data converted on the host)" for t in report.get("transdata", [])])
-    if strict:
-        _raise_diagnostics(func.name, {func.name: y}, report)
-    return y, report
+    return _run_laid_out(func, named, chip, timing_only, trace, strict)
 
 
 def _empty_conv(shape, c, h, wd, kernel_hw, out, bn, residual, relu, chip):

@@ -7,7 +7,7 @@ from . import _cubekit
 from . import _options as _opt
 from ._conv import _pair
 from ._elementwise import array as _array
-from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics
+from ._running import empty_report as _empty_report, run_laid_out as _run_laid_out
 
 # The pooling kernels' schedule overrides (Pool2dOptions): output rows per tile, double buffering, cores.
 POOL_OVERRIDES = ("rows", "double_buffer", "use_cores")
@@ -31,14 +31,7 @@ def _run(kernel, x, o, shape, schedule, chip, timing_only, trace, strict, overri
     o.n, o.c, o.h, o.w = x.shape
     o.dtype, o.schedule = x.dtype, schedule
     func, inputs = _cubekit.pool2d_func(o, chip)
-    y, report = func.run({inputs[0].name: x}, chip=chip, timing_only=timing_only, trace=trace)
-    report["launched"] = True
-    report["host"] = (report.get("host", []) + [f"host conversion (not emulated): {c}" for c in report.get("host_conversions", [])]
-                      + [f"TransData {t['layout']} ({t['direction']}): {t['cycles']} cycles on the vector unit (emulated "
-                         "timing-only; the data converted on the host)" for t in report.get("transdata", [])])
-    if strict:
-        _raise_diagnostics(func.name, {func.name: y}, report)
-    return y, report
+    return _run_laid_out(func, {inputs[0].name: x}, chip, timing_only, trace, strict)
 
 
 def _input(kernel, x):

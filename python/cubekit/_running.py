@@ -75,6 +75,20 @@ _run_func.__name__ = "run"
 _cubekit.Func.run = _run_func
 
 
+def run_laid_out(func, named, chip, timing_only, trace, strict):
+    """A ready kernel's Func run on numpy arrays whose program keeps some in the cube's layouts:
+    (result, report), report["host"] listing each conversion (TransData's cycles on the vector
+    unit, emulated timing-only; the rest on the host)."""
+    y, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace)
+    report["launched"] = True
+    report["host"] = (report.get("host", []) + [f"host conversion (not emulated): {c}" for c in report.get("host_conversions", [])]
+                      + [f"TransData {t['layout']} ({t['direction']}): {t['cycles']} cycles on the vector unit (emulated "
+                         "timing-only; the data converted on the host)" for t in report.get("transdata", [])])
+    if strict:
+        raise_diagnostics(func.name, {func.name: y}, report)
+    return y, report
+
+
 def empty_report(kernel, shape, chip):
     """The report of a kernel given an empty array: nothing was compiled or launched."""
     pipes = ("S", "MTE1", "MTE2", "MTE3", "M", "V")
