@@ -87,7 +87,7 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   // A convolution pads its input (constant_exterior) in set_fmatrix; nothing else lowers a
   // boundary condition yet.
   const bool conv = sched::is_conv(f) || (epilogue && epilogue->func && sched::is_conv(dsl::Func(epilogue->func)));
-  // So does a pooling, in its UB tiles.
+  // A pooling skips the window taps that read its padding.
   const bool pool = !epilogue && sched::is_pool(f);
   if (const dsl::ExprNode* r = conv || pool ? nullptr : exterior_read(f.impl->value))
     user_error("{}: {} is read through a boundary condition (BoundaryConditions::constant_exterior); the compiler "
