@@ -80,7 +80,9 @@ TEST(Simplify, TheNaiveSmallMatmulKeepsOnlyItsFractalLoops) {
   for (const Instr& in : run.program.code) {
     std::string_view m = spec_of(in).mnemonic;
     branches += m == "beq" || m == "bne" || m == "blt" || m == "ble" || m == "bgt" || m == "bge";
-    if (m == "div" || m == "rem") EXPECT_NE(in.ops[2].imm, 1) << print_instr(run.program, in);
+    if (m == "div" || m == "rem") {
+      EXPECT_NE(in.ops[2].imm, 1) << print_instr(run.program, in);
+    }
   }
   EXPECT_EQ(branches, 3) << print_program(run.program);  // load2d of A's and B's fractal rows, the store's
   EXPECT_LE(run.sim.report.scalar_instructions, 40);      // 98 before the pass

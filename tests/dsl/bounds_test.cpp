@@ -47,7 +47,9 @@ TEST(Bounds, HoldEveryValueAndAreTight) {
     for (int64_t x = lo; x <= hi; ++x) min = std::min(min, c.eval(x)), max = std::max(max, c.eval(x));
     EXPECT_LE(got.min, min) << c.what;
     EXPECT_GE(got.max, max) << c.what;
-    if (c.tight) EXPECT_TRUE(got.min == min && got.max == max) << c.what << ": " << got.min << ".." << got.max;
+    if (c.tight) {
+      EXPECT_TRUE(got.min == min && got.max == max) << c.what << ": " << got.min << ".." << got.max;
+    }
   }
 }
 

@@ -82,7 +82,9 @@ TEST(FeatureMapLayout, ConversionsRoundTripWithZeroPadding) {
   auto packed = layout::nchw_to_nc1hwc0(reinterpret_cast<const uint8_t*>(x.data()), f, 2);
   ASSERT_EQ(packed.size(), size_t(f.size() * 2));
   for (int64_t o = 0; o < f.size(); ++o)
-    if (f.coord(o)[1] >= f.c) ASSERT_EQ(packed[size_t(2 * o)] | packed[size_t(2 * o + 1)], 0) << o;
+    if (f.coord(o)[1] >= f.c) {
+      ASSERT_EQ(packed[size_t(2 * o)] | packed[size_t(2 * o + 1)], 0) << o;
+    }
   auto back = layout::nc1hwc0_to_nchw(packed.data(), f, 2);
   ASSERT_EQ(back.size(), x.size() * 2);
   EXPECT_EQ(std::memcmp(back.data(), x.data(), back.size()), 0);
