@@ -29,7 +29,7 @@ struct Tile {
   Affine bg;          // a grouped conv: the group's first channel in a per-channel epilogue input
   Affine indices;     // the tile loop indices weighted for stagger (see stagger_weights)
   int64_t mt = 0, nt = 0;
-  const ConvRows* rows = nullptr;  // conv: the row tile's input rows and padding
+  const RowClass* rows = nullptr;  // conv: the row tile's input rows and padding
   Affine in_row0;                  //       and its first input row
 };
 
@@ -299,7 +299,7 @@ class Builder {
   std::vector<Node> conv_rows(const Affine& mo, Tile& t, F by_n) {
     std::vector<Node> out;
     for (size_t i = classes_.size(); i-- > 0;) {
-      const ConvRows& r = classes_[i];
+      const RowClass& r = classes_[i];
       t.rows = &r;
       t.in_row0 = mo * r.row_step + Affine(r.in_row0);
       std::vector<Node> body = by_n(r.positions);
@@ -493,7 +493,7 @@ class Builder {
   int64_t ws_pitch_ = 0;             //   and the f32 elements from one of its rows to the next
   std::unique_ptr<VectorEpilogue> vepi_;
   std::optional<ConvEdges> conv_;    // conv: the edges into the cube
-  std::vector<ConvRows> classes_;    //       and the classes of its row tiles
+  std::vector<RowClass> classes_;    //       and the classes of its row tiles
 };
 
 }  // namespace cubekit::codegen::detail

@@ -44,37 +44,6 @@ std::vector<int64_t> conv_input_tensor(const sched::ContractionPlan& p, const sc
   return {G * g.k16()};
 }
 
-std::vector<ConvRows> row_classes(const sched::ConvGeometry& g, int64_t rows, int64_t tiles) {
-  std::vector<ConvRows> out;
-  const int64_t step = rows * g.sh;
-  for (int64_t mo = 0; mo < tiles; ++mo) {
-    int64_t oh0 = mo * rows, oh1 = std::min(g.oh, oh0 + rows) - 1;
-    int64_t top = oh0 * g.sh - g.pad_top, bottom = oh1 * g.sh - g.pad_top + (g.kh - 1) * g.dh;
-    int64_t lo = std::max<int64_t>(0, top), hi = std::min(g.h - 1, bottom);
-    ConvRows r{mo, mo, lo - top, bottom - hi, hi - lo + 1, (oh1 - oh0 + 1) * g.ow, lo - mo * step, step};
-    CUBEKIT_ASSERT(r.in_rows >= 1, "row tile {} reads no input row", mo);
-    if (!out.empty()) {
-      ConvRows& b = out.back();
-      if (b.pad_top == r.pad_top && b.pad_bottom == r.pad_bottom && b.in_rows == r.in_rows && b.positions == r.positions &&
-          b.in_row0 == r.in_row0) {
-        b.last = mo;
-        continue;
-      }
-    }
-    out.push_back(r);
-  }
-  return out;
-}
-
-std::vector<ConvRows> stacked_classes(const sched::ConvGeometry& g) {
-  auto of = [&](int64_t images) {
-    return ConvRows{0, 0, 0, 0, images * g.h, images * g.oh * g.ow, 0, 0, images};
-  };
-  std::vector<ConvRows> out = {of(g.images)};
-  if (g.n % g.images) out.push_back(of(g.n % g.images));
-  return out;
-}
-
 namespace {
 
 std::string typed(std::string_view mnemonic, DType t) { return fmt::format("{}.{}", mnemonic, dtype_name(t)); }
@@ -83,7 +52,7 @@ Ref at(int tensor, int buffer, const Affine& offset) { return {tensor, buffer, o
 
 }  // namespace
 
-std::vector<Node> ConvEdges::fill_a(const ConvRows& r, const Affine& ba, const Affine& in_row0, const Affine& k1, int64_t kt1) const {
+std::vector<Node> ConvEdges::fill_a(const RowClass& r, const Affine& ba, const Affine& in_row0, const Affine& k1, int64_t kt1) const {
   const sched::ConvGeometry& g = p.c.g;
   int64_t c1n = kt1 / g.window(), plane = g.h * g.w * 32, row = g.w * 32;
   Affine src = ba * dtype_size(p.c.in) + rescale(k1, g.window(), plane) + in_row0 * row;
@@ -118,7 +87,7 @@ Node ConvEdges::fill_b(const Affine& bb, const Affine& n0, int64_t nt, const Aff
                 kw("src_gap", imm((n1 - nf) * 16))});
 }
 
-std::vector<Node> ConvEdges::use(const ConvRows& r, int64_t mt, int64_t nt, int64_t kt1, bool first, int l0c) const {
+std::vector<Node> ConvEdges::use(const RowClass& r, int64_t mt, int64_t nt, int64_t kt1, bool first, int l0c) const {
   const sched::ConvGeometry& g = p.c.g;
   std::vector<Node> out = {instr("set_fmatrix", Pipe::S, {},
                                  {kw("h", imm(r.in_rows)), kw("w", imm(g.w)), kw("pad_top", imm(r.pad_top)),

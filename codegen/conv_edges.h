@@ -4,29 +4,17 @@
 //      L1 --set_fmatrix (the tile's padding) + load3d (img2col of the tile's positions)--> L0A
 //   B: GM (FRACTAL_Z) --copy_gm_l1: the chunk's k fractals of the tile's channels--> L1 --load2d--> L0B
 //
-// A row tile's input rows and padding differ at the map's top and bottom edges: `row_classes`
-// groups the row tiles that share them, and the nest specialises each group.
+// A row tile's input rows and padding differ at the map's top and bottom edges: the nest
+// specialises each of its row classes (row_classes.h).
 #pragma once
 
 #include "codegen/ir.h"
+#include "codegen/row_classes.h"
 #include "schedules/contraction.h"
 
 #include <vector>
 
 namespace cubekit::codegen {
-
-// Row tiles first..last (of `rows` output rows each; the last may have fewer) with the same input
-// rows and padding. Tile mo's first input row is in_row0 + mo * row_step.
-struct ConvRows {
-  int64_t first = 0, last = 0;
-  int64_t pad_top = 0, pad_bottom = 0, in_rows = 0, positions = 0;
-  int64_t in_row0 = 0, row_step = 0;
-  int64_t images = 1;  // stacked images (g.images per tile, fewer in the last): in_rows is theirs
-};
-std::vector<ConvRows> row_classes(const sched::ConvGeometry& g, int64_t rows, int64_t tiles);
-// Tiles of g.images whole images stacked (g.stackable()): the full tiles' class, and the last
-// tile's when it has fewer images.
-std::vector<ConvRows> stacked_classes(const sched::ConvGeometry& g);
 
 struct ConvEdges {
   const sched::ContractionPlan& p;
@@ -34,11 +22,11 @@ struct ConvEdges {
 
   // GM -> L1 for the k chunk [k1, k1 + kt1) of the tile at (batch offset `ba` elements of A, first
   // input row `in_row0`, channels from n0).
-  std::vector<Node> fill_a(const ConvRows& r, const Affine& ba, const Affine& in_row0, const Affine& k1, int64_t kt1) const;
+  std::vector<Node> fill_a(const RowClass& r, const Affine& ba, const Affine& in_row0, const Affine& k1, int64_t kt1) const;
   Node fill_b(const Affine& bb, const Affine& n0, int64_t nt, const Affine& k1, int64_t kt1) const;
   // The L0 fills and mmads of one L1 chunk of kt1 columns (its first mmad starting the sum when
   // `first`), into L0C buffer `l0c`.
-  std::vector<Node> use(const ConvRows& r, int64_t mt, int64_t nt, int64_t kt1, bool first, int l0c) const;
+  std::vector<Node> use(const RowClass& r, int64_t mt, int64_t nt, int64_t kt1, bool first, int l0c) const;
 };
 
 // The shapes a conv's program stores its tensors in (A: NC1HWC0, B: FRACTAL_Z, the output:

@@ -1,6 +1,7 @@
 #include "codegen/pool_nest.h"
 
-#include "codegen/core_tiles.h"
+#include "codegen/tile_loop.h"
+#include "codegen/row_classes.h"
 #include "codegen/vector_ops.h"
 #include "emulator/error.h"
 
@@ -16,50 +17,19 @@ using sched::PoolPlan;
 
 constexpr int kIn = 0, kOut = 1;  // the kernel's tensors
 
-// Bands of output rows that share their padding rows and input rows (band b's first input row
-// is lo0 + (b - first) * step).
-struct Band {
-  int64_t first = 0, last = 0;
-  int64_t rows = 0;               // output rows
-  int64_t pad_top = 0;            // rows of padding above the first input row the band copies
-  int64_t valid = 0;              // the input rows it copies
-  int64_t lo0 = 0, step = 0;
-  // The output rows [first, last] whose window tap row i reads an input row (the others read
-  // padding, which the taps skip: the output starts as the padding's value).
-  std::pair<int64_t, int64_t> lines(const sched::ConvGeometry& g, int64_t i) const {
-    int64_t at = i * g.dh - pad_top;  // the tap's input row for output row 0, within the copied rows
-    int64_t first = at >= 0 ? 0 : (-at + g.sh - 1) / g.sh, last = valid - 1 - at < 0 ? -1 : (valid - 1 - at) / g.sh;
-    return {first, std::min(rows - 1, last)};
-  }
-};
-
-std::vector<Band> bands_of(const PoolPlan& p) {
-  const sched::ConvGeometry& g = p.g;
-  std::vector<Band> out;
-  const int64_t step = p.rows * g.sh;
-  for (int64_t b = 0; b < p.bands(); ++b) {
-    int64_t r0 = b * p.rows, rows = std::min(p.rows, g.oh - r0), hp = p.in_rows(rows);
-    int64_t top = r0 * g.sh - g.pad_top, lo = std::max<int64_t>(0, top), hi = std::min(g.h - 1, top + hp - 1);
-    Band band{b, b, rows, lo - top, hi - lo + 1, lo, step};
-    CUBEKIT_ASSERT(band.valid >= 1, "pool band {} reads no input row", b);
-    if (!out.empty()) {
-      Band& o = out.back();
-      if (o.rows == band.rows && o.pad_top == band.pad_top && o.valid == band.valid &&
-          o.lo0 + (b - o.first) * step == lo) {
-        o.last = b;
-        continue;
-      }
-    }
-    out.push_back(band);
-  }
-  return out;
+// The output rows [0, rows) of a band of class b whose window tap row i reads an input row (the
+// others read padding, which the taps skip: the output starts as the padding's value).
+std::pair<int64_t, int64_t> tap_rows(const sched::ConvGeometry& g, const RowClass& b, int64_t i) {
+  const int64_t rows = b.out_rows(g), at = i * g.dh - b.pad_top;  // the tap's input row for output row 0, within the copied rows
+  const int64_t first = at >= 0 ? 0 : (-at + g.sh - 1) / g.sh, last = b.in_rows - 1 - at < 0 ? -1 : (b.in_rows - 1 - at) / g.sh;
+  return {first, std::min(rows - 1, last)};
 }
 
 Ref ub(int buffer, const Affine& offset, int counter = -1) { return {-1, buffer, offset, counter}; }
 
 class PoolBuilder {
  public:
-  PoolBuilder(const PoolPlan& p, const ChipConfig& chip) : p_(p), chip_(chip), bands_(bands_of(p)) {}
+  PoolBuilder(const PoolPlan& p, const ChipConfig& chip) : p_(p), chip_(chip), bands_(row_classes(p.g, p.rows, p.bands())) {}
 
   Kernel build() {
     const sched::ConvGeometry& g = p_.g;
@@ -78,27 +48,15 @@ class PoolBuilder {
     out_ = k_.new_buffer("out", Space::UB, out_pos * p_.blocks(p_.out), int(copies));
     pool_ = std::make_unique<ScratchPool>(k_);
 
-    const int64_t tiles = p_.tiles();
-    k_.block_dim = p_.cores ? int(std::min<int64_t>(chip_.vector_cores(), tiles)) : 1;
-    tiles_ = core_tiles(k_, k_.block_dim > 1, tiles, 1);
-    std::vector<Node> body = std::move(tiles_.setup);
-    const int64_t ahead = p_.double_buffer ? 1 : 0;
-    for (int64_t a = 0; a < ahead; ++a) body += fill_ahead(Affine(a));
-    Affine t = tiles_.tile(Affine::var(tiles_.w), k_.block_dim);
-    std::vector<Node> each = ahead ? fill_ahead(Affine::var(tiles_.w) + Affine(ahead))
-                                   : dispatch(t, [&](const Band& b, int64_t np, const Affine& p0, const Affine& band) {
-                                       return fill(b, np, p0, band);
-                                     });
-    each += dispatch(t, [&](const Band& b, int64_t np, const Affine& p0, const Affine& band) {
-      return use(b, np, p0, band);
-    });
-    body.push_back(tiles_.loop(std::move(each)));
-    k_.body = std::move(body);
+    k_.block_dim = p_.cores ? int(std::min<int64_t>(chip_.vector_cores(), p_.tiles())) : 1;
+    k_.body = tile_loop(k_, {p_.tiles(), p_.double_buffer ? 1 : 0, [&](const Affine& t) { return dispatch(t, &PoolBuilder::fill); },
+                             [&](const Affine& t, bool with_fill) { return dispatch(t, with_fill ? &PoolBuilder::fill_use : &PoolBuilder::use); }});
     return std::move(k_);
   }
 
  private:
-  using TileFn = std::function<std::vector<Node>(const Band&, int64_t, const Affine&, const Affine&)>;
+  // fill or use: the nodes of tile (band kind, planes, first plane, band).
+  using TileFn = std::vector<Node> (PoolBuilder::*)(const RowClass&, int64_t, const Affine&, const Affine&);
 
   // f(band kind, planes, first plane, band) for tile t: a branch per kind of band, and one for a
   // last tile of fewer planes.
@@ -109,9 +67,9 @@ class PoolBuilder {
     out.push_back(nb > 1 ? let(pv, t, LetOp::Div, nb) : let(pv, t, LetOp::Add, 0));
     out.push_back(nb > 1 ? let(bv, t, LetOp::Rem, nb) : let(bv, Affine(0), LetOp::Add, 0));
     const Affine p0 = Affine::var(pv, tp), band = Affine::var(bv);
-    auto planes = [&](const Band& b) {
-      if (rest == tp) return f(b, tp, p0, band);
-      return std::vector<Node>{when(Affine::var(pv), ntp - 1, f(b, rest, p0, band), f(b, tp, p0, band))};
+    auto planes = [&](const RowClass& b) {
+      if (rest == tp) return (this->*f)(b, tp, p0, band);
+      return std::vector<Node>{when(Affine::var(pv), ntp - 1, (this->*f)(b, rest, p0, band), (this->*f)(b, tp, p0, band))};
     };
     std::vector<Node> chain = planes(bands_.back());
     for (size_t i = bands_.size() - 1; i-- > 0;)
@@ -120,15 +78,10 @@ class PoolBuilder {
     return out;
   }
 
-  std::vector<Node> fill_ahead(const Affine& a) {
-    return {tiles_.if_exists(a, dispatch(tiles_.tile(a, k_.block_dim), [&](const Band& b, int64_t np, const Affine& p0,
-                                                                           const Affine& band) { return fill(b, np, p0, band); }))};
-  }
-
   // GM -> UB: the band's input rows of np planes, each row after its left padding.
-  std::vector<Node> fill(const Band& b, int64_t np, const Affine& p0, const Affine& band) {
+  std::vector<Node> fill(const RowClass& b, int64_t np, const Affine& p0, const Affine& band) {
     const sched::ConvGeometry& g = p_.g;
-    const Affine lo = band * b.step + Affine(b.lo0 - b.first * b.step);
+    const Affine lo = band * b.row_step + Affine(b.in_row0);
     const Affine src = (p0 * (g.h * g.w) + lo * g.w) * 32;
     std::vector<Node> copies;
     auto copy = [&](const Affine& from, int64_t to, int64_t nburst, int64_t len, int64_t src_gap, int64_t dst_gap) {
@@ -137,22 +90,27 @@ class PoolBuilder {
       if (dst_gap) args.push_back(kw("dst_gap", imm(dst_gap)));
       copies.push_back(instr("copy_gm_ub", Pipe::MTE2, {ub(in_, Affine(to)), {kIn, -1, from}}, std::move(args)));
     };
-    const int64_t len = b.valid * g.w, src_gap = (g.h - b.valid) * g.w;
+    const int64_t len = b.in_rows * g.w, src_gap = (g.h - b.in_rows) * g.w;
     if (len <= 65535 && src_gap <= 65535 && np <= 4095) {
       copy(src, 0, np, len, src_gap, 0);  // a burst a plane
     } else {
       for (int64_t j = 0; j < np; ++j)
-        for (int64_t r = 0; r < b.valid; r += 4095)
-          copy(src + Affine((j * g.h + r) * g.w * 32), (j * b.valid + r) * g.w * 32, std::min<int64_t>(4095, b.valid - r), g.w, 0, 0);
+        for (int64_t r = 0; r < b.in_rows; r += 4095)
+          copy(src + Affine((j * g.h + r) * g.w * 32), (j * b.in_rows + r) * g.w * 32, std::min<int64_t>(4095, b.in_rows - r), g.w, 0, 0);
     }
     return {scope({in_}, std::move(copies), Node::Phase::Fill)};
   }
 
+  std::vector<Node> fill_use(const RowClass& b, int64_t np, const Affine& p0, const Affine& band) {
+    std::vector<Node> out = fill(b, np, p0, band);
+    return out += use(b, np, p0, band);
+  }
+
   // V: the tile's window taps, scale and conversion; MTE3: its output rows.
-  std::vector<Node> use(const Band& b, int64_t np, const Affine& p0, const Affine& band) {
+  std::vector<Node> use(const RowClass& b, int64_t np, const Affine& p0, const Affine& band) {
     const sched::ConvGeometry& g = p_.g;
     std::vector<Node> v;
-    const int64_t in_elems = np * b.valid * g.w * g.c0, out_elems = np * b.rows * g.ow * g.c0;
+    const int64_t in_elems = np * b.in_rows * g.w * g.c0, out_elems = np * b.positions * g.c0;
     int src = in_;
     if (wide_ >= 0) {
       VectorOps ops(k_, *pool_, v, {1, in_elems, in_elems});
@@ -173,15 +131,15 @@ class PoolBuilder {
     return {scope({in_}, std::move(v), Node::Phase::Use)};
   }
 
-  Node store(const Band& b, int64_t np, const Affine& p0, const Affine& band) {
+  Node store(const RowClass& b, int64_t np, const Affine& p0, const Affine& band) {
     const sched::ConvGeometry& g = p_.g;
-    const int64_t bo = p_.blocks(p_.out), blocks = np * b.rows * g.ow * bo;
+    const int64_t bo = p_.blocks(p_.out), blocks = np * b.positions * bo;
     const Affine first = (p0 * (g.oh * g.ow) + band * (p_.rows * g.ow)) * (32 * bo);
     std::vector<Arg> args = {mem_arg(0), mem_arg(1)};
     if (blocks <= 65535) {
       args.push_back(kw("len", imm(blocks)));
     } else {
-      args.push_back(kw("nburst", imm(np * b.rows)));
+      args.push_back(kw("nburst", imm(np * b.out_rows(g))));
       args.push_back(kw("len", imm(g.ow * bo)));
     }
     return instr("copy_ub_gm", Pipe::MTE3, {{kOut, -1, first}, ub(out_, Affine(0))}, std::move(args));
@@ -195,17 +153,17 @@ class PoolBuilder {
   };
 
   // dst = max (or +) over the window's taps of src, for every output position of the tile.
-  void taps(std::vector<Node>& v, const Band& b, int64_t np, int src, int dst) {
+  void taps(std::vector<Node>& v, const RowClass& b, int64_t np, int src, int dst) {
     const sched::ConvGeometry& g = p_.g;
-    const int64_t B = p_.blocks(p_.acc), plane_in = b.valid * g.w * B, plane_out = b.rows * g.ow * B;
+    const int64_t B = p_.blocks(p_.acc), plane_in = b.in_rows * g.w * B, plane_out = b.positions * B;
     // Lines of output positions: the tile's rows (of each plane), or its planes when a plane is one row.
-    const bool plane_lines = np > 1 && b.rows == 1;
-    const int64_t outer = plane_lines ? 1 : np, lines = plane_lines ? np : b.rows;
+    const bool plane_lines = np > 1 && b.out_rows(g) == 1;
+    const int64_t outer = plane_lines ? 1 : np, lines = plane_lines ? np : b.out_rows(g);
     const int64_t src_line = plane_lines ? plane_in : g.sh * g.w * B;
     std::vector<Tap> taps;  // r.y outer, r.x inner (the sum's order)
     bool whole = true;      // every tap reads every output position
     for (int64_t i = 0; i < g.kh; ++i) {
-      auto [first, last] = b.lines(g, i);
+      auto [first, last] = tap_rows(g, b, i);
       if (plane_lines) {  // the one output row: the tap reads every plane, or none
         const bool reads = first == 0 && last >= 0;
         first = 0, last = reads ? lines - 1 : -1;
@@ -292,11 +250,10 @@ class PoolBuilder {
 
   const PoolPlan& p_;
   const ChipConfig& chip_;
-  std::vector<Band> bands_;
+  std::vector<RowClass> bands_;
   Kernel k_;
   std::unique_ptr<ScratchPool> pool_;
   int in_ = -1, wide_ = -1, acc_ = -1, out_ = -1;
-  CoreTiles tiles_;
 };
 
 }  // namespace

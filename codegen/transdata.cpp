@@ -1,6 +1,6 @@
 #include "codegen/transdata.h"
 
-#include "codegen/core_tiles.h"
+#include "codegen/tile_loop.h"
 #include "codegen/lower.h"
 #include "codegen/vector_ops.h"
 #include "emulator/error.h"
@@ -47,12 +47,8 @@ class TransDataBuilder {
     const int64_t tiles = n_ * c1_ * groups_;
     k_.block_dim = int(std::min<int64_t>(chip_.vector_cores(), tiles));
     std::vector<Node> body = zeroed();
-    tiles_ = core_tiles(k_, k_.block_dim > 1, tiles, 1);
-    body += std::move(tiles_.setup);
-    body += fill_ahead(Affine(0));
-    std::vector<Node> each = fill_ahead(Affine::var(tiles_.w) + Affine(1));
-    each += dispatch(tiles_.tile(Affine::var(tiles_.w), k_.block_dim), [&](int64_t cv, int64_t np, const Tile& t) { return use(cv, np, t); });
-    body.push_back(tiles_.loop(std::move(each)));
+    body += tile_loop(k_, {tiles, 1, [&](const Affine& t) { return dispatch(t, &TransDataBuilder::fill); },
+                           [&](const Affine& t, bool) { return dispatch(t, &TransDataBuilder::use); }});
     k_.body = std::move(body);
     return std::move(k_);
   }
@@ -61,7 +57,8 @@ class TransDataBuilder {
   struct Tile {
     Affine nchw, five;  // byte offsets of the tile's first channel row / first position
   };
-  using TileFn = std::function<std::vector<Node>(int64_t, int64_t, const Tile&)>;
+  // fill or use: the nodes of tile (valid channels, positions, offsets).
+  using TileFn = std::vector<Node> (TransDataBuilder::*)(int64_t, int64_t, const Tile&);
 
   // f(valid channels, positions, offsets) for tile t: a branch for the last channel block (fewer
   // channels) and for the last positions of a plane (fewer positions).
@@ -73,18 +70,12 @@ class TransDataBuilder {
             (Affine::var(plane, hw_) + Affine::var(g, p_)) * 32};
     const int64_t last_c = c_ - (c1_ - 1) * 16, last_p = hw_ - (groups_ - 1) * p_;
     auto by_positions = [&](int64_t cv) {
-      if (last_p == p_) return f(cv, p_, at);
-      return std::vector<Node>{when(Affine::var(g), groups_ - 1, f(cv, last_p, at), f(cv, p_, at))};
+      if (last_p == p_) return (this->*f)(cv, p_, at);
+      return std::vector<Node>{when(Affine::var(g), groups_ - 1, (this->*f)(cv, last_p, at), (this->*f)(cv, p_, at))};
     };
     if (last_c == 16) return out += by_positions(16);
     out.push_back(when(Affine::var(c1), c1_ - 1, by_positions(last_c), by_positions(16)));
     return out;
-  }
-
-  std::vector<Node> fill_ahead(const Affine& a) {
-    return {tiles_.if_exists(a, dispatch(tiles_.tile(a, k_.block_dim), [&](int64_t cv, int64_t np, const Tile& t) {
-              return fill(cv, np, t);
-            }))};
   }
 
   // Each channel's positions into row c of the 16 x 16 matrices (NCHW -> NC1HWC0), or the
@@ -171,7 +162,6 @@ class TransDataBuilder {
   Kernel k_;
   std::unique_ptr<ScratchPool> pool_;
   int in_ = -1, out_ = -1;
-  CoreTiles tiles_;
 };
 
 }  // namespace

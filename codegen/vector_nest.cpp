@@ -1,8 +1,8 @@
 #include "codegen/vector_nest.h"
 
-#include "codegen/core_tiles.h"
 #include "codegen/vector_eval.h"
 #include "codegen/storage.h"
+#include "codegen/tile_loop.h"
 #include "codegen/vector_ops.h"
 #include "emulator/error.h"
 #include "emulator/program.h"
@@ -136,13 +136,16 @@ class Builder {
     out_ = k.new_buffer("out", Space::UB, out_bytes, copies);
     pool_ = std::make_unique<ScratchPool>(k);
 
-    std::vector<Node> body;
-    tiles_ = core_tiles(k, k.block_dim > 1, ntiles_, 1);
-    body += std::move(tiles_.setup);
-    for (int64_t g = 0; g < ahead_; ++g) body += fill_ahead(Affine(g));
-    Affine t = tiles_.tile(Affine::var(tiles_.w), k.block_dim);
-    body.push_back(tiles_.loop(variants(t, [&](int64_t n) { return one_tile(t, n); })));
-    body = with_columns(std::move(body));
+    auto fill_of = [&](const Affine& t) {
+      return in_full_.empty() ? std::vector<Node>{} : variants(t, [&](int64_t n) { return fill(t, n); });
+    };
+    auto use_of = [&](const Affine& t, bool with_fill) {
+      return variants(t, [&](int64_t n) {
+        std::vector<Node> body = with_fill ? fill(t, n) : std::vector<Node>{};
+        return body += one_tile(t, n);
+      });
+    };
+    std::vector<Node> body = with_columns(tile_loop(k, {ntiles_, ahead_, fill_of, use_of}));
     k.body = zeroed();
     for (Node& n : body) k.body.push_back(std::move(n));
     k_ = nullptr;
@@ -193,12 +196,6 @@ class Builder {
     return instr("copy_gm_ub_pad", Pipe::MTE2, {dst, src}, std::move(args));
   }
 
-  // Fills this core's tile number g (if there is one).
-  std::vector<Node> fill_ahead(const Affine& g) {
-    const Affine t = tiles_.tile(g, k_->block_dim);
-    return {tiles_.if_exists(g, variants(t, [&](int64_t n) { return fill(t, n); }))};
-  }
-
   std::vector<Node> fill(const Affine& t, int64_t n) {
     if (in_full_.empty()) return {};
     std::vector<Node> copies;
@@ -211,9 +208,9 @@ class Builder {
     return {scope(in_full_, std::move(copies), Node::Phase::Fill)};
   }
 
-  // One tile of n rows (or n elements when flat).
+  // The use of one tile of n rows (or n elements when flat).
   std::vector<Node> one_tile(const Affine& t, int64_t n) {
-    std::vector<Node> body = ahead_ ? fill_ahead(Affine::var(tiles_.w) + Affine(ahead_)) : fill(t, n);
+    std::vector<Node> body;
     VTile geom = geometry(n);
     std::vector<Node> use;
     VectorOps ops(*k_, *pool_, use, geom);
@@ -332,7 +329,6 @@ class Builder {
   int out_ = -1;
   DType out_type_ = DType::f32;
   VShape out_shape_ = VShape::Full;
-  CoreTiles tiles_;
 };
 
 }  // namespace
