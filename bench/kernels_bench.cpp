@@ -311,7 +311,7 @@ void register_checks(const std::vector<MatmulShape>& shapes, int64_t rows, int64
     add(fmt::format("matmul/{}/check_s8", shape), [s8] { return matmul_job(s8); });
     add(fmt::format("matmul/{}/check_bias_gelu_f16", shape), [epilogue] { return matmul_job(epilogue); });
   }
-  for (const std::string& name : {"add", "gelu", "softmax", "layernorm", "rmsnorm"})
+  for (const char* name : {"add", "gelu", "softmax", "layernorm", "rmsnorm"})
     for (DType dt : {DType::f16, DType::f32}) {
       if (dt == DType::f32 && !variants) continue;
       add(fmt::format("{}/{}x{}/check_{}", name, rows, cols, dtype_name(dt)), [name = std::string(name), dt, rows, cols] {

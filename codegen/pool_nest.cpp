@@ -40,7 +40,7 @@ class PoolBuilder {
     k_.tensors.push_back({p_.name, p_.out, {g.n, g.c1(), g.oh, g.ow, g.c0}, TensorRole::Out});
     k_.layouts.push_back({p_.input->name, TensorLayout::Kind::NC1HWC0, p_.in, {g.n, g.c, g.h, g.w}, g.c0, 1});
     k_.layouts.push_back({p_.name, TensorLayout::Kind::NC1HWC0, p_.out, {g.n, g.c, g.oh, g.ow}, g.c0, 1});
-    const int64_t tp = p_.tile_planes, copies = p_.double_buffer ? 2 : 1;
+    const int64_t tp = p_.tile_planes, copies = p_.copies;
     const int64_t in_tile = tp * std::min(g.h, p_.in_rows(p_.rows)) * g.w * 32, out_pos = tp * p_.rows * g.ow * 32;
     in_ = k_.new_buffer("in_" + p_.input->name, Space::UB, in_tile, int(copies));
     if (p_.acc != p_.in) wide_ = k_.new_buffer("wide", Space::UB, in_tile * p_.blocks(p_.acc), 1);
@@ -49,7 +49,7 @@ class PoolBuilder {
     pool_ = std::make_unique<ScratchPool>(k_);
 
     k_.block_dim = p_.cores ? int(std::min<int64_t>(chip_.vector_cores(), p_.tiles())) : 1;
-    k_.body = tile_loop(k_, {p_.tiles(), p_.double_buffer ? 1 : 0, [&](const Affine& t) { return dispatch(t, &PoolBuilder::fill); },
+    k_.body = tile_loop(k_, {p_.tiles(), p_.copies - 1, [&](const Affine& t) { return dispatch(t, &PoolBuilder::fill); },
                              [&](const Affine& t, bool with_fill) { return dispatch(t, with_fill ? &PoolBuilder::fill_use : &PoolBuilder::use); }});
     return std::move(k_);
   }

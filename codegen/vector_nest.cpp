@@ -58,7 +58,7 @@ class Builder {
     for (const auto& in : p.inputs) narrowest = std::min<int64_t>(narrowest, dtype_size(in.input->dtype));
     for (const auto& s : p.stages) narrowest = std::min<int64_t>(narrowest, dtype_size(s.func->value.type().dtype));
     align_ = std::max<int64_t>(16, 32 / narrowest);
-    ahead_ = p.double_buffer ? 1 : 0;
+    ahead_ = p.copies - 1;
   }
 
   Kernel build() {
@@ -101,7 +101,7 @@ class Builder {
     std::string fix = p_.flat ? "use fewer inputs or intermediate values"
                     : fits > 0 ? fmt::format("use tile_rows({}) or fewer", fits)
                                : fmt::format("a whole row must fit: use shorter rows (split the last dimension) or fewer "
-                                             "intermediate full-row Funcs{}", p_.double_buffer ? ", or drop double_buffer()" : "");
+                                             "intermediate full-row Funcs{}", p_.copies == 2 ? ", or drop double_buffer()" : p_.copies > 2 ? ", or fewer copies" : "");
     user_error("{}: {} need {} bytes of UB ({}; V: scratch) but {} has {}; {}", p_.name, what, ub_bytes(k), list, chip_.name,
                chip_.buffer_size(Space::UB), fix);
   }
@@ -119,7 +119,7 @@ class Builder {
     ntiles_ = cdiv(total, tile);
     last_ = total - (ntiles_ - 1) * tile;
     k.block_dim = p_.cores ? int(std::min<int64_t>(chip_.vector_cores(), ntiles_)) : 1;
-    int copies = p_.double_buffer ? 2 : 1;
+    const int copies = p_.copies;
     in_.clear(), in_full_.clear();
     for (const auto& o : p_.inputs) {
       k.tensors.push_back({o.input->name, o.input->dtype, o.input->shape, TensorRole::In});

@@ -139,8 +139,9 @@ class Scheduling {
   Self& cube(const Var& mi, const Var& ni, const LoopVar& ki);       // the innermost loops onto mmad
   Self& store_in(Level level);                                        // where results accumulate
   Self& double_buffer();                                              // every staged buffer
-  // `copies` copies of the buffers staged at `level` (L1), each filled `copies - 1` fills ahead of
-  // its use: deeper than double buffering, to hide fills slower than one step of compute (L2 misses).
+  // `copies` copies of the buffers staged at `level`, each filled `copies - 1` fills ahead of its
+  // use: deeper than double buffering, to hide fills slower than one step of compute (L2 misses).
+  // The cube path's level is L1; the vector path's and a pooling's is UB (their tile buffers).
   Self& multi_buffer(Level level, int copies);
   // Each output tile starts its reduction at a different L1 chunk ((tile indices summed) mod the
   // chunk count) and wraps around, so that cores sharing an input panel read different parts of

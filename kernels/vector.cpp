@@ -296,6 +296,9 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
   if (o.dtype != DType::f16 && o.dtype != DType::f32)
     user_error("{}: the vector kernels take f16 or f32, not {}", name, dtype_name(o.dtype));
   if (o.tile_rows < 0) user_error("{}: tile_rows must be at least 1 (or 0 to choose), got {}", name, o.tile_rows);
+  if (o.copies < 0) user_error("{}: copies must be at least 1 (or 0 to choose), got {}", name, o.copies);
+  if (o.copies && o.double_buffer)
+    user_error("{}: give the copies of its tile buffers or double buffering, not both (2 copies is double buffering)", name);
   bool rows = name == "softmax" || name == "layernorm" || name == "rmsnorm";
   if (rows && o.shape.size() < 2)
     user_error("{}: give at least 2 dimensions (rows.., columns); it works along the last one, got [{}]", name,
@@ -310,7 +313,8 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
   VectorKernel k = it->second(o, d);
   bool naive = o.schedule == VectorOptions::Schedule::Naive;
   if (o.use_cores.value_or(!naive)) k.out.cores({dsl::Var(k.out.impl->args[0])});  // the outermost variable
-  if (o.double_buffer.value_or(!naive)) k.out.double_buffer();
+  if (o.copies) k.out.multi_buffer(dsl::Level::UB, o.copies);
+  else if (o.double_buffer.value_or(!naive)) k.out.double_buffer();
   if (o.tile_rows) k.out.tile_rows(o.tile_rows);
   return k;
 }

@@ -21,6 +21,7 @@ struct VectorOptions {
   enum class Schedule { Default, Naive } schedule = Schedule::Default;  // naive: one core, no double buffering
   int64_t tile_rows = 0;        // overrides (0 / unset: the schedule's choice)
   std::optional<bool> double_buffer, use_cores;
+  int copies = 0;               // of each tile buffer (multi_buffer(UB, n)); 0: 2 (1 when naive or double_buffer off)
   // Binary kernels (add, sub, mul, div, maximum, minimum). Y's shape, broadcast with X's as numpy
   // does (empty: X's); Y's type (unset: dtype; the result is the wider of the two). See
   // broadcast_view for which broadcasts the vector path reads directly.

@@ -2,6 +2,7 @@
 
 #include "emulator/error.h"
 #include "schedules/affine_index.h"
+#include "schedules/vector.h"
 
 #include <fmt/format.h>
 
@@ -67,11 +68,11 @@ std::string PoolPlan::str() const {
                      name, kind == Kind::Max ? "max" : "sum", dtype_name(in), dtype_name(out), dtype_name(acc), g.n, g.c,
                      g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pad_top, g.pad_bottom, g.pad_left, g.pad_right, g.oh,
                      g.ow, rows, rows == 1 ? "" : "s", tile_planes, tile_planes == 1 ? "" : "s", tiles(),
-                     cores ? ", cores" : "", double_buffer ? ", double buffer" : "");
+                     cores ? ", cores" : "", copies > 1 ? fmt::format(", {} copies", copies) : "");
 }
 
 int64_t pool_ub_bytes(const PoolPlan& p, int64_t rows, int64_t planes) {
-  const int64_t copies = p.double_buffer ? 2 : 1, in_tile = planes * std::min(p.g.h, p.in_rows(rows)) * p.g.w * 32;
+  const int64_t copies = p.copies, in_tile = planes * std::min(p.g.h, p.in_rows(rows)) * p.g.w * 32;
   const int64_t out_positions = planes * rows * p.g.ow * 32;
   int64_t bytes = copies * in_tile + copies * out_positions * p.blocks(p.out);
   if (p.acc != p.in) bytes += in_tile * p.blocks(p.acc);
@@ -167,14 +168,15 @@ void read_schedule(const dsl::Func& f, PoolPlan& p, int64_t& rows) {
         if (d.factor > 1) user_error("{}.{}: pooling hands tiles to the vector cores in turn; groups are for the cube path", p.name, d.text);
         p.cores = true;
         break;
-      case Directive::Kind::DoubleBuffer: p.double_buffer = true; break;
+      case Directive::Kind::DoubleBuffer:
+      case Directive::Kind::MultiBuffer: break;  // vector_copies
       case Directive::Kind::TileRows:
         if (d.factor < 1) user_error("{}.{}: give at least 1 output row", p.name, d.text);
         rows = std::min(d.factor, p.g.oh);
         break;
       default:
-        user_error("{}.{}: {} is a pooling on the vector unit, which takes cores(), double_buffer() and tile_rows() (output "
-                   "rows per tile)", p.name, d.text, p.name);
+        user_error("{}.{}: {} is a pooling on the vector unit, which takes cores(), double_buffer(), multi_buffer(UB, n) "
+                   "and tile_rows() (output rows per tile)", p.name, d.text, p.name);
     }
   }
 }
@@ -187,19 +189,21 @@ PoolPlan plan_pool(const dsl::Func& f, const ChipConfig& chip) {
   recognise(f, p);
   int64_t rows = 0;
   read_schedule(f, p, rows);
+  p.copies = vector_copies(f.impl->schedule, p.name, chip);
+  const std::string fewer = p.copies == 2 ? "drop double_buffer()" : fmt::format("use fewer than {} copies", p.copies);
   const int64_t ub = chip.buffer_size(Space::UB), spread = p.cores ? chip.vector_cores() : 1;
   auto fits = [&](int64_t r, int64_t t) { return pool_ub_bytes(p, r, t) <= ub; };
   if (rows) {
     if (!fits(rows, 1))
       user_error("{}: tiles of {} output rows need {} bytes of UB but {} has {}; use fewer rows per tile{}", p.name, rows,
-                 pool_ub_bytes(p, rows, 1), chip.name, ub, p.double_buffer ? " or drop double_buffer()" : "");
+                 pool_ub_bytes(p, rows, 1), chip.name, ub, p.copies > 1 ? " or " + fewer : "");
     p.rows = rows;
     return p;
   }
   if (!fits(1, 1))
     user_error("{}: one output row of {} positions needs {} bytes of UB but {} has {}; the map is too wide for the "
                "pooling's tiles{}", p.name, p.g.ow, pool_ub_bytes(p, 1, 1), chip.name, ub,
-               p.double_buffer ? " (drop double_buffer())" : "");
+               p.copies > 1 ? " (" + fewer + ")" : "");
   if (fits(p.g.oh, 1)) {  // whole planes: as many as fit, and a tile for every core
     p.rows = p.g.oh;
     int64_t most = std::max<int64_t>(1, (p.planes + spread - 1) / spread), t = 1;

@@ -45,7 +45,8 @@ struct PoolPlan {
   int64_t planes = 0;       // n * c1
   int64_t rows = 0;         // output rows per tile
   int64_t tile_planes = 1;  // planes per tile (> 1 only when a tile is whole planes: rows == oh)
-  bool cores = false, double_buffer = false;
+  bool cores = false;
+  int copies = 1;           // of the input and output tiles (schedules/vector.h, vector_copies)
 
   int64_t c1() const { return g.c1(); }
   // Input rows (padding rows included) the windows of `r` output rows reach.

@@ -171,7 +171,7 @@ std::vector<int64_t> vector_tile(VecShape shape, int64_t rows, int64_t cols) {
 StageGraph stage_graph(const VectorPlan& p) {
   StageGraph g;
   g.kernel = p.name;
-  int copies = p.double_buffer ? 2 : 1;
+  int copies = p.copies;
   int64_t rows = p.tile_rows;  // 0: as many as UB holds, chosen by the nest
   std::map<const dsl::InputImpl*, int> input_stage;
   std::map<const dsl::FuncImpl*, int> func_stage;
@@ -206,7 +206,7 @@ StageGraph stage_graph(const VectorPlan& p) {
 StageGraph stage_graph(const PoolPlan& p) {
   StageGraph g;
   g.kernel = p.name;
-  const int copies = p.double_buffer ? 2 : 1;
+  const int copies = p.copies;
   const int64_t planes = p.tile_planes;
   int gm = g.add({p.input->name, Engine::None, Place::GM, {}, "", 1});
   int ub = g.add({p.input->name + ".ub", Engine::MTE2, Place::UB, {planes, std::min(p.g.h, p.in_rows(p.rows)), p.g.w, p.g.c0}, "tile", copies});

@@ -66,7 +66,7 @@ const ExprNode* row_reduction(const Expr& e, const std::vector<std::shared_ptr<V
 
 class Planner {
  public:
-  Planner(const dsl::Func& f, VectorPlan& p) : f_(f), p_(p) {}
+  Planner(const dsl::Func& f, VectorPlan& p, const ChipConfig& chip) : f_(f), p_(p), chip_(chip) {}
 
   void run() {
     const auto& out = f_.impl;
@@ -292,7 +292,8 @@ class Planner {
           check_core_loops(d);
           p_.cores = true;
           break;
-        case Directive::Kind::DoubleBuffer: p_.double_buffer = true; break;
+        case Directive::Kind::DoubleBuffer:
+        case Directive::Kind::MultiBuffer: break;  // vector_copies
         case Directive::Kind::TileRows:
           if (d.factor < 1) user_error("{}.{}: give at least 1 row", p_.name, d.text);
           if (p_.flat) user_error("{}.{}: {} is elementwise (flat tiles of elements); tile_rows() applies to Funcs with "
@@ -302,10 +303,11 @@ class Planner {
           p_.tile_rows = std::min(d.factor, p_.rows);
           break;
         default:
-          user_error("{}.{}: {} runs on the vector unit, which takes cores(), double_buffer() and tile_rows(); this "
-                     "directive is for the cube path", p_.name, d.text, p_.name);
+          user_error("{}.{}: {} runs on the vector unit, which takes cores(), double_buffer(), multi_buffer(UB, n) and "
+                     "tile_rows(); this directive is for the cube path", p_.name, d.text, p_.name);
       }
     }
+    p_.copies = vector_copies(f_.impl->schedule, p_.name, chip_);
   }
 
   // The vector path hands tiles of whole rows to the cores (of elements when flat): cores() takes
@@ -335,6 +337,7 @@ class Planner {
 
   const dsl::Func& f_;
   VectorPlan& p_;
+  const ChipConfig& chip_;
   bool uses_row_or_col_ = false, in_reduction_ = false;
   std::map<const FuncImpl*, bool> visiting_;
 };
@@ -372,13 +375,38 @@ std::string VectorPlan::str() const {
   for (const Operand& o : inputs) in += fmt::format("{}{} ({})", in.empty() ? "" : ", ", o.input->name, shape_name(o.shape));
   return fmt::format("{}: vector, {} rows x {} columns{}; inputs {}; stages {}{}{}{}", name, rows, cols,
                      flat ? " (flat)" : row_output ? " (per-row output)" : "", in, st.empty() ? "none" : st, tile_rows ? fmt::format(", tile_rows {}", tile_rows) : "",
-                     cores ? ", on all cores" : "", double_buffer ? ", double-buffered" : "");
+                     cores ? ", on all cores" : "", copies > 1 ? fmt::format(", {} copies", copies) : "");
 }
 
-VectorPlan plan_vector(const dsl::Func& f, const ChipConfig&) {
+int vector_copies(const dsl::Schedule& schedule, const std::string& name, const ChipConfig& chip) {
+  const Directive *twice = nullptr, *multi = nullptr;
+  for (const Directive& d : schedule) {
+    if (d.kind == Directive::Kind::DoubleBuffer) twice = &d;
+    if (d.kind == Directive::Kind::MultiBuffer) multi = &d;
+  }
+  if (!multi) return twice ? 2 : 1;
+  if (twice) user_error("{}.{}: double_buffer() is multi_buffer(UB, 2); give one of them", name, multi->text);
+  if (multi->level != dsl::Level::UB)
+    user_error("{}.{}: {} runs on the vector unit, whose tiles are in UB: multi_buffer(UB, {})", name, multi->text, name,
+               multi->factor);
+  if (multi->factor < 1 || multi->factor > chip.event_ids)
+    user_error("{}.{}: the copies must be 1..{} ({} has {} event ids per pipe pair, one per copy)", name, multi->text,
+               chip.event_ids, chip.name, chip.event_ids);
+  return int(multi->factor);
+}
+
+VectorPlan plan_vector(const dsl::Func& f, const ChipConfig& chip) {
   if (!f.defined()) user_error("{} has no definition", f.name());
   VectorPlan p;
-  Planner(f, p).run();
+  Planner(f, p, chip).run();
+  // The sync pass gives each copy of the tile buffers an event id between MTE2 and V, and the
+  // per-column inputs (filled once) one more.
+  bool columns = false;
+  for (const auto& in : p.inputs) columns = columns || in.shape == VecShape::Col;
+  if (p.copies > 1 && p.copies + int(columns) > chip.event_ids)
+    user_error("{}: {} copies of its tiles and one of its per-column inputs need {} event ids from MTE2 to V but {} has "
+               "{}; use multi_buffer(UB, {}) or fewer", p.name, p.copies, p.copies + 1, chip.name, chip.event_ids,
+               chip.event_ids - 1);
   return p;
 }
 

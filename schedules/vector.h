@@ -45,12 +45,18 @@ struct VectorPlan {
   bool flat = false;              // no per-row or per-column values: tiles of elements
   bool row_output = false;        // the output is per-row (shape: the rows'; cols: the reduced extent)
   int64_t tile_rows = 0;          // tile_rows(n); 0: as many as UB holds
-  bool cores = false, double_buffer = false;
+  bool cores = false;
+  int copies = 1;                 // of each tile buffer: tile w + copies - 1 is filled while w is used
   std::string str() const;
 };
 
 // True when the Func is a contraction for the cube path (it is then no vector Func).
 bool is_contraction(const dsl::Func& f);
+
+// The copies of a vector-unit kernel's tile buffers (the vector path's, a pooling's) that its
+// schedule asks for: double_buffer() is 2, multi_buffer(UB, n) is n, 1 .. the chip's event ids
+// (one per copy); a user error for anything else.
+int vector_copies(const dsl::Schedule& schedule, const std::string& name, const ChipConfig& chip);
 
 // Checks the Func graph for the vector path and reads its schedule, or says why not (user error).
 VectorPlan plan_vector(const dsl::Func& f, const ChipConfig& chip);

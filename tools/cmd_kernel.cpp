@@ -357,6 +357,7 @@ int run_pool(const PoolArgs& a) {
 struct VectorArgs : RunArgs {
   std::string name;
   int64_t rows = 0, cols = 0, tile_rows = 0;
+  int copies = 0;
   std::vector<int64_t> shape;
   std::string dtype = "f16", to = "f32", double_buffer, cores;
   double eps = 1e-5;
@@ -378,6 +379,7 @@ kernels::VectorOptions options_of(const VectorArgs& a) {
   o.schedule = naive_schedule(a) ? kernels::VectorOptions::Schedule::Naive : kernels::VectorOptions::Schedule::Default;
   o.tile_rows = a.tile_rows;
   o.double_buffer = on_off(a.double_buffer, "--double-buffer");
+  o.copies = a.copies;
   o.use_cores = on_off(a.cores, "--cores");
   o.y_shape = a.y_shape;
   if (!a.y_dtype.empty()) o.y_dtype = dtype_option(a.y_dtype, "--y-dtype");
@@ -399,6 +401,7 @@ void add_vector_options(CLI::App* cmd, VectorArgs& a) {
   }
   cmd->add_option("--tile-rows", a.tile_rows, "override: rows per UB tile");
   cmd->add_option("--double-buffer", a.double_buffer, "override: on or off");
+  cmd->add_option("--copies", a.copies, "override: copies of each tile buffer, filled copies - 1 tiles ahead (2: double buffering)");
   cmd->add_option("--cores", a.cores, "override: spread tiles over all cores, on or off");
   add_run_options(cmd, a);
 }

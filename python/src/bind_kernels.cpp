@@ -149,6 +149,7 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("eps", &VectorOptions::eps)
       .def_property("schedule", &schedule_name<VectorOptions>, &set_schedule<VectorOptions>, "'default' or 'naive'")
       .def_readwrite("tile_rows", &VectorOptions::tile_rows)
+      .def_readwrite("copies", &VectorOptions::copies)
       .def_readwrite("double_buffer", &VectorOptions::double_buffer)
       .def_readwrite("use_cores", &VectorOptions::use_cores)
       .def_readwrite("y_shape", &VectorOptions::y_shape, "binary kernels: Y's shape, broadcast with X's (empty: X's)")

@@ -155,7 +155,7 @@ TEST(PoolErrors, CoresInGroups) {
 TEST(PoolErrors, CubeDirective) {
   Pool p;
   p.standard().store_in(dsl::Level::L0C);
-  expect_compile_error(p.O, {"is a pooling on the vector unit, which takes cores(), double_buffer() and tile_rows()"});
+  expect_compile_error(p.O, {"is a pooling on the vector unit, which takes cores(), double_buffer(), multi_buffer(UB, n) and tile_rows()"});
 }
 
 TEST(PoolErrors, TileRowsBelowOne) {

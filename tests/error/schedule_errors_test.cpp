@@ -492,7 +492,7 @@ kernels::MatmulOptions shape(int64_t m, int64_t n, int64_t k, int64_t batch = 0)
 }
 
 const ApiCase kHostAndMatmul[] = {
-    {"DefaultScheduleUndefined", [] { Func D("D"); kernels::default_schedule(D, chip910()); },
+    {"DefaultScheduleUndefined", [] { Func D("D"); (void)kernels::default_schedule(D, chip910()); },
      {"default_schedule(D): define D first"}},
     {"DefaultScheduleTwoBatchDimensions",
      [] {
@@ -501,7 +501,7 @@ const ApiCase kHostAndMatmul[] = {
        RDom k(0, 64, "k");
        Func D("D");
        D(b1, b2, m, n) = sum(cast(DType::f32, A(b1, b2, m, k)) * cast(DType::f32, B(b1, b2, k, n)));
-       kernels::default_schedule(D, chip910());
+       (void)kernels::default_schedule(D, chip910());
      },
      {"default_schedule(D): the default schedule takes at most one batch dimension, D has 2; schedule it by hand "
       "(cores over the batch loops)"}},

@@ -188,10 +188,10 @@ INSTANTIATE_TEST_SUITE_P(VectorFuncs, VectorApiError, testing::ValuesIn(kVectorF
 const ApiCase kVectorSchedule[] = {
     {"SplitOnVectorFunc",
      [] { Vec v; Var ro("ro"), ri("ri"); v.rowwise().out.split(v.r, ro, ri, 8); v.compile(); },
-     {"out.split(r, ro, ri, 8): out runs on the vector unit, which takes cores(), double_buffer() and tile_rows(); "
+     {"out.split(r, ro, ri, 8): out runs on the vector unit, which takes cores(), double_buffer(), multi_buffer(UB, n) and tile_rows(); "
       "this directive is for the cube path"}},
     {"StageOnVectorFunc", [] { Vec v; v.rowwise().out.stage(v.X, Level::UB, v.r); v.compile(); },
-     {"out.stage(X, UB, r): out runs on the vector unit, which takes cores(), double_buffer() and tile_rows()"}},
+     {"out.stage(X, UB, r): out runs on the vector unit, which takes cores(), double_buffer(), multi_buffer(UB, n) and tile_rows()"}},
     {"StoreInOnVectorFunc", [] { Vec v; v.rowwise().out.store_in(Level::UB); v.compile(); },
      {"out.store_in(UB): out runs on the vector unit", "this directive is for the cube path"}},
     {"TileRowsBelowOne", [] { Vec v; v.rowwise().out.tile_rows(0); v.compile(); },
@@ -233,6 +233,16 @@ const ApiCase kVectorSchedule[] = {
      {"out.cores(r, 4): the vector path hands rows to the cores in turn; groups are for the cube path"}},
     {"TileRowsAboveBurstLimit", [] { Vec v; v.rowwise().out.tile_rows(5000); v.compile(); },
      {"out.tile_rows(5000): at most 4095 rows per tile"}},
+    {"MultiBufferOutsideUB", [] { Vec v; v.rowwise().out.multi_buffer(Level::L1, 3); v.compile(); },
+     {"out.multi_buffer(L1, 3): out runs on the vector unit, whose tiles are in UB: multi_buffer(UB, 3)"}},
+    {"MultiBufferTooManyCopies", [] { Vec v; v.rowwise().out.multi_buffer(Level::UB, 5); v.compile(); },
+     {"out.multi_buffer(UB, 5): the copies must be 1..4 (ascend910 has 4 event ids per pipe pair, one per copy)"}},
+    {"MultiBufferEventIdsWithColumnInputs",
+     [] { Vec v; v.out(v.r, v.c) = f32(v.X(v.r, v.c)) * v.G(v.c); v.out.multi_buffer(Level::UB, 4); v.compile(); },
+     {"out: 4 copies of its tiles and one of its per-column inputs need 5 event ids from MTE2 to V but ascend910 has 4; "
+      "use multi_buffer(UB, 3) or fewer"}},
+    {"MultiBufferAndDoubleBuffer", [] { Vec v; v.rowwise().out.double_buffer().multi_buffer(Level::UB, 3); v.compile(); },
+     {"out.multi_buffer(UB, 3): double_buffer() is multi_buffer(UB, 2); give one of them"}},
 };
 INSTANTIATE_TEST_SUITE_P(VectorSchedule, VectorApiError, testing::ValuesIn(kVectorSchedule), api_case_name);
 
@@ -388,6 +398,12 @@ const ApiCase kKernelOptions[] = {
     {"VectorKernelTileRowsNegative",
      [] { auto o = vshape({4, 256}); o.tile_rows = -2; kernels::vector_kernel("rmsnorm", o); },
      {"rmsnorm: tile_rows must be at least 1 (or 0 to choose), got -2"}},
+    {"VectorKernelCopiesNegative",
+     [] { auto o = vshape({4, 256}); o.copies = -1; kernels::vector_kernel("softmax", o); },
+     {"softmax: copies must be at least 1 (or 0 to choose), got -1"}},
+    {"VectorKernelCopiesAndDoubleBuffer",
+     [] { auto o = vshape({4, 256}); o.copies = 3, o.double_buffer = true; kernels::vector_kernel("softmax", o); },
+     {"softmax: give the copies of its tile buffers or double buffering, not both (2 copies is double buffering)"}},
     {"MatmulEpilogueUnknown",
      [] { auto o = shape(64, 64, 64); o.epilogue = {"bias", "tanh"}; kernels::matmul(o, chip910()); },
      {"matmul: unknown epilogue 'tanh'; use bias, scale, relu or gelu"}},
