@@ -270,8 +270,8 @@ class SyncPass {
       for (int c = 0; c < g.copies; ++c) g.full.push_back(next[{g.p, g.q}]++), g.free.push_back(next[{g.q, g.p}]++);
       for (auto [pair, used] : next)
         if (used > chip_.event_ids)
-          user_error("{}: the schedule needs {} event ids from {} to {} but {} has {}; drop double_buffer() or stage "
-                     "fewer buffers between those pipes",
+          user_error("{}: the schedule needs {} event ids from {} to {} but {} has {}; drop double_buffer() (or use "
+                     "fewer copies in multi_buffer()) or stage fewer buffers between those pipes",
                      k_.name, used, pipe_name(pair.first), pipe_name(pair.second), chip_.name, chip_.event_ids);
     }
     resolve(body_);

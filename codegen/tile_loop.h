@@ -1,6 +1,7 @@
 // The loop over one core's tiles that the vector unit's nests share (the vector Funcs, pooling,
 // TransData): each tile's inputs are filled `ahead` tiles before their use, into the next copy
-// of their buffers, so that MTE2 fills tile w + 1 while the vector unit computes tile w.
+// of their buffers (ahead = copies - 1), so that MTE2 fills tiles w + 1 .. w + ahead while the
+// vector unit computes tile w.
 //
 //   <this core's tiles>                                 (core_tiles.h)
 //   fill tiles 0 .. ahead - 1                           (those this core has)

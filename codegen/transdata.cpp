@@ -48,7 +48,10 @@ class TransDataBuilder {
     k_.block_dim = int(std::min<int64_t>(chip_.vector_cores(), tiles));
     std::vector<Node> body = zeroed();
     body += tile_loop(k_, {tiles, 1, [&](const Affine& t) { return dispatch(t, &TransDataBuilder::fill); },
-                           [&](const Affine& t, bool) { return dispatch(t, &TransDataBuilder::use); }});
+                           [&](const Affine& t, bool with_fill) {
+                             CUBEKIT_ASSERT(!with_fill, "TransData fills one tile ahead");
+                             return dispatch(t, &TransDataBuilder::use);
+                           }});
     k_.body = std::move(body);
     return std::move(k_);
   }

@@ -297,7 +297,7 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
     user_error("{}: the vector kernels take f16 or f32, not {}", name, dtype_name(o.dtype));
   if (o.tile_rows < 0) user_error("{}: tile_rows must be at least 1 (or 0 to choose), got {}", name, o.tile_rows);
   if (o.copies < 0) user_error("{}: copies must be at least 1 (or 0 to choose), got {}", name, o.copies);
-  if (o.copies && o.double_buffer)
+  if (o.copies && o.double_buffer.value_or(false))
     user_error("{}: give the copies of its tile buffers or double buffering, not both (2 copies is double buffering)", name);
   bool rows = name == "softmax" || name == "layernorm" || name == "rmsnorm";
   if (rows && o.shape.size() < 2)

@@ -18,8 +18,9 @@
 //           then the scale and the conversion to the output's type
 //     MTE3: the tile's output rows -> GM (NC1HWC0)
 //
-// The schedule: cores(), double_buffer() and tile_rows(n) (output rows per tile); by default a
-// tile is as many rows, or whole planes, as UB holds, and no fewer tiles than there are cores.
+// The schedule: cores(), double_buffer() or multi_buffer(UB, n), and tile_rows(n) (output rows
+// per tile); by default a tile is as many rows, or whole planes, as UB holds, and no fewer tiles
+// than there are cores.
 #pragma once
 
 #include "dsl/func.h"

@@ -401,11 +401,11 @@ VectorPlan plan_vector(const dsl::Func& f, const ChipConfig& chip) {
   Planner(f, p, chip).run();
   // The sync pass gives each copy of the tile buffers an event id between MTE2 and V, and the
   // per-column inputs (filled once) one more.
-  bool columns = false;
-  for (const auto& in : p.inputs) columns = columns || in.shape == VecShape::Col;
-  if (p.copies > 1 && p.copies + int(columns) > chip.event_ids)
-    user_error("{}: {} copies of its tiles and one of its per-column inputs need {} event ids from MTE2 to V but {} has "
-               "{}; use multi_buffer(UB, {}) or fewer", p.name, p.copies, p.copies + 1, chip.name, chip.event_ids,
+  bool columns = false, tiles = false;
+  for (const auto& in : p.inputs) (in.shape == VecShape::Col ? columns : tiles) = true;
+  if (columns && tiles && p.copies + 1 > chip.event_ids)
+    user_error("{}: {} copies of its input tiles and one for its per-column inputs need {} event ids from MTE2 to V but "
+               "{} has {}; use multi_buffer(UB, {}) or fewer", p.name, p.copies, p.copies + 1, chip.name, chip.event_ids,
                chip.event_ids - 1);
   return p;
 }

@@ -1,7 +1,8 @@
 // The vector path: a Func, and the Funcs it calls, computed on the Vector unit tile by tile in UB.
 //
 // The output's leading dimensions are flattened into rows and its last dimension is the columns.
-// Per core (tiles spread over the cores with cores(), fills ahead with double_buffer()):
+// Per core (tiles spread over the cores with cores(), fills ahead with double_buffer() or
+// multi_buffer(UB, n)):
 //
 //   for tile in my share of ceil(rows / tile_rows):
 //     MTE2: the tile's rows of every full input, its element of every per-row input

@@ -478,8 +478,8 @@ const ApiCase kBuffers[] = {
       "but small_ub_910b2 has 4096; use a smaller n tile or fewer epilogue operations"}},
     // codegen/sync.cpp: double buffering takes two event ids per pipe pair.
     {"EventIdsExhausted", [] { Mm().good().compile(chip_with("one_event", [](ChipConfig& c) { c.event_ids = 1; })); },
-     {"C: the schedule needs 2 event ids from ", " but one_event has 1; drop double_buffer() or stage fewer buffers "
-                                                 "between those pipes"}},
+     {"C: the schedule needs 2 event ids from ", " but one_event has 1; drop double_buffer() (or use fewer copies in "
+                                                 "multi_buffer()) or stage fewer buffers between those pipes"}},
 };
 INSTANTIATE_TEST_SUITE_P(Buffers, ApiError, testing::ValuesIn(kBuffers), api_case_name);
 

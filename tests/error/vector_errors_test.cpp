@@ -239,7 +239,7 @@ const ApiCase kVectorSchedule[] = {
      {"out.multi_buffer(UB, 5): the copies must be 1..4 (ascend910 has 4 event ids per pipe pair, one per copy)"}},
     {"MultiBufferEventIdsWithColumnInputs",
      [] { Vec v; v.out(v.r, v.c) = f32(v.X(v.r, v.c)) * v.G(v.c); v.out.multi_buffer(Level::UB, 4); v.compile(); },
-     {"out: 4 copies of its tiles and one of its per-column inputs need 5 event ids from MTE2 to V but ascend910 has 4; "
+     {"out: 4 copies of its input tiles and one for its per-column inputs need 5 event ids from MTE2 to V but ascend910 has 4; "
       "use multi_buffer(UB, 3) or fewer"}},
     {"MultiBufferAndDoubleBuffer", [] { Vec v; v.rowwise().out.double_buffer().multi_buffer(Level::UB, 3); v.compile(); },
      {"out.multi_buffer(UB, 3): double_buffer() is multi_buffer(UB, 2); give one of them"}},
