@@ -6,6 +6,7 @@
 
 #include "codegen/conv_edges.h"
 #include "codegen/core_tiles.h"
+#include "codegen/tile_loop.h"
 #include "codegen/storage.h"
 #include "codegen/vector_epilogue.h"
 #include "emulator/error.h"
@@ -118,8 +119,9 @@ class Builder {
     k_.block_dim = p_.core_loops ? int(std::min<int64_t>(fused_, chip_.cores)) : 1;
     stagger_weights();
     tiles_ = core_tiles(k_, p_.core_loops > 0, fused_, serial_);
+    fills_ = FillAhead{&tiles_, chunks_, ahead_, [this](const Affine& g) { return fill_chunk(g); }};
     std::vector<Node> out = std::move(tiles_.setup);
-    for (int64_t g = 0; g < ahead_; ++g) out += fill_ahead(Affine(g));
+    out += fills_.prologue();
     out.push_back(tiles_.loop(decoded(Affine::var(tiles_.w), "", [&](const Tile& t) { return one_tile(t); })));
     for (int i = 0; vepi_ && i < VectorEpilogue::kSlots; ++i)  // the vector cores are done with every slot
       out.push_back(wait_cross(Pipe::FIX, VectorEpilogue::kFree));
@@ -327,7 +329,7 @@ class Builder {
       body.push_back(let(start, t.indices, LetOp::Rem, full_));
     }
     auto step = [&](const Affine& i, const Affine& k1, int64_t kt1, bool first) {
-      std::vector<Node> out = ahead_ ? fill_ahead(Affine::var(tiles_.w, chunks_) + i + Affine(ahead_)) : fill(t, k1, kt1);
+      std::vector<Node> out = ahead_ ? fills_.before(i) : fill(t, k1, kt1);
       return out += use(t, k1, kt1, first);
     };
     if (full_) body += step(Affine(0), rotate_ ? Affine::var(start, p_.tk_l1) : Affine(0), p_.tk_l1, true);
@@ -356,13 +358,12 @@ class Builder {
     return Affine::var(kc, p_.tk_l1);
   }
 
-  // Fills this core's chunk number g (tile g / chunks, its chunk g % chunks in the order the
-  // tile uses them), if there is one.
-  std::vector<Node> fill_ahead(const Affine& g) {
+  // Fills this core's chunk number g: tile g / chunks, its chunk g % chunks in the order the
+  // tile uses them (fills_ guards it by whether this core has it).
+  std::vector<Node> fill_chunk(const Affine& g) {
     int w = k_.new_var("w_ahead"), i = k_.new_var("chunk_ahead");
     std::vector<Node> body = {let(w, g, LetOp::Div, chunks_), let(i, g, LetOp::Rem, chunks_)};
-    body += decoded(Affine::var(w), "_ahead", [&](const Tile& t) { return fill_chunk(t, i); });
-    return {when_less(g - tiles_.count * chunks_, 0, std::move(body), {})};
+    return body += decoded(Affine::var(w), "_ahead", [&](const Tile& t) { return fill_chunk(t, i); });
   }
 
   std::vector<Node> fill_chunk(const Tile& t, int i) {
@@ -483,6 +484,7 @@ class Builder {
   Kernel k_;
   int64_t fused_ = 1, serial_ = 1;  // iterations of the core loops (fused) and of the others
   CoreTiles tiles_;                 // this core's tiles and its tile number
+  FillAhead fills_;                 // its L1 fills, ahead_ chunks ahead of their use
   std::vector<int64_t> weight_;     // per tile loop, its weight in a tile's stagger start
   const int64_t strip_;              // columns per UB strip on the way out
   int l1a_ = -1, l1b_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1, ub_ = -1, acc_ = -1, out_tensor_ = 2;

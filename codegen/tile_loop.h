@@ -1,12 +1,21 @@
-// The loop over one core's tiles that the vector unit's nests share (the vector Funcs, pooling,
-// TransData): each tile's inputs are filled `ahead` tiles before their use, into the next copy
-// of their buffers (ahead = copies - 1), so that MTE2 fills tiles w + 1 .. w + ahead while the
-// vector unit computes tile w.
+// Fill-ahead, written once for every nest: fills run `ahead` units ahead of their use over this
+// core's sequence of fill units, across its tiles, into the next copy of their buffers (ahead =
+// copies - 1). A unit is a tile on the vector unit's nests, an L1 chunk of k on the contraction's
+// (`units` per tile: this core's unit g is the (g % units)-th of its tile g / units):
+//
+//   fill units 0 .. ahead - 1                           (prologue: those this core has)
+//   for w = 0; w < my tiles; w += 1
+//     for each unit i of tile w:
+//       fill unit w * units + i + ahead                 (before: when this core has it)
+//       use unit i
+//
+// `tile_loop` is the whole loop of the vector unit's nests (the vector Funcs, pooling, TransData),
+// one unit a tile:
 //
 //   <this core's tiles>                                 (core_tiles.h)
-//   fill tiles 0 .. ahead - 1                           (those this core has)
+//   fill tiles 0 .. ahead - 1
 //   for w = 0; w < my tiles; w += 1                     (tile t = block_idx + w * block_num)
-//     fill tile w + ahead                               (when this core has it)
+//     fill tile w + ahead
 //     use tile w            (ahead 0: fill tile w, then use it)
 //
 // `fill(t)` and `use(t, with_fill)` make the nodes of tile t, each with its branches per kind of
@@ -14,12 +23,26 @@
 // `with_fill` puts the tile's fills inside the use's branches, so that they are told apart once.
 #pragma once
 
+#include "codegen/core_tiles.h"
 #include "codegen/ir.h"
 
 #include <functional>
 #include <vector>
 
 namespace cubekit::codegen {
+
+struct FillAhead {
+  const CoreTiles* tiles = nullptr;
+  int64_t units = 1, ahead = 0;
+  std::function<std::vector<Node>(const Affine& g)> fill;  // this core's unit g (may make no nodes)
+
+  // Unit g's fills, when this core has a unit g.
+  std::vector<Node> unit(const Affine& g) const;
+  // Before the tile loop: units 0 .. ahead - 1.
+  std::vector<Node> prologue() const;
+  // In tile w (the tile loop's variable), before its unit i is used: unit w * units + i + ahead.
+  std::vector<Node> before(const Affine& i) const;
+};
 
 struct TileLoop {
   int64_t tiles = 1;  // over k.block_dim cores (one: every tile on one core)
