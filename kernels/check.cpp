@@ -52,8 +52,8 @@ std::map<std::string, std::vector<uint8_t>> seeded_inputs(GlobalMemory& gm, cons
   return logical;
 }
 
-// A layout's conversion, emulated where the vector unit does it: `from` is the data to convert
-// (empty in a timing-only run) and `host` what the host's conversion made of it.
+}  // namespace
+
 Conversion convert(const codegen::TensorLayout& l, bool to_device, const std::vector<uint8_t>& from,
                    const std::vector<uint8_t>& host, const ChipConfig& chip, const SimOptions& options) {
   Conversion c{l, to_device};
@@ -73,7 +73,6 @@ Conversion convert(const codegen::TensorLayout& l, bool to_device, const std::ve
   return c;
 }
 
-}  // namespace
 
 std::vector<uint8_t> KernelRun::result(const std::string& name) const {
   const std::vector<uint8_t>& bytes = gm.data[size_t(gm.index(name))];

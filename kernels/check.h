@@ -37,6 +37,12 @@ struct Conversion {
   bool clean = true;         // emulated: no diagnostics
 };
 
+// A layout's conversion, emulated where the vector unit does it (a Conversion saying not emulated
+// otherwise): `from` is the data to convert (empty, or options.timing_only: cycles only) and
+// `host` what the host's conversion made of it.
+Conversion convert(const codegen::TensorLayout& l, bool to_device, const std::vector<uint8_t>& from,
+                   const std::vector<uint8_t>& host, const ChipConfig& chip, const SimOptions& options = {});
+
 struct KernelRun {
   Program program;
   double compile_ms = 0;

@@ -56,9 +56,10 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     x: NCHW, float16 (out "f32", or "f16") or int8 (then the result is s32: the INT8 inference
     mode). w: (K, C / groups, KH, KW) of x's type. stride, padding, dilation: an int or a pair
     (height, width); padding also 'valid' or 'same'. The cube reads NC1HWC0 feature maps and
-    FRACTAL_Z weights: the feature maps' conversions are CANN's TransData on the vector unit (their
-    cycles emulated, in report["transdata"]; the data converted on the host), the weights' run on
-    the host; both listed in report["host"]. Fused on the way out of L0C, in this order:
+    FRACTAL_Z weights: the feature maps' conversions are CANN's TransData on the vector unit
+    (emulated with the data, checked bit for bit against the host's conversion, their cycles in
+    report["transdata"]), the weights' run on the host; both listed in report["host"]. Fused on the
+    way out of L0C, in this order:
     bn=(scale, shift) (float32 arrays of K: y * scale + shift, inference batch norm), residual=
     (an array shaped as the output, of the output's type: + residual), relu=True. overrides:
     rows, tn, channels, l1_copies, images, double_buffer, use_cores (see Conv2dOptions).

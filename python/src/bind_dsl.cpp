@@ -6,6 +6,7 @@
 #include "dsl/host.h"
 #include "emulator/error.h"
 #include "emulator/simulator.h"
+#include "kernels/check.h"
 #include "python/src/common.h"
 
 #include <pybind11/stl.h>
@@ -333,7 +334,10 @@ is compiled. One Func compiles with many:
                      const py::object& schedule) {
     codegen::Compiled c = compiled(f, chip, schedule);
     py::tuple r = run_program(c.program, to_device(c, inputs), chip, 0, timing_only, true, 0, trace);
-    if (!c.layouts.empty()) {  // the conversions: a 16-bit feature map's cycles are TransData's on the vector unit
+    const py::object out = r[0][py::str(f.name())];
+    if (!c.layouts.empty()) {
+      // The conversions: a 16-bit feature map's runs on the emulator as TransData (kernels::convert),
+      // with the data when the run has it, and must make what the host's conversion made.
       py::list host, transdata;
       const ChipConfig on = to_chip(chip);
       for (const codegen::TensorLayout& l : c.layouts) {
@@ -342,17 +346,28 @@ is compiled. One Func compiles with many:
           continue;
         }
         const bool in = l.tensor != f.name();
-        Program p = codegen::compile_transdata(l, in, on);
-        GlobalMemory gm = GlobalMemory::for_program(p);
-        SimResult sim = simulate(on, p, gm, {.timing_only = true});
+        std::vector<uint8_t> from, made;
+        if (!timing_only && in && inputs.contains(l.tensor)) {
+          from = tensor_bytes(inputs[py::str(l.tensor)], l.dtype, l.shape(), "input '" + l.tensor + "'");
+          made = l.to_device(from);
+        } else if (!timing_only && !in) {
+          const TensorDecl& d = c.program.tensors[size_t(c.program.tensor_index(l.tensor))];
+          from = tensor_bytes(out, d.dtype, d.shape, "output '" + l.tensor + "'");
+          made = l.to_host(from);
+        }
+        kernels::Conversion conversion = kernels::convert(l, in, from, made, on, {.timing_only = timing_only});
+        if (!conversion.clean || !conversion.matches_host)
+          throw InternalError(fmt::format("{}.run: the emulated TransData of {} {}", f.name(), l.str(),
+                                          !conversion.clean ? "has diagnostics" : "differs from the host's conversion"));
         py::dict d;
-        d["layout"] = l.str(), d["direction"] = in ? "in" : "out", d["cycles"] = sim.report.cycles;
+        d["layout"] = l.str(), d["direction"] = in ? "in" : "out", d["cycles"] = conversion.cycles;
+        d["checked"] = !from.empty();  // ran with the data, bit for bit the host's conversion
         transdata.append(d);
       }
       r[1]["host_conversions"] = host;
       r[1]["transdata"] = transdata;
     }
-    return py::make_tuple(to_host(c, f.name(), r[0][py::str(f.name())]), r[1]);
+    return py::make_tuple(to_host(c, f.name(), out), r[1]);
   }, py::arg("inputs"), py::arg("chip") = py::none(), py::arg("timing_only") = false, py::arg("trace") = py::none(),
   py::arg("schedule") = py::none(),
   "Compiles (with its own schedule, or `schedule`) and runs the Func on the emulator: (result as a numpy array, report dict).");

@@ -117,5 +117,8 @@ def test_the_reports_count_transdata_on_the_vector_unit(rng):
     _, report = kernels.max_pool2d(x, 3, 2, 1)
     assert [t["direction"] for t in report["transdata"]] == ["in", "out"]
     assert all(t["cycles"] > 0 for t in report["transdata"]) and report["host_conversions"] == []
+    assert all(t["checked"] for t in report["transdata"])  # run with the data: the host's conversion, bit for bit
+    _, report = kernels.max_pool2d(x, 3, 2, 1, timing_only=True)
+    assert [t["checked"] for t in report["transdata"]] == [False, False] and all(t["cycles"] > 0 for t in report["transdata"])
     _, report = kernels.max_pool2d(x.astype(np.float32), 3, 2, 1)  # no 32-bit transpose: the host converts
     assert report["transdata"] == [] and len(report["host_conversions"]) == 2
