@@ -278,10 +278,7 @@ class Builder {
       v.mt = mt, v.nt = nt;
       return f(v);
     };
-    auto by_n = [&](int64_t mt) {
-      if (n_tail == p_.tn) return with(mt, p_.tn);
-      return std::vector<Node>{when(no, no_count - 1, with(mt, n_tail), with(mt, p_.tn))};
-    };
+    auto by_n = [&](int64_t mt) { return with_tail(no, no_count, p_.tn, n_tail, [&](int64_t nt) { return with(mt, nt); }); };
     if (c.conv && c.g.images > 1) {  // whole images: the last tile may have fewer
       t.in_row0 = Affine(0);
       t.rows = &classes_[0];
@@ -291,8 +288,7 @@ class Builder {
       return {when(image_tile, image_tiles - 1, by_n(classes_[1].positions), std::move(full))};
     }
     if (c.conv) return conv_rows(mo, t, by_n);
-    if (m_tail == p_.tm) return by_n(p_.tm);
-    return {when(mo, mo_count - 1, by_n(m_tail), by_n(p_.tm))};
+    return with_tail(mo, mo_count, p_.tm, m_tail, by_n);
   }
 
   // The variants of a conv tile: one per class of row tiles sharing their input rows and padding.

@@ -68,8 +68,7 @@ class PoolBuilder {
     out.push_back(nb > 1 ? let(bv, t, LetOp::Rem, nb) : let(bv, Affine(0), LetOp::Add, 0));
     const Affine p0 = Affine::var(pv, tp), band = Affine::var(bv);
     auto planes = [&](const RowClass& b) {
-      if (rest == tp) return (this->*f)(b, tp, p0, band);
-      return std::vector<Node>{when(Affine::var(pv), ntp - 1, (this->*f)(b, rest, p0, band), (this->*f)(b, tp, p0, band))};
+      return with_tail(Affine::var(pv), ntp, tp, rest, [&](int64_t np) { return (this->*f)(b, np, p0, band); });
     };
     std::vector<Node> chain = planes(bands_.back());
     for (size_t i = bands_.size() - 1; i-- > 0;)

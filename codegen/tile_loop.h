@@ -44,6 +44,15 @@ struct FillAhead {
   std::vector<Node> before(const Affine& i) const;
 };
 
+// f(n) for a tile of `full` rows, positions, channels ..., specialised to `tail` when it is the
+// last of `count` (index == count - 1) and the extent does not divide: a partial last tile's
+// edge specialisation, written once for every nest.
+template <class F>
+std::vector<Node> with_tail(const Affine& index, int64_t count, int64_t full, int64_t tail, F f) {
+  if (tail == full) return f(full);
+  return {when(index, count - 1, f(tail), f(full))};
+}
+
 struct TileLoop {
   int64_t tiles = 1;  // over k.block_dim cores (one: every tile on one core)
   int64_t ahead = 0;  // the filled buffers' copies - 1

@@ -73,12 +73,9 @@ class TransDataBuilder {
             (Affine::var(plane, hw_) + Affine::var(g, p_)) * 32};
     const int64_t last_c = c_ - (c1_ - 1) * 16, last_p = hw_ - (groups_ - 1) * p_;
     auto by_positions = [&](int64_t cv) {
-      if (last_p == p_) return (this->*f)(cv, p_, at);
-      return std::vector<Node>{when(Affine::var(g), groups_ - 1, (this->*f)(cv, last_p, at), (this->*f)(cv, p_, at))};
+      return with_tail(Affine::var(g), groups_, p_, last_p, [&](int64_t np) { return (this->*f)(cv, np, at); });
     };
-    if (last_c == 16) return out += by_positions(16);
-    out.push_back(when(Affine::var(c1), c1_ - 1, by_positions(last_c), by_positions(16)));
-    return out;
+    return out += with_tail(Affine::var(c1), c1_, 16, last_c, by_positions);
   }
 
   // Each channel's positions into row c of the 16 x 16 matrices (NCHW -> NC1HWC0), or the

@@ -161,8 +161,7 @@ class Builder {
   // f(rows or elements of the tile) for tile t, specialised for a partial last tile.
   template <class F>
   std::vector<Node> variants(const Affine& t, F f) {
-    if (last_ == tile_) return f(tile_);
-    return {when(t, ntiles_ - 1, f(last_), f(tile_))};
+    return with_tail(t, ntiles_, tile_, last_, f);
   }
 
   // The per-column inputs, filled once and read by every tile.
