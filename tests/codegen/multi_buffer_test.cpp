@@ -67,6 +67,17 @@ TEST(MultiBuffer, PoolingMatchesHalideWithThreeCopies) {
   }
 }
 
+// With three copies every synchronisation instruction is still needed: deleting any executed one
+// is reported (a race, a flag left set, a deadlock).
+TEST(MultiBuffer, DeletingAnyExecutedSynchronisationOfThreeCopiesIsReported) {
+  for (const char* preset : {"ascend910", "ascend910b2"}) {
+    const ChipConfig chip = load_chip(preset);
+    kernels::VectorKernel k = with_copies({"softmax", {24, 128}, DType::f16}, 3);
+    Program p = parse_program(print_program(codegen::compile(k.out, chip).program));
+    test::expect_every_sync_needed(p, chip, "softmax, 3 copies", 10);
+  }
+}
+
 // Many small tiles on one core, where the fills are the limit: a third copy lets MTE2 run two
 // fills ahead; it must never make the kernel slower than two copies.
 TEST(MultiBuffer, ADeeperFillIsNeverSlowerThanDoubleBuffering) {

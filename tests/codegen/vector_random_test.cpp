@@ -207,6 +207,7 @@ Case make_case(std::mt19937& rng) {
 
   if (any.chance(0.5)) c.out.cores({v.front()});
   if (any.chance(0.5)) c.out.double_buffer();
+  else if (any.chance(0.3)) c.out.multi_buffer(dsl::Level::UB, 1 + int(any.pick(4)));  // 1..4 copies; 4 past some chips' ids
   // tile_rows() is for Funcs with per-row or per-column values; now and then a flat one gets it too,
   // to see it refused.
   if (any.chance(row_out.empty() && col_c.empty() ? 0.1 : 0.6)) {
