@@ -274,6 +274,9 @@ void register_vector(int64_t rows, int64_t cols) {
         {"default", [](kernels::VectorOptions&) {}},
         {"naive", [](kernels::VectorOptions& o) { o.schedule = kernels::VectorOptions::Schedule::Naive; }},
         {"no_double_buffer", [](kernels::VectorOptions& o) { o.double_buffer = false; }},
+        // three copies of each tile, filled two ahead (multi_buffer(UB, 3)): 3 + 1 event ids with
+        // the norms' per-column inputs, which every preset has
+        {"copies_3", [](kernels::VectorOptions& o) { o.copies = 3; }},
         {"one_core", [](kernels::VectorOptions& o) { o.use_cores = false; }},
     };
     if (name != "add" && name != "gelu") variants.push_back({"tile_rows_1", [](kernels::VectorOptions& o) { o.tile_rows = 1; }});

@@ -167,7 +167,8 @@ def plots(chip, records, out):
     xs = [lo, min(max(ridge, lo), hi), hi]
     ax.plot(xs, [min(chip["peak_tflops"], x * chip["hbm_gbps"] / 1e3) for x in xs], "k-", label="roofline (HBM, cube peak)")
     ax.plot([lo, hi], [chip["vector_peak_tflops"]] * 2, "k--", linewidth=0.8, label="vector peak (f16, simple ops)")
-    markers = {"default": "o", "naive": "x", "no_double_buffer": "s", "one_core": "v", "tile_128": "^", "tile_rows_1": "d"}
+    markers = {"default": "o", "naive": "x", "no_double_buffer": "s", "copies_3": "P", "one_core": "v", "tile_128": "^",
+               "tile_rows_1": "d"}
     for name in sorted({r["implementation"] for r in emulated}):
         pts = [r for r in emulated if r["implementation"] == name]
         ax.scatter([r["arithmetic_intensity"] for r in pts], [r["tflops"] for r in pts], marker=markers.get(name, "."), label=name)
