@@ -101,7 +101,7 @@ class Builder {
     std::string fix = p_.flat ? "use fewer inputs or intermediate values"
                     : fits > 0 ? fmt::format("use tile_rows({}) or fewer", fits)
                                : fmt::format("a whole row must fit: use shorter rows (split the last dimension) or fewer "
-                                             "intermediate full-row Funcs{}", p_.copies == 2 ? ", or drop double_buffer()" : p_.copies > 2 ? ", or fewer copies" : "");
+                                             "intermediate full-row Funcs{}", p_.fewer_copies.empty() ? "" : ", or " + p_.fewer_copies);
     user_error("{}: {} need {} bytes of UB ({}; V: scratch) but {} has {}; {}", p_.name, what, ub_bytes(k), list, chip_.name,
                chip_.buffer_size(Space::UB), fix);
   }

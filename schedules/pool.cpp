@@ -190,20 +190,20 @@ PoolPlan plan_pool(const dsl::Func& f, const ChipConfig& chip) {
   int64_t rows = 0;
   read_schedule(f, p, rows);
   p.copies = vector_copies(f.impl->schedule, p.name, chip);
-  const std::string fewer = p.copies == 2 ? "drop double_buffer()" : fmt::format("use fewer than {} copies", p.copies);
+  const std::string fewer = fewer_copies(f.impl->schedule);
   const int64_t ub = chip.buffer_size(Space::UB), spread = p.cores ? chip.vector_cores() : 1;
   auto fits = [&](int64_t r, int64_t t) { return pool_ub_bytes(p, r, t) <= ub; };
   if (rows) {
     if (!fits(rows, 1))
       user_error("{}: tiles of {} output rows need {} bytes of UB but {} has {}; use fewer rows per tile{}", p.name, rows,
-                 pool_ub_bytes(p, rows, 1), chip.name, ub, p.copies > 1 ? " or " + fewer : "");
+                 pool_ub_bytes(p, rows, 1), chip.name, ub, fewer.empty() ? "" : " or " + fewer);
     p.rows = rows;
     return p;
   }
   if (!fits(1, 1))
     user_error("{}: one output row of {} positions needs {} bytes of UB but {} has {}; the map is too wide for the "
                "pooling's tiles{}", p.name, p.g.ow, pool_ub_bytes(p, 1, 1), chip.name, ub,
-               p.copies > 1 ? " (" + fewer + ")" : "");
+               fewer.empty() ? "" : " (" + fewer + ")");
   if (fits(p.g.oh, 1)) {  // whole planes: as many as fit, and a tile for every core
     p.rows = p.g.oh;
     int64_t most = std::max<int64_t>(1, (p.planes + spread - 1) / spread), t = 1;

@@ -308,6 +308,7 @@ class Planner {
       }
     }
     p_.copies = vector_copies(f_.impl->schedule, p_.name, chip_);
+    p_.fewer_copies = fewer_copies(f_.impl->schedule);
   }
 
   // The vector path hands tiles of whole rows to the cores (of elements when flat): cores() takes
@@ -393,6 +394,14 @@ int vector_copies(const dsl::Schedule& schedule, const std::string& name, const 
     user_error("{}.{}: the copies must be 1..{} ({} has {} event ids per pipe pair, one per copy)", name, multi->text,
                chip.event_ids, chip.name, chip.event_ids);
   return int(multi->factor);
+}
+
+std::string fewer_copies(const dsl::Schedule& schedule) {
+  for (const Directive& d : schedule) {
+    if (d.kind == Directive::Kind::DoubleBuffer) return "drop double_buffer()";
+    if (d.kind == Directive::Kind::MultiBuffer && d.factor > 1) return fmt::format("use multi_buffer(UB, {}) or fewer", d.factor - 1);
+  }
+  return "";
 }
 
 VectorPlan plan_vector(const dsl::Func& f, const ChipConfig& chip) {

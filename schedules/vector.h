@@ -48,6 +48,7 @@ struct VectorPlan {
   int64_t tile_rows = 0;          // tile_rows(n); 0: as many as UB holds
   bool cores = false;
   int copies = 1;                 // of each tile buffer: tile w + copies - 1 is filled while w is used
+  std::string fewer_copies;       // for messages (fewer_copies())
   std::string str() const;
 };
 
@@ -58,6 +59,9 @@ bool is_contraction(const dsl::Func& f);
 // schedule asks for: double_buffer() is 2, multi_buffer(UB, n) is n, 1 .. the chip's event ids
 // (one per copy); a user error for anything else.
 int vector_copies(const dsl::Schedule& schedule, const std::string& name, const ChipConfig& chip);
+// How a message says to use fewer of those copies: "drop double_buffer()", "use
+// multi_buffer(UB, 2) or fewer"; empty when the schedule asks for one copy.
+std::string fewer_copies(const dsl::Schedule& schedule);
 
 // Checks the Func graph for the vector path and reads its schedule, or says why not (user error).
 VectorPlan plan_vector(const dsl::Func& f, const ChipConfig& chip);

@@ -225,6 +225,19 @@ const ApiCase kVectorSchedule[] = {
      {"out: tiles of 1 row of 65536 columns need 655648 bytes of UB (in_X 262144 x 1, out 262144 x 1",
       "but ascend910 has 262144; a whole row must fit: use shorter rows (split the last dimension) or fewer "
       "intermediate full-row Funcs"}},
+    {"RowTooLongForUBWithCopies",
+     [] {
+       Input X("X", DType::f32, {4, 1 << 14});
+       Var r("r"), c("c");
+       RDom k(0, 1 << 14, "k");
+       Func m("m"), out("out");
+       m(r) = maximum(X(r, k));
+       out(r, c) = X(r, c) - m(r);
+       out.multi_buffer(Level::UB, 3);
+       codegen::compile(out, chip910());
+     },
+     {"out: tiles of 1 row of 16384 columns need ", "a whole row must fit: use shorter rows (split the last dimension) "
+      "or fewer intermediate full-row Funcs, or use multi_buffer(UB, 2) or fewer"}},
     {"ElementwiseTileOverflowUB",
      [] { Vec().elementwise().compile(chip_with("tiny_ub", [](ChipConfig& c) { c.set_buffer_size(Space::UB, 512); })); },
      {"out: tiles of 128 elements need 768 bytes of UB (in_X 256 x 1, in_Y 256 x 1, out 256 x 1; V: scratch) but "
