@@ -185,6 +185,18 @@ INSTANTIATE_TEST_SUITE_P(VectorFuncs, VectorApiError, testing::ValuesIn(kVectorF
 
 // ---- the vector schedule (schedules/vector.cpp) and UB (codegen/vector_nest.cpp) --------------------
 
+// out = X - the maximum of its row, f32 [rows, cols], compiled for the 910 with `schedule` on out.
+void compile_centered(int64_t rows, int64_t cols, const std::function<void(Func&)>& schedule) {
+  Input X("X", DType::f32, {rows, cols});
+  Var r("r"), c("c");
+  RDom k(0, cols, "k");
+  Func m("m"), out("out");
+  m(r) = maximum(X(r, k));
+  out(r, c) = X(r, c) - m(r);
+  schedule(out);
+  codegen::compile(out, chip910());
+}
+
 const ApiCase kVectorSchedule[] = {
     {"SplitOnVectorFunc",
      [] { Vec v; Var ro("ro"), ri("ri"); v.rowwise().out.split(v.r, ro, ri, 8); v.compile(); },
@@ -199,43 +211,15 @@ const ApiCase kVectorSchedule[] = {
     {"TileRowsOnElementwiseFunc", [] { Vec v; v.elementwise().out.tile_rows(4); v.compile(); },
      {"out.tile_rows(4): out is elementwise (flat tiles of elements); tile_rows() applies to Funcs with per-row or "
       "per-column values"}},
-    {"TileRowsOverflowUB",
-     [] {
-       Input X("X", DType::f32, {512, 1024});
-       Var r("r"), c("c");
-       RDom k(0, 1024, "k");
-       Func m("m"), out("out");
-       m(r) = maximum(X(r, k));
-       out(r, c) = X(r, c) - m(r);
-       out.double_buffer().tile_rows(256);
-       codegen::compile(out, chip910());
-     },
+    {"TileRowsOverflowUB", [] { compile_centered(512, 1024, [](Func& out) { out.double_buffer().tile_rows(256); }); },
      {"out: tiles of 256 rows of 1024 columns need 4727808 bytes of UB (in_X 1048576 x 2, out 1048576 x 2",
       "but ascend910 has 262144; use tile_rows(14) or fewer"}},
-    {"RowTooLongForUB",
-     [] {
-       Input X("X", DType::f32, {4, 1 << 16});
-       Var r("r"), c("c");
-       RDom k(0, 1 << 16, "k");
-       Func m("m"), out("out");
-       m(r) = maximum(X(r, k));
-       out(r, c) = X(r, c) - m(r);
-       codegen::compile(out, chip910());
-     },
+    {"RowTooLongForUB", [] { compile_centered(4, 1 << 16, [](Func&) {}); },
      {"out: tiles of 1 row of 65536 columns need 655648 bytes of UB (in_X 262144 x 1, out 262144 x 1",
       "but ascend910 has 262144; a whole row must fit: use shorter rows (split the last dimension) or fewer "
       "intermediate full-row Funcs"}},
     {"RowTooLongForUBWithCopies",
-     [] {
-       Input X("X", DType::f32, {4, 1 << 14});
-       Var r("r"), c("c");
-       RDom k(0, 1 << 14, "k");
-       Func m("m"), out("out");
-       m(r) = maximum(X(r, k));
-       out(r, c) = X(r, c) - m(r);
-       out.multi_buffer(Level::UB, 3);
-       codegen::compile(out, chip910());
-     },
+     [] { compile_centered(4, 1 << 14, [](Func& out) { out.multi_buffer(Level::UB, 3); }); },
      {"out: tiles of 1 row of 16384 columns need ", "a whole row must fit: use shorter rows (split the last dimension) "
       "or fewer intermediate full-row Funcs, or use multi_buffer(UB, 2) or fewer"}},
     {"ElementwiseTileOverflowUB",
