@@ -49,7 +49,7 @@ void FunctionalCore::replay(const std::vector<Started>& stream) {
     fp.count = 0;
     spec_of(*s.I.instr).footprint(s.I, chip_, fp);
     if (shadow_) {
-      Access who{s.epoch, s.I.index, s.pipe, s.block, atomic_type(s.I).has_value(), s.order, s.unit, core_};
+      Access who{s.epoch, s.I.index, s.pipe, s.block, atomic_type(s.I).has_value(), s.order, s.unit, int16_t(core_)};
       RaceReporter out{program_, diagnostics_, core_};
       shadow_->check(fp, who, s.known, s.remote, own_spaces_, out, s.start);
       for (int k = 0; k < fp.count; ++k) {
