@@ -4,8 +4,8 @@
 //   rounds = (fused - 1 - block_idx) / block_num          (when the tiles are spread)
 //   for w = 0; w < (rounds + 1) * serial; w += 1         this core's tile number w
 //
-// A nest that fills ahead issues tile w + a's fills in tile w (`if_exists` guards the ones past
-// this core's last tile), and tiles 0 .. a - 1's before the loop.
+// A nest that fills ahead does it through FillAhead (tile_loop.h), which guards the fills past
+// this core's last tile by `count`.
 #pragma once
 
 #include "codegen/ir.h"
@@ -22,8 +22,6 @@ struct CoreTiles {
 
   // The tile index of this core's tile number g when every iteration is a fused one (serial 1).
   Affine tile(const Affine& g, int block_dim) const { return Affine::var(kBlockIdx) + g * block_dim; }
-  // `body` when this core has a tile number g.
-  Node if_exists(const Affine& g, std::vector<Node> body) const { return when_less(g - count, 0, std::move(body), {}); }
   Node loop(std::vector<Node> body) const { return codegen::loop(w, Affine(0), count, Affine(1), std::move(body)); }
 };
 
