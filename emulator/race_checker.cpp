@@ -231,10 +231,10 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
     const Region& r = a->region;
     const Access& who = a->who;
     Granules<Entry>& shadow = tensors_[r.tensor];
-    if (shadow.coarse.empty()) {
-      shadow.resize(size_t((gm_.data[r.tensor].size() + kGranule - 1) / kGranule));
-      bool input = given_by_host(gm_.decls[r.tensor].role);
-      for (Entry& g : shadow.coarse) g.written = input;
+    if (shadow.empty()) {
+      Entry initial;
+      initial.written = given_by_host(gm_.decls[r.tensor].role);
+      shadow.resize(size_t((gm_.data[r.tensor].size() + kGranule - 1) / kGranule), initial);
     }
     RaceReporter out{program, *sinks[a->core], a->core};
     std::string buffer = "tensor " + gm_.decls[r.tensor].name;

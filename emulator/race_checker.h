@@ -65,27 +65,60 @@ struct RaceReporter {
 
 // Shadow state is kept per 32-byte granule, and refined to per-byte entries for a granule the
 // first time an access covers only part of it (two tiles' rows meeting inside a granule write
-// different bytes: no race).
+// different bytes: no race). Granules live in pages made on first touch, and a reset drops the
+// pages touched: a run pays for the bytes its program accesses, not for every core's whole L1.
 template <class Entry>
-struct Granules {
-  std::vector<Entry> coarse;
-  std::vector<int32_t> fine_of;                // per granule: its per-byte entries, or -1
-  std::vector<std::array<Entry, 32>> fine;
-  void resize(size_t n) { coarse.assign(n, Entry{}), fine_of.assign(n, -1), fine.clear(); }
-  void reset() { std::fill(coarse.begin(), coarse.end(), Entry{}), std::fill(fine_of.begin(), fine_of.end(), -1), fine.clear(); }
+class Granules {
+ public:
+  // n granules, each starting as `initial`.
+  void resize(size_t n, const Entry& initial = {}) {
+    pages_.clear();
+    pages_.resize((n + kPage - 1) / kPage);
+    touched_.clear(), fine_.clear();
+    initial_ = initial, size_ = n;
+  }
+  bool empty() const { return size_ == 0; }
+  void reset() {
+    for (uint32_t p : touched_) pages_[p].reset();
+    touched_.clear(), fine_.clear();
+  }
   // Calls f(entry, lo, hi) for the entries covering bytes [lo, hi) of granule g (absolute bytes).
   template <class F>
   void visit(int64_t g, int64_t lo, int64_t hi, F f) {
+    Page& page = page_of(size_t(g));
+    const size_t i = size_t(g) % kPage;
     int64_t start = g * kGranule;
-    if (fine_of[size_t(g)] < 0) {
-      if (lo == start && hi == start + kGranule) return f(coarse[size_t(g)], lo, hi);
-      fine_of[size_t(g)] = int32_t(fine.size());
-      fine.emplace_back();
-      fine.back().fill(coarse[size_t(g)]);
+    if (page.fine_of[i] < 0) {
+      if (lo == start && hi == start + kGranule) return f(page.coarse[i], lo, hi);
+      page.fine_of[i] = int32_t(fine_.size());
+      fine_.emplace_back();
+      fine_.back().fill(page.coarse[i]);
     }
-    auto& bytes = fine[size_t(fine_of[size_t(g)])];
+    auto& bytes = fine_[size_t(page.fine_of[i])];
     for (int64_t b = lo; b < hi; ++b) f(bytes[size_t(b - start)], b, b + 1);
   }
+
+ private:
+  static constexpr size_t kPage = 128;  // granules (4 KB of the buffer)
+  struct Page {
+    std::array<Entry, kPage> coarse;
+    std::array<int32_t, kPage> fine_of;  // per granule: its per-byte entries in fine_, or -1
+  };
+  Page& page_of(size_t g) {
+    std::unique_ptr<Page>& p = pages_[g / kPage];
+    if (!p) {
+      p = std::make_unique<Page>();
+      p->coarse.fill(initial_);
+      p->fine_of.fill(-1);
+      touched_.push_back(uint32_t(g / kPage));
+    }
+    return *p;
+  }
+  std::vector<std::unique_ptr<Page>> pages_;
+  std::vector<uint32_t> touched_;
+  std::vector<std::array<Entry, 32>> fine_;
+  Entry initial_{};
+  size_t size_ = 0;
 };
 
 // One core's buffers. Its own unit accesses them, and on the 950 the partner core of its group
