@@ -62,6 +62,7 @@ std::vector<Node> ConvEdges::fill_a(const RowClass& r, const Affine& ba, const A
                  {mem_arg(0), mem_arg(1), kw("nburst", imm(bursts)), kw("len", imm(r.in_rows * g.w)),
                   kw("src_gap", imm(gap))});
   };
+  if (g.skips_rows()) return fill_skipping_rows(r, src, c1n);
   if (r.images > 1) {  // each image's rows of every channel block, below the previous image's
     std::vector<Node> each;
     const int64_t image = g.groups * g.c1() * plane, rows = r.in_rows / r.images;
@@ -76,6 +77,21 @@ std::vector<Node> ConvEdges::fill_a(const RowClass& r, const Affine& ba, const A
   std::vector<Node> each;
   for (int64_t c = 0; c < c1n; ++c) each.push_back(copy(src + Affine(c * plane), Affine(c * r.in_rows * row), 1));
   return each;
+}
+
+// Every sh-th input row (ConvGeometry::skips_rows) of a tile of one image's rows, h = rows * sh:
+// the blocks continue the rows' pattern, burst b (row b % rows of block b / rows) is GM row b * sh.
+std::vector<Node> ConvEdges::fill_skipping_rows(const RowClass& r, const Affine& src, int64_t c1n) const {
+  const sched::ConvGeometry& g = p.c.g;
+  CUBEKIT_ASSERT(r.images == 1 && g.h == r.in_rows * g.sh, "row skipping needs a tile of one image's every row");
+  const int64_t bursts = c1n * r.in_rows, gap = (g.sh - 1) * g.w, row = g.w * 32;
+  const int64_t step = gap <= 65535 ? 4095 : 1;  // a gap past the copy's reach: a copy per row
+  std::vector<Node> out;
+  for (int64_t b = 0; b < bursts; b += step)
+    out.push_back(instr("copy_gm_l1", Pipe::MTE2, {at(-1, l1a, Affine(b * row)), at(a_tensor, -1, src + Affine(b * g.sh * row))},
+                        {mem_arg(0), mem_arg(1), kw("nburst", imm(std::min(step, bursts - b))), kw("len", imm(g.w)),
+                         kw("src_gap", imm(step > 1 ? gap : 0))}));
+  return out;
 }
 
 Node ConvEdges::fill_b(const Affine& bb, const Affine& n0, int64_t nt, const Affine& k1, int64_t kt1) const {
@@ -98,7 +114,7 @@ std::vector<Node> ConvEdges::use(const RowClass& r, int64_t mt, int64_t nt, int6
     int64_t kt0 = std::min(p.tk_l0, kt1 - k0);
     std::vector<Node> body = {instr(typed("load3d", p.c.in), Pipe::MTE1, {at(-1, l0a, Affine(0)), at(-1, l1a, Affine(0))},
                                     {mem_arg(0), mem_arg(1), kw("c1", imm(kt1 / g.window())), kw("kh", imm(g.kh)),
-                                     kw("kw", imm(g.kw)), kw("sh", imm(g.sh)), kw("sw", imm(g.sw)), kw("dh", imm(g.dh)),
+                                     kw("kw", imm(g.kw)), kw("sh", imm(g.l1_sh())), kw("sw", imm(g.sw)), kw("dh", imm(g.dh)),
                                      kw("dw", imm(g.dw)), kw("m_len", imm(round_up(mt, 16))), kw("k_start", imm(k0)),
                                      kw("k_len", imm(kt0))})};
     int64_t from = k0 / g.c0 * nf, count = kt0 / g.c0 * nf;

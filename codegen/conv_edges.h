@@ -23,6 +23,7 @@ struct ConvEdges {
   // GM -> L1 for the k chunk [k1, k1 + kt1) of the tile at (batch offset `ba` elements of A, first
   // input row `in_row0`, channels from n0).
   std::vector<Node> fill_a(const RowClass& r, const Affine& ba, const Affine& in_row0, const Affine& k1, int64_t kt1) const;
+  std::vector<Node> fill_skipping_rows(const RowClass& r, const Affine& src, int64_t c1n) const;
   Node fill_b(const Affine& bb, const Affine& n0, int64_t nt, const Affine& k1, int64_t kt1) const;
   // The L0 fills and mmads of one L1 chunk of kt1 columns (its first mmad starting the sum when
   // `first`), into L0C buffer `l0c`.

@@ -13,7 +13,9 @@ std::vector<RowClass> row_classes(const sched::ConvGeometry& g, int64_t rows, in
     int64_t oh0 = t * rows, oh1 = std::min(g.oh, oh0 + rows) - 1;
     int64_t top = oh0 * g.sh - g.pad_top, bottom = oh1 * g.sh - g.pad_top + (g.kh - 1) * g.dh;
     int64_t lo = std::max<int64_t>(0, top), hi = std::min(g.h - 1, bottom);
-    RowClass r{t, t, lo - top, bottom - hi, hi - lo + 1, (oh1 - oh0 + 1) * g.ow, lo - t * step, step};
+    // Rows skipped (a strided 1x1 kernel): L1 holds one input row per output row.
+    const int64_t in_rows = g.skips_rows() ? oh1 - oh0 + 1 : hi - lo + 1;
+    RowClass r{t, t, lo - top, bottom - hi, in_rows, (oh1 - oh0 + 1) * g.ow, lo - t * step, step};
     CUBEKIT_ASSERT(r.in_rows >= 1, "row tile {} reads no input row", t);
     if (!out.empty()) {
       RowClass& b = out.back();
@@ -29,7 +31,8 @@ std::vector<RowClass> row_classes(const sched::ConvGeometry& g, int64_t rows, in
 }
 
 std::vector<RowClass> stacked_classes(const sched::ConvGeometry& g) {
-  auto of = [&](int64_t images) { return RowClass{0, 0, 0, 0, images * g.h, images * g.oh * g.ow, 0, 0, images}; };
+  const int64_t rows = g.skips_rows() ? g.oh : g.h;  // L1 rows per image
+  auto of = [&](int64_t images) { return RowClass{0, 0, 0, 0, images * rows, images * g.oh * g.ow, 0, 0, images}; };
   std::vector<RowClass> out = {of(g.images)};
   if (g.n % g.images) out.push_back(of(g.n % g.images));
   return out;

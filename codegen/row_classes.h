@@ -15,7 +15,8 @@
 namespace cubekit::codegen {
 
 // Row tiles first..last (of `rows` output rows each; the last may have fewer) with the same input
-// rows and padding. Tile t's first input row is in_row0 + t * row_step.
+// rows and padding. Tile t's first input row is in_row0 + t * row_step; in_rows is what L1 holds
+// (one row per output row where the kernel skips rows, ConvGeometry::skips_rows).
 struct RowClass {
   int64_t first = 0, last = 0;
   int64_t pad_top = 0, pad_bottom = 0, in_rows = 0, positions = 0;

@@ -34,6 +34,13 @@ struct ConvGeometry {
   // along the height, oh * sh == h: a 1x1 convolution, say). 1: a tile is rows of one image.
   int64_t images = 1;
   bool stackable() const { return pad_top == 0 && pad_bottom == 0 && oh * sh == h; }
+  // A one-row kernel whose stride steps over input rows (a strided 1x1 convolution) reads only
+  // every sh-th row: L1 holds those rows alone, their GM rows sh apart, and load3d reads them as a
+  // map of unit stride along the height. (Otherwise L1 holds every input row of a tile's windows.)
+  // Set by plan_conv where it saves bytes without more copies (pooling reads its bands whole).
+  bool row_skipping = false;
+  bool skips_rows() const { return row_skipping; }
+  int64_t l1_sh() const { return skips_rows() ? 1 : sh; }
   int64_t c1() const { return (c + c0 - 1) / c0; }
   int64_t k16() const { return (k + 15) / 16 * 16; }
   int64_t window() const { return kh * kw * c0; }  // im2col columns per channel block

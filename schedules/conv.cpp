@@ -66,6 +66,7 @@ bool is_conv(const dsl::Func& f) {
 }
 
 int64_t conv_input_rows(const ConvGeometry& g, int64_t rows) {
+  if (g.skips_rows()) return std::min(g.oh, rows);
   return std::min(g.h, (rows - 1) * g.sh + (g.kh - 1) * g.dh + 1);
 }
 
@@ -269,6 +270,13 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}: split({}, .., {}) stacks whole images into a tile; do not split {} as well", fname, n->name, images,
                y->name);
   p.c.g.images = images;
+  // A strided 1x1 kernel over a tile of one image's every row reads every sh-th row in one copy
+  // (ConvGeometry::skips_rows): half (a third, ...) the bytes of its whole rows. A tile of part
+  // of an image, or of several, would need a copy per row or image instead, each paying a GM
+  // transfer's set-up: slower on the split presets (ResNet-50's layer2 and layer4 downsamples on
+  // the 910B2, bench/run.py resnet50), so those read whole rows.
+  p.c.g.row_skipping = g.kh == 1 && g.sh > 1 && g.pad_top == 0 && g.pad_bottom == 0 && images == 1 && rows >= g.oh &&
+                       g.h == g.oh * g.sh;
   for (size_t t = 0; t < tile_at.size(); ++t)
     if (tile_at[t] != int(t))
       user_error("{}: the tile loops ({}, and the outer loops of {} and {}) must be outermost (the loops are {})", fname,

@@ -37,7 +37,8 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip);
 // The L1 bytes of one copy of A's stage: `c1` channel blocks of the input rows `rows` output rows read
 // (of each of g.images images).
 int64_t conv_l1a_bytes(const ConvGeometry& g, int64_t rows, int64_t c1);
-// Input rows an L1 fill holds for `rows` output rows (at most the map's height).
+// Input rows an L1 fill holds for `rows` output rows (at most the map's height; one per output
+// row where the kernel skips rows, ConvGeometry::skips_rows).
 int64_t conv_input_rows(const ConvGeometry& g, int64_t rows);
 
 }  // namespace cubekit::sched

@@ -57,6 +57,13 @@ const std::vector<Case> kCases = {
     {"ManyChannels", conv(1, 64, 8, 8, 80, 3, 3, 1, 1)},
     {"Bottleneck1x1", conv(1, 128, 7, 7, 96, 1, 1, 1, 0)},
     {"Stride2OneByOne", conv(1, 32, 9, 9, 64, 1, 1, 2, 0)},
+    // A tile of one image's every row: L1 holds every other (third) input row alone.
+    {"Stride2OneByOneSkipsRows", [] { auto o = conv(2, 48, 10, 6, 40, 1, 1, 2, 0); o.images = 1; return o; }()},
+    {"Stride3Int8SkipsRows", [] {
+       auto o = conv(1, 64, 12, 9, 32, 1, 1, 3, 0);
+       o.images = 1, o.in = DType::s8, o.out = DType::s32;
+       return o;
+     }()},
     // INT8 inference: C0 = 32 channels per block, s32 accumulators.
     {"Int8", [] { auto o = conv(1, 40, 8, 8, 24, 3, 3, 1, 1); o.in = DType::s8, o.out = DType::s32; return o; }()},
     {"Int8Stride2", [] { auto o = conv(2, 64, 9, 9, 32, 3, 3, 2, 1); o.in = DType::s8, o.out = DType::s32; return o; }()},
@@ -102,6 +109,24 @@ TEST(ConvStacked, EpilogueOnEveryPreset) {
     expect_correct(o, load_chip(preset));
     o.images = 4, o.out = DType::f16;
     expect_correct(o, load_chip(preset));
+  }
+}
+
+// A strided 1x1 convolution over a tile of one image's every row copies only the rows it reads
+// into L1 (ConvGeometry::skips_rows); split into tiles of fewer rows it reads them all.
+TEST(ConvSkipsRows, ReadsOnlyTheRowsItUses) {
+  for (const char* preset : {"ascend910", "ascend910b2"}) {
+    Conv2dOptions o = conv(1, 32, 8, 6, 16, 1, 1, 2, 0);  // 2 channel blocks, 4 of 8 rows, one tile, one fill
+    o.images = 1, o.rows = 4, o.channels = 32, o.tn = 16;
+    const ChipConfig chip = load_chip(preset);
+    kernels::KernelRun run = kernels::compile_and_run(kernels::conv2d(o, chip).out, chip, {.seed = 5});
+    EXPECT_TRUE(run.checked && run.check.pass) << preset;
+    const int64_t a = 2 * 4 * 6 * 32, b = 32 * 16 * 2;
+    EXPECT_EQ(run.sim.report.bytes[int(DataPath::GmToL1)], a + b) << preset;
+    o.rows = 2;  // two tiles of 2 output rows, each reading its 3 input rows
+    run = kernels::compile_and_run(kernels::conv2d(o, chip).out, chip, {.seed = 5});
+    EXPECT_TRUE(run.checked && run.check.pass) << preset;
+    EXPECT_EQ(run.sim.report.bytes[int(DataPath::GmToL1)], 2 * (2 * 3 * 6 * 32 + b)) << preset;
   }
 }
 
