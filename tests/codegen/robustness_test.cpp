@@ -32,13 +32,23 @@ void expect_matches_halide(const dsl::Func& f, const std::string& what) {
 
 // ---- 1. rows whose 32 B blocks are more than a repeat stride (255) apart ----
 // An f32 row of 2033..2040 columns is padded to 2048 (256 blocks), the pad blocks zeroed with one
-// vdup over all rows; its dst_rep (the row pitch in blocks) was out of range. Every length around
-// the limit, and some far past it, through every vector kernel that reduces rows.
+// vdup over all rows; its dst_rep (the row pitch in blocks) was out of range. Around the limit of
+// the row's own dtype (254..258 blocks), and some lengths far past it, through every vector
+// kernel that reduces rows: every f32 length (the bug's), and for f16 (16 to a block) each block
+// count's first and last length and one between.
 
-std::vector<int64_t> row_lengths() {
+std::vector<int64_t> row_lengths(DType t) {
+  const int64_t per = 32 / dtype_size(t);
   std::vector<int64_t> cols;
-  for (int64_t c = 2025; c <= 2064; ++c) cols.push_back(c);
-  for (int64_t c : {3000, 4097, 8193}) cols.push_back(c);
+  for (int64_t blocks = 254; blocks <= 258; ++blocks) {
+    const int64_t first = (blocks - 1) * per + 1, last = blocks * per;
+    if (per == 8) {
+      for (int64_t c = first; c <= last; ++c) cols.push_back(c);
+    } else {
+      cols.insert(cols.end(), {first, first + per / 2, last});
+    }
+  }
+  for (int64_t c : {3000, 8193}) cols.push_back(c);
   return cols;
 }
 
@@ -51,7 +61,7 @@ void PrintTo(const SweepCase& c, std::ostream* os) { *os << c.kernel << "_" << d
 class LongRows : public testing::TestWithParam<SweepCase> {};
 
 TEST_P(LongRows, EveryRowLengthMatchesHalide) {
-  for (int64_t cols : row_lengths()) {
+  for (int64_t cols : row_lengths(GetParam().dtype)) {
     kernels::VectorOptions o;
     o.shape = {3, cols};
     o.dtype = GetParam().dtype;
