@@ -3,22 +3,31 @@
 #include "emulator/error.h"
 #include "emulator/rounding.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
 
 namespace cubekit {
 
+ZeroedBytes::ZeroedBytes(size_t n) : p_(static_cast<uint8_t*>(std::calloc(std::max<size_t>(n, 1), 1))), n_(n) {
+  if (!p_) throw std::bad_alloc();
+}
+
+void ZeroedBytes::Free::operator()(uint8_t* p) const { std::free(p); }
+
 CoreMemory::CoreMemory(const ChipConfig& chip) {
-  for (int s = 1; s < kNumSpaces; ++s) buffer[s].assign(size_t(chip.buffer_size(Space(s))), 0);
+  for (int s = 1; s < kNumSpaces; ++s) buffer[s] = ZeroedBytes(size_t(chip.buffer_size(Space(s))));
 }
 
 CoreMemory::CoreMemory(const CoreConfig& kind) {
-  for (int s = 1; s < kNumSpaces; ++s) buffer[s].assign(size_t(kind.size[s]), 0);
+  for (int s = 1; s < kNumSpaces; ++s) buffer[s] = ZeroedBytes(size_t(kind.size[s]));
 }
 
 CoreMemory::CoreMemory(const ChipConfig& chip, const CoreConfig& kind) : CoreMemory(kind) {
   for (const DataPathRate& p : kind.paths)
-    if (p.dst != Space::GM && !kind.has_buffer(p.dst)) buffer[int(p.dst)].assign(size_t(chip.buffer_size(p.dst)), 0);
+    if (p.dst != Space::GM && !kind.has_buffer(p.dst)) buffer[int(p.dst)] = ZeroedBytes(size_t(chip.buffer_size(p.dst)));
 }
 
 GlobalMemory GlobalMemory::for_program(const Program& program) {
