@@ -272,9 +272,11 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
   p.c.g.images = images;
   // A strided 1x1 kernel over a tile of one image's every row reads every sh-th row in one copy
   // (ConvGeometry::skips_rows): half (a third, ...) the bytes of its whole rows. A tile of part
-  // of an image, or of several, would need a copy per row or image instead, each paying a GM
-  // transfer's set-up: slower on the split presets (ResNet-50's layer2 and layer4 downsamples on
-  // the 910B2, bench/run.py resnet50), so those read whole rows.
+  // of an image, or of several, would need a copy per row or per image and block instead. Measured
+  // on ResNet-50's downsamples at batch 32 (timing-only): layer2's (tiles of 9 of 28 rows, a copy
+  // per row) 12% faster on the 910 and 25% on the 950 but 7% slower on the 910B2, whose short HBM
+  // runs move at hbm_scattered_efficiency; layer4's (5 images a tile) 1.7x slower on the 910 and
+  // 910B2. So those read whole rows: a choice per chip and shape, for a tuner.
   p.c.g.row_skipping = g.kh == 1 && g.sh > 1 && g.pad_top == 0 && g.pad_bottom == 0 && images == 1 && rows >= g.oh &&
                        g.h == g.oh * g.sh;
   for (size_t t = 0; t < tile_at.size(); ++t)
