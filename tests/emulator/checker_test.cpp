@@ -123,6 +123,29 @@ TEST(Checker, VectorToMte3WithoutAFlag) {
   EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("set_flag V, MTE3"));
 }
 
+// The shadow state lives in pages of 4 KB of a buffer, made when first touched: a write that
+// crosses from one page into the next races with a read of the second, and the last bytes of
+// UB are watched like the first.
+TEST(Checker, RacesAcrossAShadowPageAndAtTheEndOfTheBuffer) {
+  Checked c = check(
+      "    copy_gm_ub ub[4064], X[0], len=2\n"
+      "    vadds.f16 ub[8192], ub[4096], 1.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm X[256], ub[8192], len=8\n");
+  expect_race(c, "copy_gm_ub", "vadds", "ub bytes [4096, 4128)");
+  c = check(
+      "    copy_gm_ub ub[262112], X[0], len=1\n"
+      "    copy_ub_gm X[256], ub[262112], len=1\n");
+  expect_race(c, "copy_gm_ub", "copy_ub_gm", "ub bytes [262112, 262144)");
+  c = check(  // the same with its flag: nothing
+      "    copy_gm_ub ub[262112], X[0], len=1\n"
+      "    set_flag MTE2, MTE3, 0\n"
+      "    wait_flag MTE2, MTE3, 0\n"
+      "    copy_ub_gm X[256], ub[262112], len=1\n");
+  for (const Diagnostic& d : c.report.diagnostics) ADD_FAILURE() << format_diagnostic(c.program, d);
+}
+
 TEST(Checker, DependentVectorInstructionsWithoutABarrier) {
   Checked c = check(
       "    copy_gm_ub ub[0], X[0], len=8\n"
