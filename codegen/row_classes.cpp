@@ -31,8 +31,8 @@ std::vector<RowClass> row_classes(const sched::ConvGeometry& g, int64_t rows, in
 }
 
 std::vector<RowClass> stacked_classes(const sched::ConvGeometry& g) {
-  const int64_t rows = g.skips_rows() ? g.oh : g.h;  // L1 rows per image
-  auto of = [&](int64_t images) { return RowClass{0, 0, 0, 0, images * rows, images * g.oh * g.ow, 0, 0, images}; };
+  CUBEKIT_ASSERT(!g.skips_rows(), "stacked images read their rows whole (plan_conv skips rows of one image only)");
+  auto of = [&](int64_t images) { return RowClass{0, 0, 0, 0, images * g.h, images * g.oh * g.ow, 0, 0, images}; };
   std::vector<RowClass> out = {of(g.images)};
   if (g.n % g.images) out.push_back(of(g.n % g.images));
   return out;
