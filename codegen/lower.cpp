@@ -3,13 +3,13 @@
 
 #include "codegen/contraction_nest.h"
 #include "codegen/emit.h"
+#include "codegen/fit.h"
 #include "codegen/pool_nest.h"
 #include "codegen/select.h"
 #include "codegen/simplify.h"
 #include "codegen/storage.h"
 #include "codegen/sync.h"
 #include "codegen/verify.h"
-#include "codegen/vector_nest.h"
 #include "dsl/bounds.h"
 #include "emulator/error.h"
 #include "schedules/contraction.h"
@@ -117,9 +117,10 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     k = build_pool_nest(plan, chip);
   } else {                                         // the vector path
     sched::VectorPlan plan = sched::plan_vector(f, chip);
-    stages = sched::stage_graph(plan).str();
+    sched::StageGraph graph = sched::stage_graph(plan);
+    stages = graph.str();
     log("schedule", [&] { return plan.str() + "\n" + stages; });
-    k = build_vector_nest(plan, chip);             // loops, scopes, copies and V instructions
+    k = fit_row_tiles(graph, plan, chip);          // the tile UB holds, lowered from the graph
   }
   dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower
   Program program = lower_nest(k, chip);

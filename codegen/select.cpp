@@ -1,5 +1,6 @@
 #include "codegen/select.h"
 
+#include "emulator/arith.h"
 #include "emulator/error.h"
 
 #include <fmt/format.h>
@@ -8,7 +9,6 @@ namespace cubekit::codegen {
 
 namespace {
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 Ref at(const Ref& base, const Affine& extra) { return {base.tensor, base.buffer, base.offset + extra}; }
 

@@ -8,7 +8,6 @@ namespace cubekit::codegen {
 
 namespace {
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 std::vector<Arg> mems2() { return {mem_arg(0), mem_arg(1)}; }
 

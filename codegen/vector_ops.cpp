@@ -1,5 +1,6 @@
 #include "codegen/vector_ops.h"
 
+#include "emulator/arith.h"
 #include "emulator/error.h"
 #include "emulator/program.h"
 
@@ -11,7 +12,6 @@ namespace cubekit::codegen {
 
 namespace {
 
-int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 Ref plus(const Ref& r, const Affine& bytes) { return {r.tensor, r.buffer, r.offset + bytes, r.counter}; }
 Arg repeat(int64_t n) { return kw("repeat", imm(n)); }
 void with_mask(std::vector<Arg>& args, int64_t mask) {

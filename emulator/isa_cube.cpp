@@ -152,7 +152,7 @@ struct MmShape {
 MmShape mm_shape(const Issued& I, const ChipConfig& chip) {
   const CubeFractal* f = chip.fractal(I.type());
   int64_t k0 = f ? f->k0 : 32 / dtype_size(I.type());
-  return {ceil_div(I[kM], 16), ceil_div(I[kN], 16), ceil_div(I[kK], k0), k0};
+  return {cdiv(I[kM], 16), cdiv(I[kN], 16), cdiv(I[kK], k0), k0};
 }
 
 Work mmad_work(const Issued& I, const ChipConfig& chip) {

@@ -90,7 +90,7 @@ int64_t dst_offset(const Issued& I, int64_t r, int64_t c) {
 
 void fixpipe_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
   int64_t m = I[kM], n = I[kN];
-  fp.add({.operand = kSrc, .space = Space::L0C, .base = I[kSrc], .bytes = m * kL0cRowBytes, .n1 = ceil_div(n, 16),
+  fp.add({.operand = kSrc, .space = Space::L0C, .base = I[kSrc], .bytes = m * kL0cRowBytes, .n1 = cdiv(n, 16),
           .s1 = I[kSrcStride] * kL0cRowBytes, .align = chip.alignment(Space::L0C)});
   if (I.instr->ops[kScaleL1].kind == Operand::Kind::Mem)
     fp.add({.operand = kScaleL1, .space = Space::L1, .base = I[kScaleL1], .bytes = n * 4,

@@ -1,6 +1,7 @@
 // Shorthands for writing the instruction table (internal to emulator/isa_*.cpp).
 #pragma once
 
+#include "emulator/arith.h"
 #include "emulator/error.h"
 #include "emulator/isa.h"
 #include "emulator/memory.h"
@@ -78,7 +79,5 @@ inline void store(uint8_t* p, T v) {
 // floats to nearest even and wrap integers, as the vector unit's results do.
 double load_as_double(const uint8_t* p, DType t);
 void store_from_double(uint8_t* p, DType t, double v);
-
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace cubekit::isa

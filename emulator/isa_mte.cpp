@@ -45,7 +45,7 @@ Bursts plain_bursts(const Issued& I) {
 }
 
 Bursts pad_bursts(const Issued& I) {
-  int64_t len = I[kLen], blocks = ceil_div(len, 32) * 32;
+  int64_t len = I[kLen], blocks = cdiv(len, 32) * 32;
   bool src_gm = I.instr->ops[kSrc].space == Space::GM;
   return {I[kNburst], len, src_gm ? len + I[kSrcGap] : blocks + I[kSrcGap] * 32,
           src_gm ? blocks + I[kDstGap] * 32 : len + I[kDstGap]};
@@ -99,7 +99,7 @@ void copy_exec(const Issued& I, const ExecContext& ctx) {
 // The pad form's buffer-side footprint covers the zero-filled rest of the last block.
 void pad_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
   copy_footprint<pad_bursts>(I, chip, fp);
-  if (I.instr->ops[kDst].space != Space::GM) fp.regions[fp.count - 1].bytes = ceil_div(I[kLen], 32) * 32;
+  if (I.instr->ops[kDst].space != Space::GM) fp.regions[fp.count - 1].bytes = cdiv(I[kLen], 32) * 32;
 }
 
 std::string check_atomic_len(const Instr& in, int& operand) {
@@ -138,7 +138,7 @@ enum NzSlot { kNzDst, kNzSrc, kRows, kCols, kSrcStride, kDstRows };
 
 void nd2nz_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
   int size = dtype_size(I.type());
-  int64_t c0 = 32 / size, blocks = ceil_div(I[kCols], c0);
+  int64_t c0 = 32 / size, blocks = cdiv(I[kCols], c0);
   const Operand& src = I.instr->ops[kNzSrc];
   fp.add({.operand = kNzSrc, .space = Space::GM, .tensor = src.tensor, .base = I[kNzSrc], .bytes = I[kCols] * size,
           .n1 = I[kRows], .s1 = I[kSrcStride] * size, .align = size});
@@ -151,7 +151,7 @@ void nd2nz_exec(const Issued& I, const ExecContext& ctx) {
   int64_t c0 = 32 / size, rows = I[kRows], cols = I[kCols], dst_rows = I[kDstRows];
   uint8_t* dst = ctx.ptr(I, kNzDst);
   const uint8_t* src = ctx.ptr(I, kNzSrc);
-  for (int64_t j = 0; j < ceil_div(cols, c0); ++j) {
+  for (int64_t j = 0; j < cdiv(cols, c0); ++j) {
     int64_t width = std::min(c0, cols - j * c0) * size;
     for (int64_t r = 0; r < dst_rows; ++r) {
       uint8_t* row = dst + (j * dst_rows + r) * 32;

@@ -87,7 +87,7 @@ void reduce_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
     return;
   }
   // Counter mode's last repeat may have fewer blocks; the region covers whole repeats (a superset).
-  int64_t blocks = ceil_div(m.mode == MaskMode::Counter ? epr : m.prefix(0), 32 / size);
+  int64_t blocks = cdiv(m.mode == MaskMode::Counter ? epr : m.prefix(0), 32 / size);
   fp.add({.operand = kRDst, .space = dst.space, .write = true, .base = I[kRDst], .bytes = blocks * size,
           .n1 = m.repeats, .s1 = I[kRDstRep] * 8 * size, .align = size});
 }

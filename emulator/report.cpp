@@ -32,7 +32,7 @@ namespace {
 constexpr Pipe kReportOrder[] = {Pipe::S, Pipe::MTE2, Pipe::MTE1, Pipe::M, Pipe::V, Pipe::MTE3};
 constexpr Pipe kKindOrder[] = {Pipe::S, Pipe::MTE2, Pipe::MTE1, Pipe::M, Pipe::FIX, Pipe::V, Pipe::MTE3};
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
+uint64_t cdiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 
 std::string instr_text(const Program& p, int index) {
   return index >= 0 && index < int(p.code.size()) ? print_instr(p, p.code[index]) : "?";
@@ -93,8 +93,8 @@ void finish_report(Report& r, const Program& program, const ChipConfig& chip) {
 
   Roofline& f = r.roofline;
   uint64_t cores = uint64_t(std::max(1, r.cores));
-  f.cube_cycles = ceil_div(uint64_t(cube_steps), cores);
-  f.vector_cycles = ceil_div(uint64_t(vector_cycles), cores);
+  f.cube_cycles = cdiv(uint64_t(cube_steps), cores);
+  f.vector_cycles = cdiv(uint64_t(vector_cycles), cores);
   f.hbm_cycles = uint64_t(std::ceil(double(r.hbm_bytes) / chip.timing.hbm_rate));
   f.bound = std::max({f.cube_cycles, f.vector_cycles, f.hbm_cycles});
   f.limiter = f.bound == f.cube_cycles ? "cube" : f.bound == f.vector_cycles ? "vector" : "hbm";

@@ -49,7 +49,7 @@ inline VecMask vec_mask(const Issued& I, int mask_slot, int repeat_slot, int epr
   if (m.mask == MaskMode::Bits) v.lo = uint64_t(m.imm), v.hi = m.hi;
   else v.count = m.imm;
   v.repeats = repeat_slot < 0 ? 1 : I[repeat_slot];
-  if (m.mask == MaskMode::Counter) v.repeats = ceil_div(m.imm, epr);
+  if (m.mask == MaskMode::Counter) v.repeats = cdiv(m.imm, epr);
   return v;
 }
 

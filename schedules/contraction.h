@@ -12,6 +12,7 @@
 #pragma once
 
 #include "dsl/func.h"
+#include "emulator/arith.h"
 #include "emulator/chip_config.h"
 
 #include <memory>
@@ -117,6 +118,7 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip);
 // cast and ReLU of the result, else the vector cores').
 void attach_epilogue(ContractionPlan& plan, const dsl::Func& consumer);
 
-inline int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+using cubekit::cdiv;
+using cubekit::round_up;
 
 }  // namespace cubekit::sched

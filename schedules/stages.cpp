@@ -11,6 +11,19 @@
 
 namespace cubekit::sched {
 
+std::string_view at_name(At a) {
+  switch (a) {
+    case At::Given: return "";
+    case At::Core: return "core";
+    case At::Tile: return "tile";
+    case At::Chunk: return "L1 chunk of k";
+    case At::Step: return "L0 step of k";
+    case At::Strip: return "strip";
+    case At::RowStrip: return "strip of rows";
+  }
+  return "?";
+}
+
 std::string_view engine_name(Engine e) {
   switch (e) {
     case Engine::None: return "";
@@ -70,7 +83,7 @@ std::string StageGraph::str() const {
     std::vector<std::string> extents;  // 0: chosen by the nest (the rows UB holds, a strip's rows)
     for (int64_t e : s.tile) extents.push_back(e ? std::to_string(e) : "rows");
     std::string what = s.tile.empty() ? "" : fmt::format(" [{}]", fmt::join(extents, " x "));
-    if (!s.at.empty()) what += " per " + s.at;
+    if (s.at != At::Given) what += fmt::format(" per {}", at_name(s.at));
     if (s.copies > 1) what += fmt::format(", {} copies", s.copies);
     std::string from;
     for (const Edge& e : edges)
@@ -85,7 +98,7 @@ std::string StageGraph::str() const {
 namespace {
 
 // The k loop one L1 (or L0) fill is made in: every chunk of k, or once per tile.
-std::string chunk_loop(int64_t chunk, int64_t k, const char* name) { return chunk < k ? name : "tile"; }
+At chunk_loop(int64_t chunk, int64_t k, At loop) { return chunk < k ? loop : At::Tile; }
 
 }  // namespace
 
@@ -93,9 +106,9 @@ StageGraph stage_graph(const ContractionPlan& p) {
   const Contraction& c = p.c;
   StageGraph g;
   g.kernel = p.func_name;
-  int a = g.add({c.a->name, Engine::None, Place::GM, {}, "", 1});
-  int b = g.add({c.b->name, Engine::None, Place::GM, {}, "", 1});
-  std::string l1_at = chunk_loop(p.tk_l1, c.k, "L1 chunk of k"), l0_at = chunk_loop(p.tk_l0, c.k, "L0 step of k");
+  int a = g.add({c.a->name, Engine::None, Place::GM, {}, At::Given, 1});
+  int b = g.add({c.b->name, Engine::None, Place::GM, {}, At::Given, 1});
+  At l1_at = chunk_loop(p.tk_l1, c.k, At::Chunk), l0_at = chunk_loop(p.tk_l0, c.k, At::Step);
   int copies = p.double_buffer ? 2 : 1;
   std::vector<int64_t> a_tile = c.a_transposed ? std::vector<int64_t>{p.tk_l1, p.tm} : std::vector<int64_t>{p.tm, p.tk_l1};
   if (c.conv)  // channel blocks x the input rows a tile of output rows reads x W x C0
@@ -111,41 +124,41 @@ StageGraph stage_graph(const ContractionPlan& p) {
   g.connect(a1, a0, c.conv ? Path::Load3d : Path::Load2d);
   g.connect(b1, b0, Path::Load2d);
   std::string acc = p.producer ? p.producer->name : p.func_name;
-  int l0c = g.add({acc, Engine::Cube, Place::L0C, {p.tm, p.tn}, "tile", 1});
+  int l0c = g.add({acc, Engine::Cube, Place::L0C, {p.tm, p.tn}, At::Tile, 1});
   g.connect(a0, l0c, Path::Mmad);
   g.connect(b0, l0c, Path::Mmad);
   if (p.split && !p.vector_epilogue) {  // out through the FixPipe
-    int out = g.add({p.func_name + ".gm", Engine::FixPipe, Place::GM, {p.tm, p.tn}, "tile", 1});
+    int out = g.add({p.func_name + ".gm", Engine::FixPipe, Place::GM, {p.tm, p.tn}, At::Tile, 1});
     g.connect(l0c, out, Path::FixPipe);
     return g;
   }
   int ub;
   int64_t strip = p.vector_epilogue ? 0 : p.strip;  // the vector cores' strips are rows, sized by the nest
   if (p.vector_epilogue) {
-    int ws = g.add({acc + ".workspace", Engine::FixPipe, Place::Workspace, {p.tm, p.tn}, "tile", 2});
+    int ws = g.add({acc + ".workspace", Engine::FixPipe, Place::Workspace, {p.tm, p.tn}, At::Tile, 2});
     g.connect(l0c, ws, Path::FixPipe);
-    ub = g.add({acc + ".ub", Engine::MTE2, Place::UB, {0, p.tn}, "strip of rows", 2});
+    ub = g.add({acc + ".ub", Engine::MTE2, Place::UB, {0, p.tn}, At::RowStrip, 2});
     g.connect(ws, ub, Path::CrossCore);
   } else {
-    ub = g.add({acc + ".ub", Engine::Vector, Place::UB, {p.tm, strip}, "strip", p.epilogue ? 1 : copies});
+    ub = g.add({acc + ".ub", Engine::Vector, Place::UB, {p.tm, strip}, At::Strip, p.epilogue ? 1 : copies});
     g.connect(l0c, ub, Path::Drain);
   }
   int last = ub;
   if (p.epilogue) {
     int e = g.add({p.func_name, Engine::Vector, Place::UB, p.vector_epilogue ? std::vector<int64_t>{0, p.tn} : std::vector<int64_t>{p.tm, strip},
-                   p.vector_epilogue ? "strip of rows" : "strip", copies});
+                   p.vector_epilogue ? At::RowStrip : At::Strip, copies});
     g.connect(ub, e, Path::Compute);
     for (const auto& in : p.epilogue_inputs) {
-      int gm = g.add({in.input->name, Engine::None, Place::GM, {}, "", 1});
+      int gm = g.add({in.input->name, Engine::None, Place::GM, {}, At::Given, 1});
       int64_t cols = p.vector_epilogue ? p.tn : strip;
       int s = g.add({in.input->name + ".ub", Engine::MTE2, Place::UB, in.tile ? std::vector<int64_t>{p.tm, cols} : std::vector<int64_t>{cols},
-                     in.tile ? "strip" : "tile", in.tile ? 1 : copies});
+                     in.tile ? At::Strip : At::Tile, in.tile ? 1 : copies});
       g.connect(gm, s, Path::Copy);
       g.connect(s, e, Path::Compute);
     }
     last = e;
   }
-  int out = g.add({p.func_name + ".gm", Engine::MTE3, Place::GM, {}, "", 1});
+  int out = g.add({p.func_name + ".gm", Engine::MTE3, Place::GM, {}, At::Given, 1});
   g.connect(last, out, Path::Copy);
   return g;
 }
@@ -172,19 +185,19 @@ StageGraph stage_graph(const VectorPlan& p) {
   StageGraph g;
   g.kernel = p.name;
   int copies = p.copies;
-  int64_t rows = p.tile_rows;  // 0: as many as UB holds, chosen by the nest
+  int64_t rows = p.tile_rows;  // 0: as many as UB holds, chosen by the fit
   std::map<const dsl::InputImpl*, int> input_stage;
   std::map<const dsl::FuncImpl*, int> func_stage;
   for (const auto& in : p.inputs) {
-    int gm = g.add({in.input->name, Engine::None, Place::GM, {}, "", 1});
+    int gm = g.add({in.input->name, Engine::None, Place::GM, {}, At::Given, 1, in.input});
     bool once = in.shape == VecShape::Col;  // per column: loaded once per core
-    int ub = g.add({in.input->name + ".ub", Engine::MTE2, Place::UB, vector_tile(in.shape, rows, p.cols), once ? "core" : "tile",
-                    once ? 1 : copies});
+    int ub = g.add({in.input->name + ".ub", Engine::MTE2, Place::UB, vector_tile(in.shape, rows, p.cols), once ? At::Core : At::Tile,
+                    once ? 1 : copies, in.input, nullptr, in.shape});
     g.connect(gm, ub, Path::Copy);
     input_stage[in.input.get()] = ub;
   }
   auto compute = [&](const std::shared_ptr<dsl::FuncImpl>& f, VecShape shape) {
-    int s = g.add({f->name, Engine::Vector, Place::UB, vector_tile(shape, rows, p.cols), "tile", 1});
+    int s = g.add({f->name, Engine::Vector, Place::UB, vector_tile(shape, rows, p.cols), At::Tile, 1, nullptr, f, shape});
     std::set<const dsl::InputImpl*> ins;
     std::set<const dsl::FuncImpl*> fs;
     reads(f->value, ins, fs);
@@ -198,8 +211,9 @@ StageGraph stage_graph(const VectorPlan& p) {
   for (const auto& st : p.stages) compute(st.func, st.shape);
   int out = compute(p.output, p.row_output ? VecShape::Row : VecShape::Full);
   g.stages[size_t(out)].copies = copies;
-  int gm = g.add({p.name + ".gm", Engine::MTE3, Place::GM, {}, "", 1});
+  int gm = g.add({p.name + ".gm", Engine::MTE3, Place::GM, {}, At::Given, 1, nullptr, p.output});
   g.connect(out, gm, Path::Copy);
+  g.row_tiles = {p.rows, p.cols, p.tile_rows, p.flat, p.row_output, p.cores};
   return g;
 }
 
@@ -208,12 +222,12 @@ StageGraph stage_graph(const PoolPlan& p) {
   g.kernel = p.name;
   const int copies = p.copies;
   const int64_t planes = p.tile_planes;
-  int gm = g.add({p.input->name, Engine::None, Place::GM, {}, "", 1});
-  int ub = g.add({p.input->name + ".ub", Engine::MTE2, Place::UB, {planes, std::min(p.g.h, p.in_rows(p.rows)), p.g.w, p.g.c0}, "tile", copies});
+  int gm = g.add({p.input->name, Engine::None, Place::GM, {}, At::Given, 1});
+  int ub = g.add({p.input->name + ".ub", Engine::MTE2, Place::UB, {planes, std::min(p.g.h, p.in_rows(p.rows)), p.g.w, p.g.c0}, At::Tile, copies});
   g.connect(gm, ub, Path::Copy);
-  int out = g.add({p.name, Engine::Vector, Place::UB, {planes, p.rows, p.g.ow, p.g.c0}, "tile", copies});
+  int out = g.add({p.name, Engine::Vector, Place::UB, {planes, p.rows, p.g.ow, p.g.c0}, At::Tile, copies});
   g.connect(ub, out, Path::Compute);
-  int back = g.add({p.name + ".gm", Engine::MTE3, Place::GM, {}, "", 1});
+  int back = g.add({p.name + ".gm", Engine::MTE3, Place::GM, {}, At::Given, 1});
   g.connect(out, back, Path::Copy);
   return g;
 }

@@ -36,6 +36,17 @@ enum class Path : uint8_t {
   CrossCore,   // GM workspace -> a vector core's UB under cross-core flags
   Compute,     // vector instructions over UB values
 };
+// The loop of its consumer one instance of a stage is made in.
+enum class At : uint8_t {
+  Given,     // a tensor in GM, there before the kernel
+  Core,      // once per core (a per-column input)
+  Tile,      // once per output tile
+  Chunk,     // once per L1 chunk of k
+  Step,      // once per L0 step of k
+  Strip,     // once per strip of a tile's columns on the way out of L0C
+  RowStrip,  // once per strip of a tile's rows (the split chips' vector cores)
+};
+std::string_view at_name(At a);
 std::string_view engine_name(Engine e);
 std::string_view place_name(Place p);
 std::string_view path_name(Path p);
@@ -45,8 +56,14 @@ struct GraphStage {
   Engine engine = Engine::None;
   Place place = Place::GM;
   std::vector<int64_t> tile;   // one instance's extents (empty: the whole tensor)
-  std::string at;              // the loop one instance is made in ("" for a given tensor)
+  At at = At::Given;           // the loop one instance is made in
   int copies = 1;
+  // What the lowering makes of it: the input a given tensor or a tile of one holds, the Func a
+  // stage computes (or whose result a GM stage receives), and on the vector unit the value's
+  // shape within a tile.
+  std::shared_ptr<dsl::InputImpl> input;
+  std::shared_ptr<dsl::FuncImpl> func;
+  VecShape shape = VecShape::Full;
 };
 
 struct Edge {
@@ -54,8 +71,17 @@ struct Edge {
   Path path = Path::Copy;
 };
 
+// The tiles a vector-unit graph's loop walks: `rows` rows of `cols` columns (the output's leading
+// dimensions flattened, and its last), in tiles of `tile_rows` rows, or of `tile_rows` elements
+// when `flat`. 0: not chosen yet (the fit chooses it, codegen/fit.h).
+struct RowTiles {
+  int64_t rows = 1, cols = 1, tile_rows = 0;
+  bool flat = false, row_output = false, cores = false;
+};
+
 struct StageGraph {
   std::string kernel;
+  RowTiles row_tiles;  // a vector-unit graph's
   std::vector<GraphStage> stages;  // producers first
   std::vector<Edge> edges;
   int add(GraphStage s);

@@ -1,5 +1,5 @@
 // User errors of the vector path and of fused epilogues: writing a Func the Vector unit cannot
-// compute as scheduled (schedules/vector.cpp), tiles that do not fit UB (codegen/vector_nest.cpp),
+// compute as scheduled (schedules/vector.cpp), tiles that do not fit UB (codegen/fit.cpp),
 // epilogues a contraction cannot fuse (schedules/epilogue.cpp, codegen/contraction_nest.cpp), the
 // options of the vector kernels and of the matmul epilogue (kernels/), and `cubekit kernel NAME`
 // (tools/cmd_kernel.cpp). Each case starts from a Func that compiles (VectorBaseline) and breaks one
@@ -183,7 +183,7 @@ const ApiCase kVectorFuncs[] = {
 };
 INSTANTIATE_TEST_SUITE_P(VectorFuncs, VectorApiError, testing::ValuesIn(kVectorFuncs), api_case_name);
 
-// ---- the vector schedule (schedules/vector.cpp) and UB (codegen/vector_nest.cpp) --------------------
+// ---- the vector schedule (schedules/vector.cpp) and UB (codegen/fit.cpp) --------------------
 
 // out = X - the maximum of its row, f32 [rows, cols], compiled for the 910 with `schedule` on out.
 void compile_centered(int64_t rows, int64_t cols, const std::function<void(Func&)>& schedule) {

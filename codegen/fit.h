@@ -1,0 +1,17 @@
+// The choices of a plan that only a lowering can measure: the UB a tile needs depends on the
+// scratch values instruction selection makes for its expressions, which the planner does not
+// model. A fit lowers the stage graph (lower_stages.h) at candidate sizes, keeps the largest that
+// fits the chip, and reports a user's error when none does, in the schedule's words. The
+// lowering itself never searches.
+#pragma once
+
+#include "codegen/ir.h"
+#include "schedules/stages.h"
+
+namespace cubekit::codegen {
+
+// The vector path: the graph's tile rows (elements when flat), the schedule's tile_rows() or the
+// most of this core's share that UB holds; returns the kernel lowered with them.
+Kernel fit_row_tiles(sched::StageGraph& graph, const sched::VectorPlan& plan, const ChipConfig& chip);
+
+}  // namespace cubekit::codegen
