@@ -1,7 +1,7 @@
-// The contraction nest's builder (contraction_nest.h), shared by the two files that define it:
-// contraction_nest.cpp (the tiles, their k chunks and the fills into L1 and L0) and
-// contraction_out.cpp (the ways out of L0C: the coupled core's strips through UB with a fused
-// epilogue, the split chips' FixPipe and workspace hand-off). Not for use outside codegen.
+// The contraction nest's builder (contraction_nest.h): the tiles, their k chunks and the fills
+// into L1 and L0 here, the ways out of L0C (the coupled core's strips through UB with a fused
+// epilogue, the split chips' FixPipe and workspace hand-off) in contraction_out.cpp. Not for use
+// outside codegen.
 #pragma once
 
 #include "codegen/conv_edges.h"

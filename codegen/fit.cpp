@@ -1,5 +1,6 @@
 #include "codegen/fit.h"
 
+#include "codegen/contraction_nest.h"
 #include "codegen/lower_stages.h"
 #include "codegen/storage.h"
 #include "emulator/error.h"
@@ -10,6 +11,27 @@ namespace cubekit::codegen {
 
 namespace {
 
+
+int64_t ub_bytes(const Kernel& k, const ChipConfig& chip) { return space_bytes(k, Space::UB, chip); }
+
+std::string ub_buffers(const Kernel& k) {
+  std::string list;
+  for (const Buffer& b : k.buffers)
+    if (b.space == Space::UB) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, b.bytes, b.copies);
+  return list;
+}
+
+// The largest n in [1, hi] whose kernel fits UB; 0 when none does.
+template <class Make>
+int64_t largest_fitting(int64_t hi, const ChipConfig& chip, Make make) {
+  int64_t lo = 1, best = 0;
+  while (lo <= hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (ub_bytes(make(mid), chip) <= chip.buffer_size(Space::UB)) best = mid, lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return best;
+}
 
 class RowTileFit {
  public:
@@ -23,12 +45,12 @@ class RowTileFit {
     if (!p_.flat) most = std::min<int64_t>(most, 4095);  // rows are bursts of one copy
     if (p_.tile_rows) {
       Kernel k = make(p_.tile_rows);
-      if (ub_bytes(k) > chip_.buffer_size(Space::UB)) overflow(k, p_.tile_rows, fitting(1, p_.tile_rows - 1));
+      if (ub_bytes(k) > chip_.buffer_size(Space::UB)) overflow(k, p_.tile_rows, fitting(p_.tile_rows - 1));
       return k;
     }
     Kernel smallest = make(unit);
     if (ub_bytes(smallest) > chip_.buffer_size(Space::UB)) overflow(smallest, unit, 0);
-    return make(fitting(1, most) * unit);
+    return make(fitting(most) * unit);
   }
 
  private:
@@ -39,17 +61,11 @@ class RowTileFit {
     return lower_stages(g_, chip_);
   }
 
-  int64_t ub_bytes(const Kernel& k) const { return space_bytes(k, Space::UB, chip_); }
+  int64_t ub_bytes(const Kernel& k) const { return codegen::ub_bytes(k, chip_); }
 
-  // The largest tile (in units) in [lo, hi] that fits UB; lo - 1 when none.
-  int64_t fitting(int64_t lo, int64_t hi) {
-    int64_t best = lo - 1;
-    while (lo <= hi) {
-      int64_t mid = (lo + hi) / 2;
-      if (ub_bytes(make(mid * unit())) <= chip_.buffer_size(Space::UB)) best = mid, lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return best;
+  // The largest tile (in units) in [1, hi] that fits UB; 0 when none.
+  int64_t fitting(int64_t hi) {
+    return largest_fitting(hi, chip_, [&](int64_t units) { return make(units * unit()); });
   }
 
   [[noreturn]] void overflow(const Kernel& k, int64_t tile, int64_t fits) {
@@ -72,7 +88,33 @@ class RowTileFit {
   const ChipConfig& chip_;
 };
 
+// The vector cores' strips: as many rows of an AIV's half tile as fit its UB.
+Kernel fit_row_strips(const sched::ContractionPlan& plan, const ChipConfig& chip) {
+  auto make = [&](int64_t rows) { return build_contraction_nest(plan, rows, chip); };
+  int64_t best = largest_fitting(std::min<int64_t>((plan.tm + 1) / 2, 4095), chip, make);  // a strip's rows are one copy's bursts
+  if (best > 0) return make(best);
+  Kernel k = make(1);
+  user_error("{}: the epilogue's strips of one row of the {}-column tile need {} bytes of the vector cores' UB ({}; "
+             "ACC: the accumulators, OUT: the result, E_: inputs, V: scratch) but {} has {}; {}", plan.func_name, plan.tn,
+             ub_bytes(k, chip), ub_buffers(k), chip.name, chip.buffer_size(Space::UB),
+             plan.tn > 16 ? "use a smaller n tile or fewer epilogue operations" : "use fewer epilogue operations");
+}
+
 }  // namespace
+
+Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip) {
+  if (plan.split && !plan.vector_epilogue) return build_contraction_nest(plan, 0, chip);
+  if (plan.vector_epilogue) return fit_row_strips(plan, chip);
+  if (!plan.epilogue) return build_contraction_nest(plan, plan.strip, chip);
+  auto make = [&](int64_t fractals) { return build_contraction_nest(plan, fractals * 16, chip); };
+  int64_t best = largest_fitting(plan.strip / 16, chip, make);
+  if (best > 0) return make(best);
+  Kernel k = make(1);
+  user_error("{}: the epilogue's strips of 16 columns of the {}-row tile need {} bytes of UB ({}; ACC: the "
+             "accumulator strip, E_: inputs, V: scratch) but {} has {}; {}", plan.func_name, plan.tm,
+             ub_bytes(k, chip), ub_buffers(k), chip.name, chip.buffer_size(Space::UB),
+             plan.tm > 16 ? "use a smaller m tile or fewer epilogue operations" : "use fewer epilogue operations");
+}
 
 Kernel fit_row_tiles(sched::StageGraph& graph, const sched::VectorPlan& plan, const ChipConfig& chip) {
   return RowTileFit(graph, plan, chip).run();

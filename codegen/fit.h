@@ -14,4 +14,9 @@ namespace cubekit::codegen {
 // most of this core's share that UB holds; returns the kernel lowered with them.
 Kernel fit_row_tiles(sched::StageGraph& graph, const sched::VectorPlan& plan, const ChipConfig& chip);
 
+// The cube path's strips on the way out of L0C: with an epilogue, the widest strip (whole fractal
+// columns, at most the plan's) whose accumulator, inputs and scratch fit UB; on a split chip's
+// vector cores, the most rows of an AIV's half tile that fit. Returns the kernel lowered with it.
+Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip);
+
 }  // namespace cubekit::codegen

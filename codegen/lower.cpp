@@ -1,7 +1,6 @@
 // The lowering passes, in order. Each reads and rewrites the Kernel IR (ir.h).
 #include "codegen/lower.h"
 
-#include "codegen/contraction_nest.h"
 #include "codegen/emit.h"
 #include "codegen/fit.h"
 #include "codegen/pool_nest.h"
@@ -99,17 +98,17 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     sched::attach_epilogue(plan, f);
     stages = sched::stage_graph(plan).str();
     log("schedule", [&] { return plan.str() + ", epilogue " + f.name() + "\n" + stages; });
-    k = build_contraction_nest(plan, chip);
+    k = fit_strips(plan, chip);
   } else if (conv) {  // the cube path for a convolution: an implicit GEMM
     sched::ContractionPlan plan = sched::plan_conv(f, chip);
     stages = sched::stage_graph(plan).str();
     log("schedule", [&] { return plan.str() + "\n" + stages; });
-    k = build_contraction_nest(plan, chip);
+    k = fit_strips(plan, chip);
   } else if (directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
     sched::ContractionPlan plan = sched::plan_contraction(f, chip);
     stages = sched::stage_graph(plan).str();
     log("schedule", [&] { return plan.str() + "\n" + stages; });
-    k = build_contraction_nest(plan, chip);        // loops, scopes, Move and Mmad
+    k = fit_strips(plan, chip);                    // loops, scopes, Move and Mmad, the strips UB holds
   } else if (pool) {                               // a pooling on the vector unit
     sched::PoolPlan plan = sched::plan_pool(f, chip);
     stages = sched::stage_graph(plan).str();

@@ -367,7 +367,7 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
        "split the reduction finer for the L0 fill, use a smaller n tile, or drop double_buffer()");
   fits(Space::L0C, s.l0c, fmt::format("the {}x{} accumulator tile", p.tm, p.tn), "use a smaller m or n tile");
   // On a split chip the tile leaves through the FixPipe; an epilogue's UB is the vector cores',
-  // sized with its strips (contraction_nest).
+  // sized with its strips (codegen/fit.cpp).
   if (!p.split) fits(Space::UB, s.ub, fmt::format("the output strips of {}x{}", p.tm, p.strip), "use a smaller m tile");
   return p;
 }

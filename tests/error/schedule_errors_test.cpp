@@ -463,7 +463,7 @@ const ApiCase kBuffers[] = {
      },
      {"C: the buffers in l1 need 16384 bytes (L1A 4096 x 2, L1B 4096 x 2, each copy rounded up to the 4096-byte "
       "alignment) but l1_align_4k has 12288; use smaller tiles or fewer copies"}},
-    // codegen/contraction_nest.cpp: on a split chip the epilogue runs on the vector cores in strips
+    // codegen/fit.cpp: on a split chip the epilogue runs on the vector cores in strips
     // of rows; with a small UB not even one row of the tile fits.
     {"SplitEpilogueStripsOverflowUb",
      [] {

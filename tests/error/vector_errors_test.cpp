@@ -1,6 +1,6 @@
 // User errors of the vector path and of fused epilogues: writing a Func the Vector unit cannot
 // compute as scheduled (schedules/vector.cpp), tiles that do not fit UB (codegen/fit.cpp),
-// epilogues a contraction cannot fuse (schedules/epilogue.cpp, codegen/contraction_nest.cpp), the
+// epilogues a contraction cannot fuse (schedules/epilogue.cpp, codegen/fit.cpp), the
 // options of the vector kernels and of the matmul epilogue (kernels/), and `cubekit kernel NAME`
 // (tools/cmd_kernel.cpp). Each case starts from a Func that compiles (VectorBaseline) and breaks one
 // thing; its message must name the Func or input, give the numbers, and say how to fix it where
@@ -243,7 +243,7 @@ const ApiCase kVectorSchedule[] = {
 };
 INSTANTIATE_TEST_SUITE_P(VectorSchedule, VectorApiError, testing::ValuesIn(kVectorSchedule), api_case_name);
 
-// ---- fused epilogues (schedules/epilogue.cpp, codegen/contraction_nest.cpp) -------------------------
+// ---- fused epilogues (schedules/epilogue.cpp, codegen/fit.cpp) -------------------------
 
 kernels::MatmulOptions shape(int64_t m, int64_t n, int64_t k) {
   kernels::MatmulOptions o;
