@@ -11,7 +11,6 @@ namespace cubekit::codegen {
 
 namespace {
 
-
 int64_t ub_bytes(const Kernel& k, const ChipConfig& chip) { return space_bytes(k, Space::UB, chip); }
 
 std::string ub_buffers(const Kernel& k) {
