@@ -11,6 +11,7 @@
 #include "codegen/vector_epilogue.h"
 #include "emulator/error.h"
 #include "schedules/conv.h"
+#include "schedules/stages.h"
 
 #include <fmt/format.h>
 
@@ -55,17 +56,20 @@ class Builder {
     out_tensor_ = int(k_.tensors.size());
     k_.tensors.push_back({p_.func_name, c.out, c_shape, TensorRole::Out});
     int copies = p_.double_buffer ? 2 : 1;
-    int64_t s = dtype_size(c.in), m16 = round_up(p_.tm, 16), n16 = round_up(p_.tn, 16);
-    auto nz = [&](int64_t rows, int64_t cols) { return round_up(rows, 16) * round_up(cols, p_.c0) * s; };
-    int64_t a1 = c.a_transposed ? nz(p_.tk_l1, p_.tm) : nz(p_.tm, p_.tk_l1);
-    int64_t b1 = c.b_transposed ? nz(p_.tn, p_.tk_l1) : nz(p_.tk_l1, p_.tn);
-    if (c.conv) a1 = sched::conv_l1a_bytes(c.g, p_.tm / (c.g.ow * c.g.images), p_.tk_l1 / c.g.window()), b1 = p_.tk_l1 * n16 * s;
-    l1a_ = k_.new_buffer("L1A", Space::L1, a1, p_.l1_copies);
-    l1b_ = k_.new_buffer("L1B", Space::L1, b1, p_.l1_copies);
-    int64_t k0 = round_up(p_.tk_l0, p_.c0);
-    l0a_ = k_.new_buffer("L0A", Space::L0A, m16 * k0 * s, copies);
-    l0b_ = k_.new_buffer("L0B", Space::L0B, k0 * n16 * s, copies);
-    l0c_ = k_.new_buffer("L0C", Space::L0C, m16 * n16 * 4, 1);
+    int64_t m16 = round_up(p_.tm, 16);
+    // The buffers of the stages into the cube, each sized by its stage (its form and tile).
+    const sched::StageGraph graph = sched::stage_graph(p_);
+    auto stage_buffer = [&](const char* name, Space space, sched::Place place, int nth) {
+      for (const sched::GraphStage& st : graph.stages)
+        if (st.place == place && nth-- == 0) return k_.new_buffer(name, space, sched::stage_bytes(st), st.copies);
+      CUBEKIT_ASSERT(false, "{}: the graph has no stage for {}", p_.func_name, name);
+      return -1;
+    };
+    l1a_ = stage_buffer("L1A", Space::L1, sched::Place::L1, 0);
+    l1b_ = stage_buffer("L1B", Space::L1, sched::Place::L1, 1);
+    l0a_ = stage_buffer("L0A", Space::L0A, sched::Place::L0A, 0);
+    l0b_ = stage_buffer("L0B", Space::L0B, sched::Place::L0B, 0);
+    l0c_ = stage_buffer("L0C", Space::L0C, sched::Place::L0C, 0);
     if (c.conv) {
       conv_.emplace(ConvEdges{p_, 0, 1, l1a_, l1b_, l0a_, l0b_});
       int64_t row_tiles = 1;

@@ -1,6 +1,7 @@
 #include "schedules/stages.h"
 
 #include "schedules/conv.h"
+#include "emulator/error.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -65,6 +66,20 @@ std::string_view path_name(Path p) {
   return "?";
 }
 
+int64_t stage_bytes(const GraphStage& s) {
+  const int64_t size = dtype_size(s.dtype), c0 = 32 / size;
+  switch (s.form) {
+    case Form::None: break;
+    case Form::NZ: return round_up(s.tile[0], 16) * round_up(s.tile[1], c0) * size;
+    case Form::ZN: return round_up(s.tile[0], c0) * round_up(s.tile[1], 16) * size;
+    case Form::FractalZ: return s.tile[0] * round_up(s.tile[1], 16) * size;
+    case Form::FeatureMap: return s.tile[0] * s.tile[1] * s.tile[2] * s.tile[3] * size;
+    case Form::Acc: return round_up(s.tile[0], 16) * round_up(s.tile[1], 16) * size;
+  }
+  CUBEKIT_ASSERT(false, "{}: a stage without a form is sized by its lowering", s.name);
+  return 0;
+}
+
 int StageGraph::add(GraphStage s) {
   stages.push_back(std::move(s));
   return int(stages.size()) - 1;
@@ -111,20 +126,26 @@ StageGraph stage_graph(const ContractionPlan& p) {
   At l1_at = chunk_loop(p.tk_l1, c.k, At::Chunk), l0_at = chunk_loop(p.tk_l0, c.k, At::Step);
   int copies = p.double_buffer ? 2 : 1;
   std::vector<int64_t> a_tile = c.a_transposed ? std::vector<int64_t>{p.tk_l1, p.tm} : std::vector<int64_t>{p.tm, p.tk_l1};
-  if (c.conv)  // channel blocks x the input rows a tile of output rows reads x W x C0
-    a_tile = {p.tk_l1 / c.g.window(), conv_input_rows(c.g, p.tm / c.g.ow), c.g.w, c.g.c0};
+  if (c.conv)  // channel blocks x the input rows a tile of output rows reads (of each stacked image) x W x C0
+    a_tile = {p.tk_l1 / c.g.window(), c.g.images * conv_input_rows(c.g, p.tm / (c.g.ow * c.g.images)), c.g.w, c.g.c0};
   int a1 = g.add({c.a->name + ".l1", Engine::MTE2, Place::L1, a_tile, l1_at, p.l1_copies});
   int b1 = g.add({c.b->name + ".l1", Engine::MTE2, Place::L1,
                   c.b_transposed ? std::vector<int64_t>{p.tn, p.tk_l1} : std::vector<int64_t>{p.tk_l1, p.tn}, l1_at,
                   p.l1_copies});
+  auto held = [&](int stage, Form form, DType t) { g.stages[size_t(stage)].form = form, g.stages[size_t(stage)].dtype = t; };
+  held(a1, c.conv ? Form::FeatureMap : Form::NZ, c.in);
+  held(b1, c.conv ? Form::FractalZ : Form::NZ, c.in);
   g.connect(a, a1, c.conv ? Path::Copy : Path::Nd2Nz);
   g.connect(b, b1, c.conv ? Path::Copy : Path::Nd2Nz);
   int a0 = g.add({c.a->name + ".l0a", Engine::MTE1, Place::L0A, {p.tm, p.tk_l0}, l0_at, copies});
   int b0 = g.add({c.b->name + ".l0b", Engine::MTE1, Place::L0B, {p.tk_l0, p.tn}, l0_at, copies});
+  held(a0, Form::NZ, c.in);
+  held(b0, Form::ZN, c.in);
   g.connect(a1, a0, c.conv ? Path::Load3d : Path::Load2d);
   g.connect(b1, b0, Path::Load2d);
   std::string acc = p.producer ? p.producer->name : p.func_name;
   int l0c = g.add({acc, Engine::Cube, Place::L0C, {p.tm, p.tn}, At::Tile, 1});
+  held(l0c, Form::Acc, c.acc);
   g.connect(a0, l0c, Path::Mmad);
   g.connect(b0, l0c, Path::Mmad);
   if (p.split && !p.vector_epilogue) {  // out through the FixPipe

@@ -51,6 +51,16 @@ std::string_view engine_name(Engine e);
 std::string_view place_name(Place p);
 std::string_view path_name(Path p);
 
+// How a stage in L1 or L0 holds its tile, which sizes its buffer (stage_bytes).
+enum class Form : uint8_t {
+  None,       // sized by the lowering (UB strips, vector values) or not a buffer (GM)
+  NZ,         // fractals of 16 rows x C0: rows rounded to 16, columns to C0 (A.l1, B.l1, A.l0a)
+  ZN,         // fractals of C0 x 16: rows (k) rounded to C0, columns to 16 (B.l0b)
+  FractalZ,   // a conv's weights: k rows x n rounded to 16
+  FeatureMap, // a conv's input rows, NC1HWC0: blocks x rows x W x C0
+  Acc,        // L0C: rows and columns rounded to 16, of the accumulator type
+};
+
 struct GraphStage {
   std::string name;            // "A.l1", "C", "softmax.max"
   Engine engine = Engine::None;
@@ -64,7 +74,12 @@ struct GraphStage {
   std::shared_ptr<dsl::InputImpl> input;
   std::shared_ptr<dsl::FuncImpl> func;
   VecShape shape = VecShape::Full;
+  Form form = Form::None;
+  DType dtype = DType::f16;  // its elements (with form)
 };
+
+// The bytes of one copy of a stage's buffer from its form, tile and type; C0 elements are 32 B.
+int64_t stage_bytes(const GraphStage& s);
 
 struct Edge {
   int producer = -1, consumer = -1;

@@ -132,6 +132,42 @@ TEST(StageGraph, MaxPool) {
             "  Y.gm GM on MTE3 <- Y (copy)\n");
 }
 
+// Each stage into the cube sizes its own buffer from its form: fractals of 16 rows by 32 bytes
+// (NZ), of 32 bytes of k by 16 columns (ZN), FRACTAL_Z weights, NC1HWC0 rows of every stacked
+// image, and L0C's 16 x 16 fractals of f32. The sizes written here from the layouts' definitions.
+TEST(StageGraph, SizesTheCubesBuffersByTheirForm) {
+  auto bytes = [](const sched::StageGraph& g, const std::string& name) {
+    for (const sched::GraphStage& s : g.stages)
+      if (s.name == name) return sched::stage_bytes(s);
+    ADD_FAILURE() << "no stage " << name;
+    return int64_t(0);
+  };
+  auto up = [](int64_t x, int64_t to) { return (x + to - 1) / to * to; };
+  for (DType in : {DType::f16, DType::s8}) {
+    auto o = test::mm(40, 72, 100);
+    o.in = in;
+    if (in == DType::s8) o.out = DType::s32, o.transpose_b = true;  // B as (n, k): 8-bit fractals hold 32 of k
+    kernels::Matmul m = kernels::matmul(o, test::chip());
+    sched::ContractionPlan p = sched::plan_contraction(m.out, test::chip());
+    sched::StageGraph g = sched::stage_graph(p);
+    const int64_t size = dtype_size(in), c0 = 32 / size;
+    SCOPED_TRACE(dtype_name(in));
+    EXPECT_EQ(bytes(g, "A.l1"), up(p.tm, 16) * up(p.tk_l1, c0) * size);
+    EXPECT_EQ(bytes(g, "B.l1"), in == DType::s8 ? up(p.tn, 16) * up(p.tk_l1, c0) * size : up(p.tk_l1, 16) * up(p.tn, c0) * size);
+    EXPECT_EQ(bytes(g, "A.l0a"), up(p.tm, 16) * up(p.tk_l0, c0) * size);
+    EXPECT_EQ(bytes(g, "B.l0b"), up(p.tk_l0, c0) * up(p.tn, 16) * size);
+    EXPECT_EQ(bytes(g, "C"), up(p.tm, 16) * up(p.tn, 16) * 4);
+  }
+  kernels::Conv2dOptions o;  // 1x1 over 7x7 maps, 4 images stacked per tile
+  o.n = 8, o.c = 64, o.h = 7, o.w = 7, o.k = 40, o.kh = 1, o.kw = 1, o.images = 4;
+  kernels::Conv2d cv = kernels::conv2d(o, test::chip());
+  sched::ContractionPlan p = sched::plan_conv(cv.conv, test::chip());
+  ASSERT_EQ(p.c.g.images, 4);
+  sched::StageGraph g = sched::stage_graph(p);
+  EXPECT_EQ(bytes(g, "X.l1"), p.tk_l1 / 16 * (4 * 7) * 7 * 32);  // channel blocks x 4 images' rows x W x 32 B
+  EXPECT_EQ(bytes(g, "W.l1"), p.tk_l1 * 48 * 2);                 // k x n rounded to 16, f16
+}
+
 // X(7, 40) * Y(40) in tiles of 3 rows, double-buffered, on one core: Y is filled once before the
 // tile loop, X one tile ahead (the prologue fills tile 0, each tile fills the next), the last
 // tile of 1 row a branch of its own; the product is made in the output's UB buffer and stored.
