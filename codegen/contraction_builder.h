@@ -1,7 +1,8 @@
-// The contraction nest's builder (contraction_nest.h): the tiles, their k chunks and the fills
-// into L1 and L0 here, the ways out of L0C (the coupled core's strips through UB with a fused
-// epilogue, the split chips' FixPipe and workspace hand-off) in contraction_out.cpp. Not for use
-// outside codegen.
+// The staged lowering of a contraction's graph (lower_stages.h): matmul, conv, a fused epilogue,
+// the split chips' hand-off. Its buffers are its stages', sized by their forms and the fitted
+// strip; the tiles, their k chunks and the fills into L1 and L0 are here, the ways out of L0C
+// (the coupled core's strips through UB with a fused epilogue, the split chips' FixPipe and
+// workspace hand-off) in contraction_out.cpp. Not for use outside codegen.
 #pragma once
 
 #include "codegen/conv_edges.h"
@@ -37,9 +38,9 @@ struct Tile {
 
 class Builder {
  public:
-  Builder(const ContractionPlan& p, const ChipConfig& chip, int64_t strip)
-      : p_(p), chip_(chip), full_(p.c.k / p.tk_l1), tail_(p.c.k % p.tk_l1), chunks_(full_ + (tail_ ? 1 : 0)),
-        ahead_(p.l1_copies - 1), rotate_(p.stagger && full_ > 1), strip_(strip) {}
+  Builder(const sched::StageGraph& g, const ChipConfig& chip)
+      : g_(g), p_(*g.contraction), chip_(chip), full_(p_.c.k / p_.tk_l1), tail_(p_.c.k % p_.tk_l1),
+        chunks_(full_ + (tail_ ? 1 : 0)), ahead_(p_.l1_copies - 1), rotate_(p_.stagger && full_ > 1), strip_(g.strip) {}
 
   Kernel build() {
     const sched::Contraction& c = p_.c;
@@ -55,21 +56,12 @@ class Builder {
       k_.tensors.push_back({e.input->name, e.input->dtype, c.conv ? conv_input_tensor(p_, e, k_.layouts) : e.input->shape, TensorRole::In});
     out_tensor_ = int(k_.tensors.size());
     k_.tensors.push_back({p_.func_name, c.out, c_shape, TensorRole::Out});
-    int copies = p_.double_buffer ? 2 : 1;
-    int64_t m16 = round_up(p_.tm, 16);
-    // The buffers of the stages into the cube, each sized by its stage (its form and tile).
-    const sched::StageGraph graph = sched::stage_graph(p_);
-    auto stage_buffer = [&](const char* name, Space space, sched::Place place, int nth) {
-      for (const sched::GraphStage& st : graph.stages)
-        if (st.place == place && nth-- == 0) return k_.new_buffer(name, space, sched::stage_bytes(st), st.copies);
-      CUBEKIT_ASSERT(false, "{}: the graph has no stage for {}", p_.func_name, name);
-      return -1;
-    };
-    l1a_ = stage_buffer("L1A", Space::L1, sched::Place::L1, 0);
-    l1b_ = stage_buffer("L1B", Space::L1, sched::Place::L1, 1);
-    l0a_ = stage_buffer("L0A", Space::L0A, sched::Place::L0A, 0);
-    l0b_ = stage_buffer("L0B", Space::L0B, sched::Place::L0B, 0);
-    l0c_ = stage_buffer("L0C", Space::L0C, sched::Place::L0C, 0);
+    // The buffers of the stages, each sized by its stage (its form and tile).
+    l1a_ = stage_buffer("L1A", Space::L1, nth_at(sched::Place::L1, 0));
+    l1b_ = stage_buffer("L1B", Space::L1, nth_at(sched::Place::L1, 1));
+    l0a_ = stage_buffer("L0A", Space::L0A, nth_at(sched::Place::L0A, 0));
+    l0b_ = stage_buffer("L0B", Space::L0B, nth_at(sched::Place::L0B, 0));
+    l0c_ = stage_buffer("L0C", Space::L0C, nth_at(sched::Place::L0C, 0));
     if (c.conv) {
       conv_.emplace(ConvEdges{p_, 0, 1, l1a_, l1b_, l0a_, l0b_});
       int64_t row_tiles = 1;
@@ -78,14 +70,16 @@ class Builder {
       classes_ = c.g.images > 1 ? stacked_classes(c.g) : row_classes(c.g, p_.tm / c.g.ow, row_tiles);
     }
     if (!p_.split) {  // the coupled core: L0C -> UB (epilogue) -> GM
-      ub_ = k_.new_buffer("UB", Space::UB, m16 * strip_ * dtype_size(c.out), copies);
-      if (p_.epilogue) {
-        acc_ = k_.new_buffer("ACC", Space::UB, m16 * strip_ * 4, 1);
+      const int drained = consumer(l0c_stage(), sched::Path::Drain);
+      if (!p_.epilogue) {
+        ub_ = stage_buffer("UB", Space::UB, drained);
+      } else {  // the strip drained as it is (ACC), the result (UB) computed from it and the inputs
+        ub_ = stage_buffer("UB", Space::UB, consumer(drained, sched::Path::Compute));
+        acc_ = stage_buffer("ACC", Space::UB, drained);
         for (const auto& e : p_.epilogue_inputs) {
           // A full-tile input has one copy, zeroed at the start: the rows past a tile's positions
           // are read (the strip is whole fractals) but never copied.
-          int64_t bytes = e.tile ? m16 * strip_ * dtype_size(e.input->dtype) : round_up(strip_ * dtype_size(e.input->dtype), 32);
-          epi_.push_back(k_.new_buffer("E_" + e.input->name, Space::UB, bytes, e.tile ? 1 : copies));
+          epi_.push_back(stage_buffer("E_" + e.input->name, Space::UB, input_stage(e.input.get())));
           if (e.tile) zeroed_.push_back(epi_.back());
         }
         pool_ = std::make_unique<ScratchPool>(k_);
@@ -108,6 +102,33 @@ class Builder {
   }
 
  private:
+  // ---- the graph's stages ----
+  int stage_buffer(const std::string& name, Space space, int stage) {
+    const sched::GraphStage& st = g_.stages[size_t(stage)];
+    return k_.new_buffer(name, space, sched::stage_bytes(st), st.copies);
+  }
+  int nth_at(sched::Place place, int nth) const {
+    for (size_t i = 0; i < g_.stages.size(); ++i)
+      if (g_.stages[i].place == place && nth-- == 0) return int(i);
+    CUBEKIT_ASSERT(false, "{}: the graph has too few stages in {}", p_.func_name, sched::place_name(place));
+    return -1;
+  }
+  int l0c_stage() const { return nth_at(sched::Place::L0C, 0); }
+  // The stage `producer` feeds by `path`.
+  int consumer(int producer, sched::Path path) const {
+    for (const sched::Edge& e : g_.edges)
+      if (e.producer == producer && e.path == path) return e.consumer;
+    CUBEKIT_ASSERT(false, "{}: stage {} feeds nothing by {}", p_.func_name, producer, sched::path_name(path));
+    return -1;
+  }
+  // The UB stage of an epilogue input.
+  int input_stage(const dsl::InputImpl* in) const {
+    for (size_t i = 0; i < g_.stages.size(); ++i)
+      if (g_.stages[i].place == sched::Place::UB && g_.stages[i].input.get() == in) return int(i);
+    CUBEKIT_ASSERT(false, "{}: no UB stage holds {}", p_.func_name, in->name);
+    return -1;
+  }
+
   // ---- the tiles of one core, in one loop ----
   //   rounds = (fused - 1 - block_idx) / block_dim          (with tile loops on cores)
   //   fill chunks 0 .. ahead - 1 of this core                 (fills ahead of use)
@@ -475,6 +496,7 @@ class Builder {
   // skips still holds a defined value when a later one reads the whole strip.
   std::vector<Node> zero_scratch(std::vector<Node> body);
 
+  const sched::StageGraph& g_;
   const ContractionPlan& p_;
   const ChipConfig& chip_;
   const int64_t full_, tail_;  // full L1 chunks of k, and the size of the last partial one

@@ -1,6 +1,5 @@
 #include "codegen/fit.h"
 
-#include "codegen/contraction_nest.h"
 #include "codegen/lower_stages.h"
 #include "codegen/storage.h"
 #include "emulator/error.h"
@@ -89,7 +88,7 @@ class RowTileFit {
 
 // The vector cores' strips: as many rows of an AIV's half tile as fit its UB.
 Kernel fit_row_strips(const sched::ContractionPlan& plan, const ChipConfig& chip) {
-  auto make = [&](int64_t rows) { return build_contraction_nest(plan, rows, chip); };
+  auto make = [&](int64_t rows) { return lower_stages(sched::stage_graph(plan, rows), chip); };
   int64_t best = largest_fitting(std::min<int64_t>((plan.tm + 1) / 2, 4095), chip, make);  // a strip's rows are one copy's bursts
   if (best > 0) return make(best);
   Kernel k = make(1);
@@ -102,10 +101,10 @@ Kernel fit_row_strips(const sched::ContractionPlan& plan, const ChipConfig& chip
 }  // namespace
 
 Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip) {
-  if (plan.split && !plan.vector_epilogue) return build_contraction_nest(plan, 0, chip);
+  if (plan.split && !plan.vector_epilogue) return lower_stages(sched::stage_graph(plan, 0), chip);
   if (plan.vector_epilogue) return fit_row_strips(plan, chip);
-  if (!plan.epilogue) return build_contraction_nest(plan, plan.strip, chip);
-  auto make = [&](int64_t fractals) { return build_contraction_nest(plan, fractals * 16, chip); };
+  if (!plan.epilogue) return lower_stages(sched::stage_graph(plan, plan.strip), chip);
+  auto make = [&](int64_t fractals) { return lower_stages(sched::stage_graph(plan, fractals * 16), chip); };
   int64_t best = largest_fitting(plan.strip / 16, chip, make);
   if (best > 0) return make(best);
   Kernel k = make(1);

@@ -1,5 +1,6 @@
 #include "codegen/lower_stages.h"
 
+#include "codegen/contraction_builder.h"
 #include "codegen/storage.h"
 #include "codegen/tile_loop.h"
 #include "codegen/vector_eval.h"
@@ -296,7 +297,7 @@ class VectorStages {
 }  // namespace
 
 Kernel lower_stages(const StageGraph& graph, const ChipConfig& chip) {
-  CUBEKIT_ASSERT(graph.row_tiles.tile_rows > 0, "{}: only vector-unit graphs lower through lower_stages yet", graph.kernel);
+  if (graph.contraction) return detail::Builder(graph, chip).build();
   return VectorStages(graph, chip).lower();
 }
 

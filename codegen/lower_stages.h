@@ -9,8 +9,12 @@
 //     use tile w:           every computed stage in the graph's order (V), each value given back
 //                           after its last reader; the output into its UB stage and out (MTE3)
 //
-// The graph's tiles are chosen before (codegen/fit.h): the lowering neither searches nor reports
-// a user's error; what it cannot lower is an internal error.
+// A contraction's graph (matmul, conv, with a fused epilogue, on either kind of chip) is lowered
+// by contraction_builder.h: its tiles over the cores, their L1 chunks of k filled ahead, the L0
+// steps and mmads, the way out of L0C its graph's edges name.
+//
+// The graph's tiles and strips are chosen before (codegen/fit.h): the lowering neither searches
+// nor reports a user's error; what it cannot lower is an internal error.
 #pragma once
 
 #include "codegen/ir.h"

@@ -75,6 +75,12 @@ int64_t stage_bytes(const GraphStage& s) {
     case Form::FractalZ: return s.tile[0] * round_up(s.tile[1], 16) * size;
     case Form::FeatureMap: return s.tile[0] * s.tile[1] * s.tile[2] * s.tile[3] * size;
     case Form::Acc: return round_up(s.tile[0], 16) * round_up(s.tile[1], 16) * size;
+    case Form::Strip: return round_up(s.tile[0], 16) * s.tile[1] * size;
+    case Form::Vector: {
+      int64_t n = 1;
+      for (int64_t e : s.tile) n *= e;
+      return round_up(n * size, 32);
+    }
   }
   CUBEKIT_ASSERT(false, "{}: a stage without a form is sized by its lowering", s.name);
   return 0;
@@ -117,10 +123,14 @@ At chunk_loop(int64_t chunk, int64_t k, At loop) { return chunk < k ? loop : At:
 
 }  // namespace
 
-StageGraph stage_graph(const ContractionPlan& p) {
+StageGraph stage_graph(const ContractionPlan& p, int64_t chosen) {
   const Contraction& c = p.c;
   StageGraph g;
   g.kernel = p.func_name;
+  g.contraction = std::make_shared<const ContractionPlan>(p);
+  // The UB strips: the fit's width, else the plan's (the vector cores' rows: to be chosen).
+  const int64_t strip = chosen >= 0 ? chosen : p.split ? 0 : p.strip;
+  g.strip = strip;
   int a = g.add({c.a->name, Engine::None, Place::GM, {}, At::Given, 1});
   int b = g.add({c.b->name, Engine::None, Place::GM, {}, At::Given, 1});
   At l1_at = chunk_loop(p.tk_l1, c.k, At::Chunk), l0_at = chunk_loop(p.tk_l0, c.k, At::Step);
@@ -154,26 +164,28 @@ StageGraph stage_graph(const ContractionPlan& p) {
     return g;
   }
   int ub;
-  int64_t strip = p.vector_epilogue ? 0 : p.strip;  // the vector cores' strips are rows, sized by the nest
   if (p.vector_epilogue) {
     int ws = g.add({acc + ".workspace", Engine::FixPipe, Place::Workspace, {p.tm, p.tn}, At::Tile, 2});
     g.connect(l0c, ws, Path::FixPipe);
-    ub = g.add({acc + ".ub", Engine::MTE2, Place::UB, {0, p.tn}, At::RowStrip, 2});
+    ub = g.add({acc + ".ub", Engine::MTE2, Place::UB, {strip, p.tn}, At::RowStrip, 2});
     g.connect(ws, ub, Path::CrossCore);
   } else {
     ub = g.add({acc + ".ub", Engine::Vector, Place::UB, {p.tm, strip}, At::Strip, p.epilogue ? 1 : copies});
+    held(ub, Form::Strip, p.epilogue ? c.acc : c.out);  // the accumulator strip, or the result cast
     g.connect(l0c, ub, Path::Drain);
   }
   int last = ub;
   if (p.epilogue) {
-    int e = g.add({p.func_name, Engine::Vector, Place::UB, p.vector_epilogue ? std::vector<int64_t>{0, p.tn} : std::vector<int64_t>{p.tm, strip},
+    int e = g.add({p.func_name, Engine::Vector, Place::UB, p.vector_epilogue ? std::vector<int64_t>{strip, p.tn} : std::vector<int64_t>{p.tm, strip},
                    p.vector_epilogue ? At::RowStrip : At::Strip, copies});
+    if (!p.vector_epilogue) held(e, Form::Strip, c.out);  // (the vector cores size their own strips)
     g.connect(ub, e, Path::Compute);
     for (const auto& in : p.epilogue_inputs) {
       int gm = g.add({in.input->name, Engine::None, Place::GM, {}, At::Given, 1});
       int64_t cols = p.vector_epilogue ? p.tn : strip;
       int s = g.add({in.input->name + ".ub", Engine::MTE2, Place::UB, in.tile ? std::vector<int64_t>{p.tm, cols} : std::vector<int64_t>{cols},
-                     in.tile ? At::Strip : At::Tile, in.tile ? 1 : copies});
+                     in.tile ? At::Strip : At::Tile, in.tile ? 1 : copies, in.input});
+      if (!p.vector_epilogue) held(s, in.tile ? Form::Strip : Form::Vector, in.input->dtype);
       g.connect(gm, s, Path::Copy);
       g.connect(s, e, Path::Compute);
     }

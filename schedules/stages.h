@@ -59,6 +59,8 @@ enum class Form : uint8_t {
   FractalZ,   // a conv's weights: k rows x n rounded to 16
   FeatureMap, // a conv's input rows, NC1HWC0: blocks x rows x W x C0
   Acc,        // L0C: rows and columns rounded to 16, of the accumulator type
+  Strip,      // a strip of L0C's columns in UB, as L0C holds them: rows rounded to 16 x columns
+  Vector,     // values in UB, contiguous: whole 32 B blocks
 };
 
 struct GraphStage {
@@ -97,6 +99,11 @@ struct RowTiles {
 struct StageGraph {
   std::string kernel;
   RowTiles row_tiles;  // a vector-unit graph's
+  // A contraction's graph: its plan (the tile loops and k chunks its Tile, Chunk and Step loops
+  // walk, the stagger and core grouping), and the width of its UB strips out of L0C (columns;
+  // rows of a tile on a split chip's vector cores; 0 when the FixPipe writes the result).
+  std::shared_ptr<const ContractionPlan> contraction;
+  int64_t strip = 0;
   std::vector<GraphStage> stages;  // producers first
   std::vector<Edge> edges;
   int add(GraphStage s);
@@ -104,7 +111,9 @@ struct StageGraph {
   std::string str() const;  // one line per stage, its inputs and their paths
 };
 
-StageGraph stage_graph(const ContractionPlan& plan);
+// A contraction's graph with its UB strips `strip` wide (the fit's choice, codegen/fit.h), or
+// with the plan's widest (-1; the vector cores' rows are then 0: to be chosen).
+StageGraph stage_graph(const ContractionPlan& plan, int64_t strip = -1);
 StageGraph stage_graph(const VectorPlan& plan);
 StageGraph stage_graph(const PoolPlan& plan);
 
