@@ -62,16 +62,17 @@ class Builder {
     l0a_ = stage_buffer("L0A", Space::L0A, nth_at(sched::Place::L0A, 0));
     l0b_ = stage_buffer("L0B", Space::L0B, nth_at(sched::Place::L0B, 0));
     l0c_ = stage_buffer("L0C", Space::L0C, nth_at(sched::Place::L0C, 0));
-    if (c.conv) {
+    if (path_into(nth_at(sched::Place::L0A, 0)) == sched::Path::Load3d) {  // img2col: the conv edges
       conv_.emplace(ConvEdges{p_, 0, 1, l1a_, l1b_, l0a_, l0b_});
       int64_t row_tiles = 1;
       for (const auto& l : p_.tile_loops)
         if (l.dim == ContractionPlan::Dim::M) row_tiles = l.extent;
       classes_ = c.g.images > 1 ? stacked_classes(c.g) : row_classes(c.g, p_.tm / c.g.ow, row_tiles);
     }
-    if (!p_.split) {  // the coupled core: L0C -> UB (epilogue) -> GM
+    out_ = out_path();
+    if (out_ == Out::Drain) {  // the coupled core: L0C -> UB (epilogue) -> GM
       const int drained = consumer(l0c_stage(), sched::Path::Drain);
-      if (!p_.epilogue) {
+      if (!computes(drained)) {
         ub_ = stage_buffer("UB", Space::UB, drained);
       } else {  // the strip drained as it is (ACC), the result (UB) computed from it and the inputs
         ub_ = stage_buffer("UB", Space::UB, consumer(drained, sched::Path::Compute));
@@ -85,7 +86,7 @@ class Builder {
         pool_ = std::make_unique<ScratchPool>(k_);
       }
     }
-    if (p_.vector_epilogue) {  // split: L0C -> FixPipe -> GM workspace -> the vector cores -> GM
+    if (out_ == Out::Workspace) {  // split: L0C -> FixPipe -> GM workspace -> the vector cores -> GM
       ws_tensor_ = int(k_.tensors.size());
       ws_pitch_ = VectorEpilogue::padded(p_.tn);
       k_.tensors.push_back({p_.func_name + "_workspace", DType::f32, {1}, TensorRole::Workspace});
@@ -120,6 +121,32 @@ class Builder {
       if (e.producer == producer && e.path == path) return e.consumer;
     CUBEKIT_ASSERT(false, "{}: stage {} feeds nothing by {}", p_.func_name, producer, sched::path_name(path));
     return -1;
+  }
+  // The path of the edge into `stage` (its first).
+  sched::Path path_into(int stage) const {
+    for (const sched::Edge& e : g_.edges)
+      if (e.consumer == stage) return e.path;
+    CUBEKIT_ASSERT(false, "{}: nothing feeds stage {}", p_.func_name, stage);
+    return sched::Path::Copy;
+  }
+  // Whether a vector stage computes from `stage` (a fused epilogue).
+  bool computes(int stage) const {
+    for (const sched::Edge& e : g_.edges)
+      if (e.producer == stage && e.path == sched::Path::Compute) return true;
+    return false;
+  }
+  // The way out of L0C: drained into UB (the coupled core), or by the FixPipe into the output or
+  // into a GM workspace the vector cores read (a split chip).
+  enum class Out : uint8_t { Drain, FixPipe, Workspace };
+  Out out_path() const {
+    for (const sched::Edge& e : g_.edges) {
+      if (e.producer != l0c_stage()) continue;
+      if (e.path == sched::Path::Drain) return Out::Drain;
+      if (e.path == sched::Path::FixPipe)
+        return g_.stages[size_t(e.consumer)].place == sched::Place::Workspace ? Out::Workspace : Out::FixPipe;
+    }
+    CUBEKIT_ASSERT(false, "{}: nothing takes L0C's result out", p_.func_name);
+    return Out::Drain;
   }
   // The UB stage of an epilogue input.
   int input_stage(const dsl::InputImpl* in) const {
@@ -362,7 +389,7 @@ class Builder {
       body.push_back(loop(j, Affine(1), Affine(full_), Affine(1), std::move(each)));
     }
     if (tail_) body += step(Affine(full_), Affine(full_ * p_.tk_l1), tail_, full_ == 0);
-    body += p_.split ? fixpipe(t) : epilogue(t);
+    body += out_ == Out::Drain ? epilogue(t) : fixpipe(t);
     return {scope({l0c_}, std::move(body))};
   }
 
@@ -497,6 +524,7 @@ class Builder {
   std::vector<Node> zero_scratch(std::vector<Node> body);
 
   const sched::StageGraph& g_;
+  Out out_ = Out::Drain;
   const ContractionPlan& p_;
   const ChipConfig& chip_;
   const int64_t full_, tail_;  // full L1 chunks of k, and the size of the last partial one

@@ -39,12 +39,12 @@ std::vector<Node> Builder::epilogue(const Tile& t) {
     Node drain{Node::Kind::Move};
     drain.src = {{-1, l0c_, 0}, Layout::NZ16, c.acc, t.mt, cols, m16};
     drain.src.col0 = col;
-    drain.dst = {{-1, p_.epilogue ? acc_ : ub_, 0}, Layout::NZ16, p_.epilogue ? c.acc : c.out, t.mt, cols, m16};
+    drain.dst = {{-1, acc_ >= 0 ? acc_ : ub_, 0}, Layout::NZ16, acc_ >= 0 ? c.acc : c.out, t.mt, cols, m16};
     Node store{Node::Kind::Move};
     store.src = {{-1, ub_, 0}, Layout::NZ16, c.out, t.mt, cols, m16};
     store.dst = out_view(t, col, cols);
     std::vector<Node> make = {drain};
-    if (p_.epilogue) make = fused(t, col, cols, std::move(make));
+    if (acc_ >= 0) make = fused(t, col, cols, std::move(make));  // a fused epilogue
     make.push_back(store);
     return std::vector<Node>{scope({ub_}, std::move(make))};
   };
