@@ -3,7 +3,7 @@
 
 #include "codegen/emit.h"
 #include "codegen/fit.h"
-#include "codegen/pool_nest.h"
+#include "codegen/lower_stages.h"
 #include "codegen/select.h"
 #include "codegen/simplify.h"
 #include "codegen/storage.h"
@@ -111,9 +111,10 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     k = fit_strips(plan, chip);                    // loops, scopes, Move and Mmad, the strips UB holds
   } else if (pool) {                               // a pooling on the vector unit
     sched::PoolPlan plan = sched::plan_pool(f, chip);
-    stages = sched::stage_graph(plan).str();
+    sched::StageGraph graph = sched::stage_graph(plan);
+    stages = graph.str();
     log("schedule", [&] { return plan.str() + "\n" + stages; });
-    k = build_pool_nest(plan, chip);
+    k = lower_stages(graph, chip);
   } else {                                         // the vector path
     sched::VectorPlan plan = sched::plan_vector(f, chip);
     sched::StageGraph graph = sched::stage_graph(plan);

@@ -1,6 +1,7 @@
 #include "codegen/lower_stages.h"
 
-#include "codegen/contraction_builder.h"
+#include "codegen/lower_contraction.h"
+#include "codegen/lower_pool.h"
 #include "codegen/storage.h"
 #include "codegen/tile_loop.h"
 #include "codegen/vector_eval.h"
@@ -298,6 +299,7 @@ class VectorStages {
 
 Kernel lower_stages(const StageGraph& graph, const ChipConfig& chip) {
   if (graph.contraction) return detail::Builder(graph, chip).build();
+  if (graph.pool) return lower_pool(graph, chip);
   return VectorStages(graph, chip).lower();
 }
 

@@ -10,7 +10,7 @@
 //                           after its last reader; the output into its UB stage and out (MTE3)
 //
 // A contraction's graph (matmul, conv, with a fused epilogue, on either kind of chip) is lowered
-// by contraction_builder.h: its tiles over the cores, their L1 chunks of k filled ahead, the L0
+// by lower_contraction.h: its tiles over the cores, their L1 chunks of k filled ahead, the L0
 // steps and mmads, the way out of L0C its graph's edges name.
 //
 // The graph's tiles and strips are chosen before (codegen/fit.h): the lowering neither searches

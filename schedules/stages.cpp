@@ -253,6 +253,7 @@ StageGraph stage_graph(const VectorPlan& p) {
 StageGraph stage_graph(const PoolPlan& p) {
   StageGraph g;
   g.kernel = p.name;
+  g.pool = std::make_shared<const PoolPlan>(p);
   const int copies = p.copies;
   const int64_t planes = p.tile_planes;
   int gm = g.add({p.input->name, Engine::None, Place::GM, {}, At::Given, 1});

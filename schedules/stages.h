@@ -104,6 +104,8 @@ struct StageGraph {
   // rows of a tile on a split chip's vector cores; 0 when the FixPipe writes the result).
   std::shared_ptr<const ContractionPlan> contraction;
   int64_t strip = 0;
+  // A pooling's graph: its plan (the window, the bands of output rows and the planes per tile).
+  std::shared_ptr<const PoolPlan> pool;
   std::vector<GraphStage> stages;  // producers first
   std::vector<Edge> edges;
   int add(GraphStage s);

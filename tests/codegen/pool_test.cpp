@@ -1,4 +1,4 @@
-// The pooling path (schedules/pool.h, codegen/pool_nest.h): max, average and global average
+// The pooling path (schedules/pool.h, codegen/lower_pool.h): max, average and global average
 // pooling of every shape and schedule kind (row bands with padding at the map's edges, whole
 // planes per tile, f16 and f32, strides, dilation, single taps), each against the Halide reference
 // (and naive loops written here) and checker-clean, on every chip preset.

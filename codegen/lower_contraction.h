@@ -2,7 +2,7 @@
 // the split chips' hand-off. Its buffers are its stages', sized by their forms and the fitted
 // strip; the tiles, their k chunks and the fills into L1 and L0 are here, the ways out of L0C
 // (the coupled core's strips through UB with a fused epilogue, the split chips' FixPipe and
-// workspace hand-off) in contraction_out.cpp. Not for use outside codegen.
+// workspace hand-off) in lower_contraction_out.cpp. Not for use outside codegen.
 #pragma once
 
 #include "codegen/conv_edges.h"

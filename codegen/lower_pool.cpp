@@ -1,4 +1,4 @@
-#include "codegen/pool_nest.h"
+#include "codegen/lower_pool.h"
 
 #include "codegen/tile_loop.h"
 #include "codegen/row_classes.h"
@@ -257,6 +257,6 @@ class PoolBuilder {
 
 }  // namespace
 
-Kernel build_pool_nest(const sched::PoolPlan& plan, const ChipConfig& chip) { return PoolBuilder(plan, chip).build(); }
+Kernel lower_pool(const sched::StageGraph& graph, const ChipConfig& chip) { return PoolBuilder(*graph.pool, chip).build(); }
 
 }  // namespace cubekit::codegen

@@ -1,5 +1,5 @@
-// Lowering pass 1 for a pooling (schedules/pool.h): its loop nest, with the GM <-> UB copies and
-// the V instructions of every window tap.
+// The staged lowering of a pooling's graph (lower_stages.h, schedules/pool.h): its loop nest,
+// with the GM <-> UB copies and the V instructions of every window tap.
 //
 //   fill tiles 0 .. ahead - 1 of this core
 //   for w = 0; w < my tiles; w += 1                       (tile t = block_idx + w * block_num)
@@ -13,10 +13,11 @@
 #pragma once
 
 #include "codegen/ir.h"
-#include "schedules/pool.h"
+#include "schedules/stages.h"
 
 namespace cubekit::codegen {
 
-Kernel build_pool_nest(const sched::PoolPlan& plan, const ChipConfig& chip);
+// Not for use outside codegen: lower_stages is the entry.
+Kernel lower_pool(const sched::StageGraph& graph, const ChipConfig& chip);
 
 }  // namespace cubekit::codegen

@@ -1,6 +1,6 @@
-// The ways out of L0C for the contraction nest (contraction_builder.h): the coupled core's strips
+// The ways out of L0C for the contraction nest (lower_contraction.h): the coupled core's strips
 // through UB with a fused epilogue, the split chips' FixPipe, and the output's layout.
-#include "codegen/contraction_builder.h"
+#include "codegen/lower_contraction.h"
 #include "codegen/vector_eval.h"
 
 #include <algorithm>
