@@ -110,8 +110,8 @@ std::vector<Node> ConvEdges::use(const RowClass& r, int64_t mt, int64_t nt, int6
                                   kw("pad_bottom", imm(r.pad_bottom)), kw("pad_left", imm(g.pad_left)),
                                   kw("pad_right", imm(g.pad_right))})};
   int64_t nf = round_up(nt, 16) / 16;
-  for (int64_t k0 = 0; k0 < kt1; k0 += p.tk_l0) {
-    int64_t kt0 = std::min(p.tk_l0, kt1 - k0);
+  for (int64_t k0 = 0; k0 < kt1; k0 += tk_l0) {
+    int64_t kt0 = std::min(tk_l0, kt1 - k0);
     std::vector<Node> body = {instr(typed("load3d", p.c.in), Pipe::MTE1, {at(-1, l0a, Affine(0)), at(-1, l1a, Affine(0))},
                                     {mem_arg(0), mem_arg(1), kw("c1", imm(kt1 / g.window())), kw("kh", imm(g.kh)),
                                      kw("kw", imm(g.kw)), kw("sh", imm(g.l1_sh())), kw("sw", imm(g.sw)), kw("dh", imm(g.dh)),

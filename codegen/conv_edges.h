@@ -19,6 +19,7 @@ namespace cubekit::codegen {
 struct ConvEdges {
   const sched::ContractionPlan& p;
   int a_tensor, b_tensor, l1a, l1b, l0a, l0b;
+  int64_t tk_l0;  // the L0 steps of an L1 chunk
 
   // GM -> L1 for the k chunk [k1, k1 + kt1) of the tile at (batch offset `ba` elements of A, first
   // input row `in_row0`, channels from n0).

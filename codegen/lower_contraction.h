@@ -39,8 +39,10 @@ struct Tile {
 class Builder {
  public:
   Builder(const sched::StageGraph& g, const ChipConfig& chip)
-      : g_(g), p_(*g.contraction), chip_(chip), full_(p_.c.k / p_.tk_l1), tail_(p_.c.k % p_.tk_l1),
-        chunks_(full_ + (tail_ ? 1 : 0)), ahead_(p_.l1_copies - 1), rotate_(p_.stagger && full_ > 1), strip_(g.strip) {}
+      : g_(g), p_(*g.contraction), chip_(chip), tk_l1_(g.step(sched::At::Chunk)), tk_l0_(g.step(sched::At::Step)),
+        full_(p_.c.k / tk_l1_), tail_(p_.c.k % tk_l1_), chunks_(full_ + (tail_ ? 1 : 0)),
+        ahead_(g.stages[size_t(nth_at(sched::Place::L1, 0))].copies - 1), rotate_(p_.stagger && full_ > 1),
+        strip_(std::max(g.step(sched::At::Strip), g.step(sched::At::RowStrip))) {}
 
   Kernel build() {
     const sched::Contraction& c = p_.c;
@@ -63,7 +65,7 @@ class Builder {
     l0b_ = stage_buffer("L0B", Space::L0B, nth_at(sched::Place::L0B, 0));
     l0c_ = stage_buffer("L0C", Space::L0C, nth_at(sched::Place::L0C, 0));
     if (path_into(nth_at(sched::Place::L0A, 0)) == sched::Path::Load3d) {  // img2col: the conv edges
-      conv_.emplace(ConvEdges{p_, 0, 1, l1a_, l1b_, l0a_, l0b_});
+      conv_.emplace(ConvEdges{p_, 0, 1, l1a_, l1b_, l0a_, l0b_, tk_l0_});
       int64_t row_tiles = 1;
       for (const auto& l : p_.tile_loops)
         if (l.dim == ContractionPlan::Dim::M) row_tiles = l.extent;
@@ -380,15 +382,15 @@ class Builder {
       std::vector<Node> out = ahead_ ? fills_.before(i) : fill(t, k1, kt1);
       return out += use(t, k1, kt1, first);
     };
-    if (full_) body += step(Affine(0), rotate_ ? Affine::var(start, p_.tk_l1) : Affine(0), p_.tk_l1, true);
+    if (full_) body += step(Affine(0), rotate_ ? Affine::var(start, tk_l1_) : Affine(0), tk_l1_, true);
     if (full_ >= 2) {
       int j = k_.new_var("j");
       std::vector<Node> each;
       Affine k = chunk_k(Affine::var(j), start, each);
-      each += step(Affine::var(j), k, p_.tk_l1, false);
+      each += step(Affine::var(j), k, tk_l1_, false);
       body.push_back(loop(j, Affine(1), Affine(full_), Affine(1), std::move(each)));
     }
-    if (tail_) body += step(Affine(full_), Affine(full_ * p_.tk_l1), tail_, full_ == 0);
+    if (tail_) body += step(Affine(full_), Affine(full_ * tk_l1_), tail_, full_ == 0);
     body += out_ == Out::Drain ? epilogue(t) : fixpipe(t);
     return {scope({l0c_}, std::move(body))};
   }
@@ -400,10 +402,10 @@ class Builder {
 
   // The k offset of full chunk number `j` (rotated by k_start when staggered); may add a Let.
   Affine chunk_k(const Affine& j, int start, std::vector<Node>& out) {
-    if (!rotate_) return j * p_.tk_l1;
+    if (!rotate_) return j * tk_l1_;
     int kc = k_.new_var("kc");
     out.push_back(let(kc, j + Affine::var(start), LetOp::Rem, full_));
-    return Affine::var(kc, p_.tk_l1);
+    return Affine::var(kc, tk_l1_);
   }
 
   // Fills this core's chunk number g: tile g / chunks, its chunk g % chunks in the order the
@@ -423,10 +425,10 @@ class Builder {
         out.push_back(let(start, t.indices, LetOp::Rem, full_));
       }
       Affine k = chunk_k(Affine::var(i), start, out);
-      return out += fill(t, k, p_.tk_l1);
+      return out += fill(t, k, tk_l1_);
     };
     if (!tail_) return full_chunk();
-    std::vector<Node> tail = fill(t, Affine(full_ * p_.tk_l1), tail_);
+    std::vector<Node> tail = fill(t, Affine(full_ * tk_l1_), tail_);
     if (!full_) return tail;
     return {when(Affine::var(i), full_, std::move(tail), full_chunk())};
   }
@@ -463,7 +465,7 @@ class Builder {
   std::vector<Node> use(const Tile& t, const Affine& k1, int64_t kt1, bool first) {
     if (conv_) return {scope({l1a_, l1b_}, conv_->use(*t.rows, t.mt, t.nt, kt1, first, l0c_), Node::Phase::Use)};
     auto [a, b] = l1_moves(t, k1, kt1);
-    std::vector<Node> body = chunks(p_.tk_l0, kt1, first, [&](const Affine& k0, int64_t kt0, bool init) {
+    std::vector<Node> body = chunks(tk_l0_, kt1, first, [&](const Affine& k0, int64_t kt0, bool init) {
       return l0_fill(t, a.dst, b.dst, k0, kt0, init);
     });
     return {scope({l1a_, l1b_}, std::move(body), Node::Phase::Use)};
@@ -527,6 +529,7 @@ class Builder {
   Out out_ = Out::Drain;
   const ContractionPlan& p_;
   const ChipConfig& chip_;
+  const int64_t tk_l1_, tk_l0_;  // the graph's L1 chunks of k and L0 steps of a chunk
   const int64_t full_, tail_;  // full L1 chunks of k, and the size of the last partial one
   const int64_t chunks_;       // L1 chunks per tile
   const int64_t ahead_;        // how many chunks the L1 fills run ahead of their use

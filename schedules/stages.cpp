@@ -86,6 +86,12 @@ int64_t stage_bytes(const GraphStage& s) {
   return 0;
 }
 
+int64_t StageGraph::step(At at) const {
+  for (const Loop& l : loops)
+    if (l.at == at) return l.step;
+  return 0;
+}
+
 int StageGraph::add(GraphStage s) {
   stages.push_back(std::move(s));
   return int(stages.size()) - 1;
@@ -130,7 +136,9 @@ StageGraph stage_graph(const ContractionPlan& p, int64_t chosen) {
   g.contraction = std::make_shared<const ContractionPlan>(p);
   // The UB strips: the fit's width, else the plan's (the vector cores' rows: to be chosen).
   const int64_t strip = chosen >= 0 ? chosen : p.split ? 0 : p.strip;
-  g.strip = strip;
+  g.loops = {{At::Chunk, c.k, p.tk_l1}, {At::Step, p.tk_l1, p.tk_l0}};
+  if (!p.split) g.loops.push_back({At::Strip, p.tn, strip});
+  if (p.vector_epilogue) g.loops.push_back({At::RowStrip, p.tm, strip});
   int a = g.add({c.a->name, Engine::None, Place::GM, {}, At::Given, 1});
   int b = g.add({c.b->name, Engine::None, Place::GM, {}, At::Given, 1});
   At l1_at = chunk_loop(p.tk_l1, c.k, At::Chunk), l0_at = chunk_loop(p.tk_l0, c.k, At::Step);

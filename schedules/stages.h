@@ -99,11 +99,19 @@ struct RowTiles {
 struct StageGraph {
   std::string kernel;
   RowTiles row_tiles;  // a vector-unit graph's
-  // A contraction's graph: its plan (the tile loops and k chunks its Tile, Chunk and Step loops
-  // walk, the stagger and core grouping), and the width of its UB strips out of L0C (columns;
-  // rows of a tile on a split chip's vector cores; 0 when the FixPipe writes the result).
+  // A contraction's graph: its plan (the shapes, the tile loops its Tile loop walks over the
+  // cores, the stagger and core grouping), and the loops inside a tile its other stages are made
+  // in: each walks `extent` in steps of `step`, the last one shorter when it does not divide:
+  //   Chunk: k in L1 chunks;  Step: a chunk in L0 steps;  Strip: a tile's columns out of L0C
+  //   (RowStrip: its rows, on a split chip's vector cores).
   std::shared_ptr<const ContractionPlan> contraction;
-  int64_t strip = 0;
+  struct Loop {
+    At at = At::Tile;
+    int64_t extent = 0, step = 0;
+  };
+  std::vector<Loop> loops;
+  // The step of the loop at `at`; 0 when the graph has none (the FixPipe writes a whole tile).
+  int64_t step(At at) const;
   // A pooling's graph: its plan (the window, the bands of output rows and the planes per tile).
   std::shared_ptr<const PoolPlan> pool;
   std::vector<GraphStage> stages;  // producers first
