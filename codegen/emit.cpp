@@ -278,11 +278,17 @@ class Emitter {
           break;
         }
         case Node::Kind::If: {
-          std::string other = label(), done = label();
-          // a == b (a < b) is terms == b - c (terms < b - c): the constant goes to the immediate
+          // a == b (a < b) is terms == b - c (terms < b - c): the constant goes to the immediate;
+          // without an else, the branch past the body is all (no jump over an empty else)
+          std::string other = label();
           int terms = terms_in(n.a, kFirstTemp);
           b_.emit(n.compare == Compare::Lt ? "bge" : "bne", {x(terms), operand(n.b - n.a.c, kScratch), name(other)});
           block(n.body);
+          if (n.orelse.empty()) {
+            b_.label(other);
+            break;
+          }
+          std::string done = label();
           b_.emit("jmp", {name(done)});
           b_.label(other);
           block(n.orelse);
