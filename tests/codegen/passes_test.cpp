@@ -263,9 +263,43 @@ TEST(Passes, AVectorFunc) {
   out.tile_rows(3).double_buffer();
   sched::StageGraph g = sched::stage_graph(sched::plan_vector(out, test::chip()));
   Passes p = run_passes(codegen::lower_stages(g, test::chip()), test::chip());
-  // Instruction selection leaves a vector Func's nest as it is (its nodes are instructions
-  // already); the loop nest is StageGraph's golden (stages_test.cpp).
-  EXPECT_EQ(p.selected, p.nest);
+  // Y is filled once before the tile loop, X one tile ahead (the prologue fills tile 0, each
+  // tile fills the next), the last tile of 1 row a branch of its own; the product is made in the
+  // output's UB buffer and stored.
+  EXPECT_EQ(p.nest,
+            "kernel out (block_dim 1)\n"
+            "  buffer in_X in ub: 288 bytes x 2\n"
+            "  buffer in_Y in ub: 96 bytes x 1\n"
+            "  buffer out in ub: 288 bytes x 2\n"
+            "  scope [in_Y]\n"
+            "    copy_gm_ub_pad in_Y[0], Y[0], len=80\n"
+            "    scope []\n"
+            "      if -3 < 0\n"
+            "        if block_idx == 2\n"
+            "          scope fill [in_X]\n"
+            "            copy_gm_ub_pad in_X[0], X[240*block_idx], nburst=1, len=80\n"
+            "        else\n"
+            "          scope fill [in_X]\n"
+            "            copy_gm_ub_pad in_X[0], X[240*block_idx], nburst=3, len=80\n"
+            "      for w = 0; w < 3; w += 1\n"
+            "        if w - 2 < 0\n"
+            "          if block_idx + w + 1 == 2\n"
+            "            scope fill [in_X]\n"
+            "              copy_gm_ub_pad in_X[0], X[240*block_idx + 240*w + 240], nburst=1, len=80\n"
+            "          else\n"
+            "            scope fill [in_X]\n"
+            "              copy_gm_ub_pad in_X[0], X[240*block_idx + 240*w + 240], nburst=3, len=80\n"
+            "        if block_idx + w == 2\n"
+            "          scope use [in_X]\n"
+            "            scope [out]\n"
+            "              vmul.f16 out[0], in_X[0], in_Y[0], repeat=1, dst_rep=3, src0_rep=3, mask=mask, src1_rep=0\n"
+            "              copy_ub_gm_pad out[240*block_idx + 240*w], out[0], nburst=1, len=80\n"
+            "        else\n"
+            "          scope use [in_X]\n"
+            "            scope [out]\n"
+            "              vmul.f16 out[0], in_X[0], in_Y[0], repeat=3, dst_rep=3, src0_rep=3, mask=mask, src1_rep=0\n"
+            "              copy_ub_gm_pad out[240*block_idx + 240*w], out[0], nburst=3, len=80\n");
+  EXPECT_EQ(p.selected, p.nest);  // its nodes are instructions already
   EXPECT_EQ(p.stored,
             "kernel out (block_dim 1)\n"
             "  buffer in_X in ub: 288 bytes x 2 at 0 (stride 288)\n"

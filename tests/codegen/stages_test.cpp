@@ -1,8 +1,8 @@
 // Golden tests of the stage graph (schedules/stages.h): the graph each plan describes, printed,
 // against the text it must be, for the matmul, a fused epilogue on a split chip (the workspace and
 // cross-core edges), a convolution (load3d, the residual's full-tile stage), vector kernels and
-// a pooling (a band of output rows and the input rows its windows reach); and the loop nest the
-// staged lowering makes of a vector graph (codegen/lower_stages.h), printed.
+// a pooling (a band of output rows and the input rows its windows reach). The loop nests the
+// staged lowering makes of them are passes_test.cpp's goldens.
 #include "codegen/lower_stages.h"
 #include "emulator/error.h"
 #include "codegen_test_util.h"
@@ -166,51 +166,6 @@ TEST(StageGraph, SizesTheCubesBuffersByTheirForm) {
   sched::StageGraph g = sched::stage_graph(p);
   EXPECT_EQ(bytes(g, "X.l1"), p.tk_l1 / 16 * (4 * 7) * 7 * 32);  // channel blocks x 4 images' rows x W x 32 B
   EXPECT_EQ(bytes(g, "W.l1"), p.tk_l1 * 48 * 2);                 // k x n rounded to 16, f16
-}
-
-// X(7, 40) * Y(40) in tiles of 3 rows, double-buffered, on one core: Y is filled once before the
-// tile loop, X one tile ahead (the prologue fills tile 0, each tile fills the next), the last
-// tile of 1 row a branch of its own; the product is made in the output's UB buffer and stored.
-TEST(LowerStages, AVectorGraphsLoopNest) {
-  dsl::Input X("X", DType::f16, {7, 40}), Y("Y", DType::f16, {40});
-  dsl::Var r("r"), c("c");
-  dsl::Func out("out");
-  out(r, c) = X(r, c) * Y(c);
-  out.tile_rows(3).double_buffer();
-  sched::StageGraph g = sched::stage_graph(sched::plan_vector(out, test::chip()));
-  EXPECT_EQ(codegen::lower_stages(g, test::chip()).str(),
-            "kernel out (block_dim 1)\n"
-            "  buffer in_X in ub: 288 bytes x 2\n"
-            "  buffer in_Y in ub: 96 bytes x 1\n"
-            "  buffer out in ub: 288 bytes x 2\n"
-            "  scope [in_Y]\n"
-            "    copy_gm_ub_pad in_Y[0], Y[0], len=80\n"
-            "    scope []\n"
-            "      if -3 < 0\n"
-            "        if block_idx == 2\n"
-            "          scope fill [in_X]\n"
-            "            copy_gm_ub_pad in_X[0], X[240*block_idx], nburst=1, len=80\n"
-            "        else\n"
-            "          scope fill [in_X]\n"
-            "            copy_gm_ub_pad in_X[0], X[240*block_idx], nburst=3, len=80\n"
-            "      for w = 0; w < 3; w += 1\n"
-            "        if w - 2 < 0\n"
-            "          if block_idx + w + 1 == 2\n"
-            "            scope fill [in_X]\n"
-            "              copy_gm_ub_pad in_X[0], X[240*block_idx + 240*w + 240], nburst=1, len=80\n"
-            "          else\n"
-            "            scope fill [in_X]\n"
-            "              copy_gm_ub_pad in_X[0], X[240*block_idx + 240*w + 240], nburst=3, len=80\n"
-            "        if block_idx + w == 2\n"
-            "          scope use [in_X]\n"
-            "            scope [out]\n"
-            "              vmul.f16 out[0], in_X[0], in_Y[0], repeat=1, dst_rep=3, src0_rep=3, mask=mask, src1_rep=0\n"
-            "              copy_ub_gm_pad out[240*block_idx + 240*w], out[0], nburst=1, len=80\n"
-            "        else\n"
-            "          scope use [in_X]\n"
-            "            scope [out]\n"
-            "              vmul.f16 out[0], in_X[0], in_Y[0], repeat=3, dst_rep=3, src0_rep=3, mask=mask, src1_rep=0\n"
-            "              copy_ub_gm_pad out[240*block_idx + 240*w], out[0], nburst=3, len=80\n");
 }
 
 // The graph's tiles are chosen before the lowering (codegen/fit.h): lowering a graph whose tile
