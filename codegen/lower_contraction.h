@@ -41,7 +41,7 @@ class Builder {
   Builder(const sched::StageGraph& g, const ChipConfig& chip)
       : g_(g), p_(*g.contraction), chip_(chip), tk_l1_(g.step(sched::At::Chunk)), tk_l0_(g.step(sched::At::Step)),
         full_(p_.c.k / tk_l1_), tail_(p_.c.k % tk_l1_), chunks_(full_ + (tail_ ? 1 : 0)),
-        ahead_(g.stages[size_t(nth_at(sched::Place::L1, 0))].copies - 1), rotate_(p_.stagger && full_ > 1),
+        ahead_(g.stages[size_t(nth_at(sched::Place::L1, 0))].copies - 1), rotate_(g_.tiles.stagger && full_ > 1),
         strip_(std::max(g.step(sched::At::Strip), g.step(sched::At::RowStrip))) {}
 
   Kernel build() {
@@ -67,7 +67,7 @@ class Builder {
     if (path_into(nth_at(sched::Place::L0A, 0)) == sched::Path::Load3d) {  // img2col: the conv edges
       conv_.emplace(ConvEdges{p_, 0, 1, l1a_, l1b_, l0a_, l0b_, tk_l0_});
       int64_t row_tiles = 1;
-      for (const auto& l : p_.tile_loops)
+      for (const auto& l : g_.tiles.loops)
         if (l.dim == ContractionPlan::Dim::M) row_tiles = l.extent;
       classes_ = c.g.images > 1 ? stacked_classes(c.g) : row_classes(c.g, p_.tm / c.g.ow, row_tiles);
     }
@@ -167,12 +167,12 @@ class Builder {
   // Core c takes the fused core iterations c, c + block_dim, ...; inside each, every iteration of
   // the serial tile loops. One loop makes "the next tile" a matter of decoding w + 1.
   std::vector<Node> tiles() {
-    const auto& loops = p_.tile_loops;
+    const auto& loops = g_.tiles.loops;
     fused_ = 1, serial_ = 1;
-    for (size_t i = 0; i < loops.size(); ++i) (int(i) < p_.core_loops ? fused_ : serial_) *= loops[i].extent;
-    k_.block_dim = p_.core_loops ? int(std::min<int64_t>(fused_, chip_.cores)) : 1;
+    for (size_t i = 0; i < loops.size(); ++i) (int(i) < g_.tiles.on_cores ? fused_ : serial_) *= loops[i].extent;
+    k_.block_dim = g_.tiles.on_cores ? int(std::min<int64_t>(fused_, chip_.cores)) : 1;
     stagger_weights();
-    tiles_ = core_tiles(k_, p_.core_loops > 0, fused_, serial_);
+    tiles_ = core_tiles(k_, g_.tiles.on_cores > 0, fused_, serial_);
     fills_ = FillAhead{&tiles_, chunks_, ahead_, [this](const Affine& g) { return fill_chunk(g); }};
     std::vector<Node> out = std::move(tiles_.setup);
     out += fills_.prologue();
@@ -188,7 +188,7 @@ class Builder {
     std::vector<Node> body;
     for (int i = 0; i < VectorEpilogue::kSlots; ++i)  // every slot starts free
       body.push_back(set_cross(Pipe::MTE2, 2, VectorEpilogue::kFree));
-    CoreTiles v = core_tiles(k_, p_.core_loops > 0, fused_, serial_, "_v");
+    CoreTiles v = core_tiles(k_, g_.tiles.on_cores > 0, fused_, serial_, "_v");
     body += std::move(v.setup);
     const int w = v.w;
     body.push_back(v.loop(decoded(Affine::var(w), "_v", [&](const Tile& t) {
@@ -212,12 +212,12 @@ class Builder {
   // the chunks, so each of them fetches (misses) about 1/Y' of the panel and reads the rest after
   // another fetched it. Likewise wx = full / X' for those sharing y.
   void stagger_weights() {
-    weight_.assign(p_.tile_loops.size(), 1);
-    if (p_.core_loops < 2) return;
-    size_t xi = size_t(p_.core_loops - 2), yi = xi + 1;
-    int64_t Y = p_.tile_loops[yi].extent, cores = k_.block_dim;
-    int64_t y_wave = p_.core_group > 1 ? std::min(Y, (cores + p_.core_group - 1) / p_.core_group) : std::min(Y, cores);
-    int64_t x_wave = p_.core_group > 1 ? p_.core_group : (cores + Y - 1) / Y;
+    weight_.assign(g_.tiles.loops.size(), 1);
+    if (g_.tiles.on_cores < 2) return;
+    size_t xi = size_t(g_.tiles.on_cores - 2), yi = xi + 1;
+    int64_t Y = g_.tiles.loops[yi].extent, cores = k_.block_dim;
+    int64_t y_wave = g_.tiles.group > 1 ? std::min(Y, (cores + g_.tiles.group - 1) / g_.tiles.group) : std::min(Y, cores);
+    int64_t x_wave = g_.tiles.group > 1 ? g_.tiles.group : (cores + Y - 1) / Y;
     weight_[xi] = std::max<int64_t>(1, full_ / std::max<int64_t>(1, x_wave));
     weight_[yi] = std::max<int64_t>(1, full_ / std::max<int64_t>(1, y_wave));
   }
@@ -227,9 +227,9 @@ class Builder {
   template <class F>
   std::vector<Node> decoded(const Affine& w, const std::string& suffix, F f) {
     std::vector<Node> out;
-    std::vector<int> index(p_.tile_loops.size(), -1);
+    std::vector<int> index(g_.tiles.loops.size(), -1);
     int rest = k_.new_var("rest" + suffix);
-    if (p_.core_loops) {
+    if (g_.tiles.on_cores) {
       Affine round = w;
       if (serial_ > 1) {
         out.push_back(let(rest, w, LetOp::Div, serial_));
@@ -237,8 +237,8 @@ class Builder {
       }
       int u = k_.new_var("tile" + suffix);
       out.push_back(let(u, Affine::var(kBlockIdx) + round * k_.block_dim, LetOp::Add, 0));
-      int inner = p_.core_loops;
-      if (p_.core_group > 1) {
+      int inner = g_.tiles.on_cores;
+      if (g_.tiles.group > 1) {
         out += grouped(u, rest, index, suffix);
         inner -= 2;
       } else {
@@ -246,9 +246,9 @@ class Builder {
       }
       out += row_major(rest, 0, inner, index, suffix);
     }
-    if (size_t(p_.core_loops) < p_.tile_loops.size()) {
+    if (size_t(g_.tiles.on_cores) < g_.tiles.loops.size()) {
       out.push_back(let(rest, w, serial_ > 1 ? LetOp::Rem : LetOp::Add, serial_ > 1 ? serial_ : 0));
-      out += row_major(rest, p_.core_loops, int(p_.tile_loops.size()), index, suffix);
+      out += row_major(rest, g_.tiles.on_cores, int(g_.tiles.loops.size()), index, suffix);
     }
     out += variants(index, f);
     return out;
@@ -258,7 +258,7 @@ class Builder {
   std::vector<Node> row_major(int rest, int lo, int hi, std::vector<int>& index, const std::string& suffix) {
     std::vector<Node> out;
     for (int i = hi - 1; i >= lo; --i) {
-      const auto& l = p_.tile_loops[size_t(i)];
+      const auto& l = g_.tiles.loops[size_t(i)];
       index[size_t(i)] = k_.new_var(l.name + suffix);
       out.push_back(let(index[size_t(i)], Affine::var(rest), LetOp::Rem, l.extent));
       if (i > lo) out.push_back(let(rest, Affine::var(rest), LetOp::Div, l.extent));
@@ -275,9 +275,9 @@ class Builder {
   // When G does not divide X, the last group (g = X / G) has L = X % G iterations of x:
   //   x = g*G + r % L;  y = r / L
   std::vector<Node> grouped(int u, int rest, std::vector<int>& index, const std::string& suffix) {
-    const auto& loops = p_.tile_loops;
-    size_t xi = size_t(p_.core_loops - 2), yi = xi + 1;
-    int64_t X = loops[xi].extent, Y = loops[yi].extent, G = p_.core_group;
+    const auto& loops = g_.tiles.loops;
+    size_t xi = size_t(g_.tiles.on_cores - 2), yi = xi + 1;
+    int64_t X = loops[xi].extent, Y = loops[yi].extent, G = g_.tiles.group;
     std::vector<Node> out;
     int v = k_.new_var("in_block" + suffix), g = k_.new_var("group" + suffix), r = k_.new_var("in_group" + suffix);
     index[xi] = k_.new_var(loops[xi].name + suffix);
@@ -304,8 +304,8 @@ class Builder {
     const sched::Contraction& c = p_.c;
     Affine mo, no, indices, ba, bb, bc, bg, image_tile;
     int64_t mo_count = 1, no_count = 1, image_tiles = 1;
-    for (size_t i = 0; i < p_.tile_loops.size(); ++i) {
-      const auto& l = p_.tile_loops[i];
+    for (size_t i = 0; i < g_.tiles.loops.size(); ++i) {
+      const auto& l = g_.tiles.loops[i];
       Affine v = Affine::var(index[i]);
       indices = indices + v * weight_[i];
       if (l.dim == ContractionPlan::Dim::M) mo = v, mo_count = l.extent;

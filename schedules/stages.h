@@ -105,6 +105,15 @@ struct StageGraph {
   //   Chunk: k in L1 chunks;  Step: a chunk in L0 steps;  Strip: a tile's columns out of L0C
   //   (RowStrip: its rows, on a split chip's vector cores).
   std::shared_ptr<const ContractionPlan> contraction;
+  // Its tile loops, outermost first: the first `on_cores` fused and spread over the cores (the
+  // last two of those rasterised in groups of `group`), each tile's k chunks started at a
+  // staggered offset when `stagger`.
+  struct Tiles {
+    std::vector<ContractionPlan::TileLoop> loops;
+    int on_cores = 0;
+    int64_t group = 1;
+    bool stagger = false;
+  } tiles;
   struct Loop {
     At at = At::Tile;
     int64_t extent = 0, step = 0;
