@@ -29,4 +29,29 @@ struct CoreTiles {
 // The variables are named rounds<suffix> and w<suffix>.
 CoreTiles core_tiles(Kernel& k, bool spread, int64_t fused, int64_t serial, const std::string& suffix = "");
 
+// A kernel's tile loops, outermost first: the first `on_cores` fused and spread over the cores
+// (their iterations `fused`), the others run in turn on the core (`serial`); the last two core
+// loops rasterised in groups of `group` (see decode_tiles).
+struct TileDim {
+  std::string name;
+  int64_t extent = 1;
+};
+struct TileSpace {
+  std::vector<TileDim> loops;
+  int on_cores = 0;
+  int64_t group = 1;
+  int64_t fused() const;
+  int64_t serial() const;
+};
+
+// The index of each tile loop (a variable, in `index`) of this core's tile number w, written once
+// for every nest:
+//   u = block_idx + (w / serial) * block_num              the fused core iteration
+//   the core loops from u, the last varying fastest       (grouped: the last two by decode_grouped)
+//   the serial loops from w % serial, the same way
+// Each part's outermost loop takes what the inner ones leave, which is below its extent: no
+// remainder. A part of one loop is its source itself (u, or w when nothing is on the cores).
+std::vector<Node> decode_tiles(Kernel& k, const TileSpace& space, const Affine& w, const std::string& suffix,
+                               std::vector<int>& index);
+
 }  // namespace cubekit::codegen

@@ -167,9 +167,9 @@ class Builder {
   // Core c takes the fused core iterations c, c + block_dim, ...; inside each, every iteration of
   // the serial tile loops. One loop makes "the next tile" a matter of decoding w + 1.
   std::vector<Node> tiles() {
-    const auto& loops = g_.tiles.loops;
-    fused_ = 1, serial_ = 1;
-    for (size_t i = 0; i < loops.size(); ++i) (int(i) < g_.tiles.on_cores ? fused_ : serial_) *= loops[i].extent;
+    for (const auto& l : g_.tiles.loops) space_.loops.push_back({l.name, l.extent});
+    space_.on_cores = g_.tiles.on_cores, space_.group = g_.tiles.group;
+    fused_ = space_.fused(), serial_ = space_.serial();
     k_.block_dim = g_.tiles.on_cores ? int(std::min<int64_t>(fused_, chip_.cores)) : 1;
     stagger_weights();
     tiles_ = core_tiles(k_, g_.tiles.on_cores > 0, fused_, serial_);
@@ -223,78 +223,12 @@ class Builder {
   }
 
   // Decodes tile number `w` of this core into the tile loop indices (variables named with
-  // `suffix`), then makes `f(tile)` for each edge variant of it.
+  // `suffix`, core_tiles.h), then makes `f(tile)` for each edge variant of it.
   template <class F>
   std::vector<Node> decoded(const Affine& w, const std::string& suffix, F f) {
-    std::vector<Node> out;
-    std::vector<int> index(g_.tiles.loops.size(), -1);
-    int rest = k_.new_var("rest" + suffix);
-    if (g_.tiles.on_cores) {
-      Affine round = w;
-      if (serial_ > 1) {
-        out.push_back(let(rest, w, LetOp::Div, serial_));
-        round = Affine::var(rest);
-      }
-      int u = k_.new_var("tile" + suffix);
-      out.push_back(let(u, Affine::var(kBlockIdx) + round * k_.block_dim, LetOp::Add, 0));
-      int inner = g_.tiles.on_cores;
-      if (g_.tiles.group > 1) {
-        out += grouped(u, rest, index, suffix);
-        inner -= 2;
-      } else {
-        out.push_back(let(rest, Affine::var(u), LetOp::Add, 0));
-      }
-      out += row_major(rest, 0, inner, index, suffix);
-    }
-    if (size_t(g_.tiles.on_cores) < g_.tiles.loops.size()) {
-      out.push_back(let(rest, w, serial_ > 1 ? LetOp::Rem : LetOp::Add, serial_ > 1 ? serial_ : 0));
-      out += row_major(rest, g_.tiles.on_cores, int(g_.tiles.loops.size()), index, suffix);
-    }
+    std::vector<int> index;
+    std::vector<Node> out = decode_tiles(k_, space_, w, suffix, index);
     out += variants(index, f);
-    return out;
-  }
-
-  // Loops [lo, hi) from the index in `rest`, the last loop varying fastest (`rest` is consumed).
-  std::vector<Node> row_major(int rest, int lo, int hi, std::vector<int>& index, const std::string& suffix) {
-    std::vector<Node> out;
-    for (int i = hi - 1; i >= lo; --i) {
-      const auto& l = g_.tiles.loops[size_t(i)];
-      index[size_t(i)] = k_.new_var(l.name + suffix);
-      out.push_back(let(index[size_t(i)], Affine::var(rest), LetOp::Rem, l.extent));
-      if (i > lo) out.push_back(let(rest, Affine::var(rest), LetOp::Div, l.extent));
-    }
-    return out;
-  }
-
-  // The last two core loops x, y (extents X, Y) from the fused index u, x varying fastest within
-  // groups of G of its iterations, y walking backwards in every other group (so that the cores
-  // at a turn keep the panels of y they have just used); `rest` becomes the index of the outer
-  // core loops:
-  //   rest = u / (X*Y);  v = u % (X*Y)
-  //   g = v / (G*Y);  r = v % (G*Y);  x = g*G + r % G;  y = r / G;  if g % 2 == 1: y = Y-1 - y
-  // When G does not divide X, the last group (g = X / G) has L = X % G iterations of x:
-  //   x = g*G + r % L;  y = r / L
-  std::vector<Node> grouped(int u, int rest, std::vector<int>& index, const std::string& suffix) {
-    const auto& loops = g_.tiles.loops;
-    size_t xi = size_t(g_.tiles.on_cores - 2), yi = xi + 1;
-    int64_t X = loops[xi].extent, Y = loops[yi].extent, G = g_.tiles.group;
-    std::vector<Node> out;
-    int v = k_.new_var("in_block" + suffix), g = k_.new_var("group" + suffix), r = k_.new_var("in_group" + suffix);
-    index[xi] = k_.new_var(loops[xi].name + suffix);
-    index[yi] = k_.new_var(loops[yi].name + suffix);
-    out.push_back(let(rest, Affine::var(u), LetOp::Div, X * Y));
-    out.push_back(let(v, Affine::var(u), LetOp::Rem, X * Y));
-    out.push_back(let(g, Affine::var(v), LetOp::Div, G * Y));
-    out.push_back(let(r, Affine::var(v), LetOp::Rem, G * Y));
-    out.push_back(let(index[xi], Affine::var(r), LetOp::Rem, G));
-    out.push_back(let(index[yi], Affine::var(r), LetOp::Div, G));
-    if (X % G) {
-      int64_t L = X % G;
-      out.push_back(when(Affine::var(g), X / G, {let(index[xi], Affine::var(r), LetOp::Rem, L), let(index[yi], Affine::var(r), LetOp::Div, L)}, {}));
-    }
-    out.push_back(let(index[xi], Affine::var(index[xi]) + Affine::var(g, G), LetOp::Add, 0));
-    out.push_back(let(g, Affine::var(g), LetOp::Rem, 2));
-    out.push_back(when(Affine::var(g), 1, {let(index[yi], Affine(Y - 1) - Affine::var(index[yi]), LetOp::Add, 0)}, {}));
     return out;
   }
 
@@ -535,6 +469,7 @@ class Builder {
   const int64_t ahead_;        // how many chunks the L1 fills run ahead of their use
   const bool rotate_;
   Kernel k_;
+  TileSpace space_;                 // the tile loops
   int64_t fused_ = 1, serial_ = 1;  // iterations of the core loops (fused) and of the others
   CoreTiles tiles_;                 // this core's tiles and its tile number
   FillAhead fills_;                 // its L1 fills, ahead_ chunks ahead of their use

@@ -49,8 +49,12 @@ class PoolBuilder {
     pool_ = std::make_unique<ScratchPool>(k_);
 
     k_.block_dim = p_.cores ? int(std::min<int64_t>(chip_.vector_cores(), p_.tiles())) : 1;
-    k_.body = tile_loop(k_, {p_.tiles(), p_.copies - 1, [&](const Affine& t) { return dispatch(t, &PoolBuilder::fill); },
-                             [&](const Affine& t, bool with_fill) { return dispatch(t, with_fill ? &PoolBuilder::fill_use : &PoolBuilder::use); }});
+    const int64_t ntp = (p_.planes + p_.tile_planes - 1) / p_.tile_planes;
+    k_.body = tile_loop(k_, {{{"ptile", ntp}, {"band", p_.bands()}}, p_.copies - 1,
+                             [&](const TileLoop::Index& at) { return dispatch(at, &PoolBuilder::fill); },
+                             [&](const TileLoop::Index& at, bool with_fill) {
+                               return dispatch(at, with_fill ? &PoolBuilder::fill_use : &PoolBuilder::use);
+                             }});
     return std::move(k_);
   }
 
@@ -58,17 +62,14 @@ class PoolBuilder {
   // fill or use: the nodes of tile (band kind, planes, first plane, band).
   using TileFn = std::vector<Node> (PoolBuilder::*)(const RowClass&, int64_t, const Affine&, const Affine&);
 
-  // f(band kind, planes, first plane, band) for tile t: a branch per kind of band, and one for a
-  // last tile of fewer planes.
-  std::vector<Node> dispatch(const Affine& t, const TileFn& f) {
-    const int64_t nb = p_.bands(), tp = p_.tile_planes, ntp = (p_.planes + tp - 1) / tp, rest = p_.planes - (ntp - 1) * tp;
-    int pv = k_.new_var("ptile"), bv = k_.new_var("band");
+  // f(band kind, planes, first plane, band) for the tile at (plane tile, band): a branch per kind
+  // of band, and one for a last tile of fewer planes.
+  std::vector<Node> dispatch(const TileLoop::Index& at, const TileFn& f) {
+    const int64_t tp = p_.tile_planes, ntp = (p_.planes + tp - 1) / tp, rest = p_.planes - (ntp - 1) * tp;
+    const Affine p0 = at[0] * tp, band = at[1];
     std::vector<Node> out;
-    out.push_back(nb > 1 ? let(pv, t, LetOp::Div, nb) : let(pv, t, LetOp::Add, 0));
-    out.push_back(nb > 1 ? let(bv, t, LetOp::Rem, nb) : let(bv, Affine(0), LetOp::Add, 0));
-    const Affine p0 = Affine::var(pv, tp), band = Affine::var(bv);
     auto planes = [&](const RowClass& b) {
-      return with_tail(Affine::var(pv), ntp, tp, rest, [&](int64_t np) { return (this->*f)(b, np, p0, band); });
+      return with_tail(at[0], ntp, tp, rest, [&](int64_t np) { return (this->*f)(b, np, p0, band); });
     };
     std::vector<Node> chain = planes(bands_.back());
     for (size_t i = bands_.size() - 1; i-- > 0;)

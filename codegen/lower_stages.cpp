@@ -86,16 +86,18 @@ class VectorStages {
     buffer_[output_] = k.new_buffer("out", Space::UB, out_bytes, out().copies);
     pool_ = std::make_unique<ScratchPool>(k);
 
-    auto fill_of = [&](const Affine& t) {
+    auto fill_of = [&](const TileLoop::Index& at) {
+      const Affine& t = at[0];
       return per_tile_.empty() ? std::vector<Node>{} : with_tail(t, ntiles_, tile, last_, [&](int64_t n) { return fill(t, n); });
     };
-    auto use_of = [&](const Affine& t, bool with_fill) {
+    auto use_of = [&](const TileLoop::Index& at, bool with_fill) {
+      const Affine& t = at[0];
       return with_tail(t, ntiles_, tile, last_, [&](int64_t n) {
         std::vector<Node> body = with_fill ? fill(t, n) : std::vector<Node>{};
         return body += use(t, n);
       });
     };
-    std::vector<Node> body = per_core(tile_loop(k, {ntiles_, ahead_, fill_of, use_of}));
+    std::vector<Node> body = per_core(tile_loop(k, {{{"tile", ntiles_}}, ahead_, fill_of, use_of}));
     k.body = zeroed();
     for (Node& n : body) k.body.push_back(std::move(n));
     k_ = nullptr;

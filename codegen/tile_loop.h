@@ -14,13 +14,14 @@
 //
 //   <this core's tiles>                                 (core_tiles.h)
 //   fill tiles 0 .. ahead - 1
-//   for w = 0; w < my tiles; w += 1                     (tile t = block_idx + w * block_num)
-//     fill tile w + ahead
+//   for w = 0; w < my tiles; w += 1                     (the tile loops' indices of tile
+//     fill tile w + ahead                                block_idx + w * block_num: decode_tiles)
 //     use tile w            (ahead 0: fill tile w, then use it)
 //
-// `fill(t)` and `use(t, with_fill)` make the nodes of tile t, each with its branches per kind of
-// tile (the edge specialisation of the nest: a partial last tile, a band at the map's edge);
-// `with_fill` puts the tile's fills inside the use's branches, so that they are told apart once.
+// `fill(index)` and `use(index, with_fill)` make the nodes of the tile at those loop indices, each
+// with its branches per kind of tile (the edge specialisation of the nest: a partial last tile, a
+// band at the map's edge); `with_fill` puts the tile's fills inside the use's branches, so that
+// they are told apart once.
 #pragma once
 
 #include "codegen/core_tiles.h"
@@ -54,10 +55,11 @@ std::vector<Node> with_tail(const Affine& index, int64_t count, int64_t full, in
 }
 
 struct TileLoop {
-  int64_t tiles = 1;  // over k.block_dim cores (one: every tile on one core)
-  int64_t ahead = 0;  // the filled buffers' copies - 1
-  std::function<std::vector<Node>(const Affine& t)> fill;  // may make no nodes
-  std::function<std::vector<Node>(const Affine& t, bool with_fill)> use;
+  std::vector<TileDim> loops;  // the tiles, outermost first, over k.block_dim cores (one: every tile on one core)
+  int64_t ahead = 0;           // the filled buffers' copies - 1
+  using Index = std::vector<Affine>;  // a tile's index in each loop
+  std::function<std::vector<Node>(const Index& at)> fill;  // may make no nodes
+  std::function<std::vector<Node>(const Index& at, bool with_fill)> use;
 };
 
 std::vector<Node> tile_loop(Kernel& k, const TileLoop& loop);

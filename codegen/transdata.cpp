@@ -47,10 +47,11 @@ class TransDataBuilder {
     const int64_t tiles = n_ * c1_ * groups_;
     k_.block_dim = int(std::min<int64_t>(chip_.vector_cores(), tiles));
     std::vector<Node> body = zeroed();
-    body += tile_loop(k_, {tiles, 1, [&](const Affine& t) { return dispatch(t, &TransDataBuilder::fill); },
-                           [&](const Affine& t, bool with_fill) {
+    body += tile_loop(k_, {{{"image", n_}, {"c1", c1_}, {"group", groups_}}, 1,
+                           [&](const TileLoop::Index& at) { return dispatch(at, &TransDataBuilder::fill); },
+                           [&](const TileLoop::Index& at, bool with_fill) {
                              CUBEKIT_ASSERT(!with_fill, "TransData fills one tile ahead");
-                             return dispatch(t, &TransDataBuilder::use);
+                             return dispatch(at, &TransDataBuilder::use);
                            }});
     k_.body = std::move(body);
     return std::move(k_);
@@ -63,19 +64,18 @@ class TransDataBuilder {
   // fill or use: the nodes of tile (valid channels, positions, offsets).
   using TileFn = std::vector<Node> (TransDataBuilder::*)(int64_t, int64_t, const Tile&);
 
-  // f(valid channels, positions, offsets) for tile t: a branch for the last channel block (fewer
-  // channels) and for the last positions of a plane (fewer positions).
-  std::vector<Node> dispatch(const Affine& t, const TileFn& f) {
-    int plane = k_.new_var("plane"), g = k_.new_var("group"), n = k_.new_var("image"), c1 = k_.new_var("c1");
-    std::vector<Node> out = {let(plane, t, LetOp::Div, groups_), let(g, t, LetOp::Rem, groups_),
-                             let(n, Affine::var(plane), LetOp::Div, c1_), let(c1, Affine::var(plane), LetOp::Rem, c1_)};
-    Tile at{(Affine::var(n, c_ * hw_) + Affine::var(c1, 16 * hw_) + Affine::var(g, p_)) * 2,
-            (Affine::var(plane, hw_) + Affine::var(g, p_)) * 32};
+  // f(valid channels, positions, offsets) for the tile at (image, channel block, group of
+  // positions): a branch for the last channel block (fewer channels) and for the last positions
+  // of a plane (fewer positions).
+  std::vector<Node> dispatch(const TileLoop::Index& index, const TileFn& f) {
+    const Affine &n = index[0], &c1 = index[1], &g = index[2];
+    std::vector<Node> out;
+    Tile at{(n * (c_ * hw_) + c1 * (16 * hw_) + g * p_) * 2, ((n * c1_ + c1) * hw_ + g * p_) * 32};
     const int64_t last_c = c_ - (c1_ - 1) * 16, last_p = hw_ - (groups_ - 1) * p_;
     auto by_positions = [&](int64_t cv) {
-      return with_tail(Affine::var(g), groups_, p_, last_p, [&](int64_t np) { return (this->*f)(cv, np, at); });
+      return with_tail(g, groups_, p_, last_p, [&](int64_t np) { return (this->*f)(cv, np, at); });
     };
-    return out += with_tail(Affine::var(c1), c1_, 16, last_c, by_positions);
+    return out += with_tail(c1, c1_, 16, last_c, by_positions);
   }
 
   // Each channel's positions into row c of the 16 x 16 matrices (NCHW -> NC1HWC0), or the
