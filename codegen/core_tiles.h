@@ -20,8 +20,6 @@ struct CoreTiles {
   Affine count;             // this core's tiles
   int w = -1;               // the loop variable: this core's tile number
 
-  // The tile index of this core's tile number g when every iteration is a fused one (serial 1).
-  Affine tile(const Affine& g, int block_dim) const { return Affine::var(kBlockIdx) + g * block_dim; }
   Node loop(std::vector<Node> body) const { return codegen::loop(w, Affine(0), count, Affine(1), std::move(body)); }
 };
 
