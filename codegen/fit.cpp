@@ -55,7 +55,7 @@ class RowTileFit {
   int64_t unit() const { return p_.flat ? 128 : 1; }  // tile sizes in rows, or in 128 elements when flat
 
   Kernel make(int64_t tile) {
-    g_.row_tiles.tile_rows = tile;
+    g_ = sched::stage_graph(p_, tile);
     return lower_stages(g_, chip_);
   }
 
@@ -86,9 +86,15 @@ class RowTileFit {
   const ChipConfig& chip_;
 };
 
+// The kernel lowered from the contraction's graph with strips `strip` wide (`graph` becomes it).
+Kernel with_strips(const sched::ContractionPlan& plan, int64_t strip, const ChipConfig& chip, sched::StageGraph& graph) {
+  graph = sched::stage_graph(plan, strip);
+  return lower_stages(graph, chip);
+}
+
 // The vector cores' strips: as many rows of an AIV's half tile as fit its UB.
-Kernel fit_row_strips(const sched::ContractionPlan& plan, const ChipConfig& chip) {
-  auto make = [&](int64_t rows) { return lower_stages(sched::stage_graph(plan, rows), chip); };
+Kernel fit_row_strips(const sched::ContractionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph) {
+  auto make = [&](int64_t rows) { return with_strips(plan, rows, chip, graph); };
   int64_t best = largest_fitting(std::min<int64_t>((plan.tm + 1) / 2, 4095), chip, make);  // a strip's rows are one copy's bursts
   if (best > 0) return make(best);
   Kernel k = make(1);
@@ -100,11 +106,11 @@ Kernel fit_row_strips(const sched::ContractionPlan& plan, const ChipConfig& chip
 
 }  // namespace
 
-Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip) {
-  if (plan.split && !plan.vector_epilogue) return lower_stages(sched::stage_graph(plan, 0), chip);
-  if (plan.vector_epilogue) return fit_row_strips(plan, chip);
-  if (!plan.epilogue) return lower_stages(sched::stage_graph(plan, plan.strip), chip);
-  auto make = [&](int64_t fractals) { return lower_stages(sched::stage_graph(plan, fractals * 16), chip); };
+Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph) {
+  if (plan.split && !plan.vector_epilogue) return with_strips(plan, 0, chip, graph);
+  if (plan.vector_epilogue) return fit_row_strips(plan, chip, graph);
+  if (!plan.epilogue) return with_strips(plan, plan.strip, chip, graph);
+  auto make = [&](int64_t fractals) { return with_strips(plan, fractals * 16, chip, graph); };
   int64_t best = largest_fitting(plan.strip / 16, chip, make);
   if (best > 0) return make(best);
   Kernel k = make(1);

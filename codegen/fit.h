@@ -11,12 +11,14 @@
 namespace cubekit::codegen {
 
 // The vector path: the graph's tile rows (elements when flat), the schedule's tile_rows() or the
-// most of this core's share that UB holds; returns the kernel lowered with them.
+// most of this core's share that UB holds; returns the kernel lowered with them (`graph` becomes
+// the graph with its tiles chosen).
 Kernel fit_row_tiles(sched::StageGraph& graph, const sched::VectorPlan& plan, const ChipConfig& chip);
 
 // The cube path's strips on the way out of L0C: with an epilogue, the widest strip (whole fractal
 // columns, at most the plan's) whose accumulator, inputs and scratch fit UB; on a split chip's
-// vector cores, the most rows of an AIV's half tile that fit. Returns the kernel lowered with it.
-Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip);
+// vector cores, the most rows of an AIV's half tile that fit. Returns the kernel lowered with it,
+// and the graph it was lowered from in `graph`.
+Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph);
 
 }  // namespace cubekit::codegen

@@ -76,7 +76,7 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
   if (!f.defined()) user_error("{} has no definition", f.name());
   Kernel k;
-  std::string stages;  // the plan's stage graph, printed (schedules/stages.h)
+  std::string stages;  // the stage graph it is lowered from, printed (schedules/stages.h)
   auto directive = [&](dsl::Directive::Kind kind) -> const dsl::Directive* {
     for (const dsl::Directive& d : f.impl->schedule)
       if (d.kind == kind) return &d;
@@ -92,36 +92,25 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}: {} is read through a boundary condition (BoundaryConditions::constant_exterior); the compiler "
                "does not lower boundary conditions yet: compute the Func on the CPU (dsl::run_on_host, "
                "cubekit.reference) or read the input inside its shape", f.name(), r->input->name);
-  if (epilogue) {  // the cube path, fused
-    dsl::Func producer(epilogue->func);
+  sched::StageGraph graph;  // the kernel's, with its tiles and strips chosen
+  if (epilogue || conv || directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
+    dsl::Func producer = epilogue ? dsl::Func(epilogue->func) : f;  // with a fused epilogue, the contraction it reads
     sched::ContractionPlan plan = conv ? sched::plan_conv(producer, chip) : sched::plan_contraction(producer, chip);
-    sched::attach_epilogue(plan, f);
-    stages = sched::stage_graph(plan).str();
-    log("schedule", [&] { return plan.str() + ", epilogue " + f.name() + "\n" + stages; });
-    k = fit_strips(plan, chip);
-  } else if (conv) {  // the cube path for a convolution: an implicit GEMM
-    sched::ContractionPlan plan = sched::plan_conv(f, chip);
-    stages = sched::stage_graph(plan).str();
-    log("schedule", [&] { return plan.str() + "\n" + stages; });
-    k = fit_strips(plan, chip);
-  } else if (directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
-    sched::ContractionPlan plan = sched::plan_contraction(f, chip);
-    stages = sched::stage_graph(plan).str();
-    log("schedule", [&] { return plan.str() + "\n" + stages; });
-    k = fit_strips(plan, chip);                    // loops, scopes, Move and Mmad, the strips UB holds
+    if (epilogue) sched::attach_epilogue(plan, f);
+    log("schedule", [&] { return plan.str() + (epilogue ? ", epilogue " + f.name() : "") + "\n"; });
+    k = fit_strips(plan, chip, graph);             // loops, scopes, Move and Mmad, the strips UB holds
   } else if (pool) {                               // a pooling on the vector unit
     sched::PoolPlan plan = sched::plan_pool(f, chip);
-    sched::StageGraph graph = sched::stage_graph(plan);
-    stages = graph.str();
-    log("schedule", [&] { return plan.str() + "\n" + stages; });
+    log("schedule", [&] { return plan.str() + "\n"; });
+    graph = sched::stage_graph(plan);
     k = lower_stages(graph, chip);
   } else {                                         // the vector path
     sched::VectorPlan plan = sched::plan_vector(f, chip);
-    sched::StageGraph graph = sched::stage_graph(plan);
-    stages = graph.str();
-    log("schedule", [&] { return plan.str() + "\n" + stages; });
+    log("schedule", [&] { return plan.str() + "\n"; });
     k = fit_row_tiles(graph, plan, chip);          // the tile UB holds, lowered from the graph
   }
+  stages = graph.str();
+  log("stage graph", [&] { return stages; });
   dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower
   Program program = lower_nest(k, chip);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

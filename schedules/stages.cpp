@@ -108,7 +108,7 @@ std::string StageGraph::str() const {
     std::string where = std::string(place_name(s.place));
     if (s.engine != Engine::None) where += fmt::format(" on {}", engine_name(s.engine));
     std::vector<std::string> extents;  // 0: chosen by the nest (the rows UB holds, a strip's rows)
-    for (int64_t e : s.tile) extents.push_back(e ? std::to_string(e) : "rows");
+    for (int64_t e : s.tile) extents.push_back(e > 0 ? std::to_string(e) : e == 0 ? "rows" : "elements");
     std::string what = s.tile.empty() ? "" : fmt::format(" [{}]", fmt::join(extents, " x "));
     if (s.at != At::Given) what += fmt::format(" per {}", at_name(s.at));
     if (s.copies > 1) what += fmt::format(", {} copies", s.copies);
@@ -215,7 +215,10 @@ void reads(const dsl::Expr& e, std::set<const dsl::InputImpl*>& inputs, std::set
   for (const dsl::Expr& a : n.args) reads(a, inputs, funcs);
 }
 
-std::vector<int64_t> vector_tile(VecShape shape, int64_t rows, int64_t cols) {
+// A stage's tile: rows of columns, one value per row or per column, or (flat) elements; a tile
+// size still to be chosen is 0 rows or -1 elements.
+std::vector<int64_t> vector_tile(VecShape shape, int64_t rows, int64_t cols, bool flat) {
+  if (flat) return {rows > 0 ? rows : -1};
   if (shape == VecShape::Row) return {rows};
   if (shape == VecShape::Col) return {cols};
   return {rows, cols};
@@ -223,23 +226,23 @@ std::vector<int64_t> vector_tile(VecShape shape, int64_t rows, int64_t cols) {
 
 }  // namespace
 
-StageGraph stage_graph(const VectorPlan& p) {
+StageGraph stage_graph(const VectorPlan& p, int64_t tile_rows) {
   StageGraph g;
   g.kernel = p.name;
   int copies = p.copies;
-  int64_t rows = p.tile_rows;  // 0: as many as UB holds, chosen by the fit
+  const int64_t rows = tile_rows >= 0 ? tile_rows : p.tile_rows;  // 0: as many as UB holds, chosen by the fit
   std::map<const dsl::InputImpl*, int> input_stage;
   std::map<const dsl::FuncImpl*, int> func_stage;
   for (const auto& in : p.inputs) {
     int gm = g.add({in.input->name, Engine::None, Place::GM, {}, At::Given, 1, in.input});
     bool once = in.shape == VecShape::Col;  // per column: loaded once per core
-    int ub = g.add({in.input->name + ".ub", Engine::MTE2, Place::UB, vector_tile(in.shape, rows, p.cols), once ? At::Core : At::Tile,
+    int ub = g.add({in.input->name + ".ub", Engine::MTE2, Place::UB, vector_tile(in.shape, rows, p.cols, p.flat), once ? At::Core : At::Tile,
                     once ? 1 : copies, in.input, nullptr, in.shape});
     g.connect(gm, ub, Path::Copy);
     input_stage[in.input.get()] = ub;
   }
   auto compute = [&](const std::shared_ptr<dsl::FuncImpl>& f, VecShape shape) {
-    int s = g.add({f->name, Engine::Vector, Place::UB, vector_tile(shape, rows, p.cols), At::Tile, 1, nullptr, f, shape});
+    int s = g.add({f->name, Engine::Vector, Place::UB, vector_tile(shape, rows, p.cols, p.flat), At::Tile, 1, nullptr, f, shape});
     std::set<const dsl::InputImpl*> ins;
     std::set<const dsl::FuncImpl*> fs;
     reads(f->value, ins, fs);
@@ -255,7 +258,7 @@ StageGraph stage_graph(const VectorPlan& p) {
   g.stages[size_t(out)].copies = copies;
   int gm = g.add({p.name + ".gm", Engine::MTE3, Place::GM, {}, At::Given, 1, nullptr, p.output});
   g.connect(out, gm, Path::Copy);
-  g.row_tiles = {p.rows, p.cols, p.tile_rows, p.flat, p.row_output, p.cores};
+  g.row_tiles = {p.rows, p.cols, rows, p.flat, p.row_output, p.cores};
   return g;
 }
 

@@ -133,7 +133,9 @@ struct StageGraph {
 // A contraction's graph with its UB strips `strip` wide (the fit's choice, codegen/fit.h), or
 // with the plan's widest (-1; the vector cores' rows are then 0: to be chosen).
 StageGraph stage_graph(const ContractionPlan& plan, int64_t strip = -1);
-StageGraph stage_graph(const VectorPlan& plan);
+// A vector Func's graph with tiles of `tile_rows` rows (elements when flat: the fit's choice), or
+// the plan's (-1; 0: to be chosen, printed "rows" or "elements").
+StageGraph stage_graph(const VectorPlan& plan, int64_t tile_rows = -1);
 StageGraph stage_graph(const PoolPlan& plan);
 
 }  // namespace cubekit::sched

@@ -44,7 +44,8 @@ TEST(Passes, ASmallMatmul) {
   auto o = test::mm(16, 16, 32);
   o.schedule = kernels::MatmulOptions::Schedule::Naive;
   kernels::Matmul m = kernels::matmul(o, test::chip());
-  Passes p = run_passes(codegen::fit_strips(sched::plan_contraction(m.out, test::chip()), test::chip()), test::chip());
+  sched::StageGraph g;
+  Passes p = run_passes(codegen::fit_strips(sched::plan_contraction(m.out, test::chip()), test::chip(), g), test::chip());
   EXPECT_EQ(p.nest,
             "kernel C (block_dim 1)\n"
             "  buffer L1A in l1: 1024 bytes x 1\n"

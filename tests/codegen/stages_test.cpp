@@ -3,6 +3,7 @@
 // cross-core edges), a convolution (load3d, the residual's full-tile stage), vector kernels and
 // a pooling (a band of output rows and the input rows its windows reach). The loop nests the
 // staged lowering makes of them are passes_test.cpp's goldens.
+#include "codegen/lower.h"
 #include "codegen/lower_stages.h"
 #include "emulator/error.h"
 #include "codegen_test_util.h"
@@ -113,11 +114,29 @@ TEST(StageGraph, VectorKernels) {
   EXPECT_EQ(sched::stage_graph(sched::plan_vector(add.out, test::chip())).str(),
             "stages of add:\n"
             "  X      GM (given)\n"
-            "  X.ub   UB on MTE2 [rows x 64] per tile, 2 copies <- X (copy)\n"
+            "  X.ub   UB on MTE2 [elements] per tile, 2 copies <- X (copy)\n"
             "  Y      GM (given)\n"
-            "  Y.ub   UB on MTE2 [rows x 64] per tile, 2 copies <- Y (copy)\n"
-            "  add    UB on Vector [rows x 64] per tile, 2 copies <- X.ub (vector), Y.ub (vector)\n"
+            "  Y.ub   UB on MTE2 [elements] per tile, 2 copies <- Y (copy)\n"
+            "  add    UB on Vector [elements] per tile, 2 copies <- X.ub (vector), Y.ub (vector)\n"
             "  add.gm GM on MTE3 <- add (copy)\n");
+}
+
+// The graph a compiled kernel reports is the one it was lowered from: its tile rows (elements
+// when flat) and its strips as the fit chose them, never "to be chosen".
+TEST(StageGraph, TheCompiledGraphHasItsTilesChosen) {
+  kernels::VectorOptions o;
+  o.shape = {64, 300};
+  std::string ln = codegen::compile(kernels::vector_kernel("layernorm", o).out, test::chip()).stages;
+  EXPECT_EQ(ln.find("[rows"), std::string::npos) << ln;
+  EXPECT_NE(ln.find(" x 300] per tile, 2 copies <- X (copy)"), std::string::npos) << ln;
+  o.shape = {4096, 64};
+  std::string add = codegen::compile(kernels::vector_kernel("add", o).out, test::chip()).stages;
+  EXPECT_EQ(add.find("elements"), std::string::npos) << add;
+  const ChipConfig split = load_chip("ascend910b2");
+  auto mm = test::mm(77, 131, 45);
+  mm.epilogue = {"bias", "gelu"}, mm.out = DType::f16;
+  std::string epi = codegen::compile(kernels::matmul(mm, split).out, split).stages;
+  EXPECT_EQ(epi.find("[rows"), std::string::npos) << epi;  // the vector cores' strips of rows, sized
 }
 
 TEST(StageGraph, MaxPool) {
