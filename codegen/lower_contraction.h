@@ -36,15 +36,15 @@ struct Tile {
   Affine in_row0;                  //       and its first input row
 };
 
-class Builder {
+class ContractionStages {
  public:
-  Builder(const sched::StageGraph& g, const ChipConfig& chip)
+  ContractionStages(const sched::StageGraph& g, const ChipConfig& chip)
       : g_(g), p_(*g.contraction), chip_(chip), tk_l1_(g.step(sched::At::Chunk)), tk_l0_(g.step(sched::At::Step)),
         full_(p_.c.k / tk_l1_), tail_(p_.c.k % tk_l1_), chunks_(full_ + (tail_ ? 1 : 0)),
         ahead_(g.stages[size_t(nth_at(sched::Place::L1, 0))].copies - 1), rotate_(g_.tiles.stagger && full_ > 1),
         strip_(std::max(g.step(sched::At::Strip), g.step(sched::At::RowStrip))) {}
 
-  Kernel build() {
+  Kernel lower() {
     const sched::Contraction& c = p_.c;
     k_.name = p_.func_name;
     k_.new_var("block_idx");

@@ -11,7 +11,7 @@ namespace cubekit::codegen::detail {
 // Split chips: L0C -> GM on the FixPipe, cast (and ReLU'd) on the way; with an epilogue the
 // FixPipe cannot do, whole f32 fractal columns into this tile's workspace slot, handed to the
 // vector cores with a cross-core flag once they have given the slot back.
-std::vector<Node> Builder::fixpipe(const Tile& t) {
+std::vector<Node> ContractionStages::fixpipe(const Tile& t) {
   const sched::Contraction& c = p_.c;
   Node fix{Node::Kind::Move};
   fix.src = {{-1, l0c_, 0}, Layout::NZ16, c.acc, t.mt, t.nt, round_up(t.mt, 16)};
@@ -32,7 +32,7 @@ std::vector<Node> Builder::fixpipe(const Tile& t) {
 // With an epilogue, a strip goes to ACC as it is (f32), the epilogue's vector instructions make
 // the result in UB from it and the strip of each per-column input, and that goes out:
 //   scope [UB]  { scope [E_..] { copy the inputs' strip; ACC <- L0C; UB <- epilogue(ACC, E_..) }  GM <- UB }
-std::vector<Node> Builder::epilogue(const Tile& t) {
+std::vector<Node> ContractionStages::epilogue(const Tile& t) {
   const sched::Contraction& c = p_.c;
   int64_t m16 = round_up(t.mt, 16);
   auto strip = [&](const Affine& col, int64_t cols) {
@@ -61,7 +61,7 @@ std::vector<Node> Builder::epilogue(const Tile& t) {
 
 // Columns [col, col + cols) of the tile in the output: row-major, or for a conv NC1HWC0 (each
 // 16-channel block of the tile's positions contiguous, `positions` rows of 16 apart).
-View Builder::out_view(const Tile& t, const Affine& col, int64_t cols) const {
+View ContractionStages::out_view(const Tile& t, const Affine& col, int64_t cols) const {
   const sched::Contraction& c = p_.c;
   int64_t size = dtype_size(c.out);
   if (c.conv) {
@@ -73,7 +73,7 @@ View Builder::out_view(const Tile& t, const Affine& col, int64_t cols) const {
 }
 
 // The epilogue of one strip of `cols` columns from `col`, after the drain in `nodes`.
-std::vector<Node> Builder::fused(const Tile& t, const Affine& col, int64_t cols, std::vector<Node> nodes) {
+std::vector<Node> ContractionStages::fused(const Tile& t, const Affine& col, int64_t cols, std::vector<Node> nodes) {
   const sched::Contraction& c = p_.c;
   int64_t m16 = round_up(t.mt, 16);
   VTile geom{m16, cols, round_up(cols, 16), true};
@@ -117,7 +117,7 @@ std::vector<Node> Builder::fused(const Tile& t, const Affine& col, int64_t cols,
 
 // Every scratch buffer of the epilogues zeroed once, so that a column a masked instruction
 // skips still holds a defined value when a later one reads the whole strip.
-std::vector<Node> Builder::zero_scratch(std::vector<Node> body) {
+std::vector<Node> ContractionStages::zero_scratch(std::vector<Node> body) {
   std::vector<Node> out;
   std::vector<int> all = pool_->all();
   all.insert(all.end(), zeroed_.begin(), zeroed_.end());

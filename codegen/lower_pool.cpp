@@ -27,9 +27,9 @@ std::pair<int64_t, int64_t> tap_rows(const sched::ConvGeometry& g, const RowClas
 
 Ref ub(int buffer, const Affine& offset, int counter = -1) { return {-1, buffer, offset, counter}; }
 
-class PoolBuilder {
+class PoolStages {
  public:
-  PoolBuilder(const PoolPlan& p, const ChipConfig& chip) : p_(p), chip_(chip), bands_(row_classes(p.g, p.rows, p.bands())) {}
+  PoolStages(const PoolPlan& p, const ChipConfig& chip) : p_(p), chip_(chip), bands_(row_classes(p.g, p.rows, p.bands())) {}
 
   Kernel build() {
     const sched::ConvGeometry& g = p_.g;
@@ -51,16 +51,16 @@ class PoolBuilder {
     k_.block_dim = p_.cores ? int(std::min<int64_t>(chip_.vector_cores(), p_.tiles())) : 1;
     const int64_t ntp = (p_.planes + p_.tile_planes - 1) / p_.tile_planes;
     k_.body = tile_loop(k_, {{{"ptile", ntp}, {"band", p_.bands()}}, p_.copies - 1,
-                             [&](const TileLoop::Index& at) { return dispatch(at, &PoolBuilder::fill); },
+                             [&](const TileLoop::Index& at) { return dispatch(at, &PoolStages::fill); },
                              [&](const TileLoop::Index& at, bool with_fill) {
-                               return dispatch(at, with_fill ? &PoolBuilder::fill_use : &PoolBuilder::use);
+                               return dispatch(at, with_fill ? &PoolStages::fill_use : &PoolStages::use);
                              }});
     return std::move(k_);
   }
 
  private:
   // fill or use: the nodes of tile (band kind, planes, first plane, band).
-  using TileFn = std::vector<Node> (PoolBuilder::*)(const RowClass&, int64_t, const Affine&, const Affine&);
+  using TileFn = std::vector<Node> (PoolStages::*)(const RowClass&, int64_t, const Affine&, const Affine&);
 
   // f(band kind, planes, first plane, band) for the tile at (plane tile, band): a branch per kind
   // of band, and one for a last tile of fewer planes.
@@ -258,6 +258,6 @@ class PoolBuilder {
 
 }  // namespace
 
-Kernel lower_pool(const sched::StageGraph& graph, const ChipConfig& chip) { return PoolBuilder(*graph.pool, chip).build(); }
+Kernel lower_pool(const sched::StageGraph& graph, const ChipConfig& chip) { return PoolStages(*graph.pool, chip).build(); }
 
 }  // namespace cubekit::codegen

@@ -300,7 +300,7 @@ class VectorStages {
 }  // namespace
 
 Kernel lower_stages(const StageGraph& graph, const ChipConfig& chip) {
-  if (graph.contraction) return detail::Builder(graph, chip).build();
+  if (graph.contraction) return detail::ContractionStages(graph, chip).lower();
   if (graph.pool) return lower_pool(graph, chip);
   return VectorStages(graph, chip).lower();
 }
