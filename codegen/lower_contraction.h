@@ -93,7 +93,7 @@ class ContractionStages {
       ws_pitch_ = VectorEpilogue::padded(p_.tn);
       k_.tensors.push_back({p_.func_name + "_workspace", DType::f32, {1}, TensorRole::Workspace});
       k_.subblock = k_.new_var("subblock_idx");
-      vepi_ = std::make_unique<VectorEpilogue>(k_, p_, ws_tensor_, ws_pitch_, out_tensor_, strip_);
+      vepi_ = std::make_unique<VectorEpilogue>(k_, g_, ws_tensor_, ws_pitch_, out_tensor_, strip_);
     }
     k_.body = tiles();
     if (pool_) k_.body = zero_scratch(std::move(k_.body));

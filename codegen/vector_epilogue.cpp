@@ -1,6 +1,7 @@
 #include "codegen/vector_epilogue.h"
 
 #include "codegen/vector_eval.h"
+#include "emulator/error.h"
 
 #include <fmt/format.h>
 
@@ -13,15 +14,31 @@ std::vector<Arg> mems2() { return {mem_arg(0), mem_arg(1)}; }
 
 }  // namespace
 
-VectorEpilogue::VectorEpilogue(Kernel& k, const sched::ContractionPlan& p, int workspace, int64_t ws_pitch, int out,
+VectorEpilogue::VectorEpilogue(Kernel& k, const sched::StageGraph& g, int workspace, int64_t ws_pitch, int out,
                                int64_t strip_rows)
-    : k_(k), p_(p), workspace_(workspace), out_tensor_(out), ws_pitch_(ws_pitch), strip_rows_(strip_rows) {
-  int64_t pitch = padded(p.tn);
-  acc_ = k_.new_buffer("ACC", Space::UB, strip_rows * pitch * 4, 2);
-  out_ = k_.new_buffer("OUT", Space::UB, (strip_rows * pitch * dtype_size(p.c.out) + 31) / 32 * 32, 2);
+    : k_(k), g_(g), p_(*g.contraction), workspace_(workspace), out_tensor_(out), ws_pitch_(ws_pitch), strip_rows_(strip_rows) {
+  int acc = -1, result = -1;
+  for (const sched::Edge& e : g.edges)
+    if (e.path == sched::Path::CrossCore) acc = e.consumer;
+  for (const sched::Edge& e : g.edges)
+    if (e.producer == acc && e.path == sched::Path::Compute) result = e.consumer;
+  CUBEKIT_ASSERT(acc >= 0 && result >= 0, "{}: a vector epilogue's graph has its accumulator and result strips", p_.func_name);
+  acc_ = buffer("ACC", g.stages[size_t(acc)]);
+  out_ = buffer("OUT", g.stages[size_t(result)]);
   pool_ = std::make_unique<ScratchPool>(k_);
-  for (const auto& e : p.epilogue_inputs)
-    tiles_.push_back(e.tile ? k_.new_buffer("T_" + e.input->name, Space::UB, strip_rows * pitch * dtype_size(e.input->dtype), 2) : -1);
+  for (const auto& e : p_.epilogue_inputs)
+    tiles_.push_back(e.tile ? buffer("T_" + e.input->name, g.stages[size_t(stage_of(e.input.get()))]) : -1);
+}
+
+int VectorEpilogue::stage_of(const dsl::InputImpl* input) const {
+  for (size_t i = 0; i < g_.stages.size(); ++i)
+    if (g_.stages[i].place == sched::Place::UB && g_.stages[i].input.get() == input) return int(i);
+  CUBEKIT_ASSERT(false, "{}: no UB stage holds {}", p_.func_name, input->name);
+  return -1;
+}
+
+int VectorEpilogue::buffer(const std::string& name, const sched::GraphStage& stage) {
+  return k_.new_buffer(name, Space::UB, sched::stage_bytes(stage), stage.copies);
 }
 
 // The per-column inputs of tiles `nt` wide: buffers of their own per width, so that the padding
@@ -32,9 +49,11 @@ const std::vector<int>& VectorEpilogue::input_buffers(int64_t nt) {
   if (p_.c.conv) nt = p_.tn;
   auto [it, fresh] = inputs_.try_emplace(nt);
   if (!fresh) return it->second;
-  for (const auto& e : p_.epilogue_inputs)
-    it->second.push_back(k_.new_buffer(fmt::format("E_{}_{}", e.input->name, nt), Space::UB,
-                                       (padded(nt) * dtype_size(e.input->dtype) + 31) / 32 * 32, 1));
+  for (const auto& e : p_.epilogue_inputs) {
+    sched::GraphStage width = g_.stages[size_t(stage_of(e.input.get()))];  // its stage, for tiles nt wide
+    width.tile = {nt}, width.copies = 1;
+    it->second.push_back(buffer(fmt::format("E_{}_{}", e.input->name, nt), width));
+  }
   return it->second;
 }
 

@@ -20,6 +20,7 @@
 #include "codegen/ir.h"
 #include "codegen/vector_ops.h"
 #include "schedules/contraction.h"
+#include "schedules/stages.h"
 
 #include <map>
 #include <memory>
@@ -41,8 +42,9 @@ class VectorEpilogue {
   };
 
   // `workspace` and `out` are tensor indices of the kernel; rows of a slot are `ws_pitch` f32
-  // apart; `strip_rows` rows go through UB at a time.
-  VectorEpilogue(Kernel& k, const sched::ContractionPlan& p, int workspace, int64_t ws_pitch, int out, int64_t strip_rows);
+  // apart; `strip_rows` rows go through UB at a time. The UB buffers are the graph's stages on
+  // the vector cores, each sized by its stage.
+  VectorEpilogue(Kernel& k, const sched::StageGraph& g, int workspace, int64_t ws_pitch, int out, int64_t strip_rows);
 
   // The AIV program's part for one tile (both AIVs run it; subblock_idx picks the rows).
   std::vector<Node> tile(const Tile& t);
@@ -59,7 +61,13 @@ class VectorEpilogue {
   std::vector<Node> strip(const Tile& t, const Affine& row, int64_t r, const std::vector<int>& inputs);
   const std::vector<int>& input_buffers(int64_t nt);
 
+  // The UB stage the cross-core edge fills (the accumulator's strips), the one computed from it
+  // (the result's), and the one holding an input.
+  int stage_of(const dsl::InputImpl* input) const;
+  int buffer(const std::string& name, const sched::GraphStage& stage);
+
   Kernel& k_;
+  const sched::StageGraph& g_;
   const sched::ContractionPlan& p_;
   int workspace_, out_tensor_;
   int64_t ws_pitch_, strip_rows_;

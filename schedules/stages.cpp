@@ -76,9 +76,11 @@ int64_t stage_bytes(const GraphStage& s) {
     case Form::FeatureMap: return s.tile[0] * s.tile[1] * s.tile[2] * s.tile[3] * size;
     case Form::Acc: return round_up(s.tile[0], 16) * round_up(s.tile[1], 16) * size;
     case Form::Strip: return round_up(s.tile[0], 16) * s.tile[1] * size;
-    case Form::Vector: {
+    case Form::Vector:
+    case Form::Rows: {
       int64_t n = 1;
-      for (int64_t e : s.tile) n *= e;
+      for (size_t i = 0; i < s.tile.size(); ++i)
+        n *= s.form == Form::Rows && i + 1 == s.tile.size() ? round_up(s.tile[i], 16) : s.tile[i];
       return round_up(n * size, 32);
     }
   }
@@ -176,7 +178,10 @@ StageGraph stage_graph(const ContractionPlan& p, int64_t chosen) {
   if (p.vector_epilogue) {
     int ws = g.add({acc + ".workspace", Engine::FixPipe, Place::Workspace, {p.tm, p.tn}, At::Tile, 2});
     g.connect(l0c, ws, Path::FixPipe);
+    // The vector cores' strips of rows: each double-buffered (its next strip loads while this one
+    // computes), whatever the cube's copies.
     ub = g.add({acc + ".ub", Engine::MTE2, Place::UB, {strip, p.tn}, At::RowStrip, 2});
+    held(ub, Form::Rows, c.acc);
     g.connect(ws, ub, Path::CrossCore);
   } else {
     ub = g.add({acc + ".ub", Engine::Vector, Place::UB, {p.tm, strip}, At::Strip, p.epilogue ? 1 : copies});
@@ -185,16 +190,21 @@ StageGraph stage_graph(const ContractionPlan& p, int64_t chosen) {
   }
   int last = ub;
   if (p.epilogue) {
-    int e = g.add({p.func_name, Engine::Vector, Place::UB, p.vector_epilogue ? std::vector<int64_t>{strip, p.tn} : std::vector<int64_t>{p.tm, strip},
-                   p.vector_epilogue ? At::RowStrip : At::Strip, copies});
-    if (!p.vector_epilogue) held(e, Form::Strip, c.out);  // (the vector cores size their own strips)
+    const bool aiv = p.vector_epilogue;
+    int e = g.add({p.func_name, Engine::Vector, Place::UB, aiv ? std::vector<int64_t>{strip, p.tn} : std::vector<int64_t>{p.tm, strip},
+                   aiv ? At::RowStrip : At::Strip, aiv ? 2 : copies});
+    held(e, aiv ? Form::Rows : Form::Strip, c.out);
     g.connect(ub, e, Path::Compute);
     for (const auto& in : p.epilogue_inputs) {
       int gm = g.add({in.input->name, Engine::None, Place::GM, {}, At::Given, 1});
-      int64_t cols = p.vector_epilogue ? p.tn : strip;
-      int s = g.add({in.input->name + ".ub", Engine::MTE2, Place::UB, in.tile ? std::vector<int64_t>{p.tm, cols} : std::vector<int64_t>{cols},
-                     in.tile ? At::Strip : At::Tile, in.tile ? 1 : copies, in.input});
-      if (!p.vector_epilogue) held(s, in.tile ? Form::Strip : Form::Vector, in.input->dtype);
+      // On the vector cores: a full-tile input in strips of rows like the accumulator's; a
+      // per-column one once per tile, one buffer for each tile width (the padding a narrower
+      // edge tile leaves is zeroed once).
+      std::vector<int64_t> tile = aiv ? (in.tile ? std::vector<int64_t>{strip, p.tn} : std::vector<int64_t>{p.tn})
+                                      : (in.tile ? std::vector<int64_t>{p.tm, strip} : std::vector<int64_t>{strip});
+      At at = in.tile ? (aiv ? At::RowStrip : At::Strip) : At::Tile;
+      int s = g.add({in.input->name + ".ub", Engine::MTE2, Place::UB, tile, at, in.tile ? (aiv ? 2 : 1) : (aiv ? 1 : copies), in.input});
+      held(s, aiv ? Form::Rows : in.tile ? Form::Strip : Form::Vector, in.input->dtype);
       g.connect(gm, s, Path::Copy);
       g.connect(s, e, Path::Compute);
     }

@@ -61,6 +61,7 @@ enum class Form : uint8_t {
   Acc,        // L0C: rows and columns rounded to 16, of the accumulator type
   Strip,      // a strip of L0C's columns in UB, as L0C holds them: rows rounded to 16 x columns
   Vector,     // values in UB, contiguous: whole 32 B blocks
+  Rows,       // rows of a tile's columns rounded to 16 (a split chip's vector cores): whole 32 B blocks
 };
 
 struct GraphStage {

@@ -58,7 +58,7 @@ TEST(StageGraph, MixedEpilogueOnASplitChip) {
             "  C.ub        UB on MTE2 [rows x 16] per strip of rows, 2 copies <- C.workspace (cross-core)\n"
             "  D           UB on Vector [rows x 16] per strip of rows, 2 copies <- C.ub (vector), bias.ub (vector)\n"
             "  bias        GM (given)\n"
-            "  bias.ub     UB on MTE2 [16] per tile, 2 copies <- bias (copy)\n"
+            "  bias.ub     UB on MTE2 [16] per tile <- bias (copy)\n"
             "  D.gm        GM on MTE3 <- D (copy)\n");
 }
 
@@ -185,6 +185,19 @@ TEST(StageGraph, SizesTheCubesBuffersByTheirForm) {
   sched::StageGraph g = sched::stage_graph(p);
   EXPECT_EQ(bytes(g, "X.l1"), p.tk_l1 / 16 * (4 * 7) * 7 * 32);  // channel blocks x 4 images' rows x W x 32 B
   EXPECT_EQ(bytes(g, "W.l1"), p.tk_l1 * 48 * 2);                 // k x n rounded to 16, f16
+  // A split chip's vector cores: strips of 5 rows of the tile's columns rounded to 16, whole
+  // 32 B blocks; a per-column input (f32) of a tile width.
+  const ChipConfig split = load_chip("ascend910b2");
+  auto o2 = test::mm(77, 131, 45);
+  o2.epilogue = {"bias", "gelu"}, o2.out = DType::f16;
+  kernels::Matmul mm = kernels::matmul(o2, split);
+  sched::ContractionPlan mixed = sched::plan_contraction(mm.c, split);
+  sched::attach_epilogue(mixed, mm.out);
+  ASSERT_TRUE(mixed.vector_epilogue);
+  sched::StageGraph v = sched::stage_graph(mixed, 5);
+  EXPECT_EQ(bytes(v, "C.ub"), 5 * up(mixed.tn, 16) * 4);
+  EXPECT_EQ(bytes(v, "D"), up(5 * up(mixed.tn, 16) * 2, 32));
+  EXPECT_EQ(bytes(v, "bias.ub"), up(up(mixed.tn, 16) * 4, 32));  // bias is f32
 }
 
 // The graph's tiles are chosen before the lowering (codegen/fit.h): lowering a graph whose tile
