@@ -50,8 +50,12 @@ const std::vector<int>& VectorEpilogue::input_buffers(int64_t nt) {
   auto [it, fresh] = inputs_.try_emplace(nt);
   if (!fresh) return it->second;
   for (const auto& e : p_.epilogue_inputs) {
+    if (e.tile) {  // loaded with each strip of rows (tiles_), not per tile
+      it->second.push_back(-1);
+      continue;
+    }
     sched::GraphStage width = g_.stages[size_t(stage_of(e.input.get()))];  // its stage, for tiles nt wide
-    width.tile = {nt}, width.copies = 1;
+    width.tile = {nt};
     it->second.push_back(buffer(fmt::format("E_{}_{}", e.input->name, nt), width));
   }
   return it->second;
@@ -163,6 +167,7 @@ std::vector<Node> VectorEpilogue::zeroed() {
     if (!pool_->written_whole(b)) zero(b, 0, k_.buffers[size_t(b)].bytes / 4);
   for (const auto& [nt, buffers] : inputs_)
     for (size_t i = 0; i < buffers.size(); ++i) {
+      if (buffers[i] < 0) continue;
       int64_t s = dtype_size(p_.epilogue_inputs[i].input->dtype), written = cdiv(nt * s, 32) * 32;
       int64_t bytes = padded(nt) * s;
       if (bytes > written) zero(buffers[i], written, (bytes - written) / 4);
