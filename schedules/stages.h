@@ -1,16 +1,20 @@
-// The stage graph of a kernel (docs/lowering.md): what the one staged lowering will turn into the
-// loop nest. Each stage computes a Func, or holds a tile of an input, on an engine, in a buffer
-// level, one instance per iteration of a loop of its consumer, with copies for multi-buffering;
-// each edge says how the data moves from its producer to its consumer. Today both plans (the
-// contraction's and the vector path's) are described by one, printed under CUBEKIT_DEBUG=lower:
+// The stage graph of a kernel (docs/lowering.md): the schedule's value the staged lowering
+// (codegen/lower_stages.h) turns into the loop nest. Each stage computes a Func, or holds a tile
+// of an input, on an engine, in a buffer level, one instance per iteration of a loop of its
+// consumer, with copies for multi-buffering; each edge says how the data moves from its producer
+// to its consumer. Every compiled program prints the one it was lowered from
+// (`cubekit compile matmul --m 512 --n 512 --k 512`):
 //
-//   matmul 512x512x512 on ascend910:
-//     A    GM                                        (given)
-//     B    GM                                        (given)
-//     A.l1 L1   on MTE2 [128 x 256] at ko, 4 copies  <- A   by nd2nz
-//     ...
-//     C    L0C  on Cube [128 x 256] at the tile      <- A.l0a, B.l0b by mmad
-//     C.gm GM   on MTE3 [128 x 16]  at each strip    <- C   by mov_l0c_ub, copy_ub_gm
+//   stages of C:
+//     A     GM (given)
+//     B     GM (given)
+//     A.l1  L1 on MTE2 [64 x 64] per L1 chunk of k, 4 copies <- A (nd2nz)
+//     B.l1  L1 on MTE2 [64 x 128] per L1 chunk of k, 4 copies <- B (nd2nz)
+//     A.l0a L0A on MTE1 [64 x 64] per L0 step of k, 2 copies <- A.l1 (load2d)
+//     B.l0b L0B on MTE1 [64 x 128] per L0 step of k, 2 copies <- B.l1 (load2d)
+//     C     L0C on Cube [64 x 128] per tile <- A.l0a (mmad), B.l0b (mmad)
+//     C.ub  UB on Vector [64 x 128] per strip, 2 copies <- C (mov_l0c_ub)
+//     C.gm  GM on MTE3 <- C.ub (copy)
 #pragma once
 
 #include "schedules/contraction.h"
