@@ -92,32 +92,30 @@ Kernel with_strips(const sched::ContractionPlan& plan, int64_t strip, const Chip
   return lower_stages(graph, chip);
 }
 
-// The vector cores' strips: as many rows of an AIV's half tile as fit its UB.
-Kernel fit_row_strips(const sched::ContractionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph) {
-  auto make = [&](int64_t rows) { return with_strips(plan, rows, chip, graph); };
-  int64_t best = largest_fitting(std::min<int64_t>((plan.tm + 1) / 2, 4095), chip, make);  // a strip's rows are one copy's bursts
-  if (best > 0) return make(best);
+// The widest strips (n units of `unit`, n at most `most`) whose epilogue fits UB, or the user's
+// error for the narrowest: `strips` names them, `ub` the UB they need, `legend` its buffers.
+Kernel widest_strips(const sched::ContractionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph, int64_t most,
+                     int64_t unit, const std::string& strips, const char* ub, const char* legend, const char* fix) {
+  auto make = [&](int64_t n) { return with_strips(plan, n * unit, chip, graph); };
+  if (int64_t best = largest_fitting(most, chip, make)) return make(best);
   Kernel k = make(1);
-  user_error("{}: the epilogue's strips of one row of the {}-column tile need {} bytes of the vector cores' UB ({}; "
-             "ACC: the accumulators, OUT: the result, E_: inputs, V: scratch) but {} has {}; {}", plan.func_name, plan.tn,
-             ub_bytes(k, chip), ub_buffers(k), chip.name, chip.buffer_size(Space::UB),
-             plan.tn > 16 ? "use a smaller n tile or fewer epilogue operations" : "use fewer epilogue operations");
+  user_error("{}: the epilogue's {} need {} bytes of {} ({}; {}) but {} has {}; {}", plan.func_name, strips, ub_bytes(k, chip),
+             ub, ub_buffers(k), legend, chip.name, chip.buffer_size(Space::UB), fix);
 }
 
 }  // namespace
 
 Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph) {
   if (plan.split && !plan.vector_epilogue) return with_strips(plan, 0, chip, graph);
-  if (plan.vector_epilogue) return fit_row_strips(plan, chip, graph);
   if (!plan.epilogue) return with_strips(plan, plan.strip, chip, graph);
-  auto make = [&](int64_t fractals) { return with_strips(plan, fractals * 16, chip, graph); };
-  int64_t best = largest_fitting(plan.strip / 16, chip, make);
-  if (best > 0) return make(best);
-  Kernel k = make(1);
-  user_error("{}: the epilogue's strips of 16 columns of the {}-row tile need {} bytes of UB ({}; ACC: the "
-             "accumulator strip, E_: inputs, V: scratch) but {} has {}; {}", plan.func_name, plan.tm,
-             ub_bytes(k, chip), ub_buffers(k), chip.name, chip.buffer_size(Space::UB),
-             plan.tm > 16 ? "use a smaller m tile or fewer epilogue operations" : "use fewer epilogue operations");
+  if (plan.vector_epilogue)  // strips of rows of an AIV's half tile, at most one copy's 4095 bursts
+    return widest_strips(plan, chip, graph, std::min<int64_t>((plan.tm + 1) / 2, 4095), 1,
+                         fmt::format("strips of one row of the {}-column tile", plan.tn), "the vector cores' UB",
+                         "ACC: the accumulators, OUT: the result, E_: inputs, V: scratch",
+                         plan.tn > 16 ? "use a smaller n tile or fewer epilogue operations" : "use fewer epilogue operations");
+  return widest_strips(plan, chip, graph, plan.strip / 16, 16, fmt::format("strips of 16 columns of the {}-row tile", plan.tm),
+                       "UB", "ACC: the accumulator strip, E_: inputs, V: scratch",
+                       plan.tm > 16 ? "use a smaller m tile or fewer epilogue operations" : "use fewer epilogue operations");
 }
 
 Kernel fit_row_tiles(sched::StageGraph& graph, const sched::VectorPlan& plan, const ChipConfig& chip) {
