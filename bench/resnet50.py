@@ -34,6 +34,11 @@ class Conv:
         self.stride, self.pad, self.epilogue, self.groups = stride, pad, epilogue, groups
         self.inputs, self.residual = list(inputs), residual  # activation names it reads
         self.out_h = (h + 2 * pad - kernel) // stride + 1
+        # A strided 1x1 downsample: the layer whose output it reads, which can write that output at
+        # every stride-th row and column as a second output (CANN's strided-write fusion), so
+        # that the downsample reads a quarter of the map as a stride-1 convolution.
+        self.strided_read_of = None
+        self.subsampled = 0  # set on the producer where run() takes that fusion
 
     def shape(self):
         return f"{self.c}x{self.h}x{self.h} -> {self.k}x{self.out_h}x{self.out_h}, {self.kernel}x{self.kernel}/{self.stride}" + (
@@ -63,6 +68,8 @@ def network(deep_stem=False, grouped_1x1=False):
             shortcut = x
             if b == 0:
                 layers.append(Conv(f"{name}.downsample", c, h, width * 4, 1, s, 0, ["bn"], groups=g1, inputs=[x]))
+                if s > 1 and x != "pool":
+                    layers[-1].strided_read_of = x
                 shortcut = layers[-1].name
             layers.append(Conv(f"{name}.conv1", c, h, width, 1, 1, 0, ["bn", "relu"], groups=g1, inputs=[x]))
             layers.append(Conv(f"{name}.conv2", width, h, width, 3, s, 1, ["bn", "relu"], inputs=[layers[-1].name]))
@@ -82,11 +89,20 @@ def cubekit(build, args, may_fail=False):
     return json.loads(done.stdout)
 
 
-def conv_args(layer, batch, chip, epilogue):
+def conv_args(layer, batch, chip, epilogue, subsampled=0):
     args = ["kernel", "conv2d", "--n", str(batch), "--c", str(layer.c), "--h", str(layer.h), "--w", str(layer.h),
             "--k", str(layer.k), "--kh", str(layer.kernel), "--kw", str(layer.kernel), "--stride", str(layer.stride),
             "--pad", str(layer.pad), "--groups", str(layer.groups), "--out", "f16", "--chip", chip, "--json"]
-    return args + (["--epilogue", ",".join(epilogue)] if epilogue else [])
+    return args + (["--epilogue", ",".join(epilogue)] if epilogue else []) + (
+        ["--subsampled", str(subsampled)] if subsampled else [])
+
+
+def reading_subsampled(layer):
+    """The downsample as it runs on its producer's subsampled copy: a 1x1 stride-1 convolution of
+    the map at every stride-th row and column."""
+    h = (layer.h + layer.stride - 1) // layer.stride
+    ds = Conv(layer.name, layer.c, h, layer.k, 1, 1, 0, layer.epilogue, groups=layer.groups, inputs=layer.inputs)
+    return ds
 
 
 def unfused_args(layer, batch, chip):
@@ -105,8 +121,8 @@ def unfused_args(layer, batch, chip):
     return out
 
 
-def time_layer(build, layer, batch, chip):
-    fused = cubekit(build, conv_args(layer, batch, chip, layer.epilogue) + ["--timing-only"])
+def time_layer(build, layer, batch, chip, subsampled=0):
+    fused = cubekit(build, conv_args(layer, batch, chip, layer.epilogue, subsampled) + ["--timing-only"])
     bare = cubekit(build, conv_args(layer, batch, chip, []) + ["--timing-only"])
     chain = [cubekit(build, a)["cycles"] for a in unfused_args(layer, batch, chip)]
     # The matmul of the same implicit GEMM (per group), A given as the im2col matrix in GM.
@@ -150,7 +166,13 @@ def gm_plan(layers, batch):
     for i, layer in enumerate(layers):
         size[layer.name] = batch * layer.k * layer.out_h * layer.out_h * 2
         live[layer.name] = [i, i]
+        if layer.subsampled:  # its copy at every s-th row and column (strided_writes)
+            h = (layer.out_h + layer.subsampled - 1) // layer.subsampled
+            size[layer.name + ".copy"] = batch * layer.k * h * h * 2
+            live[layer.name + ".copy"] = [i, i]
         for name in layer.inputs + ([layer.residual] if layer.residual else []):
+            if layer.strided_read_of == name and layers[[l.name for l in layers].index(name)].subsampled:
+                name += ".copy"
             live[name][1] = max(live[name][1], i)
     live[layers[stem_end].name][1] = stem_end + 1  # read by the max pool
     live[layers[-1].name][1] = len(layers)         # read by the average pool and the FC layer
@@ -178,6 +200,7 @@ def run(build, batch, chips, check, variants_too=True):
         for variant, (layers, pools) in variants.items():
             with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
                 rows = list(pool.map(lambda l: time_layer(build, l, batch, chip), layers))
+            strided = strided_writes(build, layers, rows, batch, chip)
             fc = fc_cycles(build, batch, chip)
             pooled = [time_pool(build, p, batch, chip) for p in pools]
             image = sum(r["transdata_image"] for r in rows)
@@ -185,9 +208,43 @@ def run(build, batch, chips, check, variants_too=True):
             total = sum(r["cycles"] for r in rows) + rest
             unfused = sum(r["unfused_cycles"] for r in rows) + rest
             results[(chip, variant)] = {"rows": rows, "fc": fc, "total": total, "unfused": unfused, "clock": clock,
-                                        "pools": pooled, "image": image, "gm": gm_plan(layers, batch)}
+                                        "pools": pooled, "image": image, "gm": gm_plan(layers, batch), "strided": strided}
     print(report(results, batch))
     return 0
+
+
+def strided_writes(build, layers, rows, batch, chip):
+    """The strided-write fusion, taken per downsample where it makes the pair faster: its producer
+    also writes the map at every stride-th row and column (conv2d --subsampled), and the downsample
+    reads that as a 1x1 stride-1 convolution. `rows` (and the layers' flags) become the network's
+    choice; returns both timings of every pair."""
+    index = {l.name: i for i, l in enumerate(layers)}
+    for layer in layers:  # the choice is per chip
+        layer.subsampled = 0
+    pairs = []
+    for i, layer in enumerate(layers):
+        if not layer.strided_read_of:
+            continue
+        p = index[layer.strided_read_of]
+        producer, plain = layers[p], rows[i]
+        writes = time_layer(build, producer, batch, chip, subsampled=layer.stride)
+        reads = time_layer(build, reading_subsampled(layer), batch, chip)
+        before = rows[p]["cycles"] + plain["cycles"]
+        after = writes["cycles"] + reads["cycles"]
+        taken = after < before
+        pairs.append({"downsample": layer.name, "producer": producer.name, "producer_cycles": rows[p]["cycles"],
+                      "producer_writing": writes["cycles"], "downsample_cycles": plain["cycles"],
+                      "downsample_reading": reads["cycles"], "taken": taken,
+                      "efficiency": plain["gemm_cycles"] / plain["conv_cycles"],
+                      "efficiency_reading": reads["gemm_cycles"] / reads["conv_cycles"]})
+        if not taken:
+            continue
+        producer.subsampled = layer.stride
+        rows[p] = dict(writes, unfused_cycles=rows[p]["unfused_cycles"],
+                       epilogue=rows[p]["epilogue"] + f",+1/{layer.stride} copy")
+        # The unfused chain keeps reading the whole map (no fusion there).
+        rows[i] = dict(reads, shape=plain["shape"] + f", reading {producer.name}'s copy", unfused_cycles=plain["unfused_cycles"])
+    return pairs
 
 
 def images_per_second(cycles, batch, clock_mhz):
@@ -215,6 +272,16 @@ def report(results, batch):
         wide = [row["gemm_cycles"] / row["conv_cycles"] for row in r["rows"] if row["c"] >= 64]
         out.append(f"\nConvolutions with C >= 64: conv / matmul efficiency from {min(wide):.2f} to {max(wide):.2f} "
                    f"(the matmul reads the im2col matrix, KH*KW times the feature map, from GM).\n")
+        out.append("Strided-write fusion (the producer also writes its map at every 2nd row and column, the "
+                   "downsample reads that as a 1x1 stride-1 convolution; taken where the pair is faster):\n")
+        out.append("| downsample | producer | producer cycles: alone / writing the copy | downsample cycles: whole map / "
+                   "the copy | pair | taken | downsample conv / matmul efficiency: whole map / the copy |")
+        out.append("|---|---|---|---|---|---|---|")
+        for q in r["strided"]:
+            before, after = q["producer_cycles"] + q["downsample_cycles"], q["producer_writing"] + q["downsample_reading"]
+            out.append(f"| {q['downsample']} | {q['producer']} | {q['producer_cycles']} / {q['producer_writing']} | "
+                       f"{q['downsample_cycles']} / {q['downsample_reading']} | {before} -> {after} | "
+                       f"{'yes' if q['taken'] else 'no'} | {q['efficiency']:.2f} / {q['efficiency_reading']:.2f} |")
         out.append("")
     out.append("## Network totals (convolutions, pooling, FC and the image's TransData)\n")
     out.append("| chip | variant | cycles | images/s | unfused images/s | peak GM, no reuse | peak GM, liveness reuse |")
@@ -230,18 +297,26 @@ def report(results, batch):
 def check_layers(build, layers, pools, chips):
     """Each distinct layer (and both pools) once at batch 1 against Halide, checker-clean."""
     distinct = {}
+    by_name = {l.name: l for l in layers}
     for layer in layers:
-        distinct.setdefault(layer.key(), layer)
+        distinct.setdefault(layer.key() + (0,), (layer, 0))
+        if layer.strided_read_of:  # both sides of the strided-write fusion (strided_writes)
+            producer = by_name[layer.strided_read_of]
+            distinct.setdefault(producer.key() + (layer.stride,), (producer, layer.stride))
+            ds = reading_subsampled(layer)
+            distinct.setdefault(ds.key() + (0,), (ds, 0))
     jobs = [(layer, chip) for layer in list(distinct.values()) + pools for chip in chips]
 
     def one(job):
         layer, chip = job
-        if isinstance(layer, tuple):  # a pool
+        if isinstance(layer[0], str):  # a pool
             r = cubekit(build, pool_args(layer, 1, chip), may_fail=True)
             what = f"{layer[0]} after {layer[1]}"
         else:
-            r = cubekit(build, conv_args(layer, 1, chip, layer.epilogue), may_fail=True)
-            what = f"{layer.name} {layer.shape()} {','.join(layer.epilogue)}"
+            layer, subsampled = layer
+            r = cubekit(build, conv_args(layer, 1, chip, layer.epilogue, subsampled), may_fail=True)
+            what = f"{layer.name} {layer.shape()} {','.join(layer.epilogue)}" + (
+                f" and its copy at stride {subsampled}" if subsampled else "")
         ok = r["check"]["pass"] and not r["diagnostics"]
         return f"{'ok  ' if ok else 'FAIL'} {chip} {what}", ok
 

@@ -72,9 +72,30 @@ Program lower_nest(Kernel& k, const ChipConfig& chip) {
   return program;
 }
 
-Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
+Compiled compile(const dsl::Func& f, const ChipConfig& chip) { return compile(std::vector<dsl::Func>{f}, chip); }
+
+Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) {
   auto start = std::chrono::steady_clock::now();
+  CUBEKIT_ASSERT(!outputs.empty(), "compile: no output");
+  const dsl::Func& f = outputs[0];
   if (!f.defined()) user_error("{} has no definition", f.name());
+  for (const dsl::Directive& d : f.impl->schedule)
+    if (d.kind == dsl::Directive::Kind::StoreWith)
+      user_error("{}.{}: {} is written by {}'s kernel: compile the two together, {} first (codegen::compile({{{}, {}}}, "
+                 "chip); the CLI's and Python's conv2d take subsampled=)", f.name(), d.text, f.name(), d.func->name,
+                 d.func->name, d.func->name, f.name());
+  const dsl::Func* sub = nullptr;  // a second output (Func::store_with)
+  for (size_t i = 1; i < outputs.size(); ++i) {
+    const dsl::Func& o = outputs[i];
+    if (!o.defined()) user_error("{} has no definition", o.name());
+    bool with = false;
+    for (const dsl::Directive& d : o.impl->schedule) with = with || (d.kind == dsl::Directive::Kind::StoreWith && d.func == f.impl);
+    if (!with)
+      user_error("{}: a kernel makes one Func, {}; a second output is written by its kernel only with {}.store_with({})",
+                 o.name(), f.name(), o.name(), f.name());
+    if (sub) user_error("{}: {} already has a second output, {}; a kernel writes at most two", o.name(), f.name(), sub->name());
+    sub = &o;
+  }
   Kernel k;
   std::string stages;  // the stage graph it is lowered from, printed (schedules/stages.h)
   auto directive = [&](dsl::Directive::Kind kind) -> const dsl::Directive* {
@@ -97,8 +118,11 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
     dsl::Func producer = epilogue ? dsl::Func(epilogue->func) : f;  // with a fused epilogue, the contraction it reads
     sched::ContractionPlan plan = conv ? sched::plan_conv(producer, chip) : sched::plan_contraction(producer, chip);
     if (epilogue) sched::attach_epilogue(plan, f);
+    if (sub) sched::attach_subsampled(plan, *sub);
     log("schedule", [&] { return plan.str() + (epilogue ? ", epilogue " + f.name() : "") + "\n"; });
     k = fit_strips(plan, chip, graph);             // loops, scopes, Move and Mmad, the strips UB holds
+  } else if (sub) {
+    user_error("{}.store_with({}): a second output is a convolution's; {} is not one", sub->name(), f.name(), f.name());
   } else if (pool) {                               // a pooling on the vector unit
     sched::PoolPlan plan = sched::plan_pool(f, chip);
     log("schedule", [&] { return plan.str() + "\n"; });
@@ -112,6 +136,7 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) {
   stages = graph.str();
   log("stage graph", [&] { return stages; });
   dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower
+  if (sub) dsl::check_reads_in_bounds(*sub);
   Program program = lower_nest(k, chip);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return {std::move(program), ms, std::move(k.layouts), std::move(stages)};

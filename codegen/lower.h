@@ -21,6 +21,8 @@ struct Compiled {
 
 // f with the schedule written on it.
 Compiled compile(const dsl::Func& f, const ChipConfig& chip);
+// f and a second output its kernel writes (Func::store_with), in that order.
+Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip);
 // f with another schedule (f's own is left as it is): one Func, many schedules side by side.
 Compiled compile(const dsl::Func& f, const dsl::Schedule& schedule, const ChipConfig& chip);
 

@@ -9,6 +9,7 @@
 #include "codegen/core_tiles.h"
 #include "codegen/tile_loop.h"
 #include "codegen/storage.h"
+#include "codegen/subsample.h"
 #include "codegen/vector_epilogue.h"
 #include "emulator/error.h"
 #include "schedules/conv.h"
@@ -58,6 +59,10 @@ class ContractionStages {
       k_.tensors.push_back({e.input->name, e.input->dtype, c.conv ? conv_input_tensor(p_, e, k_.layouts) : e.input->shape, TensorRole::In});
     out_tensor_ = int(k_.tensors.size());
     k_.tensors.push_back({p_.func_name, c.out, c_shape, TensorRole::Out});
+    if (p_.subsampled) {  // the second output (Func::store_with)
+      sub_tensor_ = int(k_.tensors.size());
+      k_.tensors.push_back({p_.subsampled->func->name, c.out, subsampled_tensor(p_, k_.layouts), TensorRole::Out});
+    }
     // The buffers of the stages, each sized by its stage (its form and tile).
     l1a_ = stage_buffer("L1A", Space::L1, nth_at(sched::Place::L1, 0));
     l1b_ = stage_buffer("L1B", Space::L1, nth_at(sched::Place::L1, 1));
@@ -74,6 +79,7 @@ class ContractionStages {
     out_ = out_path();
     if (out_ == Out::Drain) {  // the coupled core: L0C -> UB (epilogue) -> GM
       const int drained = consumer(l0c_stage(), sched::Path::Drain);
+      if (p_.subsampled) gather_ = stage_buffer("G", Space::UB, func_stage(p_.subsampled->func.get()));
       if (!computes(drained)) {
         ub_ = stage_buffer("UB", Space::UB, drained);
       } else {  // the strip drained as it is (ACC), the result (UB) computed from it and the inputs
@@ -93,7 +99,7 @@ class ContractionStages {
       ws_pitch_ = VectorEpilogue::padded(p_.tn);
       k_.tensors.push_back({p_.func_name + "_workspace", DType::f32, {1}, TensorRole::Workspace});
       k_.subblock = k_.new_var("subblock_idx");
-      vepi_ = std::make_unique<VectorEpilogue>(k_, g_, ws_tensor_, ws_pitch_, out_tensor_, strip_);
+      vepi_ = std::make_unique<VectorEpilogue>(k_, g_, ws_tensor_, ws_pitch_, out_tensor_, strip_, sub_tensor_);
     }
     k_.body = tiles();
     if (pool_) k_.body = zero_scratch(std::move(k_.body));
@@ -149,6 +155,13 @@ class ContractionStages {
     }
     CUBEKIT_ASSERT(false, "{}: nothing takes L0C's result out", p_.func_name);
     return Out::Drain;
+  }
+  // The UB stage that computes `f`.
+  int func_stage(const dsl::FuncImpl* f) const {
+    for (size_t i = 0; i < g_.stages.size(); ++i)
+      if (g_.stages[i].place == sched::Place::UB && g_.stages[i].func.get() == f) return int(i);
+    CUBEKIT_ASSERT(false, "{}: no UB stage computes {}", p_.func_name, f->name);
+    return -1;
   }
   // The UB stage of an epilogue input.
   int input_stage(const dsl::InputImpl* in) const {
@@ -476,6 +489,7 @@ class ContractionStages {
   std::vector<int64_t> weight_;     // per tile loop, its weight in a tile's stagger start
   const int64_t strip_;              // columns per UB strip on the way out
   int l1a_ = -1, l1b_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1, ub_ = -1, acc_ = -1, out_tensor_ = 2;
+  int sub_tensor_ = -1, gather_ = -1;  // the second output (ContractionPlan::subsampled) and its UB gather
   std::vector<int> epi_;             // the epilogue inputs' strips
   std::vector<int> zeroed_;          // buffers besides the scratch zeroed at the start
   std::unique_ptr<ScratchPool> pool_;

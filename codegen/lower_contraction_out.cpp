@@ -46,6 +46,11 @@ std::vector<Node> ContractionStages::epilogue(const Tile& t) {
     std::vector<Node> make = {drain};
     if (acc_ >= 0) make = fused(t, col, cols, std::move(make));  // a fused epilogue
     make.push_back(store);
+    if (gather_ >= 0) {  // the second output: every s-th row and column of the strip
+      const int64_t images = t.rows->images, per = t.mt / images;
+      SubsampledStrip sub{ub_, m16, cols / 16, images, per, 0, per, subsampled_base(p_, t.bc, t.n0 + col, t.m0)};
+      make.push_back(scope({gather_}, subsample_strip(p_, gather_, sub_tensor_, sub)));
+    }
     return std::vector<Node>{scope({ub_}, std::move(make))};
   };
   std::vector<Node> out;

@@ -1,5 +1,6 @@
 #include "codegen/vector_epilogue.h"
 
+#include "codegen/subsample.h"
 #include "codegen/vector_eval.h"
 #include "emulator/error.h"
 
@@ -15,8 +16,9 @@ std::vector<Arg> mems2() { return {mem_arg(0), mem_arg(1)}; }
 }  // namespace
 
 VectorEpilogue::VectorEpilogue(Kernel& k, const sched::StageGraph& g, int workspace, int64_t ws_pitch, int out,
-                               int64_t strip_rows)
-    : k_(k), g_(g), p_(*g.contraction), workspace_(workspace), out_tensor_(out), ws_pitch_(ws_pitch), strip_rows_(strip_rows) {
+                               int64_t strip_rows, int sub)
+    : k_(k), g_(g), p_(*g.contraction), workspace_(workspace), out_tensor_(out), ws_pitch_(ws_pitch), strip_rows_(strip_rows),
+      sub_tensor_(sub) {
   int acc = -1, result = -1;
   for (const sched::Edge& e : g.edges)
     if (e.path == sched::Path::CrossCore) acc = e.consumer;
@@ -25,6 +27,9 @@ VectorEpilogue::VectorEpilogue(Kernel& k, const sched::StageGraph& g, int worksp
   CUBEKIT_ASSERT(acc >= 0 && result >= 0, "{}: a vector epilogue's graph has its accumulator and result strips", p_.func_name);
   acc_ = buffer("ACC", g.stages[size_t(acc)]);
   out_ = buffer("OUT", g.stages[size_t(result)]);
+  for (const sched::Edge& e : g.edges)  // the second output's gather, computed from the result
+    if (sub >= 0 && e.producer == result && e.path == sched::Path::Compute) gather_ = buffer("G", g.stages[size_t(e.consumer)]);
+  CUBEKIT_ASSERT((sub >= 0) == (gather_ >= 0), "{}: a second output has its gather stage", p_.func_name);
   pool_ = std::make_unique<ScratchPool>(k_);
   for (const auto& e : p_.epilogue_inputs)
     tiles_.push_back(e.tile ? buffer("T_" + e.input->name, g.stages[size_t(stage_of(e.input.get()))]) : -1);
@@ -90,7 +95,9 @@ std::vector<Node> VectorEpilogue::rows(const Tile& t, int64_t row0, int64_t coun
     body.push_back(instr("copy_gm_ub_pad", Pipe::MTE2, {{-1, inputs[i], Affine(0)}, {2 + int(i), -1, (t.bg + t.n0) * s}}, std::move(args)));
   }
   int64_t full = count / strip_rows_, tail = count % strip_rows_;
-  if (full == 1) {
+  if (gather_ >= 0) {  // a second output: each strip's kept rows a constant of the program, so no strip loop
+    for (int64_t j = 0; j < full; ++j) body += strip(t, Affine(row0 + j * strip_rows_), strip_rows_, inputs);
+  } else if (full == 1) {
     body += strip(t, Affine(row0), strip_rows_, inputs);
   } else if (full > 1) {
     int v = k_.new_var("row_strip");
@@ -155,7 +162,14 @@ std::vector<Node> VectorEpilogue::strip(const Tile& t, const Affine& row, int64_
   if (c.conv) store = instr("copy_ub_gm", Pipe::MTE3, {{out_tensor_, -1, gm_at * s}, {-1, out_, Affine(0)}}, nz_strip(c.m, s, true));
   std::vector<int> in_scope = {acc_};
   in_scope.insert(in_scope.end(), strips.begin(), strips.end());
-  return {scope({out_}, {scope(in_scope, std::move(make)), store})};
+  std::vector<Node> out = {scope(in_scope, std::move(make)), store};
+  if (gather_ >= 0) {  // the second output: every s-th row and column of the strip
+    const Affine at = t.m0 + row;  // a constant position plus whole multiples of s rows (the tile loops)
+    SubsampledStrip sub{out_, r, pitch / 16, 1, r, at.c, r, subsampled_base(p_, t.bc, t.n0, at)};
+    std::vector<Node> kept = subsample_strip(p_, gather_, sub_tensor_, sub);  // none: a strip of one skipped row
+    if (!kept.empty()) out.push_back(scope({gather_}, std::move(kept)));
+  }
+  return {scope({out_}, std::move(out))};
 }
 
 std::vector<Node> VectorEpilogue::zeroed() {

@@ -7,7 +7,8 @@
 //     scope [E_..]  E_.. <- the inputs' columns [n0, n0 + nt)
 //       for each strip of `strip_rows` rows:          scope [OUT] { scope [ACC] { ACC <- W[slot, row..]
 //                                                                                  OUT <- epilogue(ACC, E_..) }
-//                                                                   C[m0 + row.., n0..] <- OUT }
+//                                                                   C[m0 + row.., n0..] <- OUT
+//                                                                   [a second output: subsample.h] }
 //   set_cross MTE2, mode=2, id=free                   the slot may take another tile (once both AIVs set)
 //
 // The AIVs give the cube core `kSlots` credits at the start; the cube core waits for one before
@@ -44,7 +45,9 @@ class VectorEpilogue {
   // `workspace` and `out` are tensor indices of the kernel; rows of a slot are `ws_pitch` f32
   // apart; `strip_rows` rows go through UB at a time. The UB buffers are the graph's stages on
   // the vector cores, each sized by its stage.
-  VectorEpilogue(Kernel& k, const sched::StageGraph& g, int workspace, int64_t ws_pitch, int out, int64_t strip_rows);
+  // `sub`: the tensor of a conv's second output (ContractionPlan::subsampled), or -1.
+  VectorEpilogue(Kernel& k, const sched::StageGraph& g, int workspace, int64_t ws_pitch, int out, int64_t strip_rows,
+                 int sub = -1);
 
   // The AIV program's part for one tile (both AIVs run it; subblock_idx picks the rows).
   std::vector<Node> tile(const Tile& t);
@@ -72,6 +75,7 @@ class VectorEpilogue {
   int workspace_, out_tensor_;
   int64_t ws_pitch_, strip_rows_;
   int acc_ = -1, out_ = -1;
+  int sub_tensor_ = -1, gather_ = -1;  // the second output and its UB gather
   std::map<int64_t, std::vector<int>> inputs_;  // per tile width: a buffer per epilogue input
   std::vector<int> tiles_;                      // a conv's full-tile inputs: a strip each
   std::unique_ptr<ScratchPool> pool_;

@@ -111,14 +111,14 @@ struct FuncImpl;
 class Func;
 
 struct Directive {
-  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Stagger, MultiBuffer, TileRows, EpilogueOf };
+  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Stagger, MultiBuffer, TileRows, EpilogueOf, StoreWith };
   Kind kind;
   std::vector<std::shared_ptr<VarImpl>> vars;
   int64_t factor = 0, min = 0;
   Level level = Level::GM;
   std::shared_ptr<InputImpl> input;
   std::string text;  // "split(k, ko, ki, 64)", for messages
-  std::shared_ptr<FuncImpl> func;  // epilogue_of
+  std::shared_ptr<FuncImpl> func;  // epilogue_of, store_with
 };
 
 // The schedule calls, written on a Func (its own schedule) or on a Schedule (a value to compile a
@@ -155,6 +155,12 @@ class Scheduling {
   // computed in UB on the producer's way out of L0C, strip by strip, instead of in a pass over GM.
   // Compile this Func; the producer keeps its cube schedule.
   Self& epilogue_of(const Func& producer);
+  // This Func, `producer` at every s-th row and column (F(n, k, y, x) = producer(n, k, y * s, x * s),
+  // a convolution's output), is written by producer's kernel as a second output from the strips it
+  // makes anyway: the input of a strided 1x1 convolution that follows (ResNet's downsample) without
+  // reading the whole map again (CANN's strided-write fusion). Compile both together
+  // (codegen::compile({producer, this}, chip)).
+  Self& store_with(const Func& producer);
 
 
  private:

@@ -93,6 +93,13 @@ Self& Scheduling<Self>::epilogue_of(const Func& producer) {
 }
 
 template <class Self>
+Self& Scheduling<Self>::store_with(const Func& producer) {
+  Directive d{Directive::Kind::StoreWith, {}, 0, 0, Level::GM, nullptr, fmt::format("store_with({})", producer.name())};
+  d.func = producer.impl;
+  return add(std::move(d));
+}
+
+template <class Self>
 Self& Scheduling<Self>::stagger() { return add({Directive::Kind::Stagger, {}, 0, 0, Level::GM, nullptr, "stagger()"}); }
 
 

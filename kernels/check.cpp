@@ -100,8 +100,13 @@ Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& 
 }
 
 KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunSettings& s) {
+  return compile_and_run(std::vector<dsl::Func>{f}, chip, s);
+}
+
+KernelRun compile_and_run(const std::vector<dsl::Func>& outputs, const ChipConfig& chip, const RunSettings& s) {
   KernelRun run;
-  codegen::Compiled compiled = codegen::compile(f, chip);
+  const dsl::Func& f = outputs.at(0);
+  codegen::Compiled compiled = codegen::compile(outputs, chip);
   // Through the text form, so that reports and diagnostics name lines of the program `cubekit
   // compile` writes (a built program has no source lines).
   run.program = parse_program(print_program(compiled.program), f.name() + ".s");
@@ -154,16 +159,29 @@ KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunS
     if (auto it = shaped.find(run.gm.decls[t].name); it != shaped.end()) bytes = &it->second;
     inputs[run.gm.decls[t].name] = bytes;
   }
-  std::future<dsl::HostTensor> reference = std::async(std::launch::async, [&] { return dsl::run_on_host(f, inputs); });
+  std::future<std::vector<dsl::HostTensor>> reference = std::async(std::launch::async, [&] {
+    std::vector<dsl::HostTensor> want;
+    for (const dsl::Func& o : outputs) want.push_back(dsl::run_on_host(o, inputs));
+    return want;
+  });
   try {
     run.sim = simulate(chip, run.program, run.gm, s.sim);
   } catch (...) {
     reference.wait();  // it reads run.gm
     throw;
   }
-  dsl::HostTensor want = reference.get();
+  std::vector<dsl::HostTensor> want = reference.get();
   convert_out();
-  run.check = compare(run.result(f.name()), want.data, want.dtype, s.atol);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Comparison c = compare(run.result(outputs[i].name()), want[i].data, want[i].dtype, s.atol);
+    if (i == 0) {
+      run.check = c;
+      continue;
+    }
+    run.check.max_abs = std::max(run.check.max_abs, c.max_abs), run.check.max_rel = std::max(run.check.max_rel, c.max_rel);
+    run.check.mismatches += c.mismatches, run.check.bit_exact = run.check.bit_exact && c.bit_exact;
+    run.check.pass = run.check.pass && c.pass;
+  }
   run.checked = true;
   return run;
 }

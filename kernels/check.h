@@ -69,5 +69,8 @@ struct RunSettings {
 };
 
 KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunSettings& settings = {});
+// A kernel with a second output (Func::store_with, codegen::compile(outputs, chip)): every output
+// is compared with its reference, `check` the worst of them.
+KernelRun compile_and_run(const std::vector<dsl::Func>& outputs, const ChipConfig& chip, const RunSettings& settings = {});
 
 }  // namespace cubekit::kernels

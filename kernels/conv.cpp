@@ -33,7 +33,8 @@ struct Tiles {
 // The fewest waves of tiles over the cores, then the biggest tiles (less traffic per MAC), as
 // matmul's choose_tiles; a tile is whole output rows of one image, or (`stack`: a stackable conv)
 // several whole images, whose positions then pad to the fractal's 16 rows once, not per image.
-Tiles choose_tiles(const sched::ConvGeometry& g, const ChipConfig& chip, int cores, int64_t copies, int64_t s, bool stack) {
+Tiles choose_tiles(const sched::ConvGeometry& g, const ChipConfig& chip, int cores, int64_t copies, int64_t s, bool stack,
+                   int64_t row_multiple) {
   Tiles best{0, 0};
   double best_cost = 1e300;
   for (int64_t rows = 1, images = 1; rows <= g.oh && images <= g.n; rows < g.oh ? ++rows : ++images) {
@@ -41,6 +42,7 @@ Tiles choose_tiles(const sched::ConvGeometry& g, const ChipConfig& chip, int cor
     int64_t m16 = round_up(images * rows * g.ow, 16);
     if (m16 > kMaxPositions && (rows > 1 || images > 1)) break;
     if (m16 * g.c0 * s * copies > chip.buffer_size(Space::L0A)) break;
+    if (rows < g.oh && rows % row_multiple) continue;  // a second output keeps every row_multiple-th row
     for (int64_t tn = 16; tn <= std::min<int64_t>(256, g.k16()); tn += 16) {
       if (m16 * tn * 4 > chip.buffer_size(Space::L0C)) continue;
       int64_t tiles = (g.n + images - 1) / images * g.groups * ((g.oh + rows - 1) / rows) * ((g.k16() + tn - 1) / tn);
@@ -49,6 +51,9 @@ Tiles choose_tiles(const sched::ConvGeometry& g, const ChipConfig& chip, int cor
       if (cost < best_cost) best_cost = cost, best = {rows, tn, images};
     }
   }
+  if (!best.rows && row_multiple > 1)
+    user_error("conv2d: chip '{}' cannot hold {} output rows of {} positions (tiles of whole multiples of the second "
+               "output's stride, subsampled={}) in its L0A/L0C", chip.name, row_multiple, g.ow, row_multiple);
   if (!best.rows)
     user_error("conv2d: chip '{}' cannot hold one output row of {} positions in its L0A/L0C", chip.name, g.ow);
   return best;
@@ -64,6 +69,12 @@ void check_options(const Conv2dOptions& o) {
   for (auto [name, v] : {std::pair<const char*, int64_t>{"rows", o.rows}, {"tn", o.tn}, {"channels", o.channels},
                          {"l1_copies", o.l1_copies}, {"images", o.images}})
     if (v < 0) user_error("conv2d: {} must be at least 1 (or 0 to let the schedule choose), got {}", name, v);
+  if (o.subsampled == 1)
+    user_error("conv2d: subsampled=1 would copy the whole output; give the stride of the convolution that reads it "
+               "(2 or more), or 0 for no second output");
+  if (o.subsampled < 0)
+    user_error("conv2d: subsampled must be 0 (no second output) or the stride of the convolution that reads it (2 or "
+               "more), got {}", o.subsampled);
   if (o.c % o.groups || o.k % o.groups)
     user_error("conv2d: groups={} must divide the input channels ({}) and the output channels ({})", o.groups, o.c, o.k);
   for (const std::string& step : o.epilogue)
@@ -104,7 +115,18 @@ Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
   cv.conv.bound(y, 0, oh).bound(x, 0, ow);
   cv.conv.schedule() = conv_schedule(cv.conv, chip, o);
   cv.out = cv.conv;
-  if (o.epilogue.empty()) return cv;
+  auto subsample = [&] {
+    if (o.subsampled < 2) return;
+    const int64_t s = o.subsampled;
+    cv.sub = dsl::Func("Ys");
+    (*cv.sub)(n, k, y, x) = cv.out(n, k, y * int(s), x * int(s));
+    cv.sub->bound(y, 0, (oh + s - 1) / s).bound(x, 0, (ow + s - 1) / s);
+    cv.sub->store_with(cv.out);
+  };
+  if (o.epilogue.empty()) {
+    subsample();
+    return cv;
+  }
   dsl::Expr e = cv.conv(n, k, y, x);
   for (const std::string& step : o.epilogue) {
     if (step == "bn") {
@@ -121,6 +143,7 @@ Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
   cv.out = dsl::Func("Y");
   cv.out(n, k, y, x) = e;
   cv.out.epilogue_of(cv.conv);
+  subsample();
   return cv;
 }
 
@@ -133,7 +156,8 @@ dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Co
   // Whole images stacked per tile where load3d can read them as one map (o.images 1: never).
   const bool stack = g.stackable() && o.images != 1 && !o.rows;
   Tiles t = naive ? Tiles{std::max<int64_t>(1, std::min(g.oh, 64 / g.ow)), std::min<int64_t>(64, g.k16())}
-                  : choose_tiles(g, chip, cores ? chip.cores : 1, copies, s, stack);
+                  : choose_tiles(g, chip, cores ? chip.cores : 1, copies, s, stack, std::max<int64_t>(1, o.subsampled));
+  if (naive && o.subsampled > 1 && t.rows < g.oh) t.rows = std::max(o.subsampled, t.rows / o.subsampled * o.subsampled);
   if (o.rows) t.rows = std::min(o.rows, g.oh);
   if (o.tn) t.tn = o.tn;
   if (o.images > 1 && !g.stackable())

@@ -38,6 +38,10 @@ struct Conv2dOptions {
   // y, x), an input shaped as the output, of the output's type), "relu". ResNet's blocks end
   // {"bn", "residual", "relu"}.
   std::vector<std::string> epilogue;
+  // > 1: the kernel also writes its result at every `subsampled`-th row and column, the input of a
+  // strided 1x1 convolution that follows (ResNet's downsample), as a second output Func `Ys`
+  // (Func::store_with). 16-bit results (out f16 or bf16).
+  int64_t subsampled = 0;
 };
 
 struct Conv2d {
@@ -45,6 +49,9 @@ struct Conv2d {
   std::optional<dsl::Input> scale, shift, residual;
   dsl::Func conv;  // the convolution (f32 when there is an epilogue)
   dsl::Func out;   // what to compile: conv, or the epilogue computed on conv's way out
+  std::optional<dsl::Func> sub;  // Conv2dOptions::subsampled: out at every s-th row and column
+  // What to compile and run: out, then sub.
+  std::vector<dsl::Func> outputs() const { return sub ? std::vector<dsl::Func>{out, *sub} : std::vector<dsl::Func>{out}; }
 };
 
 // The output's height (or width) for an input extent: floor((in + 2 pad - dilation (kernel - 1) - 1) / stride) + 1.

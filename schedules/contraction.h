@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <string>
+#include <optional>
 #include <vector>
 
 namespace cubekit::sched {
@@ -105,6 +106,14 @@ struct ContractionPlan {
   bool fixpipe_relu = false;
   bool vector_epilogue = false;
 
+  // A second output (Func::store_with): a convolution's result at every `stride`-th row and
+  // column, `oh` x `ow` positions a map, gathered from each UB strip on its way out.
+  struct Subsampled {
+    std::shared_ptr<dsl::FuncImpl> func;
+    int64_t stride = 0, oh = 0, ow = 0;
+  };
+  std::optional<Subsampled> subsampled;
+
   int64_t tiles() const;             // iterations of all tile loops together
   std::string str() const;
 };
@@ -117,6 +126,10 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip);
 // per-row inputs, and makes it the plan's epilogue (on a split chip: the FixPipe's, when it is a
 // cast and ReLU of the result, else the vector cores').
 void attach_epilogue(ContractionPlan& plan, const dsl::Func& consumer);
+
+// Checks that `sub` is the plan's result at every s-th row and column (Func::store_with) and that
+// the plan's tiles and strips can make it, and makes it the plan's second output.
+void attach_subsampled(ContractionPlan& plan, const dsl::Func& sub);
 
 using cubekit::cdiv;
 using cubekit::round_up;

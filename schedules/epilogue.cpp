@@ -167,3 +167,72 @@ void attach_epilogue(ContractionPlan& p, const dsl::Func& consumer) {
 }
 
 }  // namespace cubekit::sched
+
+namespace cubekit::sched {
+
+namespace {
+
+// The stride s where `index` is `var * s` (or `s * var`), 0 otherwise.
+int64_t stride_of(const Expr& index, const dsl::VarImpl* var) {
+  const ExprNode& n = index.node();
+  if (n.op != Op::Mul) return 0;
+  for (int i = 0; i < 2; ++i) {
+    const ExprNode& v = n.args[size_t(i)].node();
+    const ExprNode& c = n.args[size_t(1 - i)].node();
+    if (v.op == Op::Var && v.var.get() == var && c.op == Op::Const && c.value == double(int64_t(c.value)))
+      return int64_t(c.value);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void attach_subsampled(ContractionPlan& p, const dsl::Func& sub) {
+  const dsl::FuncImpl& f = *sub.impl;
+  const std::string where = fmt::format("{}.store_with({})", f.name, p.func_name);
+  if (!p.c.conv)
+    user_error("{}: a second output at every s-th row and column is a convolution's; {} is not one", where, p.func_name);
+  const dsl::FuncImpl* producer = nullptr;  // what store_with names (compile() checks it is the kernel's Func)
+  for (const dsl::Directive& d : f.schedule) {
+    if (d.kind != dsl::Directive::Kind::StoreWith)
+      user_error("{}.{}: {} is written by {}'s kernel, from its strips; it takes no schedule of its own", f.name, d.text,
+                 f.name, p.func_name);
+    producer = d.func.get();
+  }
+  CUBEKIT_ASSERT(producer, "attach_subsampled without store_with");
+  const ExprNode& call = f.value.node();
+  const bool reads = call.op == Op::Func && call.args.size() == 4 && f.args.size() == 4 && call.func.get() == producer;
+  int64_t s = reads ? stride_of(call.args[2], f.args[2].get()) : 0;
+  const bool same = reads && s >= 2 && stride_of(call.args[3], f.args[3].get()) == s &&
+                    call.args[0].node().op == Op::Var && call.args[0].node().var == f.args[0] &&
+                    call.args[1].node().op == Op::Var && call.args[1].node().var == f.args[1];
+  if (!same)
+    user_error("{}: {} must be {} at every s-th row and column: {}(n, k, y, x) = {}(n, k, y * s, x * s) with its own "
+               "variables in order and one stride s >= 2; it is {}", where, f.name, p.func_name, f.name, p.func_name,
+               f.value.str());
+  const ConvGeometry& g = p.c.g;
+  if (dtype_size(p.c.out) != 2)
+    user_error("{}: {} is {}; the second output is gathered 32 B (16 channels) a position, for 16-bit results (f16, bf16)",
+               where, p.func_name, dtype_name(p.c.out));
+  const int64_t oh = cdiv(g.oh, s), ow = cdiv(g.ow, s);
+  const std::vector<int64_t> want = {g.n, g.groups * g.k, oh, ow}, shape = sub.shape();
+  if (shape != want)
+    user_error("{}: {} at stride {} is {}x{}x{}x{}; bound {} to that shape (it is {})", where, p.func_name,
+               s, want[0], want[1], want[2], want[3], f.name, fmt::join(shape, "x"));
+  if (s * g.ow > 255)
+    user_error("{}: rows of {} positions at stride {} are more than the 255 blocks one vector repeat strides over; "
+               "the second output needs ow * s <= 255", where, g.ow, s);
+  const int64_t rows = p.tm / (g.images * g.ow);
+  if (rows < g.oh && rows % s)
+    user_error("{}: {}'s tiles of {} output rows start at rows the second output skips; give tiles a multiple of {} rows "
+               "(or whole images)", where, p.func_name, rows, s);
+  if (p.split && !p.vector_epilogue)
+    user_error("{}: on this chip {} leaves L0C through the FixPipe straight to GM, and the second output is gathered in "
+               "UB: fuse an epilogue the vector cores compute (bn, a residual) or store {} in a kernel of its own", where,
+               p.func_name, f.name);
+  p.subsampled = ContractionPlan::Subsampled{sub.impl, s, oh, ow};
+}
+
+
+
+}  // namespace cubekit::sched

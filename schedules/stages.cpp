@@ -212,6 +212,22 @@ StageGraph stage_graph(const ContractionPlan& p, int64_t chosen) {
   }
   int out = g.add({p.func_name + ".gm", Engine::MTE3, Place::GM, {}, At::Given, 1});
   g.connect(last, out, Path::Copy);
+  if (p.subsampled) {  // every s-th row and column of each strip gathered (vector unit), then to GM
+    constexpr int kGatherCopies = 2;
+    const ContractionPlan::Subsampled& sub = *p.subsampled;
+    const bool aiv = p.vector_epilogue;
+    const int64_t ow = c.g.ow, s = sub.stride, rows = p.tm / (c.g.images * ow);
+    // Its positions: of a tile (every image's kept rows), or at most of a strip of the vector cores'
+    // positions (which may start inside a row: the kept rows of the rows it spans).
+    const int64_t kept = aiv ? (strip > 0 ? std::min(strip, cdiv(cdiv(strip, ow) + 1, s) * sub.ow) : 0)
+                             : c.g.images * cdiv(rows, s) * sub.ow;
+    int gather = g.add({sub.func->name, Engine::Vector, Place::UB, aiv ? std::vector<int64_t>{kept, p.tn} : std::vector<int64_t>{kept, strip},
+                        aiv ? At::RowStrip : At::Strip, kGatherCopies, nullptr, sub.func});
+    held(gather, aiv ? Form::Rows : Form::Strip, c.out);
+    g.connect(last, gather, Path::Compute);
+    int sub_out = g.add({sub.func->name + ".gm", Engine::MTE3, Place::GM, {}, At::Given, 1});
+    g.connect(gather, sub_out, Path::Copy);
+  }
   return g;
 }
 

@@ -67,7 +67,7 @@ bool naive_schedule(const RunArgs& a) {
 }
 
 // Compiles, runs, checks and prints (text or JSON); 0 when clean and correct, 1 otherwise.
-int run_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline, double atol, nlohmann::json extra,
+int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline, double atol, nlohmann::json extra,
                double flops) {
   ChipConfig chip = load_chip(a.chip);
   kernels::RunSettings s;
@@ -79,7 +79,8 @@ int run_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline
   s.reference = !a.no_check;
   s.atol = atol;
   if (!a.trace.empty() && !std::ofstream(a.trace, std::ios::app)) user_error("--trace: cannot write '{}'", a.trace);
-  kernels::KernelRun run = kernels::compile_and_run(f, chip, s);
+  const dsl::Func& f = outputs.at(0);
+  kernels::KernelRun run = kernels::compile_and_run(outputs, chip, s);
   const Report& r = run.sim.report;
   if (!a.trace.empty()) write_trace(a.trace, run.sim, run.program, chip);
   bool ok = r.clean() && (!run.checked || run.check.pass);
@@ -130,9 +131,9 @@ int run_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline
   return ok ? 0 : 1;
 }
 
-int compile_kernel(const dsl::Func& f, const RunArgs& a, const std::string& headline) {
+int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline) {
   ChipConfig chip = load_chip(a.chip);
-  codegen::Compiled c = codegen::compile(f, chip);
+  codegen::Compiled c = codegen::compile(outputs, chip);
   std::ofstream out(a.output);
   if (!out) user_error("-o: cannot write '{}'", a.output);
   // The comment goes last, so that line numbers match the reports of `cubekit kernel`.
@@ -223,7 +224,7 @@ int run_matmul(const MatmulArgs& a) {
   double atol = o.in == DType::s8 ? 0 : (o.out == DType::f16 ? 1e-2 : std::max(1e-4, double(o.k) * 0x1p-23));
   nlohmann::json extra = {{"shape", {{"m", o.m}, {"n", o.n}, {"k", o.k}, {"batch", o.batch}}}};
   double flops = 2.0 * double(std::max<int64_t>(o.batch, 1)) * double(o.m) * double(o.n) * double(o.k);
-  return run_kernel(mm.out, a, matmul_headline(o), atol, extra, flops);
+  return run_kernel({mm.out}, a, matmul_headline(o), atol, extra, flops);
 }
 
 // ---- conv2d ----
@@ -235,6 +236,7 @@ struct ConvArgs : RunArgs {
   int l1_copies = 0;
   std::string double_buffer, cores;
   std::vector<std::string> epilogue;
+  int64_t subsampled = 0;
 };
 
 kernels::Conv2dOptions options_of(const ConvArgs& a) {
@@ -250,6 +252,7 @@ kernels::Conv2dOptions options_of(const ConvArgs& a) {
   o.double_buffer = on_off(a.double_buffer, "--double-buffer");
   o.use_cores = on_off(a.cores, "--cores");
   o.epilogue = a.epilogue;
+  o.subsampled = a.subsampled;
   return o;
 }
 
@@ -269,6 +272,8 @@ void add_conv_options(CLI::App* cmd, ConvArgs& a) {
   cmd->add_option("--out", a.out, "result type: f32 or f16 for f16/bf16 inputs, s32 for s8 (default f32 / s32)");
   cmd->add_option("--epilogue", a.epilogue, "fused on the way out of L0C: bn, residual, relu (comma-separated, in order: "
                                             "bn,residual,relu ends a ResNet block)")->delimiter(',');
+  cmd->add_option("--subsampled", a.subsampled, "also write the result at every S-th row and column as a second output Ys "
+                                                "(the input of a strided 1x1 conv that follows: ResNet's downsample)");
   cmd->add_option("--rows", a.rows, "override: output rows per tile");
   cmd->add_option("--tn", a.tn, "override: output channels per tile (a multiple of 16)");
   cmd->add_option("--channels", a.channels, "override: input channels per L1 fill (a multiple of C0)");
@@ -296,7 +301,7 @@ int run_conv(const ConvArgs& a) {
                                      {"oh", oh}, {"ow", ow}, {"stride", o.stride}, {"pad", o.pad},
                                      {"dilation", o.dilation}, {"groups", o.groups}}}};
   double flops = 2.0 * double(o.n) * double(o.k) * double(oh) * double(ow) * double(reduce);
-  return run_kernel(cv.out, a, conv_headline(o), atol, extra, flops);
+  return run_kernel(cv.outputs(), a, conv_headline(o), atol, extra, flops);
 }
 
 // ---- pooling: max_pool2d, avg_pool2d, global_avg_pool2d ----
@@ -349,7 +354,7 @@ int run_pool(const PoolArgs& a) {
   kernels::Pool2dOptions o = options_of(a);
   kernels::Pool2d p = kernels::pool2d(o, load_chip(a.chip));
   nlohmann::json extra = {{"shape", {{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"oh", p.oh}, {"ow", p.ow}}}};
-  return run_kernel(p.out, a, pool_headline(a, o), -1, extra, 0);
+  return run_kernel({p.out}, a, pool_headline(a, o), -1, extra, 0);
 }
 
 // ---- the vector kernels ----
@@ -415,12 +420,12 @@ std::string vector_headline(const VectorArgs& a, const kernels::VectorOptions& o
 int run_vector(const VectorArgs& a) {
   kernels::VectorOptions o = options_of(a);
   kernels::VectorKernel k = kernels::vector_kernel(a.name, o);
-  return run_kernel(k.out, a, vector_headline(a, o), -1, {{"shape", o.shape}}, 0);
+  return run_kernel({k.out}, a, vector_headline(a, o), -1, {{"shape", o.shape}}, 0);
 }
 
 // KernelAction::Validate: everything the CLI checks and builds before it runs `f` or writes a file.
-int validate_kernel(const dsl::Func& f, const RunArgs& a) {
-  codegen::compile(f, load_chip(a.chip));
+int validate_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a) {
+  codegen::compile(outputs, load_chip(a.chip));
   return 0;
 }
 
@@ -438,7 +443,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
   add_matmul_options(mm, *ma);
   mm->callback([ma, run, &exit_code] {
     if (run) exit_code = run_matmul(*ma);
-    else exit_code = validate_kernel(kernels::matmul(options_of(*ma), load_chip(ma->chip)).out, *ma);
+    else exit_code = validate_kernel({kernels::matmul(options_of(*ma), load_chip(ma->chip)).out}, *ma);
   });
   auto ca = std::make_shared<MatmulArgs>();
   auto* cm = compile->add_subcommand("matmul", "C = A x B on the cube");
@@ -447,7 +452,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
   cm->callback([ca, run, &exit_code] {
     kernels::MatmulOptions o = options_of(*ca);
     kernels::Matmul mm = kernels::matmul(o, load_chip(ca->chip));
-    exit_code = run ? compile_kernel(mm.out, *ca, matmul_headline(o)) : validate_kernel(mm.out, *ca);
+    exit_code = run ? compile_kernel({mm.out}, *ca, matmul_headline(o)) : validate_kernel({mm.out}, *ca);
   });
 
   auto cva = std::make_shared<ConvArgs>();
@@ -455,7 +460,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
   add_conv_options(cvk, *cva);
   cvk->callback([cva, run, &exit_code] {
     if (run) exit_code = run_conv(*cva);
-    else exit_code = validate_kernel(kernels::conv2d(options_of(*cva), load_chip(cva->chip)).out, *cva);
+    else exit_code = validate_kernel(kernels::conv2d(options_of(*cva), load_chip(cva->chip)).outputs(), *cva);
   });
   auto cvc = std::make_shared<ConvArgs>();
   auto* cvcc = compile->add_subcommand("conv2d", "2-D convolution on the cube");
@@ -464,7 +469,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
   cvcc->callback([cvc, run, &exit_code] {
     kernels::Conv2dOptions o = options_of(*cvc);
     kernels::Conv2d cv = kernels::conv2d(o, load_chip(cvc->chip));
-    exit_code = run ? compile_kernel(cv.out, *cvc, conv_headline(o)) : validate_kernel(cv.out, *cvc);
+    exit_code = run ? compile_kernel(cv.outputs(), *cvc, conv_headline(o)) : validate_kernel(cv.outputs(), *cvc);
   });
 
   for (const char* name : {"max_pool2d", "avg_pool2d", "global_avg_pool2d"}) {
@@ -477,7 +482,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     add_pool_options(pk, *pa);
     pk->callback([pa, run, &exit_code] {
       if (run) exit_code = run_pool(*pa);
-      else exit_code = validate_kernel(kernels::pool2d(options_of(*pa), load_chip(pa->chip)).out, *pa);
+      else exit_code = validate_kernel({kernels::pool2d(options_of(*pa), load_chip(pa->chip)).out}, *pa);
     });
     auto pc = std::make_shared<PoolArgs>();
     pc->name = name;
@@ -487,7 +492,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     pcc->callback([pc, run, &exit_code] {
       kernels::Pool2dOptions o = options_of(*pc);
       kernels::Pool2d p = kernels::pool2d(o, load_chip(pc->chip));
-      exit_code = run ? compile_kernel(p.out, *pc, pool_headline(*pc, o)) : validate_kernel(p.out, *pc);
+      exit_code = run ? compile_kernel({p.out}, *pc, pool_headline(*pc, o)) : validate_kernel({p.out}, *pc);
     });
   }
 
@@ -498,7 +503,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     add_vector_options(vk, *va);
     vk->callback([va, run, &exit_code] {
       if (run) exit_code = run_vector(*va);
-      else exit_code = validate_kernel(kernels::vector_kernel(va->name, options_of(*va)).out, *va);
+      else exit_code = validate_kernel({kernels::vector_kernel(va->name, options_of(*va)).out}, *va);
     });
     auto vc = std::make_shared<VectorArgs>();
     vc->name = name;
@@ -508,7 +513,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     vcc->callback([vc, run, &exit_code] {
       kernels::VectorOptions o = options_of(*vc);
       kernels::VectorKernel k = kernels::vector_kernel(vc->name, o);
-      exit_code = run ? compile_kernel(k.out, *vc, vector_headline(*vc, o)) : validate_kernel(k.out, *vc);
+      exit_code = run ? compile_kernel({k.out}, *vc, vector_headline(*vc, o)) : validate_kernel({k.out}, *vc);
     });
   }
 }
