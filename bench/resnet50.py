@@ -271,7 +271,13 @@ def report(results, batch):
                        f"{p['cycles']} | | | | |")
         wide = [row["gemm_cycles"] / row["conv_cycles"] for row in r["rows"] if row["c"] >= 64]
         out.append(f"\nConvolutions with C >= 64: conv / matmul efficiency from {min(wide):.2f} to {max(wide):.2f} "
-                   f"(the matmul reads the im2col matrix, KH*KW times the feature map, from GM).\n")
+                   f"(the matmul reads the im2col matrix, KH*KW times the feature map, from GM).")
+        # The same with every downsample in its strided-write form, taken or not.
+        copies = {q["downsample"]: q["efficiency_reading"] for q in r["strided"]}
+        fused = [copies.get(row["layer"], row["gemm_cycles"] / row["conv_cycles"]) for row in r["rows"] if row["c"] >= 64]
+        kept = [q["downsample"] for q in r["strided"] if not q["taken"]]
+        out.append(f"With every strided downsample reading its producer's copy: from {min(fused):.2f} to {max(fused):.2f}"
+                   + (f" ({', '.join(kept)} read the whole map above: the pair is faster so)" if kept else "") + ".\n")
         out.append("Strided-write fusion (the producer also writes its map at every 2nd row and column, the "
                    "downsample reads that as a 1x1 stride-1 convolution; taken where the pair is faster):\n")
         out.append("| downsample | producer | producer cycles: alone / writing the copy | downsample cycles: whole map / "

@@ -50,7 +50,7 @@ def _extent(size, pad, dilation, kernel, stride):
 
 def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=False, residual=None, out="f32",
            schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False,
-           **overrides):
+           subsampled=0, **overrides):
     """y = conv2d(x, w) on the cube, as torch.nn.functional.conv2d computes it (no bias: give bn).
 
     x: NCHW, float16 (out "f32", or "f16") or int8 (then the result is s32: the INT8 inference
@@ -63,7 +63,9 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     bn=(scale, shift) (float32 arrays of K: y * scale + shift, inference batch norm), residual=
     (an array shaped as the output, of the output's type: + residual), relu=True. overrides:
     rows, tn, channels, l1_copies, images, double_buffer, use_cores (see Conv2dOptions).
-    Returns (y, report), y NCHW.
+    Returns (y, report), y NCHW. subsampled=s (2 or more; out "f16"): the kernel also writes
+    y[:, :, ::s, ::s], the input of a strided 1x1 convolution that follows (the strided-write
+    fusion), and returns (y, y_subsampled, report).
 
     An empty batch, channel count or output gives an empty result without a launch; no input
     channels (or an input of padding only) gives zeros, also without a launch.
@@ -118,8 +120,11 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
                                      "per output channel")
     if residual is not None and residual.shape != shape:
         raise _cubekit.Error(f"{kernel}: residual has shape {residual.shape}; it must be shaped as the output, {shape}")
+    subsampled = _opt.integer(kernel, "subsampled", subsampled, meaning=" (0: no second output)")
     empty = _empty_conv(shape, c, h, wd, w.shape[2:], out, bn, residual, relu, chip)
     if empty is not None:
+        if subsampled > 1:
+            return empty[0], empty[0][:, :, ::subsampled, ::subsampled].copy(), empty[1]
         return empty
 
     o = _cubekit.Conv2dOptions()
@@ -139,9 +144,13 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
         o.epilogue = o.epilogue + ["relu"]
     for key, value in checked.items():
         setattr(o, key, value)
-    func, inputs = _cubekit.conv2d_func(o, chip)
+    o.subsampled = subsampled
+    func, inputs, sub = _cubekit.conv2d_func(o, chip)
     named = {i.name: a for i, a in zip(inputs, [x, w] + arrays)}
-    return _run_laid_out(func, named, chip, timing_only, trace, strict)
+    if sub is None:
+        return _run_laid_out(func, named, chip, timing_only, trace, strict)
+    y, report = _run_laid_out(func, named, chip, timing_only, trace, strict, also=[sub])
+    return y, report.pop("also")[sub.name], report
 
 
 def _empty_conv(shape, c, h, wd, kernel_hw, out, bn, residual, relu, chip):

@@ -138,6 +138,9 @@ Returns self, so schedules chain.)")
            "Vector path: rows per UB tile (default: as many as UB holds).")
       .def("epilogue_of", &T::epilogue_of, py::arg("producer"), py::return_value_policy::reference_internal,
            "Computes this elementwise Func in the contraction `producer`'s epilogue, in UB on its way out of L0C.")
+      .def("store_with", &T::store_with, py::arg("producer"), py::return_value_policy::reference_internal,
+           "This Func, a convolution `producer` at every s-th row and column (F(n, k, y, x) = producer(n, k, y * s, x * s)), "
+           "is written by producer's kernel as a second output: run producer with also=[this].")
 ;
 }
 
@@ -331,10 +334,18 @@ is compiled. One Func compiles with many:
     return to_numpy(t.data, t.dtype, t.shape);
   }, py::arg("func"), py::arg("inputs"), "The Func computed on the CPU by Halide, with numpy inputs by name: the golden reference.");
   func.def("run", [](const dsl::Func& f, const py::dict& inputs, const py::object& chip, bool timing_only, const py::object& trace,
-                     const py::object& schedule) {
-    codegen::Compiled c = compiled(f, chip, schedule);
+                     const py::object& schedule, const std::vector<dsl::Func>& also) {
+    if (!also.empty() && !schedule.is_none())
+      user_error("{}.run: also= (a second output, Func.store_with) takes the Funcs' own schedules; leave schedule= out", f.name());
+    std::vector<dsl::Func> outputs = {f};
+    outputs.insert(outputs.end(), also.begin(), also.end());
+    codegen::Compiled c = also.empty() ? compiled(f, chip, schedule) : codegen::compile(outputs, to_chip(chip));
     py::tuple r = run_program(c.program, to_device(c, inputs), chip, 0, timing_only, true, 0, trace);
-    const py::object out = r[0][py::str(f.name())];
+    auto is_output = [&](const std::string& name) {
+      for (const dsl::Func& o : outputs)
+        if (o.name() == name) return true;
+      return false;
+    };
     if (!c.layouts.empty()) {
       // The conversions: a 16-bit feature map's runs on the emulator as TransData (kernels::convert),
       // with the data when the run has it, and must make what the host's conversion made.
@@ -345,14 +356,14 @@ is compiled. One Func compiles with many:
           host.append(l.str());
           continue;
         }
-        const bool in = l.tensor != f.name();
+        const bool in = !is_output(l.tensor);
         std::vector<uint8_t> from, made;
         if (!timing_only && in && inputs.contains(l.tensor)) {
           from = tensor_bytes(inputs[py::str(l.tensor)], l.dtype, l.shape(), "input '" + l.tensor + "'");
           made = l.to_device(from);
         } else if (!timing_only && !in) {
           const TensorDecl& d = c.program.tensors[size_t(c.program.tensor_index(l.tensor))];
-          from = tensor_bytes(out, d.dtype, d.shape, "output '" + l.tensor + "'");
+          from = tensor_bytes(r[0][py::str(l.tensor)], d.dtype, d.shape, "output '" + l.tensor + "'");
           made = l.to_host(from);
         }
         kernels::Conversion conversion = kernels::convert(l, in, from, made, on, {.timing_only = timing_only});
@@ -367,10 +378,14 @@ is compiled. One Func compiles with many:
       r[1]["host_conversions"] = host;
       r[1]["transdata"] = transdata;
     }
-    return py::make_tuple(to_host(c, f.name(), out), r[1]);
+    py::dict more;  // also=: each second output, as the Func shapes it
+    for (const dsl::Func& o : also) more[py::str(o.name())] = to_host(c, o.name(), r[0][py::str(o.name())]);
+    if (!also.empty()) r[1]["also"] = more;
+    return py::make_tuple(to_host(c, f.name(), r[0][py::str(f.name())]), r[1]);
   }, py::arg("inputs"), py::arg("chip") = py::none(), py::arg("timing_only") = false, py::arg("trace") = py::none(),
-  py::arg("schedule") = py::none(),
-  "Compiles (with its own schedule, or `schedule`) and runs the Func on the emulator: (result as a numpy array, report dict).");
+  py::arg("schedule") = py::none(), py::arg("also") = std::vector<dsl::Func>{},
+  "Compiles (with its own schedule, or `schedule`) and runs the Func on the emulator: (result as a numpy array, report "
+  "dict). also=[Ys, ..]: Funcs its kernel writes as well (Func.store_with), in report['also'] by name.");
 }
 
 }  // namespace cubekit::py_bind

@@ -95,15 +95,18 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("images", &Conv2dOptions::images, "whole images stacked per tile (0: choose, 1: one per tile)")
       .def_readwrite("double_buffer", &Conv2dOptions::double_buffer)
       .def_readwrite("use_cores", &Conv2dOptions::use_cores)
-      .def_readwrite("epilogue", &Conv2dOptions::epilogue, "fused: 'bn', 'residual', 'relu', applied in the order listed");
+      .def_readwrite("epilogue", &Conv2dOptions::epilogue, "fused: 'bn', 'residual', 'relu', applied in the order listed")
+      .def_readwrite("subsampled", &Conv2dOptions::subsampled,
+                     "> 1: also write the result at every subsampled-th row and column (a second output, Ys)");
   m.def("conv2d_func", [](const Conv2dOptions& o, const ChipConfig& chip) {
     kernels::Conv2d cv = kernels::conv2d(o, chip);
     py::list inputs;
     inputs.append(py::cast(cv.x)), inputs.append(py::cast(cv.w));
     for (const auto& i : {cv.scale, cv.shift, cv.residual})
       if (i) inputs.append(py::cast(*i));
-    return py::make_tuple(cv.out, inputs);
-  }, py::arg("options"), py::arg("chip"), "The conv2d Func to compile and its Inputs (X, W[, scale, shift][, R]).");
+    return py::make_tuple(cv.out, inputs, cv.sub ? py::cast(*cv.sub) : py::none());
+  }, py::arg("options"), py::arg("chip"),
+  "The conv2d Func to compile, its Inputs (X, W[, scale, shift][, R]) and its second output (options.subsampled) or None.");
 
   using kernels::Pool2dOptions;
   py::class_<Pool2dOptions>(m, "Pool2dOptions", "What kernels.max_pool2d / avg_pool2d / adaptive_avg_pool2d build.")

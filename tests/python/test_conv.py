@@ -155,3 +155,22 @@ def test_a_hand_written_conv_schedule(rng):
     out, report = O.run({"I": xi, "W": wi})
     np.testing.assert_allclose(out, conv_numpy(xi, wi, pad=(1, 1)), rtol=1e-3, atol=1e-3)
     assert report["diagnostics"] == [] and report["cores"] == 2 * 4 * 2
+
+
+@pytest.mark.parametrize("chip", PRESETS)
+def test_subsampled_second_output(rng, chip):
+    """subsampled=2: the kernel also writes y[:, :, ::2, ::2] (the strided-write fusion)."""
+    x, w = halves(rng, (2, 32, 9, 10)), halves(rng, (48, 32, 1, 1))
+    scale, shift = rng.uniform(0.5, 1.5, 48).astype(np.float32), rng.uniform(-1, 1, 48).astype(np.float32)
+    y, ys, report = ck.kernels.conv2d(x, w, bn=(scale, shift), relu=True, out="f16", subsampled=2, chip=chip)
+    want = np.maximum(conv_numpy(x, w) * scale[None, :, None, None] + shift[None, :, None, None], 0)
+    np.testing.assert_allclose(y, want, rtol=1e-2, atol=1e-2)
+    assert ys.shape == (2, 48, 5, 5) and ys.dtype == np.float16
+    np.testing.assert_array_equal(ys, y[:, :, ::2, ::2])
+    assert report["diagnostics"] == [] and "also" not in report
+
+
+def test_subsampled_needs_a_16_bit_result(rng):
+    x, w = halves(rng, (1, 16, 4, 4)), halves(rng, (16, 16, 1, 1))
+    with pytest.raises(ck.Error, match="for 16-bit results"):
+        ck.kernels.conv2d(x, w, subsampled=2)

@@ -49,7 +49,7 @@ KINDS = {
     "tm": "int", "tn": "int", "tk_l0": "int", "tk_l1": "int", "core_group": "int", "l1_copies": "int32",
     "double_buffer": "optbool", "use_cores": "optbool", "stagger": "optbool",
     "stride": "pair", "dilation": "pair", "padding": "padding", "groups": "int", "bn": "bn", "relu": "bool",
-    "residual": "array", "rows": "int", "channels": "int", "images": "int",
+    "residual": "array", "rows": "int", "channels": "int", "images": "int", "subsampled": "int",
 }
 NEEDS = {"bias": {"epilogue": ["bias"]}, "scale": {"epilogue": ["scale"]}}
 
