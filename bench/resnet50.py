@@ -277,7 +277,8 @@ def report(results, batch):
         fused = [copies.get(row["layer"], row["gemm_cycles"] / row["conv_cycles"]) for row in r["rows"] if row["c"] >= 64]
         kept = [q["downsample"] for q in r["strided"] if not q["taken"]]
         out.append(f"With every strided downsample reading its producer's copy: from {min(fused):.2f} to {max(fused):.2f}"
-                   + (f" ({', '.join(kept)} read the whole map above: the pair is faster so)" if kept else "") + ".\n")
+                   + (f" (the table above has {', '.join(kept)} reading the whole map: that pair is faster)" if kept else "")
+                   + ".\n")
         out.append("Strided-write fusion (the producer also writes its map at every 2nd row and column, the "
                    "downsample reads that as a 1x1 stride-1 convolution; taken where the pair is faster):\n")
         out.append("| downsample | producer | producer cycles: alone / writing the copy | downsample cycles: whole map / "

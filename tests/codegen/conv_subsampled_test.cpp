@@ -91,6 +91,17 @@ TEST(ConvSubsampled, StripsInsideRowsOnTheSplitChips) {
   }
 }
 
+// The kernel's stage graph has the gather, computed from the result's strips, and its way to GM:
+// tiles of 2 rows of 8 positions, of which the copy keeps one row of 4, strips of 16 channels.
+TEST(ConvSubsampled, TheGraphHasTheGather) {
+  const ChipConfig chip = load_chip("ascend910");
+  Conv2dOptions o;
+  o.n = 1, o.c = 32, o.h = 8, o.w = 8, o.k = 32, o.kh = o.kw = 1, o.out = DType::f16, o.subsampled = 2, o.epilogue = {"bn"};
+  const std::string stages = codegen::compile(kernels::conv2d(o, chip).outputs(), chip).stages;
+  EXPECT_NE(stages.find("  Ys       UB on Vector [4 x 16] per strip, 2 copies <- Y (vector)\n"), std::string::npos) << stages;
+  EXPECT_NE(stages.find("  Ys.gm    GM on MTE3 <- Ys (copy)\n"), std::string::npos) << stages;
+}
+
 class ConvSubsampledMutation : public testing::TestWithParam<const char*> {};
 
 // One core, two channel tiles, tiles of 2 rows (the coupled core's strips) and the vector cores'
