@@ -28,7 +28,7 @@ VectorEpilogue::VectorEpilogue(Kernel& k, const sched::StageGraph& g, int worksp
   acc_ = buffer("ACC", g.stages[size_t(acc)]);
   out_ = buffer("OUT", g.stages[size_t(result)]);
   for (const sched::Edge& e : g.edges)  // the second output's gather, computed from the result
-    if (sub >= 0 && e.producer == result && e.path == sched::Path::Compute) gather_ = buffer("G", g.stages[size_t(e.consumer)]);
+    if (sub >= 0 && e.producer == result && e.path == sched::Path::Gather) gather_ = buffer("G", g.stages[size_t(e.consumer)]);
   CUBEKIT_ASSERT((sub >= 0) == (gather_ >= 0), "{}: a second output has its gather stage", p_.func_name);
   pool_ = std::make_unique<ScratchPool>(k_);
   for (const auto& e : p_.epilogue_inputs)

@@ -62,6 +62,7 @@ std::string_view path_name(Path p) {
     case Path::FixPipe: return "fixpipe";
     case Path::CrossCore: return "cross-core";
     case Path::Compute: return "vector";
+    case Path::Gather: return "gather";
   }
   return "?";
 }
@@ -224,7 +225,7 @@ StageGraph stage_graph(const ContractionPlan& p, int64_t chosen) {
     int gather = g.add({sub.func->name, Engine::Vector, Place::UB, aiv ? std::vector<int64_t>{kept, p.tn} : std::vector<int64_t>{kept, strip},
                         aiv ? At::RowStrip : At::Strip, kGatherCopies, nullptr, sub.func});
     held(gather, aiv ? Form::Rows : Form::Strip, c.out);
-    g.connect(last, gather, Path::Compute);
+    g.connect(last, gather, Path::Gather);
     int sub_out = g.add({sub.func->name + ".gm", Engine::MTE3, Place::GM, {}, At::Given, 1});
     g.connect(gather, sub_out, Path::Copy);
   }

@@ -39,6 +39,7 @@ enum class Path : uint8_t {
   FixPipe,     // L0C -> GM / workspace (the split chips' FixPipe)
   CrossCore,   // GM workspace -> a vector core's UB under cross-core flags
   Compute,     // vector instructions over UB values
+  Gather,      // every s-th row and column of a UB strip, on the vector unit (a conv's second output)
 };
 // The loop of its consumer one instance of a stage is made in.
 enum class At : uint8_t {
