@@ -25,8 +25,8 @@ std::vector<Run> kept_runs(const sched::ContractionPlan& p, int64_t first, int64
     const int64_t a = std::max(first, y * ow) - y * ow, b = std::min(first + count, (y + 1) * ow) - y * ow;
     const int64_t x0 = cdiv(a, s), x1 = std::min(sow, cdiv(b, s));  // kept columns x * s in [a, b)
     if (x1 <= x0) continue;
-    if (!runs.empty() && runs.back().x0 == x0 && runs.back().x1 == x1 && runs.back().y + runs.back().rows * s == y && x0 == 0 &&
-        x1 == sow)
+    const bool whole = x0 == 0 && x1 == sow;  // whole kept rows, one after the other, make one run
+    if (whole && !runs.empty() && runs.back().x0 == 0 && runs.back().x1 == sow && runs.back().y + runs.back().rows * s == y)
       ++runs.back().rows;
     else
       runs.push_back({y, 1, x0, x1, at});
@@ -35,19 +35,19 @@ std::vector<Run> kept_runs(const sched::ContractionPlan& p, int64_t first, int64
   return runs;
 }
 
-}  // namespace
-
-int64_t kept_positions(const sched::ContractionPlan& p, int64_t first, int64_t count) {
+int64_t kept_positions(const std::vector<Run>& runs) {
   int64_t n = 0;
-  for (const Run& r : kept_runs(p, first, count)) n += r.rows * (r.x1 - r.x0);
+  for (const Run& r : runs) n += r.rows * (r.x1 - r.x0);
   return n;
 }
+
+}  // namespace
 
 std::vector<Node> subsample_strip(const sched::ContractionPlan& p, int gather, int out, const SubsampledStrip& s) {
   const sched::ContractionPlan::Subsampled& sub = *p.subsampled;
   const int64_t stride = sub.stride, ow = p.c.g.ow;
   const std::vector<Run> runs = kept_runs(p, s.first, s.count);
-  const int64_t kept = kept_positions(p, s.first, s.count), ld = s.images * kept;  // G: positions between blocks
+  const int64_t kept = kept_positions(runs), ld = s.images * kept;  // G: positions between blocks
   if (kept == 0) return {};
   // A gather's repeats step over the 16-channel blocks where both buffers' block pitches fit a
   // repeat stride (fewest instructions: one per kept row and 8 columns), else over the run's rows.

@@ -36,8 +36,6 @@ std::vector<Node> subsample_strip(const sched::ContractionPlan& p, int gather, i
 // SubsampledStrip::gm for a strip at `at` positions into an image (its constant part is `first`)
 // of `channels` into the output's channels, beside the result's batch offset `bc`.
 Affine subsampled_base(const sched::ContractionPlan& p, const Affine& bc, const Affine& channels, const Affine& at);
-// The positions a strip of `count` positions from `first` keeps (per image).
-int64_t kept_positions(const sched::ContractionPlan& p, int64_t first, int64_t count);
 // The second output's shape as the program stores it (NC1HWC0) and its host layout.
 std::vector<int64_t> subsampled_tensor(const sched::ContractionPlan& p, std::vector<TensorLayout>& layouts);
 

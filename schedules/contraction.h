@@ -16,8 +16,8 @@
 #include "emulator/chip_config.h"
 
 #include <memory>
-#include <string>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace cubekit::sched {

@@ -166,10 +166,6 @@ void attach_epilogue(ContractionPlan& p, const dsl::Func& consumer) {
   if (p.split) p.vector_epilogue = !fixpipe_form(consumer.impl->value, *d->func, p.fixpipe_relu);
 }
 
-}  // namespace cubekit::sched
-
-namespace cubekit::sched {
-
 namespace {
 
 // The stride s where `index` is `var * s` (or `s * var`), 0 otherwise.
@@ -232,7 +228,5 @@ void attach_subsampled(ContractionPlan& p, const dsl::Func& sub) {
                p.func_name, f.name);
   p.subsampled = ContractionPlan::Subsampled{sub.impl, s, oh, ow};
 }
-
-
 
 }  // namespace cubekit::sched
