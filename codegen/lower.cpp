@@ -3,6 +3,7 @@
 
 #include "codegen/emit.h"
 #include "codegen/fit.h"
+#include "codegen/lower_attention.h"
 #include "codegen/lower_stages.h"
 #include "codegen/select.h"
 #include "codegen/simplify.h"
@@ -11,6 +12,7 @@
 #include "codegen/verify.h"
 #include "dsl/bounds.h"
 #include "emulator/error.h"
+#include "schedules/attention.h"
 #include "schedules/contraction.h"
 #include "schedules/conv.h"
 #include "schedules/pool.h"
@@ -114,7 +116,13 @@ Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) 
                "does not lower boundary conditions yet: compute the Func on the CPU (dsl::run_on_host, "
                "cubekit.reference) or read the input inside its shape", f.name(), r->input->name);
   sched::StageGraph graph;  // the kernel's, with its tiles and strips chosen
-  if (epilogue || conv || directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
+  if (sched::is_attention(f)) {                    // flash attention: two products and the softmax between
+    if (sub) user_error("{}.store_with({}): a second output is a convolution's; {} is attention", sub->name(), f.name(), f.name());
+    sched::AttentionPlan plan = sched::plan_attention(f, chip);
+    log("schedule", [&] { return plan.str() + "\n"; });
+    k = lower_attention(plan, chip);
+    stages = plan.str() + "\n";
+  } else if (epilogue || conv || directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
     dsl::Func producer = epilogue ? dsl::Func(epilogue->func) : f;  // with a fused epilogue, the contraction it reads
     sched::ContractionPlan plan = conv ? sched::plan_conv(producer, chip) : sched::plan_contraction(producer, chip);
     if (epilogue) sched::attach_epilogue(plan, f);
@@ -133,7 +141,7 @@ Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) 
     log("schedule", [&] { return plan.str() + "\n"; });
     k = fit_row_tiles(graph, plan, chip);          // the tile UB holds, lowered from the graph
   }
-  stages = graph.str();
+  if (stages.empty()) stages = graph.str();
   log("stage graph", [&] { return stages; });
   dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower
   if (sub) dsl::check_reads_in_bounds(*sub);

@@ -111,7 +111,7 @@ struct FuncImpl;
 class Func;
 
 struct Directive {
-  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Stagger, MultiBuffer, TileRows, EpilogueOf, StoreWith };
+  enum class Kind : uint8_t { Split, Reorder, Cores, Stage, Cube, DoubleBuffer, StoreIn, Stagger, MultiBuffer, TileRows, EpilogueOf, StoreWith, Flash };
   Kind kind;
   std::vector<std::shared_ptr<VarImpl>> vars;
   int64_t factor = 0, min = 0;
@@ -161,6 +161,12 @@ class Scheduling {
   // reading the whole map again (CANN's strided-write fusion). Compile both together
   // (codegen::compile({producer, this}, chip)).
   Self& store_with(const Func& producer);
+  // This Func, softmax(S) x V over a key axis (kernels/attention.h has the form), is computed as
+  // flash attention: `tile_q` query rows at a time stay on the chip while the keys and values
+  // stream through in tiles of `tile_kv`, the softmax made online (a running row maximum and sum,
+  // the partial output rescaled when the maximum grows) instead of S and P going through GM. A
+  // reassociation of the key reduction, as stagger is of k: the result changes by rounding only.
+  Self& flash(int64_t tile_q, int64_t tile_kv);
 
 
  private:

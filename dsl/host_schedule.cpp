@@ -80,7 +80,9 @@ Tile tile_for(const LoweredFunc& f, int v) {
 template <class Definition>
 void schedule_in_tile(Definition def, const LoweredReduction& r, const Tile& tile, bool update) {
   std::vector<Halide::VarOrRVar> order{r.vars[0]};
-  if (tile.vector) def.vectorize(r.vars[0]);
+  // Split by the tile's width, guarded: the same vectors as the tile's, also where bounds inference
+  // trims the region (a select on the variable: a causal mask) and the extent is not a constant.
+  if (tile.vector) def.vectorize(r.vars[0], tile.columns, TailStrategy::GuardWithIf);
   else def.unroll(r.vars[0]);
   if (r.vars.size() >= 2) def.unroll(r.vars[1]), order.push_back(r.vars[1]);
   if (update)

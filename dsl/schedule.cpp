@@ -103,6 +103,11 @@ template <class Self>
 Self& Scheduling<Self>::stagger() { return add({Directive::Kind::Stagger, {}, 0, 0, Level::GM, nullptr, "stagger()"}); }
 
 
+template <class Self>
+Self& Scheduling<Self>::flash(int64_t tile_q, int64_t tile_kv) {
+  return add({Directive::Kind::Flash, {}, tile_q, tile_kv, Level::GM, nullptr, fmt::format("flash({}, {})", tile_q, tile_kv)});
+}
+
 template class Scheduling<Schedule>;
 template class Scheduling<Func>;
 

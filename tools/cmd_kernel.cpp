@@ -1,9 +1,10 @@
 // `cubekit kernel NAME ...`: compile a ready kernel, run it on seeded random inputs, check it
 // against the Halide reference and report; `cubekit compile NAME ... -o FILE.s` writes the program.
-// NAME is matmul or conv2d (the cube), max_pool2d / avg_pool2d / global_avg_pool2d or one of the
+// NAME is matmul, conv2d or attention (the cube), max_pool2d / avg_pool2d / global_avg_pool2d or one of the
 // vector kernels (add, softmax, layernorm, ...).
 #include "codegen/lower.h"
 #include "emulator/error.h"
+#include "kernels/attention.h"
 #include "kernels/check.h"
 #include "kernels/conv.h"
 #include "kernels/matmul.h"
@@ -304,6 +305,57 @@ int run_conv(const ConvArgs& a) {
   return run_kernel(cv.outputs(), a, conv_headline(o), atol, extra, flops);
 }
 
+// ---- attention ----
+
+struct AttentionArgs : RunArgs {
+  int64_t batch = 1, heads = 1, kv_heads = 0, seq_q = 0, seq_kv = 0, dim = 0, tile_q = 0, tile_kv = 0;
+  bool causal = false;
+  double scale = 0;
+  std::string dtype = "f16";
+};
+
+kernels::AttentionOptions options_of(const AttentionArgs& a) {
+  kernels::AttentionOptions o;
+  o.batch = a.batch, o.heads = a.heads, o.kv_heads = a.kv_heads, o.seq_q = a.seq_q, o.seq_kv = a.seq_kv, o.dim = a.dim;
+  o.causal = a.causal, o.scale = a.scale, o.tile_q = a.tile_q, o.tile_kv = a.tile_kv;
+  o.dtype = dtype_option(a.dtype, "--dtype");
+  if (o.dtype != DType::f16 && o.dtype != DType::bf16) user_error("--dtype must be f16 or bf16 for attention, got '{}'", a.dtype);
+  if (naive_schedule(a)) user_error("--schedule naive: attention has its flash() schedule only; drop --schedule");
+  return o;
+}
+
+void add_attention_options(CLI::App* cmd, AttentionArgs& a) {
+  cmd->add_option("--batch", a.batch, "batch")->capture_default_str();
+  cmd->add_option("--heads", a.heads, "query heads")->capture_default_str();
+  cmd->add_option("--kv-heads", a.kv_heads, "K/V heads, dividing --heads (grouped-query attention; default: --heads)");
+  cmd->add_option("--seq-q", a.seq_q, "queries per head")->required();
+  cmd->add_option("--seq-kv", a.seq_kv, "keys per head (default: --seq-q)");
+  cmd->add_option("--dim", a.dim, "head dim (a multiple of 16 up to 128)")->required();
+  cmd->add_flag("--causal", a.causal, "causal mask: query i sees keys 0..i");
+  cmd->add_option("--scale", a.scale, "score scale (default 1/sqrt(dim))");
+  cmd->add_option("--dtype", a.dtype, "Q, K, V and the output: f16 or bf16")->capture_default_str();
+  cmd->add_option("--tile-q", a.tile_q, "override: flash() query rows per tile");
+  cmd->add_option("--tile-kv", a.tile_kv, "override: flash() keys per tile");
+  add_run_options(cmd, a);
+}
+
+std::string attention_headline(const kernels::AttentionOptions& o) {
+  return fmt::format("attention batch {} heads {}/{} seq {} x {} dim {}{} {}", o.batch, o.heads, o.kv_heads ? o.kv_heads : o.heads,
+                     o.seq_q, o.seq_kv ? o.seq_kv : o.seq_q, o.dim, o.causal ? " causal" : "", dtype_name(o.dtype));
+}
+
+int run_attention(const AttentionArgs& a) {
+  kernels::AttentionOptions o = options_of(a);
+  kernels::Attention at = kernels::attention(o, load_chip(a.chip));
+  const int64_t seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
+  nlohmann::json extra = {{"shape", {{"batch", o.batch}, {"heads", o.heads}, {"kv_heads", o.kv_heads ? o.kv_heads : o.heads},
+                                     {"seq_q", o.seq_q}, {"seq_kv", seq_kv}, {"dim", o.dim}, {"causal", o.causal}}}};
+  // Two products of 2 * seq_q * seq_kv * dim each (the published kernels' count, 4 S0 S1 D); a
+  // causal mask does about half.
+  double flops = 4.0 * double(o.batch * o.heads) * double(o.seq_q) * double(seq_kv) * double(o.dim) * (o.causal ? 0.5 : 1.0);
+  return run_kernel({at.funcs.o}, a, attention_headline(o), -1, extra, flops);
+}
+
 // ---- pooling: max_pool2d, avg_pool2d, global_avg_pool2d ----
 
 struct PoolArgs : RunArgs {
@@ -470,6 +522,23 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     kernels::Conv2dOptions o = options_of(*cvc);
     kernels::Conv2d cv = kernels::conv2d(o, load_chip(cvc->chip));
     exit_code = run ? compile_kernel(cv.outputs(), *cvc, conv_headline(o)) : validate_kernel(cv.outputs(), *cvc);
+  });
+
+  auto aa = std::make_shared<AttentionArgs>();
+  auto* ak = kernel->add_subcommand("attention", "softmax(scale Q Kᵀ) V as flash attention (torch's scaled_dot_product_attention)");
+  add_attention_options(ak, *aa);
+  ak->callback([aa, run, &exit_code] {
+    if (run) exit_code = run_attention(*aa);
+    else exit_code = validate_kernel({kernels::attention(options_of(*aa), load_chip(aa->chip)).funcs.o}, *aa);
+  });
+  auto ac = std::make_shared<AttentionArgs>();
+  auto* acc = compile->add_subcommand("attention", "flash attention");
+  add_attention_options(acc, *ac);
+  acc->add_option("-o,--output", ac->output, "the program file to write")->required();
+  acc->callback([ac, run, &exit_code] {
+    kernels::AttentionOptions o = options_of(*ac);
+    kernels::Attention at = kernels::attention(o, load_chip(ac->chip));
+    exit_code = run ? compile_kernel({at.funcs.o}, *ac, attention_headline(o)) : validate_kernel({at.funcs.o}, *ac);
   });
 
   for (const char* name : {"max_pool2d", "avg_pool2d", "global_avg_pool2d"}) {

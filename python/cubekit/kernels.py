@@ -325,7 +325,8 @@ def mean(x, *, axis=None, keepdims=False, schedule="default", chip="ascend910", 
 
 
 from ._conv import conv2d, CONV_OVERRIDES  # noqa: E402,F401
+from ._attention import attention, ATTENTION_OVERRIDES  # noqa: E402,F401
 from ._pool import max_pool2d, avg_pool2d, adaptive_avg_pool2d, POOL_OVERRIDES  # noqa: E402,F401
 
 # the ready kernels
-names = list(_cubekit.vector_kernel_names()) + ["matmul", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
+names = list(_cubekit.vector_kernel_names()) + ["matmul", "conv2d", "attention", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]

@@ -1,6 +1,7 @@
-// The ready kernels as Funcs (kernels::matmul, conv2d, pool2d, vector_kernel); cubekit/kernels.py turns
+// The ready kernels as Funcs (kernels::matmul, conv2d, attention, pool2d, vector_kernel); cubekit/kernels.py turns
 // them into one-call functions on numpy arrays.
 #include "emulator/error.h"
+#include "kernels/attention.h"
 #include "kernels/conv.h"
 #include "kernels/matmul.h"
 #include "kernels/pool.h"
@@ -178,6 +179,28 @@ void bind_kernels(py::module_& m) {
   }, py::arg("x_shape"), py::arg("y_shape"),
   "kernels::broadcast_view: (rows, cols, how X is read, how Y is read), or None when the vector path cannot read "
   "the broadcast directly.");
+
+  using kernels::AttentionOptions;
+  py::class_<AttentionOptions>(m, "AttentionOptions", "What kernels.attention builds: shapes, mask, type, scale, flash() tiles.")
+      .def(py::init<>())
+      .def_readwrite("batch", &AttentionOptions::batch)
+      .def_readwrite("heads", &AttentionOptions::heads)
+      .def_readwrite("kv_heads", &AttentionOptions::kv_heads, "0: as many as heads")
+      .def_readwrite("seq_q", &AttentionOptions::seq_q)
+      .def_readwrite("seq_kv", &AttentionOptions::seq_kv, "0: seq_q")
+      .def_readwrite("dim", &AttentionOptions::dim)
+      .def_readwrite("causal", &AttentionOptions::causal)
+      .def_readwrite("scale", &AttentionOptions::scale, "0: 1 / sqrt(dim)")
+      .def_readwrite("tile_q", &AttentionOptions::tile_q, "0: the default")
+      .def_readwrite("tile_kv", &AttentionOptions::tile_kv, "0: the default")
+      .def_property("dtype", [](const AttentionOptions& o) { return std::string(dtype_name(o.dtype)); },
+                    [](AttentionOptions& o, const py::object& t) { o.dtype = to_dtype(t); }, "Q, K, V and O: f16 or bf16");
+  m.def("attention_func", [](const AttentionOptions& o, const ChipConfig& chip) {
+    kernels::Attention a = kernels::attention(o, chip);
+    py::list inputs;
+    inputs.append(py::cast(a.q)), inputs.append(py::cast(a.k)), inputs.append(py::cast(a.v));
+    return py::make_tuple(a.funcs.o, inputs);
+  }, py::arg("options"), py::arg("chip"), "The attention Func (flash() scheduled) to compile and its Inputs (Q, K, V).");
 }
 
 }  // namespace cubekit::py_bind

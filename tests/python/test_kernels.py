@@ -15,7 +15,7 @@ def ab(rng):
 
 
 def test_kernel_names():
-    assert sorted(kernels.names) == ["adaptive_avg_pool2d", "add", "avg_pool2d", "cast", "conv2d", "div", "exp", "gelu",
+    assert sorted(kernels.names) == ["adaptive_avg_pool2d", "add", "attention", "avg_pool2d", "cast", "conv2d", "div", "exp", "gelu",
                                      "layernorm", "matmul", "max", "max_pool2d", "maximum", "mean", "min", "minimum",
                                      "mul", "relu", "rmsnorm", "sigmoid", "silu", "softmax", "sub", "sum", "tanh"]
 

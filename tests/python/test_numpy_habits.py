@@ -197,6 +197,7 @@ EMPTY_CALLS = {
     "max_pool2d": lambda: kernels.max_pool2d(np.zeros((2, 0, 6, 6), np.float16), 3, 2, 1),
     "avg_pool2d": lambda: kernels.avg_pool2d(np.zeros((0, 3, 6, 6), np.float32), 2),
     "adaptive_avg_pool2d": lambda: kernels.adaptive_avg_pool2d(np.zeros((0, 3, 7, 7), np.float16), 1),
+    "attention": lambda: kernels.attention(np.zeros((1, 2, 0, 16), np.float16), *(np.ones((1, 2, 8, 16), np.float16),) * 2),
 }
 EMPTY_WANT = {
     "add": np.add(E, np.ones(5, np.float32)), "sub": E - 1.0, "mul": np.ones((3, 0), np.float32), "div": 2 / E,
@@ -204,6 +205,7 @@ EMPTY_WANT = {
     "min": np.zeros((0,), np.float16), "mean": E.mean(axis=1, keepdims=True), "matmul": np.zeros((0, 8), np.float32),
     "conv2d": np.zeros((0, 8, 6, 6), np.float32), "max_pool2d": np.zeros((2, 0, 3, 3), np.float16),
     "avg_pool2d": np.zeros((0, 3, 3, 3), np.float32), "adaptive_avg_pool2d": np.zeros((0, 3, 1, 1), np.float16),
+    "attention": np.zeros((1, 2, 0, 16), np.float16),
 }
 
 

@@ -31,6 +31,7 @@ CALLS = {
     "cast": lambda **kw: kernels.cast(X, "f32", **kw),
     "layernorm": lambda **kw: kernels.layernorm(X, G, G, **kw),
     "rmsnorm": lambda **kw: kernels.rmsnorm(X, G, **kw),
+    "attention": lambda **kw: kernels.attention(*(np.ones((1, 1, 16, 16), np.float16),) * 3, **kw),
     "conv2d": lambda **kw: kernels.conv2d(np.ones((1, 4, 6, 6), np.float16), np.ones((8, 4, 3, 3), np.float16), **kw),
     "max_pool2d": lambda **kw: kernels.max_pool2d(np.ones((1, 4, 6, 6), np.float16), 3, 2, 1, **kw),
     "avg_pool2d": lambda **kw: kernels.avg_pool2d(np.ones((1, 4, 6, 6), np.float16), 2, **kw),
@@ -50,6 +51,7 @@ KINDS = {
     "double_buffer": "optbool", "use_cores": "optbool", "stagger": "optbool",
     "stride": "pair", "dilation": "pair", "padding": "padding", "groups": "int", "bn": "bn", "relu": "bool",
     "residual": "array", "rows": "int", "channels": "int", "images": "int", "subsampled": "int",
+    "causal": "bool", "tile_q": "int", "tile_kv": "int",
 }
 NEEDS = {"bias": {"epilogue": ["bias"]}, "scale": {"epilogue": ["scale"]}}
 
@@ -80,6 +82,8 @@ def options_of(kernel):
         names += list(kernels.SCHEDULE_OVERRIDES)
     if kernel == "conv2d":
         names += list(kernels.CONV_OVERRIDES)
+    if kernel == "attention":
+        names += list(kernels.ATTENTION_OVERRIDES)
     if kernel.endswith("pool2d"):
         names += list(kernels.POOL_OVERRIDES)
     return names
@@ -98,7 +102,7 @@ CASES = [(kernel, option, bad) for kernel in CALLS for option in options_of(kern
 @pytest.mark.parametrize("kernel,option,bad", CASES, ids=[f"{k}-{o}-{i}" for k, o, b in CASES
                                                           for i in [repr(b)[:20]]])
 def test_bad_option_names_option_value_and_expectation(kernel, option, bad):
-    kwargs = dict(NEEDS.get(option, {}), **{option: bad})
+    kwargs = dict(NEEDS.get(option, {}) if kernel in ("matmul", "default_schedule") else {}, **{option: bad})
     with pytest.raises(ck.Error) as info:
         CALLS[kernel](**kwargs)
     message = str(info.value)

@@ -1,0 +1,306 @@
+#include "codegen/lower_attention.h"
+
+#include "codegen/core_tiles.h"
+#include "codegen/tile_loop.h"
+#include "codegen/vector_ops.h"
+#include "emulator/arith.h"
+#include "emulator/error.h"
+
+#include <memory>
+
+namespace cubekit::codegen {
+
+namespace {
+
+class FlashNest {
+ public:
+  FlashNest(const sched::AttentionPlan& p, const ChipConfig& chip)
+      : p_(p), chip_(chip), m16_(round_up(p.tile_q, 16)), kv16_(round_up(p.tile_kv, 16)), in_size_(dtype_size(p.in)) {}
+
+  Kernel lower() {
+    k_.name = p_.func_name;
+    k_.new_var("block_idx");
+    k_.new_var("block_num");
+    const std::vector<int64_t> q_shape = p_.q->shape, kv_shape = p_.k->shape;
+    k_.tensors = {{p_.q->name, p_.in, q_shape, TensorRole::In},
+                  {p_.k->name, p_.in, kv_shape, TensorRole::In},
+                  {p_.v->name, p_.in, kv_shape, TensorRole::In},
+                  {p_.func_name, p_.out, q_shape, TensorRole::Out},
+                  {p_.func_name + "_p", p_.in, {1}, TensorRole::Workspace}};
+    const int64_t d = p_.dim;
+    l1q_ = k_.new_buffer("L1Q", Space::L1, m16_ * d * in_size_, 1);
+    l1k_ = k_.new_buffer("L1K", Space::L1, kv16_ * d * in_size_, 2);
+    l1v_ = k_.new_buffer("L1V", Space::L1, kv16_ * d * in_size_, 1);
+    l1p_ = k_.new_buffer("L1P", Space::L1, m16_ * kv16_ * in_size_, 1);
+    l0a_ = k_.new_buffer("L0A", Space::L0A, m16_ * std::max(d, kv16_) * in_size_, 2);
+    l0b_ = k_.new_buffer("L0B", Space::L0B, kv16_ * d * in_size_, 2);
+    l0s_ = k_.new_buffer("L0S", Space::L0C, m16_ * kv16_ * 4, 1);
+    l0o_ = k_.new_buffer("L0O", Space::L0C, m16_ * d * 4, 1);
+    ub_s_ = k_.new_buffer("S", Space::UB, m16_ * kv16_ * 4, 1);
+    ub_p_ = k_.new_buffer("P", Space::UB, m16_ * kv16_ * in_size_, 2);
+    ub_pv_ = k_.new_buffer("PV", Space::UB, m16_ * d * 4, 1);
+    ub_o_ = k_.new_buffer("O", Space::UB, m16_ * d * 4, 1);
+    ub_r_ = k_.new_buffer("R", Space::UB, m16_ * d * dtype_size(p_.out), 1);
+    const int64_t row_bytes = vbytes(VShape::Row, DType::f32, {m16_, 16, 16});
+    max_ = k_.new_buffer("M", Space::UB, row_bytes, 1);
+    sum_ = k_.new_buffer("L", Space::UB, row_bytes, 1);
+    tile_max_ = k_.new_buffer("MT", Space::UB, row_bytes, 1);
+    alpha_ = k_.new_buffer("A", Space::UB, row_bytes, 1);
+    tile_sum_ = k_.new_buffer("LT", Space::UB, row_bytes, 1);
+    pool_ = std::make_unique<ScratchPool>(k_);
+
+    TileSpace space;
+    space.loops = {{"bh", p_.batch * p_.heads}, {"qt", p_.q_tiles()}};
+    space.on_cores = 2;
+    const int64_t items = space.fused();
+    k_.block_dim = int(std::min<int64_t>(items, chip_.cores));
+    k_.tensors[4].shape = {k_.block_dim, m16_ * kv16_};
+    CoreTiles tiles = core_tiles(k_, true, items, 1);
+    std::vector<int> index;
+    std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), "", index);
+    const int kvh = k_.new_var("kvh");
+    item.push_back(let(kvh, Affine::var(index[0]), LetOp::Div, p_.group()));
+    const Affine qi = Affine::var(index[1]);
+    const int64_t q_tail = p_.seq_q - (p_.q_tiles() - 1) * p_.tile_q;
+    item += with_tail(qi, p_.q_tiles(), p_.tile_q, q_tail, [&](int64_t mt) {
+      return one_item(Affine::var(index[0]), qi, Affine::var(kvh), mt);
+    });
+    std::vector<Node> body = std::move(tiles.setup);
+    body.push_back(tiles.loop(std::move(item)));
+    k_.body = zero_scratch(std::move(body));
+    return std::move(k_);
+  }
+
+ private:
+  VValue full(int buffer, DType t = DType::f32) const { return {VShape::Full, t, {-1, buffer, Affine(0)}, 0}; }
+  VValue row(int buffer) const { return {VShape::Row, DType::f32, {-1, buffer, Affine(0)}, 0}; }
+  VTile nz(int64_t cols) const { return {m16_, cols, round_up(cols, 16), true}; }
+
+  // One query tile of mt rows: its key tiles, then the output.
+  std::vector<Node> one_item(const Affine& bh, const Affine& qi, const Affine& kvh, int64_t mt) {
+    const int64_t d = p_.dim;
+    const Affine q_off = (bh * p_.seq_q + qi * p_.tile_q) * d;  // elements into Q and O
+    std::vector<Node> body;
+    Node q{Node::Kind::Move};
+    q.src = {{0, -1, q_off * in_size_}, Layout::ND, p_.in, mt, d, d};
+    q.dst = {{-1, l1q_, 0}, Layout::NZ, p_.in, mt, d, m16_};
+    body.push_back(q);
+    const int64_t n = p_.kv_tiles(), kv_tail = p_.seq_kv - (n - 1) * p_.tile_kv;
+    const int j = k_.new_var("kt");
+    auto tile = [&](int64_t nt) { return key_tile(q.dst, Affine::var(j), qi, kvh, nt); };
+    std::vector<Node> each = with_tail(Affine::var(j), n, p_.tile_kv, kv_tail, tile);
+    // Causal: the key tiles up to the diagonal, tile qi (tile_q == tile_kv); past the keys, all of them.
+    if (p_.causal) {
+      std::vector<Node> all = {loop(j, Affine(0), Affine(n), Affine(1), each)};
+      std::vector<Node> upto = {loop(j, Affine(0), qi + Affine(1), Affine(1), std::move(each))};
+      body.push_back(p_.q_tiles() <= n ? std::move(upto[0]) : when_less(qi, n, std::move(upto), std::move(all)));
+    } else {
+      body.push_back(loop(j, Affine(0), Affine(n), Affine(1), std::move(each)));
+    }
+    std::vector<Node> result;
+    {
+      VectorOps ops(k_, *pool_, body, nz(d));
+      ops.binary(VBinary::Div, full(ub_o_), full(ub_o_), row(sum_));
+    }
+    VectorOps(k_, *pool_, result, nz(d)).cast(full(ub_r_, p_.out), full(ub_o_));
+    Node store{Node::Kind::Move};
+    store.src = {{-1, ub_r_, 0}, Layout::NZ16, p_.out, mt, d, m16_};
+    store.dst = {{3, -1, q_off * dtype_size(p_.out)}, Layout::ND, p_.out, mt, d, d};
+    result.push_back(store);
+    body.push_back(scope({ub_r_}, std::move(result)));
+    return {scope({l1q_}, std::move(body))};
+  }
+
+  // Key tile j of nt keys for the query tile in L1 (`q`): all m16_ rows of it, those past a partial
+  // tile's zeros.
+  std::vector<Node> key_tile(const View& q, const Affine& j, const Affine& qi, const Affine& kvh, int64_t nt) {
+    const int64_t d = p_.dim, n16 = round_up(nt, 16);
+    const Affine kv_off = (kvh * p_.seq_kv + j * p_.tile_kv) * (d * in_size_);
+    std::vector<Node> out;
+    // S = Q K_jᵀ: K_j stored (keys, d) is the transposed right operand.
+    Node k{Node::Kind::Move};
+    k.src = {{1, -1, kv_off}, Layout::ND, p_.in, nt, d, d};
+    k.dst = {{-1, l1k_, 0}, Layout::NZ, p_.in, nt, d, n16};
+    k.src.transposed = k.dst.transposed = true;
+    Node drain{Node::Kind::Move};
+    drain.src = {{-1, l0s_, 0}, Layout::NZ16, DType::f32, m16_, nt, m16_};
+    drain.dst = {{-1, ub_s_, 0}, Layout::NZ16, DType::f32, m16_, nt, m16_};
+    out.push_back(scope({l0s_}, {scope({l1k_}, {k, scope({l0a_, l0b_}, {to_l0a(q, m16_, d), to_l0b(k.dst, d, nt), mmad(l0s_, m16_, nt, d)})}),
+                                 drain}));
+    softmax(out, j, qi, nt);
+    // P: UB -> this core's workspace -> L1.
+    const Affine ws = Affine::var(kBlockIdx, m16_ * kv16_ * in_size_);
+    const int64_t blocks = m16_ * n16 * in_size_ / 32;
+    Node to_gm = instr("copy_ub_gm", Pipe::MTE3, {{4, -1, ws}, {-1, ub_p_, Affine(0)}},
+                       {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(blocks))});
+    Node to_l1 = instr("copy_gm_l1", Pipe::MTE2, {{-1, l1p_, Affine(0)}, {4, -1, ws}},
+                       {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(blocks))});
+    // GM is no stage the sync pass orders: the workspace's read waits for its write by a barrier
+    // of every pipe. Its write follows the previous read already: that read's P feeds the previous
+    // P V mmad, which the cube finishes before this tile's S, whose softmax makes this P.
+    std::vector<Node> hand_off = std::move(p_cast_);
+    hand_off.push_back(to_gm);
+    hand_off.push_back(barrier(Pipe::All));
+    out.push_back(scope({ub_p_}, std::move(hand_off)));
+    // O = a O (before P V_j lands), then + P V_j.
+    {
+      VectorOps ops(k_, *pool_, out, nz(d));
+      ops.binary(VBinary::Mul, full(ub_o_), full(ub_o_), row(alpha_));
+    }
+    Node v{Node::Kind::Move};
+    v.src = {{2, -1, kv_off}, Layout::ND, p_.in, nt, d, d};
+    v.dst = {{-1, l1v_, 0}, Layout::NZ, p_.in, nt, d, n16};
+    View p{{-1, l1p_, 0}, Layout::NZ, p_.in, m16_, nt, m16_};
+    Node pv{Node::Kind::Move};
+    pv.src = {{-1, l0o_, 0}, Layout::NZ16, DType::f32, m16_, d, m16_};
+    pv.dst = {{-1, ub_pv_, 0}, Layout::NZ16, DType::f32, m16_, d, m16_};
+    out.push_back(scope({l0o_}, {scope({l1p_, l1v_}, {to_l1, v, scope({l0a_, l0b_}, {to_l0a(p, m16_, nt), to_l0b(v.dst, nt, d),
+                                                                                     mmad(l0o_, m16_, d, nt)})}),
+                                 pv}));
+    VectorOps ops(k_, *pool_, out, nz(d));
+    ops.binary(VBinary::Add, full(ub_o_), full(ub_o_), full(ub_pv_));
+    return out;
+  }
+
+  // The online softmax of S (UB, nt keys): scaled, masked, the rows' running max and sum updated,
+  // a = exp(m_old - m_new) for the output, P = exp(S - m_new) cast (kept in p_cast_ for P's scope).
+  void softmax(std::vector<Node>& out, const Affine& j, const Affine& qi, int64_t nt) {
+    {
+      VectorOps ops(k_, *pool_, out, nz(nt));
+      ops.binary(VBinary::Mul, full(ub_s_), full(ub_s_), VValue::scalar(DType::f32, p_.scale));
+    }
+    if (nt % 16) mask_columns(out, nt);
+    if (p_.causal) {
+      std::vector<Node> diag;
+      mask_diagonal(diag, nt);
+      out.push_back(when(j - qi, 0, std::move(diag), {}));
+    }
+    nz_reduce(out, VReduce::Max, tile_max_, nt);
+    // At the first key tile the running max starts below every score; the sum and O need no
+    // start: the first a = exp(-big - m') is 0, which clears what the previous query tile left
+    // (finite values, zeroed once at the start of the kernel). Set here rather than before the
+    // loop, where the sync pass would order it by a barrier of its own.
+    std::vector<Node> start;
+    VectorOps(k_, *pool_, start, nz(nt)).fill(row(max_), sched::kMaskedScore);
+    out.push_back(when(j, 0, std::move(start), {}));
+    {
+      VectorOps ops(k_, *pool_, out, nz(nt));
+      ops.binary(VBinary::Max, row(tile_max_), row(tile_max_), row(max_));    // m_new
+      ops.binary(VBinary::Sub, row(alpha_), row(max_), row(tile_max_));       // m_old - m_new
+      ops.unary("vexp", row(alpha_), row(alpha_));
+      ops.binary(VBinary::Add, row(max_), row(tile_max_), VValue::scalar(DType::f32, 0));  // m = m_new
+    }
+    {
+      VectorOps ops(k_, *pool_, out, nz(nt));
+      ops.binary(VBinary::Sub, full(ub_s_), full(ub_s_), row(tile_max_));
+      ops.unary("vexp", full(ub_s_), full(ub_s_));
+    }
+    nz_reduce(out, VReduce::Sum, tile_sum_, nt);
+    {
+      VectorOps ops(k_, *pool_, out, nz(nt));
+      ops.binary(VBinary::Mul, row(sum_), row(sum_), row(alpha_));
+      ops.binary(VBinary::Add, row(sum_), row(sum_), row(tile_sum_));
+    }
+    p_cast_.clear();
+    VectorOps(k_, *pool_, p_cast_, nz(nt)).cast(full(ub_p_, p_.in), full(ub_s_));
+  }
+
+  // Row reductions of an NZ tile: its 16-column blocks (each m16 rows x 16, contiguous) combined
+  // elementwise, then each row of the result reduced.
+  void nz_reduce(std::vector<Node>& out, VReduce op, int dst, int64_t nt) {
+    const int64_t blocks = cdiv(nt, 16), block_bytes = m16_ * 16 * 4;
+    VTile blk{m16_, 16, 16, false};
+    VectorOps ops(k_, *pool_, out, blk);
+    auto block = [&](int64_t b) { return VValue{VShape::Full, DType::f32, {-1, ub_s_, Affine(b * block_bytes)}, 0}; };
+    if (blocks == 1) return ops.reduce(op, row(dst), block(0));
+    VBinary combine = op == VReduce::Max ? VBinary::Max : VBinary::Add;
+    VValue acc = ops.temp(VShape::Full, DType::f32);
+    ops.binary(combine, acc, block(0), block(1));
+    for (int64_t b = 2; b < blocks; ++b) ops.binary(combine, acc, acc, block(b));
+    ops.reduce(op, row(dst), acc);
+    ops.done(acc);
+  }
+
+  // vdup of the masked score into the lanes `bits` selects of `repeats` repeats of 64 f32 from `byte`.
+  void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, uint64_t bits) {
+    out.push_back(instr("vdup.f32", Pipe::V, {{-1, ub_s_, Affine(byte)}},
+                        {mem_arg(0), num(sched::kMaskedScore), kw("repeat", imm(repeats)), kw("mask", mask_bits(0, bits))}));
+  }
+
+  // The keys past the last (nt of a 16-column block): each row's lanes from nt % 16 on.
+  void mask_columns(std::vector<Node>& out, int64_t nt) {
+    const int64_t block = nt / 16, from = nt % 16;
+    uint64_t bits = 0;
+    for (int r = 0; r < 4; ++r)
+      for (int64_t c = from; c < 16; ++c) bits |= uint64_t(1) << (r * 16 + c);
+    masked_dup(out, block * m16_ * 16 * 4, m16_ / 4, bits);
+  }
+
+  // The diagonal tile of a causal mask (its query and key tiles start at the same position): in
+  // 16-column block cb, the rows above cb * 16 whole, and within the block's diagonal fractal the
+  // lanes right of the diagonal.
+  void mask_diagonal(std::vector<Node>& out, int64_t nt) {
+    for (int64_t cb = 0; cb < cdiv(nt, 16); ++cb) {
+      const int64_t base = cb * m16_ * 16 * 4;
+      if (cb > 0) VectorOps(k_, *pool_, out, {1, cb * 256, cb * 256}).fill({VShape::Col, DType::f32, {-1, ub_s_, Affine(base)}, 0},
+                                                                          sched::kMaskedScore);
+      if (cb * 16 >= m16_) continue;
+      for (int q = 0; q < 4; ++q) {  // rows cb * 16 + 4q .. + 3 of the diagonal fractal
+        uint64_t bits = 0;
+        for (int r = 0; r < 4; ++r)
+          for (int c = 4 * q + r + 1; c < 16; ++c) bits |= uint64_t(1) << (r * 16 + c);
+        if (bits) masked_dup(out, base + (cb * 16 + 4 * q) * 16 * 4, 1, bits);
+      }
+    }
+  }
+
+  Node to_l0a(const View& l1, int64_t rows, int64_t k) const {
+    Node a{Node::Kind::Move};
+    a.src = l1;
+    a.src.rows = rows, a.src.cols = k, a.src.row0 = 0, a.src.col0 = 0;
+    a.dst = {{-1, l0a_, 0}, Layout::ZZ, p_.in, rows, k, 0};
+    return a;
+  }
+  Node to_l0b(const View& l1, int64_t k, int64_t cols) const {
+    Node b{Node::Kind::Move};
+    b.src = l1;
+    b.src.rows = k, b.src.cols = cols, b.src.row0 = 0, b.src.col0 = 0;
+    b.dst = {{-1, l0b_, 0}, Layout::ZN, p_.in, k, cols, 0};
+    return b;
+  }
+  Node mmad(int l0c, int64_t m, int64_t n, int64_t k) const {
+    Node mm{Node::Kind::Mmad};
+    mm.c = {-1, l0c, 0}, mm.lhs = {-1, l0a_, 0}, mm.rhs = {-1, l0b_, 0};
+    mm.m = m, mm.n = n, mm.k = k, mm.init = true, mm.in_type = p_.in;
+    return mm;
+  }
+
+  // Every buffer the vector unit reads zeroed once, so that what a masked instruction skips (the
+  // padding rows of a partial query tile, the lanes past a row's keys) holds a defined value.
+  std::vector<Node> zero_scratch(std::vector<Node> body) {
+    std::vector<Node> out;
+    std::vector<int> all = pool_->all();
+    for (int b : {ub_s_, ub_pv_, ub_o_, max_, sum_, tile_max_, alpha_, tile_sum_}) all.push_back(b);
+    for (int b : all) {
+      int64_t n = k_.buffers[size_t(b)].bytes / 4;
+      VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, b, Affine(0)}, 0}, 0);
+    }
+    return out += std::move(body);
+  }
+
+  const sched::AttentionPlan& p_;
+  const ChipConfig& chip_;
+  const int64_t m16_, kv16_, in_size_;
+  Kernel k_;
+  int l1q_ = -1, l1k_ = -1, l1v_ = -1, l1p_ = -1, l0a_ = -1, l0b_ = -1, l0s_ = -1, l0o_ = -1;
+  int ub_s_ = -1, ub_p_ = -1, ub_pv_ = -1, ub_o_ = -1, ub_r_ = -1;
+  int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1;
+  std::unique_ptr<ScratchPool> pool_;
+  std::vector<Node> p_cast_;
+};
+
+}  // namespace
+
+Kernel lower_attention(const sched::AttentionPlan& plan, const ChipConfig& chip) { return FlashNest(plan, chip).lower(); }
+
+}  // namespace cubekit::codegen

@@ -1,0 +1,38 @@
+// Attention, softmax(scale * Q Kᵀ) V, as DSL Funcs (sched::attention_form) scheduled as flash
+// attention (Func::flash): torch's scaled_dot_product_attention, with grouped-query attention
+// (fewer K/V heads) and a causal mask (key j seen by query i when j <= i).
+//   Q (batch, heads, seq_q, dim), K and V (batch, kv_heads, seq_kv, dim) -> O like Q.
+#pragma once
+
+#include "dsl/func.h"
+#include "emulator/chip_config.h"
+#include "schedules/attention.h"
+
+namespace cubekit::kernels {
+
+struct AttentionOptions {
+  int64_t batch = 1, heads = 1;
+  int64_t kv_heads = 0;  // 0: as many as heads
+  int64_t seq_q = 0;
+  int64_t seq_kv = 0;    // 0: seq_q
+  int64_t dim = 0;
+  bool causal = false;
+  DType dtype = DType::f16;  // Q, K, V and O (f16 or bf16)
+  double scale = 0;          // 0: 1 / sqrt(dim)
+  int64_t tile_q = 0, tile_kv = 0;  // flash() tiles; 0: the default
+};
+
+struct Attention {
+  dsl::Input q, k, v;
+  sched::AttentionFuncs funcs;  // funcs.o is what to compile
+};
+
+// Defines the Funcs and schedules the output with flash(tile_q, tile_kv).
+Attention attention(const AttentionOptions& options, const ChipConfig& chip);
+
+// The flash() tiles the kernels use where the options leave them open: key tiles of 128, the
+// largest query tile of 128, 64, 32 or 16 rows the chip's buffers hold (a causal mask: key tiles
+// as big), neither beyond the sequence.
+std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& options, const ChipConfig& chip);
+
+}  // namespace cubekit::kernels

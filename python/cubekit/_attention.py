@@ -1,0 +1,68 @@
+"""kernels.attention: torch's scaled_dot_product_attention, as flash attention on the cube and vector unit."""
+
+import numpy as _np
+
+from . import _cubekit
+from . import _options as _opt
+from ._elementwise import array as _array
+from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics
+
+ATTENTION_OVERRIDES = ("tile_q", "tile_kv")
+
+
+def attention(q, k, v, *, causal=False, scale=None, chip="ascend910", timing_only=False, trace=None,
+              raise_on_diagnostics=False, **overrides):
+    """O = softmax(scale * Q Kᵀ) V, as torch.nn.functional.scaled_dot_product_attention computes it.
+
+    q: (batch, heads, L, E) or (heads, L, E), float16; k and v: (batch, kv_heads, S, E) of q's
+    type, kv_heads dividing heads (grouped-query attention: query head h reads K/V head
+    h // (heads // kv_heads), torch's enable_gqa=True). causal=True: query i sees keys 0..i (torch's
+    is_causal, the mask's top left on the diagonal). scale: None is 1 / sqrt(E). E is a multiple of
+    16 up to 128. The kernel is flash attention (Func.flash): the statistics in float32, P cast to
+    q's type for the second product. overrides: tile_q, tile_kv (the flash() tiles). Returns (O,
+    report), O shaped as q.
+    """
+    kernel = "attention"
+    _, chip, timing_only, trace, strict = _opt.common(kernel, "default", chip, timing_only, trace, raise_on_diagnostics)
+    causal = _opt.boolean(kernel, "causal", causal)
+    checked = {}
+    for key, value in overrides.items():
+        if key not in ATTENTION_OVERRIDES:
+            raise _cubekit.Error(f"{kernel}: unknown option '{key}'; the schedule overrides are {', '.join(ATTENTION_OVERRIDES)}")
+        checked[key] = _opt.integer(kernel, key, value, meaning=" (0: the schedule's choice)")
+    q, k, v = _array(q, "q"), _array(k, "k"), _array(v, "v")
+    squeeze = q.ndim == 3
+    if squeeze:
+        q, k, v = q[None], k[None] if k.ndim == 3 else k, v[None] if v.ndim == 3 else v
+    if q.ndim != 4 or k.ndim != 4 or v.ndim != 4:
+        raise _cubekit.Error(f"{kernel}: q, k and v must be (batch, heads, sequence, head dim), or without the batch; "
+                             f"got {q.ndim}-D, {k.ndim}-D and {v.ndim}-D")
+    if not (q.dtype == k.dtype == v.dtype == _np.float16):
+        raise _cubekit.Error(f"{kernel}: q, k and v are {q.dtype}, {k.dtype} and {v.dtype}; they must all be float16")
+    if k.shape != v.shape:
+        raise _cubekit.Error(f"{kernel}: k is {k.shape} and v is {v.shape}; they must have the same shape")
+    if q.shape[0] != k.shape[0] or q.shape[3] != k.shape[3]:
+        raise _cubekit.Error(f"{kernel}: q is {q.shape} and k {k.shape}: their batch and head dim must be the same")
+    if scale is not None:
+        scale = _opt.real(kernel, "scale", scale)
+        if not scale > 0:
+            raise _cubekit.Error(f"{kernel}: scale must be positive (None: 1 / sqrt(E)), got {scale}")
+    if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched
+        out = _np.zeros(q.shape, _np.float16)
+        return (out[0] if squeeze else out), _empty_report(kernel, q.shape, chip)
+    if k.shape[2] == 0:
+        raise _cubekit.Error(f"{kernel}: k and v have no keys (shape {k.shape}): a softmax over no keys is undefined")
+    o = _cubekit.AttentionOptions()
+    o.batch, o.heads, o.seq_q, o.dim = q.shape[0], q.shape[1], q.shape[2], q.shape[3]
+    o.kv_heads, o.seq_kv = k.shape[1], k.shape[2]
+    o.causal, o.dtype = causal, "f16"
+    o.scale = 0.0 if scale is None else scale
+    for key, value in checked.items():
+        setattr(o, key, value)
+    func, inputs = _cubekit.attention_func(o, chip)
+    named = {i.name: a for i, a in zip(inputs, (q, k, v))}
+    out, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace)
+    report["launched"] = True
+    if strict:
+        _raise_diagnostics(func.name, {func.name: out}, report)
+    return (out[0] if squeeze and out is not None and out.ndim == 4 else out), report

@@ -1,0 +1,211 @@
+#include "schedules/attention.h"
+
+#include "emulator/arith.h"
+#include "emulator/error.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace cubekit::sched {
+
+using dsl::Expr;
+using dsl::ExprNode;
+using dsl::Op;
+
+AttentionFuncs attention_form(const AttentionForm& form, const std::string& name) {
+  const std::vector<int64_t>& qs = form.q.shape();
+  const std::vector<int64_t>& ks = form.k.shape();
+  const int64_t group = ks[1] > 0 ? qs[1] / ks[1] : 1;
+  dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
+  dsl::RDom r(0, qs[3], "r"), t(0, ks[2], "t");
+  AttentionFuncs f{dsl::Func(name + "_scores"), dsl::Func(name + "_max"), dsl::Func(name + "_exp"), dsl::Func(name + "_sum"),
+                   dsl::Func(name)};
+  Expr kv_head = group == 1 ? Expr(h) : Expr(h) / int(group);
+  Expr dot = dsl::sum(dsl::cast(DType::f32, form.q(b, h, i, r)) * dsl::cast(DType::f32, form.k(b, kv_head, j, r)));
+  Expr scores = dot * form.scale;
+  f.s(b, h, i, j) = form.causal ? dsl::select(Expr(j) <= Expr(i), scores, Expr(kMaskedScore)) : scores;
+  f.m(b, h, i) = dsl::maximum(f.s(b, h, i, t));
+  f.e(b, h, i, j) = dsl::exp(f.s(b, h, i, j) - f.m(b, h, i));
+  f.l(b, h, i) = dsl::sum(f.e(b, h, i, t));
+  Expr pv = dsl::sum(f.e(b, h, i, t) * dsl::cast(DType::f32, form.v(b, kv_head, t, d)));
+  f.o(b, h, i, d) = dsl::cast(form.out, pv / f.l(b, h, i));
+  return f;
+}
+
+namespace {
+
+// Structural equality of two definitions: the same operations, constants, inputs and reduction
+// domains, variables matched by where they are bound (a Func's arguments by position).
+class SameForm {
+ public:
+  bool funcs(const dsl::FuncImpl& x, const dsl::FuncImpl& y) {
+    if (x.args.size() != y.args.size()) return false;
+    if (!seen_.insert({&x, &y}).second) return true;
+    for (size_t i = 0; i < x.args.size(); ++i) vars_[x.args[i].get()] = y.args[i].get();
+    return exprs(x.value, y.value);
+  }
+
+ private:
+  bool exprs(const Expr& a, const Expr& b) {
+    const ExprNode &x = a.node(), &y = b.node();
+    if (x.op != y.op || !(x.type == y.type) || x.args.size() != y.args.size()) return false;
+    switch (x.op) {
+      case Op::Const: return x.value == y.value;
+      case Op::Var: return var(*x.var, *y.var);
+      case Op::Input: case Op::Exterior:
+        if (x.input != y.input) return false;
+        break;
+      case Op::Func: {
+        std::map<const dsl::VarImpl*, const dsl::VarImpl*> outer = vars_;
+        bool same = funcs(*x.func, *y.func);
+        vars_ = std::move(outer);
+        if (!same) return false;
+        break;
+      }
+      default: break;
+    }
+    for (size_t i = 0; i < x.args.size(); ++i)
+      if (!exprs(x.args[i], y.args[i])) return false;
+    return true;
+  }
+  bool var(const dsl::VarImpl& x, const dsl::VarImpl& y) {
+    if (x.reduction != y.reduction) return false;
+    if (x.reduction) return x.min == y.min && x.extent == y.extent;  // an RVar is its domain
+    auto it = vars_.find(&x);
+    return it != vars_.end() && it->second == &y;
+  }
+  std::map<const dsl::VarImpl*, const dsl::VarImpl*> vars_;
+  std::set<std::pair<const dsl::FuncImpl*, const dsl::FuncImpl*>> seen_;
+};
+
+// The constant a score is scaled by: the first `sum(..) * c` in the Funcs the output calls.
+bool find_scale(const Expr& e, double& scale, std::set<const dsl::FuncImpl*>& seen) {
+  const ExprNode& n = e.node();
+  if (n.op == Op::Mul && n.args.size() == 2 && n.args[0].node().op == Op::Sum && n.args[1].node().op == Op::Const) {
+    scale = n.args[1].node().value;
+    return true;
+  }
+  if (n.op == Op::Func && seen.insert(n.func.get()).second && find_scale(n.func->value, scale, seen)) return true;
+  for (const Expr& a : n.args)
+    if (find_scale(a, scale, seen)) return true;
+  return false;
+}
+
+const dsl::Directive* flash_directive(const dsl::Func& f) {
+  for (const dsl::Directive& d : f.schedule())
+    if (d.kind == dsl::Directive::Kind::Flash) return &d;
+  return nullptr;
+}
+
+std::string form_text() {
+  return "S(b, h, i, j) = sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r)) * scale (causal: select(j <= i, .., -1e30)), "
+         "M = maximum_t S, E = exp(S - M), L = sum_t E, O(b, h, i, d) = cast(out, sum_t E * f32(V(b, h / g, t, d)) / L): "
+         "sched::attention_form or kernels::attention builds it";
+}
+
+}  // namespace
+
+bool is_attention(const dsl::Func& f) { return flash_directive(f) != nullptr; }
+
+int64_t attention_ub_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim) {
+  const int64_t rows = round_up(tile_q, 16);
+  // S (f32) and P (16-bit) per key tile, P V's tile, the running O (f32) and the result (16-bit);
+  // the row statistics and the reductions' scratch.
+  return rows * tile_kv * (4 + 2) + rows * dim * (4 + 4 + 2) + rows * 16 * 4 * 2 + 8 * 32 * rows;
+}
+
+std::string AttentionPlan::str() const {
+  return fmt::format("attention {}: batch {}, heads {} ({} K/V heads), seq {} x {}, dim {}{}, flash tiles {} x {}", func_name,
+                     batch, heads, kv_heads, seq_q, seq_kv, dim, causal ? ", causal" : "", tile_q, tile_kv);
+}
+
+AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
+  const dsl::Directive* flash = flash_directive(f);
+  CUBEKIT_ASSERT(flash, "plan_attention on {}, which has no flash()", f.name());
+  for (const dsl::Directive& d : f.schedule())
+    if (d.kind != dsl::Directive::Kind::Flash)
+      user_error("{}.{}: a flash() schedule is all an attention Func takes; its tiles are flash(tile_q, tile_kv)", f.name(), d.text);
+  std::vector<std::shared_ptr<dsl::InputImpl>> in = f.inputs();
+  if (in.size() != 3)
+    user_error("{}.{}: flash attention reads three inputs, Q, K and V; {} reads {}. The form is {}", f.name(), flash->text, f.name(),
+               in.size(), form_text());
+  AttentionPlan p;
+  p.func_name = f.name();
+  p.q = in[0], p.k = in[1], p.v = in[2];
+  for (const auto& t : in)
+    if (t->shape.size() != 4)
+      user_error("{}: {} is {}-dimensional; flash attention's Q, K and V are (batch, heads, sequence, head dim)", f.name(),
+                 t->name, t->shape.size());
+  const auto &qs = p.q->shape, &ks = p.k->shape, &vs = p.v->shape;
+  if (ks != vs)
+    user_error("{}: K {} is [{}] and V {} is [{}]; they must have the same shape (batch, K/V heads, keys, head dim)", f.name(),
+               p.k->name, fmt::join(ks, ", "), p.v->name, fmt::join(vs, ", "));
+  if (qs[0] != ks[0]) user_error("{}: Q has batch {} and K {}; they must be the same", f.name(), qs[0], ks[0]);
+  if (qs[3] != ks[3]) user_error("{}: Q's head dim is {} and K's {}; they must be the same", f.name(), qs[3], ks[3]);
+  if (qs[1] % ks[1] != 0)
+    user_error("{}: {} query heads do not divide into groups of the {} K/V heads; grouped-query attention needs the K/V heads "
+               "to divide the query heads", f.name(), qs[1], ks[1]);
+  p.batch = qs[0], p.heads = qs[1], p.kv_heads = ks[1], p.seq_q = qs[2], p.seq_kv = ks[2], p.dim = qs[3];
+  p.in = p.q->dtype, p.out = f.type().dtype;
+  for (const auto& t : in)
+    if (t->dtype != DType::f16 && t->dtype != DType::bf16)
+      user_error("{}: {} is {}; flash attention's inputs are f16 or bf16 (its statistics are f32)", f.name(), t->name,
+                 dtype_name(t->dtype));
+  if (p.k->dtype != p.in || p.v->dtype != p.in)
+    user_error("{}: Q, K and V are {}, {} and {}; they must have one type", f.name(), dtype_name(p.in), dtype_name(p.k->dtype),
+               dtype_name(p.v->dtype));
+  if (p.dim % 16 != 0 || p.dim > 128)
+    user_error("{}: head dim {}: the cube tiles a head in 16-element fractals and L0 holds at most 128 of them per row; use a head "
+               "dim that is a multiple of 16 up to 128 (64 and 128 are the usual)", f.name(), p.dim);
+  std::set<const dsl::FuncImpl*> seen;
+  if (!find_scale(f.impl->value, p.scale, seen))
+    user_error("{}.{}: no scaled score (sum(..) * scale) in {}; the form is {}", f.name(), flash->text, f.name(), form_text());
+  bool matched = false;
+  for (bool causal : {false, true}) {
+    AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, causal, p.out};
+    AttentionFuncs want = attention_form(form);
+    if (SameForm().funcs(*f.impl, *want.o.impl)) p.causal = causal, matched = true;
+  }
+  if (!matched) user_error("{}.{}: {} is not attention in the form flash() computes: {}", f.name(), flash->text, f.name(), form_text());
+
+  if (chip.split())
+    user_error("{}.{}: flash attention is lowered for the coupled cores (ascend910) so far; {} is a split chip (AIC + AIV): compute it "
+               "on the host (dsl::run_on_host) until the split chips' lowering lands, or run it on ascend910", f.name(), flash->text, chip.name);
+  if (!chip.fractal(p.in)) {
+    std::string types;
+    for (const CubeFractal& cf : chip.cube) types += (types.empty() ? "" : " or ") + std::string(dtype_name(cf.input));
+    user_error("{}: the cube of {} multiplies {}, but Q, K and V are {}", f.name(), chip.name, types, dtype_name(p.in));
+  }
+  p.tile_q = flash->factor, p.tile_kv = flash->min;
+  auto tile = [&](const char* what, int64_t v) {
+    if (v <= 0 || v % 16 != 0 || v > 256)
+      user_error("{}.{}: {} {} must be a multiple of 16 from 16 to 256 (the cube's fractals)", f.name(), flash->text, what, v);
+  };
+  tile("tile_q", p.tile_q);
+  tile("tile_kv", p.tile_kv);
+  if (p.causal && p.tile_q != p.tile_kv)
+    user_error("{}.{}: a causal mask needs tile_q == tile_kv, so that one key tile per query tile holds the diagonal; got {} and {}",
+               f.name(), flash->text, p.tile_q, p.tile_kv);
+  const int64_t ub = chip.buffer_size(Space::UB), need = attention_ub_bytes(p.tile_q, p.tile_kv, p.dim);
+  if (need > ub)
+    user_error("{}.{}: tiles of {} queries x {} keys with head dim {} need {} bytes of UB and {} has {}; use smaller tiles", f.name(),
+               flash->text, p.tile_q, p.tile_kv, p.dim, need, chip.name, ub);
+  const int64_t l0c = chip.buffer_size(Space::L0C), acc = round_up(p.tile_q, 16) * (p.tile_kv + p.dim) * 4;
+  if (acc > l0c)
+    user_error("{}.{}: the scores and the output of {} query rows need {} bytes of L0C and {} has {}; use smaller tiles", f.name(),
+               flash->text, p.tile_q, acc, chip.name, l0c);
+  const int64_t l0a = chip.buffer_size(Space::L0A), a_bytes = round_up(p.tile_q, 16) * std::max(p.dim, p.tile_kv) * 2;
+  if (a_bytes > l0a)
+    user_error("{}.{}: a query tile of {} rows needs {} bytes of L0A and {} has {}; use a smaller tile_q or tile_kv", f.name(),
+               flash->text, p.tile_q, a_bytes, chip.name, l0a);
+  const int64_t l0b = chip.buffer_size(Space::L0B), b_bytes = p.tile_kv * p.dim * 2;
+  if (b_bytes > l0b)
+    user_error("{}.{}: a key tile of {} rows needs {} bytes of L0B and {} has {}; use a smaller tile_kv", f.name(), flash->text,
+               p.tile_kv, b_bytes, chip.name, l0b);
+  return p;
+}
+
+}  // namespace cubekit::sched

@@ -1,0 +1,70 @@
+// Attention, softmax(scale * Q Kᵀ) V per batch and head, and how a flash() schedule maps it.
+//
+// The algorithm is written as Funcs (`attention_form`), the way a user reads it:
+//   S(b, h, i, j) = scale * sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r))   [causal: -big where j > i]
+//   M(b, h, i)    = maximum_t S(b, h, i, t)
+//   E(b, h, i, j) = exp(S(b, h, i, j) - M(b, h, i))
+//   L(b, h, i)    = sum_t E(b, h, i, t)
+//   O(b, h, i, d) = cast(out, sum_t E(b, h, i, t) * f32(V(b, h / g, t, d)) / L(b, h, i))
+// g = heads / kv_heads (grouped-query attention: g query heads share a K/V head).
+//
+// O.flash(tile_q, tile_kv) is the schedule: per core, for each (b, h, query tile) in its share,
+//
+//   Q tile [tile_q x D] -> L1, resident
+//   m = -big, l = 0, O = 0                         (UB, f32)
+//   for each key tile j (causal: up to the diagonal):
+//     S_j = Q K_jᵀ on the cube -> UB               (f32)
+//     S_j *= scale; mask; m' = max(m, rowmax S_j); a = exp(m - m'); P = exp(S_j - m')
+//     l = a l + rowsum P; m = m'
+//     O = a O + P V_j on the cube                  (P cast to the input type)
+//   O / l -> GM
+#pragma once
+
+#include "dsl/func.h"
+#include "emulator/chip_config.h"
+
+#include <memory>
+#include <string>
+
+namespace cubekit::sched {
+
+// What masked scores hold: exp of it less any real score is 0 in f32.
+inline constexpr double kMaskedScore = -1e30;
+
+struct AttentionForm {
+  dsl::Input q, k, v;
+  double scale = 1;
+  bool causal = false;
+  DType out = DType::f16;
+};
+// The Funcs of the form above, named <name>_scores, _max, _exp, _sum and <name> (the output).
+struct AttentionFuncs {
+  dsl::Func s, m, e, l, o;
+};
+AttentionFuncs attention_form(const AttentionForm& form, const std::string& name = "attention");
+
+struct AttentionPlan {
+  std::string func_name;
+  std::shared_ptr<dsl::InputImpl> q, k, v;
+  DType in = DType::f16, out = DType::f16;
+  int64_t batch = 1, heads = 1, kv_heads = 1, seq_q = 0, seq_kv = 0, dim = 0;
+  double scale = 1;
+  bool causal = false;
+  int64_t tile_q = 0, tile_kv = 0;
+  int64_t group() const { return heads / kv_heads; }
+  int64_t q_tiles() const { return (seq_q + tile_q - 1) / tile_q; }
+  int64_t kv_tiles() const { return (seq_kv + tile_kv - 1) / tile_kv; }
+  std::string str() const;
+};
+
+// Whether the Func carries a flash() schedule.
+bool is_attention(const dsl::Func& f);
+
+// Checks that the Func is attention in the form above (a user error naming what differs) and that
+// its flash() tiles fit the chip, and plans it.
+AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip);
+
+// The bytes of UB one core's flash attention holds for these tiles (the fit's measure).
+int64_t attention_ub_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim);
+
+}  // namespace cubekit::sched

@@ -1,0 +1,123 @@
+// Flash attention (kernels/attention.h): the emulated kernel against the Halide reference of the
+// same Funcs (S, its softmax and P V through GM as three stages, computed unfused on the host),
+// and the reference itself against loops written here.
+#include "codegen/lower.h"
+#include "codegen_test_util.h"
+#include "dsl/host.h"
+#include "emulator/rounding.h"
+#include "kernels/attention.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+namespace cubekit {
+namespace {
+
+using kernels::AttentionOptions;
+
+AttentionOptions attn(int64_t b, int64_t h, int64_t hk, int64_t sq, int64_t skv, int64_t d, bool causal = false) {
+  AttentionOptions o;
+  o.batch = b, o.heads = h, o.kv_heads = hk, o.seq_q = sq, o.seq_kv = skv, o.dim = d, o.causal = causal;
+  return o;
+}
+
+// Runs the kernel on seeded inputs and compares it with the Halide reference; checker-clean.
+void expect_correct(const AttentionOptions& o, const ChipConfig& chip) {
+  kernels::Attention a = kernels::attention(o, chip);
+  kernels::RunSettings s;
+  s.seed = 5;
+  kernels::KernelRun run = kernels::compile_and_run(a.funcs.o, chip, s);
+  const std::string what = fmt::format("b{} h{}/{} s{}x{} d{}{} {} on {}", o.batch, o.heads, o.kv_heads, o.seq_q, o.seq_kv, o.dim,
+                                       o.causal ? " causal" : "", dtype_name(o.dtype), chip.name);
+  EXPECT_TRUE(run.sim.report.clean()) << what << "\n" << test::describe(run);
+  ASSERT_TRUE(run.checked) << what;
+  EXPECT_TRUE(run.check.pass) << what << ": max abs " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
+}
+
+TEST(Attention, SmallShapesMatchTheReference) {
+  expect_correct(attn(1, 1, 1, 64, 128, 64), test::chip());
+  expect_correct(attn(1, 2, 1, 48, 80, 128, true), test::chip());  // GQA, causal, partial tiles, head dim 128
+}
+
+// Random shapes: batch, heads and their K/V groups, causal or not, lengths that are not multiples
+// of the tiles (either longer), both head dims, f16 and bf16, default and explicit tiles.
+TEST(Attention, RandomShapesMatchTheReference) {
+  std::mt19937 rng(2024);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  for (int i = 0; i < 10; ++i) {
+    AttentionOptions o;
+    o.batch = pick(1, 2);
+    o.kv_heads = pick(1, 2);
+    o.heads = o.kv_heads * pick(1, 3);
+    o.seq_q = pick(1, 200);
+    o.seq_kv = o.causal ? o.seq_q : pick(1, 300);
+    o.causal = pick(0, 2) == 0;
+    if (o.causal && pick(0, 1)) o.seq_kv = o.seq_q;
+    o.dim = pick(0, 1) ? 64 : 128;
+    if (pick(0, 2) == 0) o.tile_q = o.tile_kv = 16 * pick(1, 4);
+    SCOPED_TRACE(fmt::format("case {}: b{} h{}/{} s{}x{} d{}{} tiles {} x {}", i, o.batch, o.heads, o.kv_heads, o.seq_q, o.seq_kv,
+                             o.dim, o.causal ? " causal" : "", o.tile_q, o.tile_kv));
+    EXPECT_NO_THROW(expect_correct(o, test::chip()));
+  }
+}
+
+// The reference the kernel is checked against is attention: the Funcs on the host against loops
+// written here (double precision, softmax over the keys a query sees).
+TEST(Attention, TheReferenceIsAttention) {
+  AttentionOptions o = attn(1, 4, 2, 5, 7, 16, true);
+  kernels::Attention a = kernels::attention(o, test::chip());
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-2, 2);
+  auto tensor = [&](const dsl::Input& in) {
+    int64_t n = 1;
+    for (int64_t e : in.shape()) n *= e;
+    std::vector<float> values(static_cast<size_t>(n));
+    for (float& x : values) x = f16_to_f32(f32_to_f16(u(rng)));
+    return values;
+  };
+  std::vector<float> q = tensor(a.q), k = tensor(a.k), v = tensor(a.v);
+  auto bytes = [](const std::vector<float>& x) {
+    std::vector<uint8_t> b(x.size() * 2);
+    for (size_t i = 0; i < x.size(); ++i) {
+      uint16_t h = f32_to_f16(x[i]);
+      std::memcpy(&b[i * 2], &h, 2);
+    }
+    return b;
+  };
+  const std::vector<uint8_t> qb = bytes(q), kb = bytes(k), vb = bytes(v);
+  const std::vector<uint8_t> got = dsl::run_on_host(a.funcs.o, {{"q", &qb}, {"k", &kb}, {"v", &vb}}).data;
+  const int64_t H = 4, G = 2, S = 5, T = 7, D = 16;
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t i = 0; i < S; ++i) {
+      std::vector<double> p(T, 0.0);
+      double mx = -1e300, sum = 0;
+      for (int64_t j = 0; j <= std::min(i, T - 1); ++j) {
+        double s = 0;
+        for (int64_t r = 0; r < D; ++r) s += double(q[size_t((h * S + i) * D + r)]) * k[size_t(((h / G) * T + j) * D + r)];
+        p[size_t(j)] = s / 4.0;  // 1 / sqrt(16)
+        mx = std::max(mx, p[size_t(j)]);
+      }
+      for (int64_t j = 0; j <= std::min(i, T - 1); ++j) sum += p[size_t(j)] = std::exp(p[size_t(j)] - mx);
+      for (int64_t d = 0; d < D; ++d) {
+        double o_ = 0;
+        for (int64_t j = 0; j <= std::min(i, T - 1); ++j) o_ += p[size_t(j)] * v[size_t(((h / G) * T + j) * D + d)];
+        uint16_t h16;
+        std::memcpy(&h16, &got[size_t(((h * S + i) * D + d) * 2)], 2);
+        EXPECT_NEAR(f16_to_f32(h16), o_ / sum, 2e-3 + 2e-3 * std::abs(o_ / sum)) << "h " << h << " i " << i << " d " << d;
+      }
+    }
+}
+
+// Deleting any synchronisation the generated kernel executes is reported: two key tiles, a
+// partial one, the causal diagonal.
+TEST(Attention, DeletingAnyExecutedSynchronisationIsReported) {
+  AttentionOptions o = attn(1, 1, 1, 32, 40, 64, true);
+  o.tile_q = o.tile_kv = 16;
+  kernels::Attention a = kernels::attention(o, test::chip());
+  Program p = parse_program(print_program(codegen::compile(a.funcs.o, test::chip()).program));
+  test::expect_every_sync_needed(p, test::chip(), "generated flash attention", 10);
+}
+
+}  // namespace
+}  // namespace cubekit

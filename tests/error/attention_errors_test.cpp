@@ -1,0 +1,162 @@
+// User errors of flash attention (kernels/attention.h, sched::plan_attention): one test per error,
+// checking its message.
+#include "codegen/lower.h"
+#include "error_test_util.h"
+#include "kernels/attention.h"
+
+namespace cubekit::test {
+namespace {
+
+const ChipConfig& attention_chip(const char* name = "ascend910") {
+  static std::map<std::string, ChipConfig> chips;
+  auto it = chips.find(name);
+  if (it == chips.end()) it = chips.emplace(name, load_chip(name)).first;
+  return it->second;
+}
+
+kernels::AttentionOptions bert() {
+  kernels::AttentionOptions o;
+  o.batch = 1, o.heads = 2, o.seq_q = 64, o.dim = 64;
+  return o;
+}
+
+void expect_attention_error(const kernels::AttentionOptions& o, const std::vector<std::string>& want, const char* chip = "ascend910") {
+  expect_user_error([&] { codegen::compile(kernels::attention(o, attention_chip(chip)).funcs.o, attention_chip(chip)); }, want);
+}
+
+// The form with Q, K, V of these shapes, scheduled flash(64, 64).
+dsl::Func form(std::vector<int64_t> q, std::vector<int64_t> k, std::vector<int64_t> v, DType t = DType::f16) {
+  sched::AttentionFuncs f = sched::attention_form({dsl::Input("q", t, q), dsl::Input("k", t, k), dsl::Input("v", t, v), 0.125, false, t});
+  f.o.flash(64, 64);
+  return f.o;
+}
+
+void expect_form_error(const dsl::Func& f, const std::vector<std::string>& want) {
+  expect_user_error([&] { codegen::compile(f, attention_chip()); }, want);
+}
+
+TEST(AttentionErrors, HeadDimTheCubeCannotTile) {
+  auto o = bert();
+  o.dim = 72;
+  expect_attention_error(o, {"attention: head dim 72: the cube tiles a head in 16-element fractals", "a multiple of 16 up to 128"});
+}
+
+TEST(AttentionErrors, HeadDimTooBig) {
+  auto o = bert();
+  o.dim = 256;
+  expect_attention_error(o, {"attention: head dim 256", "a multiple of 16 up to 128"});
+}
+
+TEST(AttentionErrors, KvHeadsNotDividingHeads) {
+  auto o = bert();
+  o.heads = 6, o.kv_heads = 4;
+  expect_attention_error(o, {"attention: 6 query heads do not divide into groups of the 4 K/V heads",
+                             "the K/V heads to divide the query heads"});
+}
+
+TEST(AttentionErrors, KAndVOfDifferentShapes) {
+  expect_form_error(form({1, 2, 64, 64}, {1, 2, 64, 64}, {1, 2, 32, 64}),
+                    {"attention: K k is [1, 2, 64, 64] and V v is [1, 2, 32, 64]; they must have the same shape"});
+}
+
+TEST(AttentionErrors, BatchesDiffer) {
+  expect_form_error(form({2, 2, 64, 64}, {1, 2, 64, 64}, {1, 2, 64, 64}), {"attention: Q has batch 2 and K 1; they must be the same"});
+}
+
+TEST(AttentionErrors, NotFourDimensional) {
+  dsl::Input q("q", DType::f16, {64, 64}), k("k", DType::f16, {64, 64}), v("v", DType::f16, {64, 64});
+  dsl::Var i("i"), d("d");
+  dsl::RDom t(0, 64, "t");
+  dsl::Func o("o");
+  o(i, d) = dsl::cast(DType::f16, dsl::sum(dsl::cast(DType::f32, q(i, t)) * dsl::cast(DType::f32, k(t, d)) * dsl::cast(DType::f32, v(t, d))));
+  o.flash(64, 64);
+  expect_form_error(o, {"o: q is 2-dimensional; flash attention's Q, K and V are (batch, heads, sequence, head dim)"});
+}
+
+TEST(AttentionErrors, NotTheForm) {
+  // softmax without its max subtracted: not what flash() computes.
+  dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
+  dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
+  dsl::RDom r(0, 64, "r"), t(0, 64, "t");
+  dsl::Func s("s"), e("e"), l("l"), o("o");
+  s(b, h, i, j) = dsl::sum(dsl::cast(DType::f32, q(b, h, i, r)) * dsl::cast(DType::f32, k(b, h, j, r))) * 0.125;
+  e(b, h, i, j) = dsl::exp(s(b, h, i, j));
+  l(b, h, i) = dsl::sum(e(b, h, i, t));
+  o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(e(b, h, i, t) * dsl::cast(DType::f32, v(b, h, t, d))) / l(b, h, i));
+  o.flash(64, 64);
+  expect_form_error(o, {"o.flash(64, 64): o is not attention in the form flash() computes", "M = maximum_t S, E = exp(S - M)"});
+}
+
+TEST(AttentionErrors, NoScaledScore) {
+  dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
+  dsl::Var b("b"), h("h"), i("i"), d("d");
+  dsl::RDom t(0, 64, "t");
+  dsl::Func o("o");
+  o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(dsl::cast(DType::f32, q(b, h, i, t)) * dsl::cast(DType::f32, k(b, h, t, d)) *
+                                                 dsl::cast(DType::f32, v(b, h, t, d))));
+  o.flash(64, 64);
+  expect_form_error(o, {"o.flash(64, 64): no scaled score (sum(..) * scale) in o"});
+}
+
+TEST(AttentionErrors, TwoInputsOnly) {
+  dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64});
+  dsl::Var b("b"), h("h"), i("i"), d("d");
+  dsl::RDom t(0, 64, "t");
+  dsl::Func o("o");
+  o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(dsl::cast(DType::f32, q(b, h, i, t)) * dsl::cast(DType::f32, k(b, h, t, d))));
+  o.flash(64, 64);
+  expect_form_error(o, {"o.flash(64, 64): flash attention reads three inputs, Q, K and V; o reads 2"});
+}
+
+TEST(AttentionErrors, InputsOfOtherTypes) {
+  expect_form_error(form({1, 1, 64, 64}, {1, 1, 64, 64}, {1, 1, 64, 64}, DType::f32),
+                    {"attention: q is f32; flash attention's inputs are f16 or bf16"});
+}
+
+TEST(AttentionErrors, Bf16OnTheCoupledCube) {
+  auto o = bert();
+  o.dtype = DType::bf16;
+  expect_attention_error(o, {"attention: the cube of ascend910 multiplies f16", "but Q, K and V are bf16"});
+}
+
+TEST(AttentionErrors, SplitChipNotYetLowered) {
+  expect_attention_error(bert(), {"flash attention is lowered for the coupled cores (ascend910) so far",
+                                  "ascend910b2 is a split chip"}, "ascend910b2");
+}
+
+TEST(AttentionErrors, TileNotAMultipleOf16) {
+  auto o = bert();
+  o.tile_q = 40, o.tile_kv = 64;
+  expect_attention_error(o, {"attention.flash(40, 64): tile_q 40 must be a multiple of 16 from 16 to 256"});
+}
+
+TEST(AttentionErrors, CausalTilesDiffer) {
+  auto o = bert();
+  o.causal = true, o.tile_q = 32, o.tile_kv = 64;
+  expect_attention_error(o, {"attention.flash(32, 64): a causal mask needs tile_q == tile_kv", "got 32 and 64"});
+}
+
+TEST(AttentionErrors, TilesTooBigForUB) {
+  auto o = bert();
+  o.dim = 128, o.tile_q = 256, o.tile_kv = 256;
+  expect_attention_error(o, {"attention.flash(256, 256): tiles of 256 queries x 256 keys with head dim 128 need",
+                             "bytes of UB and ascend910 has 262144; use smaller tiles"});
+}
+
+TEST(AttentionErrors, AnotherScheduleCall) {
+  dsl::Func f = form({1, 1, 64, 64}, {1, 1, 64, 64}, {1, 1, 64, 64});
+  f.double_buffer();
+  expect_form_error(f, {"attention.double_buffer(): a flash() schedule is all an attention Func takes"});
+}
+
+TEST(AttentionErrors, NegativeOptions) {
+  auto o = bert();
+  o.seq_q = 0;
+  expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: --seq-q 0 must be positive"});
+  o = bert();
+  o.kv_heads = -1;
+  expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: --kv-heads -1 must be positive"});
+}
+
+}  // namespace
+}  // namespace cubekit::test

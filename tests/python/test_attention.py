@@ -1,0 +1,47 @@
+"""kernels.attention against numpy: torch's scaled_dot_product_attention meaning (GQA, causal, scale)."""
+import numpy as np
+import pytest
+
+import cubekit as ck
+from cubekit import kernels
+
+
+def sdpa(q, k, v, causal=False, scale=None):
+    """Attention in float64, written out: softmax over the keys each query sees."""
+    q, k, v = (x.astype(np.float64) for x in (q, k, v))
+    group = q.shape[-3] // k.shape[-3]
+    k, v = np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3)
+    s = q @ np.swapaxes(k, -1, -2) * (1 / np.sqrt(q.shape[-1]) if scale is None else scale)
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+@pytest.mark.parametrize("b,h,hk,L,S,E,causal", [(1, 2, 2, 64, 64, 64, False), (2, 4, 2, 37, 150, 64, False),
+                                                 (1, 2, 1, 100, 100, 128, True), (1, 1, 1, 20, 33, 16, True)])
+def test_matches_sdpa(rng, b, h, hk, L, S, E, causal):
+    q = rng.standard_normal((b, h, L, E)).astype(np.float16)
+    k = rng.standard_normal((b, hk, S, E)).astype(np.float16)
+    v = rng.standard_normal((b, hk, S, E)).astype(np.float16)
+    o, report = kernels.attention(q, k, v, causal=causal, raise_on_diagnostics=True)
+    assert o.shape == q.shape and o.dtype == np.float16
+    np.testing.assert_allclose(o.astype(np.float64), sdpa(q, k, v, causal), atol=2e-2, rtol=2e-2)
+    assert report["cycles"] > 0
+
+
+def test_scale_and_no_batch(rng):
+    q, k, v = (rng.standard_normal((2, 48, 32)).astype(np.float16) for _ in range(3))
+    o, _ = kernels.attention(q, k, v, scale=0.5, tile_q=16, tile_kv=32)
+    assert o.shape == q.shape
+    np.testing.assert_allclose(o.astype(np.float64), sdpa(q, k, v, scale=0.5), atol=2e-2, rtol=2e-2)
+
+
+def test_errors_name_what_is_wrong():
+    x = np.ones((1, 3, 16, 16), np.float16)
+    with pytest.raises(ck.Error, match="3 query heads do not divide into groups of the 2 K/V heads"):
+        kernels.attention(x, np.ones((1, 2, 16, 16), np.float16), np.ones((1, 2, 16, 16), np.float16))
+    with pytest.raises(ck.Error, match="they must all be float16"):
+        kernels.attention(x.astype(np.float32), x, x)
+    with pytest.raises(ck.Error, match="scale must be positive"):
+        kernels.attention(x, x, x, scale=-1.0)
