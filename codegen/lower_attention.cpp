@@ -47,6 +47,7 @@ class FlashNest {
     tile_max_ = k_.new_buffer("MT", Space::UB, row_bytes, 1);
     alpha_ = k_.new_buffer("A", Space::UB, row_bytes, 1);
     tile_sum_ = k_.new_buffer("LT", Space::UB, row_bytes, 1);
+    spread_ = k_.new_buffer("SP", Space::UB, m16_ * 64, 1);
     pool_ = std::make_unique<ScratchPool>(k_);
 
     TileSpace space;
@@ -98,10 +99,7 @@ class FlashNest {
       body.push_back(loop(j, Affine(0), Affine(n), Affine(1), std::move(each)));
     }
     std::vector<Node> result;
-    {
-      VectorOps ops(k_, *pool_, body, nz(d));
-      ops.binary(VBinary::Div, full(ub_o_), full(ub_o_), row(sum_));
-    }
+    row_op(body, VBinary::Div, ub_o_, sum_, d);
     VectorOps(k_, *pool_, result, nz(d)).cast(full(ub_r_, p_.out), full(ub_o_));
     Node store{Node::Kind::Move};
     store.src = {{-1, ub_r_, 0}, Layout::NZ16, p_.out, mt, d, m16_};
@@ -135,18 +133,16 @@ class FlashNest {
                        {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(blocks))});
     Node to_l1 = instr("copy_gm_l1", Pipe::MTE2, {{-1, l1p_, Affine(0)}, {4, -1, ws}},
                        {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(blocks))});
-    // GM is no stage the sync pass orders: the workspace's read waits for its write by a barrier
-    // of every pipe. Its write follows the previous read already: that read's P feeds the previous
-    // P V mmad, which the cube finishes before this tile's S, whose softmax makes this P.
+    // GM is no stage the sync pass orders: the workspace's read waits for its write by a flag of
+    // its own (MTE3 -> MTE2, a pair no stage of this nest uses). Its write follows the previous
+    // read already: that read's P feeds the previous P V mmad, which the cube finishes before this
+    // tile's S, whose softmax makes this P.
     std::vector<Node> hand_off = std::move(p_cast_);
     hand_off.push_back(to_gm);
-    hand_off.push_back(barrier(Pipe::All));
+    hand_off.push_back(flag(SyncKind::Set));
     out.push_back(scope({ub_p_}, std::move(hand_off)));
     // O = a O (before P V_j lands), then + P V_j.
-    {
-      VectorOps ops(k_, *pool_, out, nz(d));
-      ops.binary(VBinary::Mul, full(ub_o_), full(ub_o_), row(alpha_));
-    }
+    row_op(out, VBinary::Mul, ub_o_, alpha_, d);
     Node v{Node::Kind::Move};
     v.src = {{2, -1, kv_off}, Layout::ND, p_.in, nt, d, d};
     v.dst = {{-1, l1v_, 0}, Layout::NZ, p_.in, nt, d, n16};
@@ -154,7 +150,7 @@ class FlashNest {
     Node pv{Node::Kind::Move};
     pv.src = {{-1, l0o_, 0}, Layout::NZ16, DType::f32, m16_, d, m16_};
     pv.dst = {{-1, ub_pv_, 0}, Layout::NZ16, DType::f32, m16_, d, m16_};
-    out.push_back(scope({l0o_}, {scope({l1p_, l1v_}, {to_l1, v, scope({l0a_, l0b_}, {to_l0a(p, m16_, nt), to_l0b(v.dst, nt, d),
+    out.push_back(scope({l0o_}, {scope({l1p_, l1v_}, {flag(SyncKind::Wait), to_l1, v, scope({l0a_, l0b_}, {to_l0a(p, m16_, nt), to_l0b(v.dst, nt, d),
                                                                                      mmad(l0o_, m16_, d, nt)})}),
                                  pv}));
     VectorOps ops(k_, *pool_, out, nz(d));
@@ -190,11 +186,8 @@ class FlashNest {
       ops.unary("vexp", row(alpha_), row(alpha_));
       ops.binary(VBinary::Add, row(max_), row(tile_max_), VValue::scalar(DType::f32, 0));  // m = m_new
     }
-    {
-      VectorOps ops(k_, *pool_, out, nz(nt));
-      ops.binary(VBinary::Sub, full(ub_s_), full(ub_s_), row(tile_max_));
-      ops.unary("vexp", full(ub_s_), full(ub_s_));
-    }
+    row_op(out, VBinary::Sub, ub_s_, tile_max_, nt);
+    VectorOps(k_, *pool_, out, nz(nt)).unary("vexp", full(ub_s_), full(ub_s_));
     nz_reduce(out, VReduce::Sum, tile_sum_, nt);
     {
       VectorOps ops(k_, *pool_, out, nz(nt));
@@ -203,6 +196,22 @@ class FlashNest {
     }
     p_cast_.clear();
     VectorOps(k_, *pool_, p_cast_, nz(nt)).cast(full(ub_p_, p_.in), full(ub_s_));
+  }
+
+  // full op= row over an NZ tile of f32 (`cols` columns in 16-column blocks): each row's value
+  // spread over the 16 lanes its fractal rows have (two vbrcb, a 32 B block each, interleaved),
+  // then per 16-column block one instruction of whole repeats (4 fractal rows each), the spread
+  // read along. VectorOps's NZ broadcast takes a repeat per fractal row, 16 of its 64 lanes.
+  void row_op(std::vector<Node>& out, VBinary op, int full_buffer, int row_buffer, int64_t cols) {
+    static constexpr const char* names[] = {"vadd.f32", "vsub.f32", "vmul.f32", "vdiv.f32", "vmin.f32", "vmax.f32"};
+    for (int64_t half = 0; half < 2; ++half)
+      out.push_back(instr("vbrcb.f32", Pipe::V, {{-1, spread_, Affine(half * 32)}, {-1, row_buffer, Affine(0)}},
+                          {mem_arg(0), mem_arg(1), kw("repeat", imm(m16_ / 8)), kw("dst_blk", imm(2)), kw("dst_rep", imm(16))}));
+    for (int64_t cb = 0; cb < cdiv(cols, 16); ++cb) {
+      Ref at{-1, full_buffer, Affine(cb * m16_ * 64)};
+      out.push_back(instr(names[int(op)], Pipe::V, {at, at, {-1, spread_, Affine(0)}},
+                          {mem_arg(0), mem_arg(1), mem_arg(2), kw("repeat", imm(m16_ / 4))}));
+    }
   }
 
   // Row reductions of an NZ tile: its 16-column blocks (each m16 rows x 16, contiguous) combined
@@ -254,6 +263,13 @@ class FlashNest {
     }
   }
 
+  // The workspace's flag, MTE3 -> MTE2, on the chip's last event id.
+  Node flag(SyncKind kind) const {
+    Node n{Node::Kind::Sync};
+    n.sync = kind, n.from = Pipe::MTE3, n.to = Pipe::MTE2, n.events = {chip_.event_ids - 1};
+    return n;
+  }
+
   Node to_l0a(const View& l1, int64_t rows, int64_t k) const {
     Node a{Node::Kind::Move};
     a.src = l1;
@@ -294,7 +310,7 @@ class FlashNest {
   Kernel k_;
   int l1q_ = -1, l1k_ = -1, l1v_ = -1, l1p_ = -1, l0a_ = -1, l0b_ = -1, l0s_ = -1, l0o_ = -1;
   int ub_s_ = -1, ub_p_ = -1, ub_pv_ = -1, ub_o_ = -1, ub_r_ = -1;
-  int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1;
+  int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1, spread_ = -1;
   std::unique_ptr<ScratchPool> pool_;
   std::vector<Node> p_cast_;
 };

@@ -309,6 +309,20 @@ TEST(CliBadInput, Conv2dDtypeTheCubeDoesNotTake) {
   EXPECT_THAT(r.err, HasSubstr("--dtype must be f16, bf16 or s8 for conv2d, got 'f32'"));
 }
 
+TEST(CliBadInput, AttentionDtypeNotSixteenBit) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel attention --seq-q 16 --dim 16 --dtype f32");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--dtype must be f16 or bf16 for attention, got 'f32'"));
+}
+
+TEST(CliBadInput, AttentionNaiveSchedule) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel attention --seq-q 16 --dim 16 --schedule naive");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--schedule naive: attention has its flash() schedule only; drop --schedule"));
+}
+
 TEST(CliBadInput, Conv2dEpilogueStepUnknown) {
   TempDir dir("cli");
   CliResult r = cubekit(dir, "kernel conv2d --c 4 --h 6 --w 6 --k 8 --epilogue bn,gelu");
