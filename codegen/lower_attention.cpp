@@ -35,7 +35,7 @@ class FlashNest {
     l0a_ = k_.new_buffer("L0A", Space::L0A, m16_ * std::max(d, kv16_) * in_size_, 2);
     l0b_ = k_.new_buffer("L0B", Space::L0B, kv16_ * d * in_size_, 2);
     l0s_ = k_.new_buffer("L0S", Space::L0C, m16_ * kv16_ * 4, 1);
-    l0o_ = k_.new_buffer("L0O", Space::L0C, m16_ * d * 4, 1);
+    l0o_ = k_.new_buffer("L0O", Space::L0C, m16_ * d * 4, 2);
     ub_s_ = k_.new_buffer("S", Space::UB, m16_ * kv16_ * 4, 1);
     ub_p_ = k_.new_buffer("P", Space::UB, m16_ * kv16_ * in_size_, 2);
     ub_pv_ = k_.new_buffer("PV", Space::UB, m16_ * d * 4, 1);
@@ -45,7 +45,8 @@ class FlashNest {
     max_ = k_.new_buffer("M", Space::UB, row_bytes, 1);
     sum_ = k_.new_buffer("L", Space::UB, row_bytes, 1);
     tile_max_ = k_.new_buffer("MT", Space::UB, row_bytes, 1);
-    alpha_ = k_.new_buffer("A", Space::UB, row_bytes, 1);
+    row_bytes_ = row_bytes;
+    alpha_ = k_.new_buffer("A", Space::UB, 2 * row_bytes, 1);  // a key tile's, and the previous one's
     tile_sum_ = k_.new_buffer("LT", Space::UB, row_bytes, 1);
     spread_ = k_.new_buffer("SP", Space::UB, m16_ * 64, 1);
     pool_ = std::make_unique<ScratchPool>(k_);
@@ -67,14 +68,18 @@ class FlashNest {
       return one_item(Affine::var(index[0]), qi, Affine::var(kvh), mt);
     });
     std::vector<Node> body = std::move(tiles.setup);
+    body.push_back(flag(SyncKind::Set, false));
     body.push_back(tiles.loop(std::move(item)));
+    body.push_back(flag(SyncKind::Wait, false));
     k_.body = zero_scratch(std::move(body));
     return std::move(k_);
   }
 
  private:
   VValue full(int buffer, DType t = DType::f32) const { return {VShape::Full, t, {-1, buffer, Affine(0)}, 0}; }
-  VValue row(int buffer) const { return {VShape::Row, DType::f32, {-1, buffer, Affine(0)}, 0}; }
+  VValue row(int buffer, Affine at = Affine(0)) const { return {VShape::Row, DType::f32, {-1, buffer, std::move(at)}, 0}; }
+  // Key tile j's a = exp(m_old - m_new): of the two copies, j % 2 (`parity` a variable).
+  VValue alpha(int parity) const { return row(alpha_, Affine::var(parity, row_bytes_)); }
   VTile nz(int64_t cols) const { return {m16_, cols, round_up(cols, 16), true}; }
 
   // One query tile of mt rows: its key tiles, then the output.
@@ -88,18 +93,29 @@ class FlashNest {
     body.push_back(q);
     const int64_t n = p_.kv_tiles(), kv_tail = p_.seq_kv - (n - 1) * p_.tile_kv;
     const int j = k_.new_var("kt");
-    auto tile = [&](int64_t nt) { return key_tile(q.dst, Affine::var(j), qi, kvh, nt); };
-    std::vector<Node> each = with_tail(Affine::var(j), n, p_.tile_kv, kv_tail, tile);
+    const Affine jv = Affine::var(j);
+    auto scores_of = [&](const Affine& at) {
+      return with_tail(at, n, p_.tile_kv, kv_tail, [&](int64_t nt) { return scores(q.dst, at, kvh, nt); });
+    };
+    // The loop over key tiles [0, end): each tile's S computed one tile ahead (S_{j+1} on the cube
+    // while the vector unit makes P_j; `has_next` is j + 1 < end as `next_from` < 0).
+    auto keys = [&](const Affine& end, const Affine& next_from) {
+      const int par = k_.new_var("par"), prev = k_.new_var("prev"), last = k_.new_var("last");
+      std::vector<Node> each = {let(par, jv, LetOp::Rem, 2), let(prev, jv + Affine(1), LetOp::Rem, 2)};
+      each += with_tail(jv, n, p_.tile_kv, kv_tail, [&](int64_t nt) {
+        return key_tile(jv, qi, kvh, nt, when_less(next_from, 0, scores_of(jv + Affine(1)), {}), par, prev);
+      });
+      std::vector<Node> out = scores_of(Affine(0));
+      out.push_back(loop(j, Affine(0), end, Affine(1), std::move(each)));
+      out.push_back(let(last, end + Affine(1), LetOp::Rem, 2));  // (end - 1) % 2
+      return out += update(last);
+    };
     // Causal: the key tiles up to the diagonal, tile qi (tile_q == tile_kv); past the keys, all of them.
-    if (p_.causal) {
-      std::vector<Node> all = {loop(j, Affine(0), Affine(n), Affine(1), each)};
-      std::vector<Node> upto = {loop(j, Affine(0), qi + Affine(1), Affine(1), std::move(each))};
-      body.push_back(p_.q_tiles() <= n ? std::move(upto[0]) : when_less(qi, n, std::move(upto), std::move(all)));
-    } else {
-      body.push_back(loop(j, Affine(0), Affine(n), Affine(1), std::move(each)));
-    }
+    if (p_.causal && p_.q_tiles() <= n) body += keys(qi + Affine(1), jv - qi);
+    else if (p_.causal) body.push_back(when_less(qi, n, keys(qi + Affine(1), jv - qi), keys(Affine(n), jv - Affine(n - 1))));
+    else body += keys(Affine(n), jv - Affine(n - 1));
     std::vector<Node> result;
-    row_op(body, VBinary::Div, ub_o_, sum_, d);
+    row_op(body, VBinary::Div, ub_o_, row(sum_).at, d);
     VectorOps(k_, *pool_, result, nz(d)).cast(full(ub_r_, p_.out), full(ub_o_));
     Node store{Node::Kind::Move};
     store.src = {{-1, ub_r_, 0}, Layout::NZ16, p_.out, mt, d, m16_};
@@ -109,23 +125,29 @@ class FlashNest {
     return {scope({l1q_}, std::move(body))};
   }
 
-  // Key tile j of nt keys for the query tile in L1 (`q`): all m16_ rows of it, those past a partial
-  // tile's zeros.
-  std::vector<Node> key_tile(const View& q, const Affine& j, const Affine& qi, const Affine& kvh, int64_t nt) {
+  // S_j = Q K_jᵀ into L0S (the fill of its one copy; the drain is its use): K_j stored (keys, d)
+  // is the transposed right operand; all m16_ rows of the query tile, those past a partial tile's
+  // zeros.
+  std::vector<Node> scores(const View& q, const Affine& j, const Affine& kvh, int64_t nt) {
+    const int64_t d = p_.dim;
+    Node k{Node::Kind::Move};
+    k.src = {{1, -1, (kvh * p_.seq_kv + j * p_.tile_kv) * (d * in_size_)}, Layout::ND, p_.in, nt, d, d};
+    k.dst = {{-1, l1k_, 0}, Layout::NZ, p_.in, nt, d, round_up(nt, 16)};
+    k.src.transposed = k.dst.transposed = true;
+    return {scope({l0s_}, {scope({l1k_}, {k, scope({l0a_, l0b_}, {to_l0a(q, m16_, d), to_l0b(k.dst, d, nt), mmad(l0s_, m16_, nt, d)})})},
+                  Node::Phase::Fill)};
+  }
+
+  // Key tile j of nt keys, its S in L0S: the softmax, `next` (the next tile's S, on the cube
+  // meanwhile), then P V_j.
+  std::vector<Node> key_tile(const Affine& j, const Affine& qi, const Affine& kvh, int64_t nt, Node next, int par, int prev) {
     const int64_t d = p_.dim, n16 = round_up(nt, 16);
     const Affine kv_off = (kvh * p_.seq_kv + j * p_.tile_kv) * (d * in_size_);
-    std::vector<Node> out;
-    // S = Q K_jᵀ: K_j stored (keys, d) is the transposed right operand.
-    Node k{Node::Kind::Move};
-    k.src = {{1, -1, kv_off}, Layout::ND, p_.in, nt, d, d};
-    k.dst = {{-1, l1k_, 0}, Layout::NZ, p_.in, nt, d, n16};
-    k.src.transposed = k.dst.transposed = true;
     Node drain{Node::Kind::Move};
     drain.src = {{-1, l0s_, 0}, Layout::NZ16, DType::f32, m16_, nt, m16_};
     drain.dst = {{-1, ub_s_, 0}, Layout::NZ16, DType::f32, m16_, nt, m16_};
-    out.push_back(scope({l0s_}, {scope({l1k_}, {k, scope({l0a_, l0b_}, {to_l0a(q, m16_, d), to_l0b(k.dst, d, nt), mmad(l0s_, m16_, nt, d)})}),
-                                 drain}));
-    softmax(out, j, qi, nt);
+    std::vector<Node> out = {scope({l0s_}, {drain}, Node::Phase::Use)};
+    softmax(out, j, qi, nt, par);
     // P: UB -> this core's workspace -> L1.
     const Affine ws = Affine::var(kBlockIdx, m16_ * kv16_ * in_size_);
     const int64_t blocks = m16_ * n16 * in_size_ / 32;
@@ -133,34 +155,43 @@ class FlashNest {
                        {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(blocks))});
     Node to_l1 = instr("copy_gm_l1", Pipe::MTE2, {{-1, l1p_, Affine(0)}, {4, -1, ws}},
                        {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(blocks))});
-    // GM is no stage the sync pass orders: the workspace's read waits for its write by a flag of
-    // its own (MTE3 -> MTE2, a pair no stage of this nest uses). Its write follows the previous
-    // read already: that read's P feeds the previous P V mmad, which the cube finishes before this
-    // tile's S, whose softmax makes this P.
+    // GM is no stage the sync pass orders: the workspace is handed over by flags of its own, full
+    // (MTE3 -> MTE2) and free (MTE2 -> MTE3), pairs no stage of this nest uses; free is set once
+    // before the first tile and waited for once after the last.
     std::vector<Node> hand_off = std::move(p_cast_);
+    hand_off.push_back(flag(SyncKind::Wait, false));
     hand_off.push_back(to_gm);
-    hand_off.push_back(flag(SyncKind::Set));
+    hand_off.push_back(flag(SyncKind::Set, true));
     out.push_back(scope({ub_p_}, std::move(hand_off)));
-    // O = a O (before P V_j lands), then + P V_j.
-    row_op(out, VBinary::Mul, ub_o_, alpha_, d);
+    out.push_back(std::move(next));
+    // P V_j into L0O (two copies: the previous tile's waits there for the vector unit), then the
+    // previous tile's O update: the vector unit makes P_j before it waits for P V_{j-1}.
     Node v{Node::Kind::Move};
     v.src = {{2, -1, kv_off}, Layout::ND, p_.in, nt, d, d};
     v.dst = {{-1, l1v_, 0}, Layout::NZ, p_.in, nt, d, n16};
     View p{{-1, l1p_, 0}, Layout::NZ, p_.in, m16_, nt, m16_};
+    out.push_back(scope({l0o_}, {scope({l1p_, l1v_}, {flag(SyncKind::Wait, true), to_l1, flag(SyncKind::Set, false), v, scope({l0a_, l0b_}, {to_l0a(p, m16_, nt), to_l0b(v.dst, nt, d),
+                                                                                     mmad(l0o_, m16_, d, nt)})})},
+                        Node::Phase::Fill));
+    out.push_back(when(j, 0, {}, update(prev)));
+    return out;
+  }
+
+  // O = a O + P V of the key tile whose a is copy `parity` and whose P V is L0O's next use.
+  std::vector<Node> update(int parity) {
+    const int64_t d = p_.dim;
     Node pv{Node::Kind::Move};
     pv.src = {{-1, l0o_, 0}, Layout::NZ16, DType::f32, m16_, d, m16_};
     pv.dst = {{-1, ub_pv_, 0}, Layout::NZ16, DType::f32, m16_, d, m16_};
-    out.push_back(scope({l0o_}, {scope({l1p_, l1v_}, {flag(SyncKind::Wait), to_l1, v, scope({l0a_, l0b_}, {to_l0a(p, m16_, nt), to_l0b(v.dst, nt, d),
-                                                                                     mmad(l0o_, m16_, d, nt)})}),
-                                 pv}));
-    VectorOps ops(k_, *pool_, out, nz(d));
-    ops.binary(VBinary::Add, full(ub_o_), full(ub_o_), full(ub_pv_));
+    std::vector<Node> out = {scope({l0o_}, {pv}, Node::Phase::Use)};
+    row_op(out, VBinary::Mul, ub_o_, alpha(parity).at, d);
+    VectorOps(k_, *pool_, out, nz(d)).binary(VBinary::Add, full(ub_o_), full(ub_o_), full(ub_pv_));
     return out;
   }
 
   // The online softmax of S (UB, nt keys): scaled, masked, the rows' running max and sum updated,
   // a = exp(m_old - m_new) for the output, P = exp(S - m_new) cast (kept in p_cast_ for P's scope).
-  void softmax(std::vector<Node>& out, const Affine& j, const Affine& qi, int64_t nt) {
+  void softmax(std::vector<Node>& out, const Affine& j, const Affine& qi, int64_t nt, int par) {
     {
       VectorOps ops(k_, *pool_, out, nz(nt));
       ops.binary(VBinary::Mul, full(ub_s_), full(ub_s_), VValue::scalar(DType::f32, p_.scale));
@@ -182,16 +213,16 @@ class FlashNest {
     {
       VectorOps ops(k_, *pool_, out, nz(nt));
       ops.binary(VBinary::Max, row(tile_max_), row(tile_max_), row(max_));    // m_new
-      ops.binary(VBinary::Sub, row(alpha_), row(max_), row(tile_max_));       // m_old - m_new
-      ops.unary("vexp", row(alpha_), row(alpha_));
+      ops.binary(VBinary::Sub, alpha(par), row(max_), row(tile_max_));       // m_old - m_new
+      ops.unary("vexp", alpha(par), alpha(par));
       ops.binary(VBinary::Add, row(max_), row(tile_max_), VValue::scalar(DType::f32, 0));  // m = m_new
     }
-    row_op(out, VBinary::Sub, ub_s_, tile_max_, nt);
+    row_op(out, VBinary::Sub, ub_s_, row(tile_max_).at, nt);
     VectorOps(k_, *pool_, out, nz(nt)).unary("vexp", full(ub_s_), full(ub_s_));
     nz_reduce(out, VReduce::Sum, tile_sum_, nt);
     {
       VectorOps ops(k_, *pool_, out, nz(nt));
-      ops.binary(VBinary::Mul, row(sum_), row(sum_), row(alpha_));
+      ops.binary(VBinary::Mul, row(sum_), row(sum_), alpha(par));
       ops.binary(VBinary::Add, row(sum_), row(sum_), row(tile_sum_));
     }
     p_cast_.clear();
@@ -202,10 +233,10 @@ class FlashNest {
   // spread over the 16 lanes its fractal rows have (two vbrcb, a 32 B block each, interleaved),
   // then per 16-column block one instruction of whole repeats (4 fractal rows each), the spread
   // read along. VectorOps's NZ broadcast takes a repeat per fractal row, 16 of its 64 lanes.
-  void row_op(std::vector<Node>& out, VBinary op, int full_buffer, int row_buffer, int64_t cols) {
+  void row_op(std::vector<Node>& out, VBinary op, int full_buffer, const Ref& row_at, int64_t cols) {
     static constexpr const char* names[] = {"vadd.f32", "vsub.f32", "vmul.f32", "vdiv.f32", "vmin.f32", "vmax.f32"};
     for (int64_t half = 0; half < 2; ++half)
-      out.push_back(instr("vbrcb.f32", Pipe::V, {{-1, spread_, Affine(half * 32)}, {-1, row_buffer, Affine(0)}},
+      out.push_back(instr("vbrcb.f32", Pipe::V, {{-1, spread_, Affine(half * 32)}, row_at},
                           {mem_arg(0), mem_arg(1), kw("repeat", imm(m16_ / 8)), kw("dst_blk", imm(2)), kw("dst_rep", imm(16))}));
     for (int64_t cb = 0; cb < cdiv(cols, 16); ++cb) {
       Ref at{-1, full_buffer, Affine(cb * m16_ * 64)};
@@ -263,10 +294,10 @@ class FlashNest {
     }
   }
 
-  // The workspace's flag, MTE3 -> MTE2, on the chip's last event id.
-  Node flag(SyncKind kind) const {
+  // The workspace's flags on the chip's last event id: full (MTE3 -> MTE2) or free (MTE2 -> MTE3).
+  Node flag(SyncKind kind, bool full) const {
     Node n{Node::Kind::Sync};
-    n.sync = kind, n.from = Pipe::MTE3, n.to = Pipe::MTE2, n.events = {chip_.event_ids - 1};
+    n.sync = kind, n.from = full ? Pipe::MTE3 : Pipe::MTE2, n.to = full ? Pipe::MTE2 : Pipe::MTE3, n.events = {chip_.event_ids - 1};
     return n;
   }
 
@@ -311,6 +342,7 @@ class FlashNest {
   int l1q_ = -1, l1k_ = -1, l1v_ = -1, l1p_ = -1, l0a_ = -1, l0b_ = -1, l0s_ = -1, l0o_ = -1;
   int ub_s_ = -1, ub_p_ = -1, ub_pv_ = -1, ub_o_ = -1, ub_r_ = -1;
   int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1, spread_ = -1;
+  int64_t row_bytes_ = 0;
   std::unique_ptr<ScratchPool> pool_;
   std::vector<Node> p_cast_;
 };

@@ -33,7 +33,7 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
     if (o.tile_q && q != o.tile_q) continue;
     int64_t tq = std::min(q, round_up(o.seq_q, 16)), tkv = o.causal && !o.tile_kv ? tq : kv;
     if (o.causal && !o.tile_q && o.tile_kv) tq = tkv;
-    if (sched::attention_ub_bytes(tq, tkv, o.dim) <= ub && round_up(tq, 16) * (tkv + o.dim) * 4 <= l0c) return {tq, tkv};
+    if (sched::attention_ub_bytes(tq, tkv, o.dim) <= ub && round_up(tq, 16) * (tkv + 2 * o.dim) * 4 <= l0c) return {tq, tkv};
   }
   return {o.tile_q ? o.tile_q : 16, o.causal && !o.tile_kv ? (o.tile_q ? o.tile_q : 16) : kv};  // plan_attention says why not
 }

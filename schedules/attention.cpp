@@ -193,7 +193,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   if (need > ub)
     user_error("{}.{}: tiles of {} queries x {} keys with head dim {} need {} bytes of UB and {} has {}; use smaller tiles", f.name(),
                flash->text, p.tile_q, p.tile_kv, p.dim, need, chip.name, ub);
-  const int64_t l0c = chip.buffer_size(Space::L0C), acc = round_up(p.tile_q, 16) * (p.tile_kv + p.dim) * 4;
+  const int64_t l0c = chip.buffer_size(Space::L0C), acc = round_up(p.tile_q, 16) * (p.tile_kv + 2 * p.dim) * 4;
   if (acc > l0c)
     user_error("{}.{}: the scores and the output of {} query rows need {} bytes of L0C and {} has {}; use smaller tiles", f.name(),
                flash->text, p.tile_q, acc, chip.name, l0c);
