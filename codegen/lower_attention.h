@@ -2,16 +2,16 @@
 //
 //   for w = 0; w < my items; w += 1                 item = (batch x head, query tile), over the cores
 //     scope [L1Q]  Q tile -> L1 (nd2nz)
-//       m = -big, l = 0, O = 0                      UB rows and the f32 output tile (NZ, as L0C's)
+//       S_0 = Q K_0ᵀ (mmad into L0S)
 //       for j = 0; j < key tiles; j += 1            causal: j <= the query tile (the diagonal's masked)
-//         K_j -> L1; Q, K_j -> L0A / L0B; S = Q K_jᵀ (mmad) -> UB (mov_l0c_ub)
-//         online softmax on V (see the header of schedules/attention.h); P cast to the input type
-//         P: UB -> GM workspace -> L1 (the 910 has no UB -> L1 path)
-//         V_j -> L1; P, V_j -> L0A / L0B; P V_j (mmad) -> UB; O = a O + P V_j
-//       O / l, cast -> GM
+//         S_j: L0C -> UB (mov_l0c_ub); the online softmax on V (schedules/attention.h); P_j cast
+//         P_j: UB -> GM workspace -> L1 (the 910 has no UB -> L1 path), under full / free flags
+//         S_{j+1} = Q K_{j+1}ᵀ (when there is one)  the cube works while V makes P_j
+//         P_j V_j (mmad into L0O, two copies)
+//         j > 0: O = a_{j-1} O + P_{j-1} V_{j-1}    behind softmax j: V waits less for the cube
+//       O = a O + P V of the last tile; O / l, cast -> GM
 //
-// The sync pass orders the pipes; a key tile's cube work then overlaps the previous one's vector work
-// through the copies of the key and value buffers.
+// The sync pass orders every buffer's pipes; the workspace's flags are this nest's own.
 #pragma once
 
 #include "codegen/ir.h"
