@@ -27,15 +27,16 @@ void check(const AttentionOptions& o) {
 
 std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, const ChipConfig& chip) {
   const int64_t seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
-  const int64_t ub = chip.buffer_size(Space::UB), l0c = chip.buffer_size(Space::L0C);
-  int64_t kv = o.tile_kv ? o.tile_kv : std::min<int64_t>(128, round_up(seq_kv, 16));
-  for (int64_t q : {128, 64, 32, 16}) {
-    if (o.tile_q && q != o.tile_q) continue;
-    int64_t tq = std::min(q, round_up(o.seq_q, 16)), tkv = o.causal && !o.tile_kv ? tq : kv;
+  // Tiles given are kept as given (plan_attention checks them); a causal mask's open one follows the other.
+  auto tiles = [&](int64_t q) {
+    int64_t tq = o.tile_q ? o.tile_q : std::min(q, round_up(o.seq_q, 16));
+    int64_t tkv = o.tile_kv ? o.tile_kv : o.causal ? tq : std::min<int64_t>(128, round_up(seq_kv, 16));
     if (o.causal && !o.tile_q && o.tile_kv) tq = tkv;
-    if (sched::attention_ub_bytes(tq, tkv, o.dim) <= ub && round_up(tq, 16) * (tkv + 2 * o.dim) * 4 <= l0c) return {tq, tkv};
-  }
-  return {o.tile_q ? o.tile_q : 16, o.causal && !o.tile_kv ? (o.tile_q ? o.tile_q : 16) : kv};  // plan_attention says why not
+    return std::pair{tq, tkv};
+  };
+  for (int64_t q : {128, 64, 32})
+    if (auto [tq, tkv] = tiles(q); sched::attention_overflow(tq, tkv, o.dim, chip) == Space::GM) return {tq, tkv};
+  return tiles(16);
 }
 
 Attention attention(const AttentionOptions& o, const ChipConfig& chip) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -110,11 +111,25 @@ std::string form_text() {
 
 bool is_attention(const dsl::Func& f) { return flash_directive(f) != nullptr; }
 
-int64_t attention_ub_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim) {
-  const int64_t rows = round_up(tile_q, 16);
-  // S (f32) and P (16-bit) per key tile, P V's tile, the running O (f32) and the result (16-bit);
-  // the row statistics and the reductions' scratch.
-  return rows * tile_kv * (4 + 2) + rows * dim * (4 + 4 + 2) + rows * 16 * 4 * 2 + 8 * 32 * rows;
+AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim) {
+  const int64_t rows = round_up(tile_q, 16), keys = round_up(tile_kv, 16);
+  AttentionBytes b;
+  b.l1 = (rows * dim + 3 * keys * dim + rows * keys) * 2;  // Q; K (two copies) and V; P
+  b.l0a = 2 * rows * std::max(dim, keys) * 2;              // Q or P, two copies
+  b.l0b = 2 * keys * dim * 2;                              // K or V, two copies
+  b.l0c = rows * keys * 4 + 2 * rows * dim * 4;            // S; P V (two copies)
+  // S (f32) and P (16-bit, two copies) per key tile, P V's tile, the running O (f32) and the
+  // result (16-bit); the row statistics, the spread rows and the reductions' scratch.
+  b.ub = rows * keys * (4 + 2 * 2) + rows * dim * (4 + 4 + 2) + rows * 16 * 4 * 2 + 8 * 32 * rows;
+  return b;
+}
+
+Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip) {
+  const AttentionBytes b = attention_bytes(tile_q, tile_kv, dim);
+  for (auto [space, bytes] : {std::pair{Space::UB, b.ub}, {Space::L1, b.l1}, {Space::L0A, b.l0a}, {Space::L0B, b.l0b},
+                              {Space::L0C, b.l0c}})
+    if (bytes > chip.buffer_size(space)) return space;
+  return Space::GM;
 }
 
 std::string AttentionPlan::str() const {
@@ -189,22 +204,15 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   if (p.causal && p.tile_q != p.tile_kv)
     user_error("{}.{}: a causal mask needs tile_q == tile_kv, so that one key tile per query tile holds the diagonal; got {} and {}",
                f.name(), flash->text, p.tile_q, p.tile_kv);
-  const int64_t ub = chip.buffer_size(Space::UB), need = attention_ub_bytes(p.tile_q, p.tile_kv, p.dim);
-  if (need > ub)
-    user_error("{}.{}: tiles of {} queries x {} keys with head dim {} need {} bytes of UB and {} has {}; use smaller tiles", f.name(),
-               flash->text, p.tile_q, p.tile_kv, p.dim, need, chip.name, ub);
-  const int64_t l0c = chip.buffer_size(Space::L0C), acc = round_up(p.tile_q, 16) * (p.tile_kv + 2 * p.dim) * 4;
-  if (acc > l0c)
-    user_error("{}.{}: the scores and the output of {} query rows need {} bytes of L0C and {} has {}; use smaller tiles", f.name(),
-               flash->text, p.tile_q, acc, chip.name, l0c);
-  const int64_t l0a = chip.buffer_size(Space::L0A), a_bytes = round_up(p.tile_q, 16) * std::max(p.dim, p.tile_kv) * 2;
-  if (a_bytes > l0a)
-    user_error("{}.{}: a query tile of {} rows needs {} bytes of L0A and {} has {}; use a smaller tile_q or tile_kv", f.name(),
-               flash->text, p.tile_q, a_bytes, chip.name, l0a);
-  const int64_t l0b = chip.buffer_size(Space::L0B), b_bytes = p.tile_kv * p.dim * 2;
-  if (b_bytes > l0b)
-    user_error("{}.{}: a key tile of {} rows needs {} bytes of L0B and {} has {}; use a smaller tile_kv", f.name(), flash->text,
-               p.tile_kv, b_bytes, chip.name, l0b);
+  const Space full = attention_overflow(p.tile_q, p.tile_kv, p.dim, chip);
+  if (full != Space::GM) {
+    const AttentionBytes b = attention_bytes(p.tile_q, p.tile_kv, p.dim);
+    const int64_t need = full == Space::UB ? b.ub : full == Space::L1 ? b.l1 : full == Space::L0A ? b.l0a : full == Space::L0B ? b.l0b : b.l0c;
+    std::string where(space_name(full));
+    for (char& c : where) c = char(std::toupper(static_cast<unsigned char>(c)));
+    user_error("{}.{}: tiles of {} queries x {} keys with head dim {} need {} bytes of {} and {} has {}; use smaller tiles",
+               f.name(), flash->text, p.tile_q, p.tile_kv, p.dim, need, where, chip.name, chip.buffer_size(full));
+  }
   return p;
 }
 

@@ -7,12 +7,7 @@
 namespace cubekit::test {
 namespace {
 
-const ChipConfig& attention_chip(const char* name = "ascend910") {
-  static std::map<std::string, ChipConfig> chips;
-  auto it = chips.find(name);
-  if (it == chips.end()) it = chips.emplace(name, load_chip(name)).first;
-  return it->second;
-}
+const ChipConfig& attention_chip(const char* name = "ascend910") { return preset(name); }
 
 kernels::AttentionOptions bert() {
   kernels::AttentionOptions o;

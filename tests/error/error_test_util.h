@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 #include <utility>
 
 #include <filesystem>
@@ -149,6 +150,12 @@ inline std::string api_case_name(const testing::TestParamInfo<ApiCase>& info) { 
 
 // The ascend910 preset, and a copy of it with one change, named after it.
 inline const ChipConfig& chip910() { return chip_presets().at(0); }
+// A preset by name, loaded once.
+inline const ChipConfig& preset(const std::string& name) {
+  for (const ChipConfig& c : chip_presets())
+    if (c.name == name) return c;
+  throw std::invalid_argument("no preset " + name);
+}
 inline ChipConfig chip_with(const char* name, void (*change)(ChipConfig&)) {
   ChipConfig c = chip910();
   c.name = name;

@@ -9,12 +9,7 @@
 namespace cubekit::test {
 namespace {
 
-const ChipConfig& chip(const char* name = "ascend910") {
-  static std::map<std::string, ChipConfig> chips;
-  auto it = chips.find(name);
-  if (it == chips.end()) it = chips.emplace(name, load_chip(name)).first;
-  return it->second;
-}
+const ChipConfig& chip(const char* name = "ascend910") { return preset(name); }
 
 // A 1x1 convolution of 2 x 32 x 8 x 8 by 32 filters with bn and relu, f16 out.
 kernels::Conv2dOptions options() {
