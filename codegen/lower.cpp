@@ -4,6 +4,7 @@
 #include "codegen/emit.h"
 #include "codegen/fit.h"
 #include "codegen/lower_attention.h"
+#include "codegen/lower_attention_split.h"
 #include "codegen/lower_stages.h"
 #include "codegen/select.h"
 #include "codegen/simplify.h"
@@ -120,7 +121,7 @@ Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) 
     if (sub) user_error("{}.store_with({}): a second output is a convolution's; {} is attention", sub->name(), f.name(), f.name());
     sched::AttentionPlan plan = sched::plan_attention(f, chip);
     log("schedule", [&] { return plan.str() + "\n"; });
-    k = lower_attention(plan, chip);
+    k = chip.split() ? lower_attention_split(plan, chip) : lower_attention(plan, chip);
     stages = plan.str() + "\n";
   } else if (epilogue || conv || directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
     dsl::Func producer = epilogue ? dsl::Func(epilogue->func) : f;  // with a fused epilogue, the contraction it reads

@@ -18,15 +18,7 @@ class FlashNest {
       : p_(p), chip_(chip), m16_(round_up(p.tile_q, 16)), kv16_(round_up(p.tile_kv, 16)), in_size_(dtype_size(p.in)) {}
 
   Kernel lower() {
-    k_.name = p_.func_name;
-    k_.new_var("block_idx");
-    k_.new_var("block_num");
-    const std::vector<int64_t> q_shape = p_.q->shape, kv_shape = p_.k->shape;
-    k_.tensors = {{p_.q->name, p_.in, q_shape, TensorRole::In},
-                  {p_.k->name, p_.in, kv_shape, TensorRole::In},
-                  {p_.v->name, p_.in, kv_shape, TensorRole::In},
-                  {p_.func_name, p_.out, q_shape, TensorRole::Out},
-                  {p_.func_name + "_p", p_.in, {1}, TensorRole::Workspace}};
+    k_ = attention_kernel(p_, {{"_p", p_.in}});
     const int64_t d = p_.dim;
     l1q_ = k_.new_buffer("L1Q", Space::L1, m16_ * d * in_size_, 1);
     l1k_ = k_.new_buffer("L1K", Space::L1, kv16_ * d * in_size_, 2);
@@ -134,7 +126,7 @@ class FlashNest {
     k.src = {{1, -1, (kvh * p_.seq_kv + j * p_.tile_kv) * (d * in_size_)}, Layout::ND, p_.in, nt, d, d};
     k.dst = {{-1, l1k_, 0}, Layout::NZ, p_.in, nt, d, round_up(nt, 16)};
     k.src.transposed = k.dst.transposed = true;
-    return {scope({l0s_}, {scope({l1k_}, {k, scope({l0a_, l0b_}, {to_l0a(q, m16_, d), to_l0b(k.dst, d, nt), mmad(l0s_, m16_, nt, d)})})},
+    return {scope({l0s_}, {scope({l1k_}, {k, scope({l0a_, l0b_}, {cube().to_l0a(q, m16_, d), cube().to_l0b(k.dst, d, nt), cube().mmad(l0s_, m16_, nt, d)})})},
                   Node::Phase::Fill)};
   }
 
@@ -170,8 +162,8 @@ class FlashNest {
     v.src = {{2, -1, kv_off}, Layout::ND, p_.in, nt, d, d};
     v.dst = {{-1, l1v_, 0}, Layout::NZ, p_.in, nt, d, n16};
     View p{{-1, l1p_, 0}, Layout::NZ, p_.in, m16_, nt, m16_};
-    out.push_back(scope({l0o_}, {scope({l1p_, l1v_}, {flag(SyncKind::Wait, true), to_l1, flag(SyncKind::Set, false), v, scope({l0a_, l0b_}, {to_l0a(p, m16_, nt), to_l0b(v.dst, nt, d),
-                                                                                     mmad(l0o_, m16_, d, nt)})})},
+    out.push_back(scope({l0o_}, {scope({l1p_, l1v_}, {flag(SyncKind::Wait, true), to_l1, flag(SyncKind::Set, false), v, scope({l0a_, l0b_}, {cube().to_l0a(p, m16_, nt), cube().to_l0b(v.dst, nt, d),
+                                                                                     cube().mmad(l0o_, m16_, d, nt)})})},
                         Node::Phase::Fill));
     out.push_back(when(j, 0, {}, update(prev)));
     return out;
@@ -294,32 +286,13 @@ class FlashNest {
     }
   }
 
+  CubeBuffers cube() const { return {l0a_, l0b_, p_.in}; }
+
   // The workspace's flags on the chip's last event id: full (MTE3 -> MTE2) or free (MTE2 -> MTE3).
   Node flag(SyncKind kind, bool full) const {
     Node n{Node::Kind::Sync};
     n.sync = kind, n.from = full ? Pipe::MTE3 : Pipe::MTE2, n.to = full ? Pipe::MTE2 : Pipe::MTE3, n.events = {chip_.event_ids - 1};
     return n;
-  }
-
-  Node to_l0a(const View& l1, int64_t rows, int64_t k) const {
-    Node a{Node::Kind::Move};
-    a.src = l1;
-    a.src.rows = rows, a.src.cols = k, a.src.row0 = 0, a.src.col0 = 0;
-    a.dst = {{-1, l0a_, 0}, Layout::ZZ, p_.in, rows, k, 0};
-    return a;
-  }
-  Node to_l0b(const View& l1, int64_t k, int64_t cols) const {
-    Node b{Node::Kind::Move};
-    b.src = l1;
-    b.src.rows = k, b.src.cols = cols, b.src.row0 = 0, b.src.col0 = 0;
-    b.dst = {{-1, l0b_, 0}, Layout::ZN, p_.in, k, cols, 0};
-    return b;
-  }
-  Node mmad(int l0c, int64_t m, int64_t n, int64_t k) const {
-    Node mm{Node::Kind::Mmad};
-    mm.c = {-1, l0c, 0}, mm.lhs = {-1, l0a_, 0}, mm.rhs = {-1, l0b_, 0};
-    mm.m = m, mm.n = n, mm.k = k, mm.init = true, mm.in_type = p_.in;
-    return mm;
   }
 
   // Every buffer the vector unit reads zeroed once, so that what a masked instruction skips (the
@@ -348,6 +321,43 @@ class FlashNest {
 };
 
 }  // namespace
+
+Kernel attention_kernel(const sched::AttentionPlan& p, const std::vector<std::pair<std::string, DType>>& workspaces) {
+  Kernel k;
+  k.name = p.func_name;
+  k.new_var("block_idx");
+  k.new_var("block_num");
+  const std::vector<int64_t> q_shape = p.q->shape, kv_shape = p.k->shape;
+  k.tensors = {{p.q->name, p.in, q_shape, TensorRole::In},
+               {p.k->name, p.in, kv_shape, TensorRole::In},
+               {p.v->name, p.in, kv_shape, TensorRole::In},
+               {p.func_name, p.out, q_shape, TensorRole::Out}};
+  for (const auto& [suffix, type] : workspaces) k.tensors.push_back({p.func_name + suffix, type, {1}, TensorRole::Workspace});
+  return k;
+}
+
+Node CubeBuffers::to_l0a(const View& l1, int64_t rows, int64_t k) const {
+  Node a{Node::Kind::Move};
+  a.src = l1;
+  a.src.rows = rows, a.src.cols = k, a.src.row0 = 0, a.src.col0 = 0;
+  a.dst = {{-1, l0a, 0}, Layout::ZZ, in, rows, k, 0};
+  return a;
+}
+
+Node CubeBuffers::to_l0b(const View& l1, int64_t k, int64_t cols) const {
+  Node b{Node::Kind::Move};
+  b.src = l1;
+  b.src.rows = k, b.src.cols = cols, b.src.row0 = 0, b.src.col0 = 0;
+  b.dst = {{-1, l0b, 0}, Layout::ZN, in, k, cols, 0};
+  return b;
+}
+
+Node CubeBuffers::mmad(int l0c, int64_t m, int64_t n, int64_t k) const {
+  Node mm{Node::Kind::Mmad};
+  mm.c = {-1, l0c, 0}, mm.lhs = {-1, l0a, 0}, mm.rhs = {-1, l0b, 0};
+  mm.m = m, mm.n = n, mm.k = k, mm.init = true, mm.in_type = in;
+  return mm;
+}
 
 Kernel lower_attention(const sched::AttentionPlan& plan, const ChipConfig& chip) { return FlashNest(plan, chip).lower(); }
 

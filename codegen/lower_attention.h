@@ -21,4 +21,19 @@ namespace cubekit::codegen {
 
 Kernel lower_attention(const sched::AttentionPlan& plan, const ChipConfig& chip);
 
+// A flash nest's kernel before its buffers: named, its block_idx and block_num, and the tensors
+// Q, K, V (inputs) and O (the output), then `workspaces` (name suffix, type).
+Kernel attention_kernel(const sched::AttentionPlan& plan, const std::vector<std::pair<std::string, DType>>& workspaces);
+
+// What both flash nests (this and lower_attention_split) feed the cube with: a product's left
+// operand (rows x k of an L1 NZ tile) into L0A, its right one (k x cols) into L0B, and the
+// product c = a b of `in` operands.
+struct CubeBuffers {
+  int l0a = -1, l0b = -1;
+  DType in = DType::f16;
+  Node to_l0a(const View& l1, int64_t rows, int64_t k) const;
+  Node to_l0b(const View& l1, int64_t k, int64_t cols) const;
+  Node mmad(int l0c, int64_t m, int64_t n, int64_t k) const;
+};
+
 }  // namespace cubekit::codegen

@@ -83,7 +83,8 @@ std::vector<uint8_t> KernelRun::result(const std::string& name) const {
 Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, DType dtype, double atol) {
   Comparison c;
   c.bit_exact = got == want;
-  c.rtol = is_float(dtype) ? (dtype == DType::f16 ? 1e-2 : 1e-4) : 0;
+  // f16: about ten of its ulps (2^-10); bf16: two of its ulps (2^-7 each, relative at worst).
+  c.rtol = !is_float(dtype) ? 0 : dtype == DType::f16 ? 1e-2 : dtype == DType::bf16 ? 0x1p-6 : 1e-4;
   c.atol = atol >= 0 ? atol : c.rtol;
   int size = dtype_size(dtype);
   size_t n = std::min(got.size(), want.size()) / size_t(size);

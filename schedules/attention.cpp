@@ -111,9 +111,20 @@ std::string form_text() {
 
 bool is_attention(const dsl::Func& f) { return flash_directive(f) != nullptr; }
 
-AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim) {
+AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split) {
   const int64_t rows = round_up(tile_q, 16), keys = round_up(tile_kv, 16);
   AttentionBytes b;
+  if (split) {  // codegen/lower_attention_split.cpp: each vector core holds half of the rows
+    const int64_t h = rows / 2;
+    b.l1 = (rows * dim + 4 * keys * dim + 2 * rows * keys) * 2;  // Q; K and V (two copies each); P (two copies)
+    b.l0a = 2 * rows * std::max(dim, keys) * 2;                   // Q or P, two copies
+    b.l0b = 2 * keys * dim * 2;                                   // K or V, two copies
+    b.l0c = 2 * rows * std::max(dim, keys) * 4;                   // S or P V, two copies
+    // S as loaded and S (f32), P (16-bit); P V, O (f32) and the result; the row statistics (a in
+    // three copies), the spreads of rows (a 32 B block per row) and a reduction's partial sums.
+    b.ub = h * keys * (4 + 4 + 2) + h * dim * (4 + 4 + 2) + 7 * h * 4 + 4 * 32 * h + h * 64 * 4;
+    return b;
+  }
   b.l1 = (rows * dim + 3 * keys * dim + rows * keys) * 2;  // Q; K (two copies) and V; P
   b.l0a = 2 * rows * std::max(dim, keys) * 2;              // Q or P, two copies
   b.l0b = 2 * keys * dim * 2;                              // K or V, two copies
@@ -125,7 +136,7 @@ AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim) {
 }
 
 Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip) {
-  const AttentionBytes b = attention_bytes(tile_q, tile_kv, dim);
+  const AttentionBytes b = attention_bytes(tile_q, tile_kv, dim, chip.split());
   for (auto [space, bytes] : {std::pair{Space::UB, b.ub}, {Space::L1, b.l1}, {Space::L0A, b.l0a}, {Space::L0B, b.l0b},
                               {Space::L0C, b.l0c}})
     if (bytes > chip.buffer_size(space)) return space;
@@ -186,9 +197,6 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   }
   if (!matched) user_error("{}.{}: {} is not attention in the form flash() computes: {}", f.name(), flash->text, f.name(), form_text());
 
-  if (chip.split())
-    user_error("{}.{}: flash attention is lowered for the coupled cores (ascend910) so far; {} is a split chip (AIC + AIV): compute it "
-               "on the host (dsl::run_on_host) until the split chips' lowering lands, or run it on ascend910", f.name(), flash->text, chip.name);
   if (!chip.fractal(p.in)) {
     std::string types;
     for (const CubeFractal& cf : chip.cube) types += (types.empty() ? "" : " or ") + std::string(dtype_name(cf.input));
@@ -206,7 +214,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
                f.name(), flash->text, p.tile_q, p.tile_kv);
   const Space full = attention_overflow(p.tile_q, p.tile_kv, p.dim, chip);
   if (full != Space::GM) {
-    const AttentionBytes b = attention_bytes(p.tile_q, p.tile_kv, p.dim);
+    const AttentionBytes b = attention_bytes(p.tile_q, p.tile_kv, p.dim, chip.split());
     const int64_t need = full == Space::UB ? b.ub : full == Space::L1 ? b.l1 : full == Space::L0A ? b.l0a : full == Space::L0B ? b.l0b : b.l0c;
     std::string where(space_name(full));
     for (char& c : where) c = char(std::toupper(static_cast<unsigned char>(c)));

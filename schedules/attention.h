@@ -65,11 +65,12 @@ bool is_attention(const dsl::Func& f);
 AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip);
 
 // The bytes one core's flash attention holds in each buffer for these tiles (16-bit inputs and
-// output), copies included: what codegen/lower_attention allocates, and the fit's measure.
+// output), copies included: what codegen/lower_attention (split: lower_attention_split) allocates,
+// and the fit's measure.
 struct AttentionBytes {
   int64_t l1 = 0, l0a = 0, l0b = 0, l0c = 0, ub = 0;
 };
-AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim);
+AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split = false);
 // The first buffer the tiles overflow on the chip, or Space::GM when they fit.
 Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip);
 

@@ -114,9 +114,11 @@ TEST(AttentionErrors, Bf16OnTheCoupledCube) {
   expect_attention_error(o, {"attention: the cube of ascend910 multiplies f16", "but Q, K and V are bf16"});
 }
 
-TEST(AttentionErrors, SplitChipNotYetLowered) {
-  expect_attention_error(bert(), {"flash attention is lowered for the coupled cores (ascend910) so far",
-                                  "ascend910b2 is a split chip"}, "ascend910b2");
+TEST(AttentionErrors, TilesTooBigForAVectorCore) {
+  auto o = bert();
+  o.dim = 128, o.tile_q = 256, o.tile_kv = 128;
+  expect_attention_error(o, {"attention.flash(256, 128): tiles of 256 queries x 128 keys with head dim 128 need",
+                             "bytes of UB and ascend910b2 has 196608; use smaller tiles"}, "ascend910b2");
 }
 
 TEST(AttentionErrors, TileNotAMultipleOf16) {

@@ -1,0 +1,395 @@
+// Flash attention on a split chip (910B2, 950): the cube core (AIC) makes the two products, its
+// two vector cores (AIV) the online softmax between them and the output's update, each stage's
+// result handed to the other side through a GM workspace slot under cross-core flags, as the
+// published 910B kernels do (pto-isa kernels/manual/common/flash_atten: compute_qk, compute_p,
+// compute_pv, compute_gu). With D = kPreload, both sides run the key tiles of a query tile as
+//
+//   AIC  for t < n + D:  if t < n:  S_t = Q K_tᵀ (L0C) -> fixpipe -> S slot      set S ready
+//                        if t >= D: P_{t-D} (P slot) -> L1, V -> L1, P V -> L0C -> PV slot
+//   AIV  for t < n + D:  if t < n:  S slot -> UB (its half of the rows), the online softmax,
+//                                   a_t kept (copy t % (D+1)), P_t -> P slot  set P ready
+//                        if t >= D: PV slot -> UB, O = a_{t-D} O + P V
+//   AIV  O / l -> GM (each its rows)
+//
+// so that the cube computes S of D tiles ahead while the vector cores make P, and P V of a tile
+// while they make the next P. Slots (S and P: D + 1 per group, P V: 2) are taken in the order
+// each side counts its hand-offs (a counter per kind over the core's whole run); a slot is
+// reused once the other side has given it back (the `free` flags, D + 1 or 2 credits given at the
+// start and taken back at the end).
+#include "codegen/lower_attention_split.h"
+
+#include "codegen/lower_attention.h"
+
+#include "codegen/core_tiles.h"
+#include "codegen/tile_loop.h"
+#include "codegen/vector_ops.h"
+#include "emulator/arith.h"
+
+#include <memory>
+
+namespace cubekit::codegen {
+
+namespace {
+
+// Cross-core flag ids: each hand-off's ready and free.
+enum Flag : int { kSReady = 0, kSFree = 1, kPReady = 2, kPFree = 3, kPvReady = 4, kPvFree = 5 };
+enum Tensor : int { kQ = 0, kK = 1, kV = 2, kO = 3, kWsS = 4, kWsP = 5, kWsPv = 6 };
+
+class SplitFlash {
+ public:
+  SplitFlash(const sched::AttentionPlan& p, const ChipConfig& chip)
+      : p_(p), chip_(chip), m16_(round_up(p.tile_q, 16)), kv16_(round_up(p.tile_kv, 16)), h_(m16_ / 2),
+        in_size_(dtype_size(p.in)) {}
+
+  Kernel lower() {
+    k_ = attention_kernel(p_, {{"_s", DType::f32}, {"_p", p_.in}, {"_pv", DType::f32}});
+    k_.subblock = k_.new_var("subblock_idx");
+    par_ = k_.new_var("par_v");
+    prev_ = k_.new_var("prev_v");
+    const int64_t d = p_.dim;
+    l1q_ = k_.new_buffer("L1Q", Space::L1, m16_ * d * in_size_, 1);
+    l1k_ = k_.new_buffer("L1K", Space::L1, kv16_ * d * in_size_, 2);
+    l1v_ = k_.new_buffer("L1V", Space::L1, kv16_ * d * in_size_, 2);
+    l1p_ = k_.new_buffer("L1P", Space::L1, m16_ * kv16_ * in_size_, 2);
+    l0a_ = k_.new_buffer("L0A", Space::L0A, m16_ * std::max(d, kv16_) * in_size_, 2);
+    l0b_ = k_.new_buffer("L0B", Space::L0B, kv16_ * d * in_size_, 2);
+    l0c_ = k_.new_buffer("L0C", Space::L0C, m16_ * std::max(d, kv16_) * 4, 2);
+    ub_sw_ = k_.new_buffer("SW", Space::UB, h_ * kv16_ * 4, 1);  // S as the slot holds it (MTE2's)
+    ub_s_ = k_.new_buffer("S", Space::UB, h_ * kv16_ * 4, 1);    // S scaled and on (the vector unit's)
+    ub_p_ = k_.new_buffer("P", Space::UB, h_ * kv16_ * in_size_, 1);
+    ub_pv_ = k_.new_buffer("PV", Space::UB, h_ * d * 4, 1);
+    ub_o_ = k_.new_buffer("O", Space::UB, h_ * d * 4, 1);
+    ub_r_ = k_.new_buffer("R", Space::UB, h_ * d * dtype_size(p_.out), 1);
+    row_bytes_ = vbytes(VShape::Row, DType::f32, {h_, 16, 16});
+    max_ = k_.new_buffer("M", Space::UB, row_bytes_, 1);
+    sum_ = k_.new_buffer("L", Space::UB, row_bytes_, 1);
+    tile_max_ = k_.new_buffer("MT", Space::UB, row_bytes_, 1);
+    tile_sum_ = k_.new_buffer("LT", Space::UB, row_bytes_, 1);
+    alpha_ = k_.new_buffer("A", Space::UB, kSlots * row_bytes_, 1);  // a_t at copy t % kSlots
+    spread_ = k_.new_buffer("SP", Space::UB, h_ * 32, 1);
+    pool_ = std::make_unique<ScratchPool>(k_);
+
+    TileSpace space;
+    space.loops = {{"bh", p_.batch * p_.heads}, {"qt", p_.q_tiles()}};
+    space.on_cores = 2;
+    const int64_t items = space.fused();
+    k_.block_dim = int(std::min<int64_t>(items, chip_.cores));
+    const int64_t groups = k_.block_dim;
+    k_.tensors[kWsS].shape = {groups, kSlots, m16_, kv16_};
+    k_.tensors[kWsP].shape = {groups, kSlots, m16_, kv16_};
+    k_.tensors[kWsPv].shape = {groups, 2, m16_, d};
+    k_.body = program(space, items, false);
+    std::vector<Node> vec = program(space, items, true);
+    k_.vector_body = zero_scratch(std::move(vec));
+    return std::move(k_);
+  }
+
+ private:
+  static constexpr int kPreload = 2, kSlots = kPreload + 1;
+
+  // One side's program: its credits given, the items, the credits taken back.
+  std::vector<Node> program(const TileSpace& space, int64_t items, bool aiv) {
+    const std::string sfx = aiv ? "_v" : "";
+    CoreTiles tiles = core_tiles(k_, true, items, 1, sfx);
+    std::vector<Node> body;
+    // The hand-off counters (slot = counter % slots), over the core's whole run.
+    const int cs = k_.new_var("n_s" + sfx), cp = k_.new_var("n_p" + sfx), cpv = k_.new_var("n_pv" + sfx);
+    for (int c : {cs, cp, cpv}) body.push_back(let(c, Affine(0), LetOp::Add, 0));
+    for (int i = 0; i < kSlots; ++i)
+      body.push_back(aiv ? set_cross(Pipe::MTE2, 2, kSFree) : set_cross(Pipe::MTE2, 2, kPFree));
+    for (int i = 0; aiv && i < 2; ++i) body.push_back(set_cross(Pipe::MTE2, 2, kPvFree));
+    body += std::move(tiles.setup);
+    std::vector<int> index;
+    std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), sfx, index);
+    const int kvh = k_.new_var("kvh" + sfx);
+    item.push_back(let(kvh, Affine::var(index[0]), LetOp::Div, p_.group()));
+    const Affine bh = Affine::var(index[0]), qi = Affine::var(index[1]);
+    const int64_t q_tail = p_.seq_q - (p_.q_tiles() - 1) * p_.tile_q;
+    const Counters n{cs, cp, cpv};
+    item += with_tail(qi, p_.q_tiles(), p_.tile_q, q_tail, [&](int64_t mt) {
+      return aiv ? vector_item(bh, qi, mt, n) : cube_item(bh, qi, Affine::var(kvh), mt, n);
+    });
+    body.push_back(tiles.loop(std::move(item)));
+    for (int i = 0; i < kSlots; ++i)
+      body.push_back(aiv ? wait_cross(Pipe::MTE3, kPFree) : wait_cross(Pipe::FIX, kSFree));
+    for (int i = 0; !aiv && i < 2; ++i) body.push_back(wait_cross(Pipe::FIX, kPvFree));
+    return body;
+  }
+
+  struct Counters {
+    int s, p, pv;
+  };
+
+  // The loop over the key tiles of a query tile, t < end + D: `first(t)` while t < end, then
+  // `second(t - D)` from t = D on. Causal: the key tiles up to the diagonal (tile qi).
+  template <class F, class G>
+  std::vector<Node> key_loop(const Affine& qi, const std::string& sfx, F first, G second) {
+    const int64_t n = p_.kv_tiles();
+    auto run = [&](const Affine& end) {
+      const int t = k_.new_var("kt" + sfx);
+      const Affine tv = Affine::var(t);
+      std::vector<Node> each = {when_less(tv - end, 0, first(tv), {})};
+      each.push_back(when_less(tv, kPreload, {}, second(tv - Affine(kPreload))));
+      return std::vector<Node>{loop(t, Affine(0), end + Affine(kPreload), Affine(1), std::move(each))};
+    };
+    if (p_.causal && p_.q_tiles() <= n) return run(qi + Affine(1));
+    if (p_.causal) return {when_less(qi, n, run(qi + Affine(1)), run(Affine(n)))};
+    return run(Affine(n));
+  }
+  template <class F>
+  std::vector<Node> tail_of(const Affine& t, F f) {
+    const int64_t n = p_.kv_tiles();
+    return with_tail(t, n, p_.tile_kv, p_.seq_kv - (n - 1) * p_.tile_kv, f);
+  }
+  // slot = counter % slots; counter += 1.
+  std::vector<Node> take_slot(int counter, int slot, int64_t slots) {
+    return {let(slot, Affine::var(counter), LetOp::Rem, slots), let(counter, Affine::var(counter), LetOp::Add, 1)};
+  }
+  Affine slot_at(int slot, int64_t slots, int64_t bytes) const {
+    return Affine::var(kBlockIdx, slots * bytes) + Affine::var(slot, bytes);
+  }
+  int64_t s_bytes() const { return m16_ * kv16_ * 4; }
+  int64_t p_bytes() const { return m16_ * kv16_ * in_size_; }
+  int64_t pv_bytes() const { return m16_ * p_.dim * 4; }
+
+  // ---- the cube core ----
+  std::vector<Node> cube_item(const Affine& bh, const Affine& qi, const Affine& kvh, int64_t mt, const Counters& n) {
+    const int64_t d = p_.dim;
+    Node q{Node::Kind::Move};
+    q.src = {{kQ, -1, (bh * p_.seq_q + qi * p_.tile_q) * (d * in_size_)}, Layout::ND, p_.in, mt, d, d};
+    q.dst = {{-1, l1q_, 0}, Layout::NZ, p_.in, mt, d, m16_};
+    std::vector<Node> body = {q};
+    body += key_loop(
+        qi, "", [&](const Affine& t) { return tail_of(t, [&](int64_t nt) { return scores(q.dst, t, kvh, nt, n.s); }); },
+        [&](const Affine& t) { return tail_of(t, [&](int64_t nt) { return pv(t, kvh, nt, n); }); });
+    return {scope({l1q_}, std::move(body))};
+  }
+
+  // S_t = Q K_tᵀ (all m16 rows; nt keys, whole fractals of them written) into this group's next S
+  // slot (the vector cores mask the columns past nt).
+  std::vector<Node> scores(const View& q, const Affine& t, const Affine& kvh, int64_t nt, int counter) {
+    const int64_t d = p_.dim;
+    Node k{Node::Kind::Move};
+    k.src = {{kK, -1, (kvh * p_.seq_kv + t * p_.tile_kv) * (d * in_size_)}, Layout::ND, p_.in, nt, d, d};
+    k.dst = {{-1, l1k_, 0}, Layout::NZ, p_.in, nt, d, round_up(nt, 16)};
+    k.src.transposed = k.dst.transposed = true;
+    const int slot = k_.new_var("s_slot");
+    Node fix{Node::Kind::Move};
+    fix.src = {{-1, l0c_, 0}, Layout::NZ16, DType::f32, m16_, round_up(nt, 16), m16_};
+    fix.dst = {{kWsS, -1, slot_at(slot, kSlots, s_bytes())}, Layout::ND, DType::f32, m16_, round_up(nt, 16), kv16_};
+    std::vector<Node> out = take_slot(counter, slot, kSlots);
+    out.push_back(scope({l0c_}, {scope({l1k_}, {k, scope({l0a_, l0b_}, {cube().to_l0a(q, m16_, d), cube().to_l0b(k.dst, d, nt), cube().mmad(l0c_, m16_, nt, d)})}),
+                                 wait_cross(Pipe::FIX, kSFree), fix, set_cross(Pipe::FIX, 2, kSReady)}));
+    return out;
+  }
+
+  // P_t V_t: P from its slot (whole fractals of keys: those past the keys are 0) and V into L1, the
+  // product into this group's next P V slot.
+  std::vector<Node> pv(const Affine& t, const Affine& kvh, int64_t nt, const Counters& n) {
+    const int64_t d = p_.dim, n16 = round_up(nt, 16);
+    const int ps = k_.new_var("p_slot"), vs = k_.new_var("pv_slot");
+    Node p{Node::Kind::Move};
+    p.src = {{kWsP, -1, slot_at(ps, kSlots, p_bytes())}, Layout::ND, p_.in, m16_, n16, kv16_};
+    p.dst = {{-1, l1p_, 0}, Layout::NZ, p_.in, m16_, n16, m16_};
+    Node v{Node::Kind::Move};
+    v.src = {{kV, -1, (kvh * p_.seq_kv + t * p_.tile_kv) * (d * in_size_)}, Layout::ND, p_.in, nt, d, d};
+    v.dst = {{-1, l1v_, 0}, Layout::NZ, p_.in, nt, d, n16};
+    View pl = p.dst;
+    pl.cols = nt;
+    Node fix{Node::Kind::Move};
+    fix.src = {{-1, l0c_, 0}, Layout::NZ16, DType::f32, m16_, d, m16_};
+    fix.dst = {{kWsPv, -1, slot_at(vs, 2, pv_bytes())}, Layout::ND, DType::f32, m16_, d, d};
+    std::vector<Node> out = take_slot(n.p, ps, kSlots);
+    out += take_slot(n.pv, vs, 2);
+    out.push_back(scope({l0c_}, {scope({l1p_, l1v_}, {wait_cross(Pipe::MTE2, kPReady), p, set_cross(Pipe::MTE2, 2, kPFree), v,
+                                                      scope({l0a_, l0b_}, {cube().to_l0a(pl, m16_, nt), cube().to_l0b(v.dst, nt, d), cube().mmad(l0c_, m16_, d, nt)})}),
+                                 wait_cross(Pipe::FIX, kPvFree), fix, set_cross(Pipe::FIX, 2, kPvReady)}));
+    return out;
+  }
+
+  CubeBuffers cube() const { return {l0a_, l0b_, p_.in}; }
+
+  // ---- the vector cores: each its h rows of the tile (subblock_idx 0: the first h) ----
+  std::vector<Node> vector_item(const Affine& bh, const Affine& qi, int64_t mt, const Counters& n) {
+    std::vector<Node> body = key_loop(
+        qi, "_v",
+        [&](const Affine& t) {
+          std::vector<Node> out = {let(par_, t, LetOp::Rem, kSlots)};
+          return out += tail_of(t, [&](int64_t nt) { return softmax(t, qi, nt, n); });
+        },
+        [&](const Affine& t) {
+          std::vector<Node> out = {let(prev_, t, LetOp::Rem, kSlots)};
+          return out += update(n.pv);
+        });
+    const int64_t d = p_.dim;
+    std::vector<Node> result;
+    // O / l, l spread into a buffer of its own (a block per row, as VectorOps spreads it): the
+    // key loop's spreads share the pool, which would need a barrier on either side of the loop.
+    result.push_back(instr("vbrcb.f32", Pipe::V, {{-1, spread_, Affine(0)}, row(sum_).at},
+                           {mem_arg(0), mem_arg(1), kw("repeat", imm(h_ / 8))}));
+    for (int64_t r = 0; r < h_; ++r) {
+      Ref at{-1, ub_o_, Affine(r * d * 4)};
+      result.push_back(instr("vdiv.f32", Pipe::V, {at, at, {-1, spread_, Affine(r * 32)}},
+                             {mem_arg(0), mem_arg(1), mem_arg(2), kw("repeat", imm(d / 64)), kw("src1_blk", imm(0)), kw("src1_rep", imm(0))}));
+    }
+    VectorOps(k_, *pool_, result, tile(d)).cast(full(ub_r_, p_.out), full(ub_o_));
+    // This core's rows of the tile's mt: [0, h) or [h, mt).
+    const Affine at = (bh * p_.seq_q + qi * p_.tile_q) * (d * dtype_size(p_.out));
+    auto store = [&](int64_t row0) -> std::vector<Node> {
+      const int64_t rows = std::min(h_, mt - row0);
+      if (rows <= 0) return {};
+      return {instr("copy_ub_gm", Pipe::MTE3, {{kO, -1, at + Affine(row0 * d * dtype_size(p_.out))}, {-1, ub_r_, Affine(0)}},
+                    {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(rows * d * dtype_size(p_.out) / 32))})};
+    };
+    result.push_back(when(Affine::var(k_.subblock), 0, store(0), store(h_)));
+    body.push_back(scope({ub_r_}, std::move(result)));
+    return body;
+  }
+
+  VValue full(int buffer, DType t = DType::f32) const { return {VShape::Full, t, {-1, buffer, Affine(0)}, 0}; }
+  VValue row(int buffer, Affine at = Affine(0)) const { return {VShape::Row, DType::f32, {-1, buffer, std::move(at)}, 0}; }
+  VValue alpha(int copy) const { return row(alpha_, Affine::var(copy, row_bytes_)); }
+  VTile tile(int64_t cols) const { return {h_, cols, cols, false}; }
+  Affine my_rows(int64_t row_bytes) const { return Affine::var(k_.subblock, h_ * row_bytes); }
+
+  // Key tile t's S (its slot, this core's rows): scaled, masked, the running max and sum updated,
+  // a_t kept, P_t = exp(S - m) into the next P slot.
+  std::vector<Node> softmax(const Affine& t, const Affine& qi, int64_t nt, const Counters& n) {
+    const int ss = k_.new_var("s_slot_v"), ps = k_.new_var("p_slot_v");
+    std::vector<Node> out = take_slot(n.s, ss, kSlots);
+    out += take_slot(n.p, ps, kSlots);
+    // The columns the cube wrote (whole fractals of nt): UB holds them as rows of n16, the slots
+    // as rows of kv16.
+    const int64_t n16 = round_up(nt, 16);
+    n16_ = n16;
+    auto rows_args = [&](int64_t size, const char* gap_kw) {
+      const int64_t gap = (kv16_ - n16) * size / 32;
+      std::vector<Arg> args = {mem_arg(0), mem_arg(1), kw("nburst", imm(gap ? h_ : 1)), kw("len", imm((gap ? n16 : h_ * n16) * size / 32))};
+      if (gap) args.push_back(kw(gap_kw, imm(gap)));
+      return args;
+    };
+    std::vector<Arg> args = rows_args(4, "src_gap");
+    Node load = instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_sw_, Affine(0)}, {kWsS, -1, slot_at(ss, kSlots, s_bytes()) + my_rows(kv16_ * 4)}},
+                      std::move(args));
+    std::vector<Node> scaled = {wait_cross(Pipe::MTE2, kSReady), load, set_cross(Pipe::MTE2, 2, kSFree)};
+    VectorOps(k_, *pool_, scaled, tile(n16)).binary(VBinary::Mul, full(ub_s_), full(ub_sw_), VValue::scalar(DType::f32, p_.scale));
+    std::vector<Node> make = {scope({ub_sw_}, std::move(scaled))};
+    if (nt < n16) mask_columns(make, nt);
+    if (p_.causal) {
+      std::vector<Node> diag0, diag1;
+      mask_diagonal(diag0, 0);
+      mask_diagonal(diag1, h_);
+      make.push_back(when(t - qi, 0, {when(Affine::var(k_.subblock), 0, std::move(diag0), std::move(diag1))}, {}));
+    }
+    {
+      VectorOps ops(k_, *pool_, make, tile(n16));
+      ops.reduce(VReduce::Max, row(tile_max_), full(ub_s_));
+    }
+    std::vector<Node> start;
+    VectorOps(k_, *pool_, start, tile(n16)).fill(row(max_), sched::kMaskedScore);
+    make.push_back(when(t, 0, std::move(start), {}));
+    {
+      VectorOps ops(k_, *pool_, make, tile(n16));
+      ops.binary(VBinary::Max, row(tile_max_), row(tile_max_), row(max_));  // m_new
+      ops.binary(VBinary::Sub, alpha(par_), row(max_), row(tile_max_));     // m_old - m_new
+      ops.unary("vexp", alpha(par_), alpha(par_));
+      ops.binary(VBinary::Add, row(max_), row(tile_max_), VValue::scalar(DType::f32, 0));
+      ops.binary(VBinary::Sub, full(ub_s_), full(ub_s_), row(tile_max_));
+      ops.unary("vexp", full(ub_s_), full(ub_s_));
+      ops.reduce(VReduce::Sum, row(tile_sum_), full(ub_s_));
+      ops.binary(VBinary::Mul, row(sum_), row(sum_), alpha(par_));
+      ops.binary(VBinary::Add, row(sum_), row(sum_), row(tile_sum_));
+    }
+    std::vector<Node> hand_off;
+    VectorOps(k_, *pool_, hand_off, tile(n16)).cast(full(ub_p_, p_.in), full(ub_s_));
+    hand_off.push_back(wait_cross(Pipe::MTE3, kPFree));
+    hand_off.push_back(instr("copy_ub_gm", Pipe::MTE3, {{kWsP, -1, slot_at(ps, kSlots, p_bytes()) + my_rows(kv16_ * in_size_)}, {-1, ub_p_, Affine(0)}},
+                             rows_args(in_size_, "dst_gap")));
+    hand_off.push_back(set_cross(Pipe::MTE3, 2, kPReady));
+    make.push_back(scope({ub_p_}, std::move(hand_off)));
+    out.push_back(scope({ub_s_}, std::move(make)));
+    return out;
+  }
+
+  // O = a O + P V of the key tile whose a is copy prev_, its P V from the next P V slot.
+  std::vector<Node> update(int counter) {
+    const int vs = k_.new_var("pv_slot_v");
+    std::vector<Node> out = take_slot(counter, vs, 2);
+    const int64_t d = p_.dim;
+    Node load = instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_pv_, Affine(0)}, {kWsPv, -1, slot_at(vs, 2, pv_bytes()) + my_rows(d * 4)}},
+                      {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(h_ * d * 4 / 32))});
+    std::vector<Node> make = {wait_cross(Pipe::MTE2, kPvReady), load, set_cross(Pipe::MTE2, 2, kPvFree)};
+    VectorOps ops(k_, *pool_, make, tile(d));
+    ops.binary(VBinary::Mul, full(ub_o_), full(ub_o_), alpha(prev_));
+    ops.binary(VBinary::Add, full(ub_o_), full(ub_o_), full(ub_pv_));
+    out.push_back(scope({ub_pv_}, std::move(make)));
+    return out;
+  }
+
+  // vdup of the masked score into the lanes `bits` selects of `repeats` repeats of 64 f32 from
+  // `byte`, each repeat `rep_blocks` 32 B blocks after the previous.
+  void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, int64_t rep_blocks, uint64_t bits) {
+    out.push_back(instr("vdup.f32", Pipe::V, {{-1, ub_s_, Affine(byte)}},
+                        {mem_arg(0), num(sched::kMaskedScore), kw("repeat", imm(repeats)), kw("dst_rep", imm(rep_blocks)),
+                         kw("mask", mask_bits(0, bits))}));
+  }
+  // Elements [from, to) of a row starting at `row_byte`: the first 64 from a 32 B boundary
+  // under a mask, the rest whole.
+  void mask_run(std::vector<Node>& out, int64_t row_byte, int64_t from, int64_t to) {
+    if (from >= to) return;
+    const int64_t base = from / 8 * 8, head_end = std::min(to, base + 64);
+    uint64_t bits = 0;
+    for (int64_t c = from; c < head_end; ++c) bits |= uint64_t(1) << (c - base);
+    masked_dup(out, row_byte + base * 4, 1, 8, bits);
+    if (head_end < to) {
+      const int64_t n = to - head_end;
+      VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, ub_s_, Affine(row_byte + head_end * 4)}, 0},
+                                                   sched::kMaskedScore);
+    }
+  }
+  // The columns past the keys, [nt, n16) of every row: per 64 of them, one masked repeat per row.
+  void mask_columns(std::vector<Node>& out, int64_t nt) {
+    for (int64_t base = nt / 8 * 8; base < n16_; base += 64) {
+      uint64_t bits = 0;
+      for (int64_t c = std::max(nt, base); c < std::min(n16_, base + 64); ++c) bits |= uint64_t(1) << (c - base);
+      masked_dup(out, base * 4, h_, n16_ * 4 / 32, bits);
+    }
+  }
+  // The diagonal tile of a causal mask, for the rows from `row0` of the tile: row r's keys past r.
+  void mask_diagonal(std::vector<Node>& out, int64_t row0) {
+    for (int64_t r = 0; r < h_; ++r) mask_run(out, r * n16_ * 4, row0 + r + 1, n16_);
+  }
+
+  // The vector cores' buffers zeroed once: what a masked instruction skips holds a defined value.
+  std::vector<Node> zero_scratch(std::vector<Node> body) {
+    std::vector<Node> out;
+    std::vector<int> all = pool_->all();
+    for (int b : {ub_s_, ub_pv_, ub_o_, max_, sum_, tile_max_, alpha_, tile_sum_}) all.push_back(b);
+    for (int b : all) {
+      if (pool_->written_whole(b)) continue;
+      int64_t n = k_.buffers[size_t(b)].bytes / 4;
+      VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, b, Affine(0)}, 0}, 0);
+    }
+    return out += std::move(body);
+  }
+
+  const sched::AttentionPlan& p_;
+  const ChipConfig& chip_;
+  const int64_t m16_, kv16_, h_, in_size_;
+  Kernel k_;
+  int l1q_ = -1, l1k_ = -1, l1v_ = -1, l1p_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1;
+  int ub_sw_ = -1, ub_s_ = -1, ub_p_ = -1, ub_pv_ = -1, ub_o_ = -1, ub_r_ = -1;
+  int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1, spread_ = -1;
+  int par_ = -1, prev_ = -1;
+  int64_t row_bytes_ = 0;
+  int64_t n16_ = 0;  // the key tile's columns in UB (whole fractals of its keys)
+  std::unique_ptr<ScratchPool> pool_;
+};
+
+}  // namespace
+
+Kernel lower_attention_split(const sched::AttentionPlan& plan, const ChipConfig& chip) {
+  return SplitFlash(plan, chip).lower();
+}
+
+}  // namespace cubekit::codegen

@@ -1,0 +1,11 @@
+// Flash attention on the split chips (AIC + AIV): see lower_attention_split.cpp's header.
+#pragma once
+
+#include "codegen/ir.h"
+#include "schedules/attention.h"
+
+namespace cubekit::codegen {
+
+Kernel lower_attention_split(const sched::AttentionPlan& plan, const ChipConfig& chip);
+
+}  // namespace cubekit::codegen
