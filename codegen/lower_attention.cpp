@@ -43,9 +43,7 @@ class FlashNest {
     spread_ = k_.new_buffer("SP", Space::UB, m16_ * 64, 1);
     pool_ = std::make_unique<ScratchPool>(k_);
 
-    TileSpace space;
-    space.loops = {{"bh", p_.batch * p_.heads}, {"qt", p_.q_tiles()}};
-    space.on_cores = 2;
+    const TileSpace space = attention_items(p_);
     const int64_t items = space.fused();
     k_.block_dim = int(std::min<int64_t>(items, chip_.cores));
     k_.tensors[4].shape = {k_.block_dim, m16_ * kv16_};
@@ -334,6 +332,13 @@ Kernel attention_kernel(const sched::AttentionPlan& p, const std::vector<std::pa
                {p.func_name, p.out, q_shape, TensorRole::Out}};
   for (const auto& [suffix, type] : workspaces) k.tensors.push_back({p.func_name + suffix, type, {1}, TensorRole::Workspace});
   return k;
+}
+
+TileSpace attention_items(const sched::AttentionPlan& p) {
+  TileSpace space;
+  space.loops = {{"bh", p.batch * p.heads}, {"qt", p.q_tiles()}};
+  space.on_cores = 2;
+  return space;
 }
 
 Node CubeBuffers::to_l0a(const View& l1, int64_t rows, int64_t k) const {

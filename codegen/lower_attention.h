@@ -14,6 +14,7 @@
 // The sync pass orders every buffer's pipes; the workspace's flags are this nest's own.
 #pragma once
 
+#include "codegen/core_tiles.h"
 #include "codegen/ir.h"
 #include "schedules/attention.h"
 
@@ -24,6 +25,9 @@ Kernel lower_attention(const sched::AttentionPlan& plan, const ChipConfig& chip)
 // A flash nest's kernel before its buffers: named, its block_idx and block_num, and the tensors
 // Q, K, V (inputs) and O (the output), then `workspaces` (name suffix, type).
 Kernel attention_kernel(const sched::AttentionPlan& plan, const std::vector<std::pair<std::string, DType>>& workspaces);
+
+// The items of a flash nest, (batch x head, query tile), both loops over the cores.
+TileSpace attention_items(const sched::AttentionPlan& plan);
 
 // What both flash nests (this and lower_attention_split) feed the cube with: a product's left
 // operand (rows x k of an L1 NZ tile) into L0A, its right one (k x cols) into L0B, and the

@@ -69,9 +69,7 @@ class SplitFlash {
     spread_ = k_.new_buffer("SP", Space::UB, h_ * 32, 1);
     pool_ = std::make_unique<ScratchPool>(k_);
 
-    TileSpace space;
-    space.loops = {{"bh", p_.batch * p_.heads}, {"qt", p_.q_tiles()}};
-    space.on_cores = 2;
+    const TileSpace space = attention_items(p_);
     const int64_t items = space.fused();
     k_.block_dim = int(std::min<int64_t>(items, chip_.cores));
     const int64_t groups = k_.block_dim;
