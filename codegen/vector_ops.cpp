@@ -115,6 +115,16 @@ void VectorOps::each_row(const std::function<void(const Affine&)>& f) {
   out_->push_back(loop(v, Affine(0), Affine(t_.rows), Affine(1), std::move(body)));
 }
 
+bool VectorOps::by_columns(DType t, int64_t stride, const std::function<void(int64_t, int64_t, int64_t, int64_t)>& make) {
+  const int64_t epr = per_repeat(t), chunks = (t_.pitch + epr - 1) / epr;
+  if (stride % 32 || stride / 32 > kMaxRepeatStride || (chunks > 1 && chunks >= t_.rows)) return false;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t valid = std::min(epr, t_.pitch - c * epr);
+    for (int64_t r0 = 0; r0 < t_.rows; r0 += 255) make(c * 256, r0, std::min<int64_t>(255, t_.rows - r0), valid < epr ? valid : 0);
+  }
+  return true;
+}
+
 void VectorOps::unary(const char* mnemonic, const VValue& dst, const VValue& a) {
   CUBEKIT_ASSERT(dst.shape == a.shape && dst.dtype == a.dtype, "vector unary on different shapes or types");
   std::string m = vtyped(mnemonic, a.dtype);
@@ -268,24 +278,23 @@ void VectorOps::binary_broadcast(const std::string& m, const VValue& dst, const 
   const VValue &full = x_first ? b : a, &x = x_first ? a : b;
   if (t_.nz) return nz_broadcast(m, dst, &full, x, x_first, {});
   std::string fs = x_first ? "src1" : "src0", xs = x_first ? "src0" : "src1";
-  int64_t rb = t_.pitch * size(full.dtype), epr = per_repeat(full.dtype);
+  int64_t rb = t_.pitch * size(full.dtype);
   Ref xat = x.at;
   if (x.shape == VShape::Row) xat = {-1, spread(x), Affine(0)};
   auto ordered = [&](const Ref& d, const Ref& f, const Ref& xr) {
     return x_first ? std::vector<Ref>{d, xr, f} : std::vector<Ref>{d, f, xr};
   };
-  if (rb <= 256) {  // a row within one repeat: one instruction for all rows
-    for (int64_t r0 = 0; r0 < t_.rows; r0 += 255) {
-      int64_t rows = std::min<int64_t>(255, t_.rows - r0);
-      std::vector<Arg> args = {repeat(rows), kw("dst_rep", imm(rb / 32)), kw(fs + "_rep", imm(rb / 32))};
-      if (t_.pitch < epr) with_mask(args, t_.pitch);
-      if (x.shape == VShape::Row) args.push_back(kw(xs + "_blk", imm(0))), args.push_back(kw(xs + "_rep", imm(1)));
-      else args.push_back(kw(xs + "_rep", imm(0)));
-      Affine xo = x.shape == VShape::Row ? Affine(r0 * 32) : Affine(0);
-      emit(m, ordered(plus(dst.at, r0 * rb), plus(full.at, r0 * rb), plus(xat, xo)), std::move(args));
-    }
+  // A column of repeats at a time, all rows in one instruction (the spread row values one block
+  // further a row), or else row by row.
+  if (by_columns(full.dtype, rb, [&](int64_t off, int64_t r0, int64_t rows, int64_t mask) {
+        std::vector<Arg> args = {repeat(rows), kw("dst_rep", imm(rb / 32)), kw(fs + "_rep", imm(rb / 32))};
+        with_mask(args, mask);
+        if (x.shape == VShape::Row) args.push_back(kw(xs + "_blk", imm(0))), args.push_back(kw(xs + "_rep", imm(1)));
+        else args.push_back(kw(xs + "_rep", imm(0)));
+        Ref xr = x.shape == VShape::Row ? plus(xat, r0 * 32) : plus(xat, off);
+        emit(m, ordered(plus(dst.at, r0 * rb + off), plus(full.at, r0 * rb + off), xr), std::move(args));
+      }))
     return;
-  }
   each_row([&](const Affine& r) {
     pieces(t_.pitch, full.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
       std::vector<Arg> args = {repeat(rep)};
@@ -318,19 +327,16 @@ void VectorOps::broadcast(const VValue& dst, const VValue& a) {
                  int(a.shape));
   std::string m = vtyped("vadds", a.dtype);
   if (t_.nz) return nz_broadcast(m, dst, nullptr, a, false, {num(0)});
-  int64_t rb = t_.pitch * size(a.dtype), epr = per_repeat(a.dtype);
+  int64_t rb = t_.pitch * size(a.dtype);
   bool row = a.shape == VShape::Row;
   Ref src = row ? Ref{-1, spread(a), Affine(0)} : a.at;
-  if (rb <= 256) {
-    for (int64_t r0 = 0; r0 < t_.rows; r0 += 255) {
-      std::vector<Arg> args = {num(0), repeat(std::min<int64_t>(255, t_.rows - r0)), kw("dst_rep", imm(rb / 32)),
-                               kw("src_rep", imm(row ? 1 : 0))};
-      if (row) args.push_back(kw("src_blk", imm(0)));
-      if (t_.pitch < epr) with_mask(args, t_.pitch);
-      emit(m, {plus(dst.at, r0 * rb), plus(src, row ? Affine(r0 * 32) : Affine(0))}, std::move(args));
-    }
+  if (by_columns(a.dtype, rb, [&](int64_t off, int64_t r0, int64_t rows, int64_t mask) {
+        std::vector<Arg> args = {num(0), repeat(rows), kw("dst_rep", imm(rb / 32)), kw("src_rep", imm(row ? 1 : 0))};
+        if (row) args.push_back(kw("src_blk", imm(0)));
+        with_mask(args, mask);
+        emit(m, {plus(dst.at, r0 * rb + off), plus(src, row ? Affine(r0 * 32) : Affine(off))}, std::move(args));
+      }))
     return;
-  }
   each_row([&](const Affine& r) {
     pieces(t_.pitch, a.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
       std::vector<Arg> args = {num(0), repeat(rep)};
@@ -438,40 +444,54 @@ void VectorOps::fold(VReduce op, const VValue& dst, const VValue& full, const VV
   int64_t epr = per_repeat(t), rb = t_.pitch * size(t), cols = t_.cols, q = cols / epr, tail = cols % epr, h = q / 2;
   int64_t ab = h * 256;  // bytes of one row of the accumulator
   Ref acc{-1, pool_.take(t_.rows * ab), Affine(0)};
-  auto level = [&](int64_t repeats, const std::function<Ref(const Affine&)>& a, const std::function<Ref(const Affine&)>& b,
-                   int64_t mask) {
+  // An operand of row r at `at + r * stride`.
+  struct Rows {
+    Ref at;
+    int64_t stride;
+    Ref of(const Affine& r) const { return plus(at, r * stride); }
+  };
+  const Rows dst_acc{acc, ab};
+  // mn(acc[r][0:n], a[r][0:n], b[r][0:n]) for every row r, n = `repeats` repeats (or one masked to
+  // `mask`): a column of repeats at a time over all rows where the strides fit and that takes
+  // fewer instructions, else row by row.
+  auto rows_op = [&](const std::string& mn, int64_t repeats, const Rows& a, const Rows& b, int64_t mask) {
+    const int64_t most = std::max({dst_acc.stride, a.stride, b.stride});
+    if (most / 32 <= kMaxRepeatStride && (repeats == 1 || repeats < t_.rows)) {
+      for (int64_t j = 0; j < repeats; ++j)
+        for (int64_t r0 = 0; r0 < t_.rows; r0 += 255) {
+          std::vector<Arg> args = {repeat(std::min<int64_t>(255, t_.rows - r0)), kw("dst_rep", imm(dst_acc.stride / 32)),
+                                   kw("src0_rep", imm(a.stride / 32)), kw("src1_rep", imm(b.stride / 32))};
+          with_mask(args, mask);
+          const Affine at(r0);
+          emit(mn, {plus(dst_acc.of(at), j * 256), plus(a.of(at), j * 256), plus(b.of(at), j * 256)}, std::move(args));
+        }
+      return;
+    }
     each_row([&](const Affine& r) {
-      if (mask) return emit(m, {plus(acc, r * ab), a(r), b(r)}, {repeat(1), kw("mask", mask_count(mask))});
+      if (mask) return emit(mn, {dst_acc.of(r), a.of(r), b.of(r)}, {repeat(1), kw("mask", mask_count(mask))});
       pieces(repeats * epr, t, [&](int64_t off, int64_t rep, int64_t) {
-        emit(m, {plus(acc, r * ab + Affine(off)), plus(a(r), off), plus(b(r), off)}, {repeat(rep)});
+        emit(mn, {plus(dst_acc.of(r), off), plus(a.of(r), off), plus(b.of(r), off)}, {repeat(rep)});
       });
     });
   };
-  auto x = [&](int64_t byte) { return [&, byte](const Affine& r) { return plus(full.at, r * rb + Affine(byte)); }; };
-  auto y = [&](int64_t byte) { return [&, byte](const Affine& r) { return plus(times->at, r * rb + Affine(byte)); }; };
-  auto in_acc = [&](int64_t byte) { return [&, byte](const Affine& r) { return plus(acc, r * ab + Affine(byte)); }; };
+  auto x = [&](int64_t byte) { return Rows{plus(full.at, byte), rb}; };
+  auto in_acc = [&](int64_t byte) { return Rows{plus(acc, byte), ab}; };
   if (times) {  // a sum of products: acc = x y over the first half, then acc += x y (vmla) for the rest
     std::string mul = vtyped("vmul", t), mla = vtyped("vmla", t);
-    auto product = [&](const std::string& mn, int64_t byte, int64_t repeats, int64_t mask) {
-      each_row([&](const Affine& r) {
-        std::vector<Arg> args = {repeat(repeats)};
-        with_mask(args, mask);
-        emit(mn, {plus(acc, r * ab), x(byte)(r), y(byte)(r)}, std::move(args));
-      });
-    };
+    auto y = [&](int64_t byte) { return Rows{plus(times->at, byte), rb}; };
     CUBEKIT_ASSERT(h <= 255, "a row of more than 510 repeats");
-    product(mul, 0, h, 0);
-    product(mla, h * 256, h, 0);
-    if (q % 2) product(mla, 2 * h * 256, 1, 0);
-    if (tail) product(mla, q * 256, 1, tail);
+    rows_op(mul, h, x(0), y(0), 0);
+    rows_op(mla, h, x(h * 256), y(h * 256), 0);
+    if (q % 2) rows_op(mla, 1, x(2 * h * 256), y(2 * h * 256), 0);
+    if (tail) rows_op(mla, 1, x(q * 256), y(q * 256), tail);
   } else {
-    level(h, x(0), x(h * 256), 0);
-    if (q % 2) level(1, in_acc(0), x(2 * h * 256), 0);
-    if (tail) level(1, in_acc(0), x(q * 256), tail);
+    rows_op(m, h, x(0), x(h * 256), 0);
+    if (q % 2) rows_op(m, 1, in_acc(0), x(2 * h * 256), 0);
+    if (tail) rows_op(m, 1, in_acc(0), x(q * 256), tail);
   }
   for (int64_t len = h; len > 1; len /= 2) {
-    if (len % 2) level(1, in_acc(0), in_acc((len - 1) * 256), 0);
-    level(len / 2, in_acc(0), in_acc(len / 2 * 256), 0);
+    if (len % 2) rows_op(m, 1, in_acc(0), in_acc((len - 1) * 256), 0);
+    rows_op(m, len / 2, in_acc(0), in_acc(len / 2 * 256), 0);
   }
   std::string r = vtyped(reduce_mnemonic(op), t);
   if (ab / 32 <= kMaxRepeatStride) {

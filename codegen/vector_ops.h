@@ -107,6 +107,11 @@ class VectorOps {
   void pieces(int64_t n, DType t, const std::function<void(int64_t, int64_t, int64_t)>& make);
   // Runs `f(row)` for every row of the tile: an IR loop (row an Affine of its variable).
   void each_row(const std::function<void(const Affine&)>& f);
+  // The tile a column of repeats at a time: `make(offset, row0, rows, mask)` adds one instruction
+  // for the 256 B at `offset` of `rows` rows from row0, its repeat stride a row (`stride` bytes).
+  // False, with nothing added, when that stride does not fit a repeat stride or when an instruction
+  // per row would be fewer (rows no more than the repeats of a row).
+  bool by_columns(DType t, int64_t stride, const std::function<void(int64_t, int64_t, int64_t, int64_t)>& make);
   void binary_same(const std::string& m, const VValue& dst, const VValue& a, const VValue& b, int64_t n);
   void binary_scalar(VBinary op, const VValue& dst, const VValue& a, double c, bool scalar_first);
   void binary_broadcast(const std::string& m, const VValue& dst, const VValue& a, const VValue& b);

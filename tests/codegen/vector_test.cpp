@@ -1,6 +1,7 @@
 // The vector path end to end: every vector kernel against the Halide reference on odd shapes in
 // f16 and f32, softmax's rows summing to one, extreme inputs, and fused matmul epilogues against
 // Halide and against the unfused pair of kernels (GM bytes and cycles).
+#include "codegen/vector_ops.h"
 #include "emulator/emulator.h"
 #include "emulator/error.h"
 #include "codegen_test_util.h"
@@ -222,6 +223,40 @@ TEST(FusedEpilogue, MovesNoMoreThanTheMatmulPlusTheBiasAndBeatsTwoKernels) {
   EXPECT_LE(gm_bytes(fused.sim.report), gm_bytes(plain) + bias_reads);
   EXPECT_LT(gm_bytes(fused.sim.report), gm_bytes(first) + gm_bytes(second));
   EXPECT_LT(fused.sim.report.cycles, first.cycles + second.cycles);
+}
+
+
+// ---- instruction selection: rows of several repeats a column of repeats at a time ----
+
+// The V instructions a list of nodes holds, and whether any sits in a loop.
+int vector_instructions(const std::vector<codegen::Node>& nodes, bool& looped) {
+  int n = 0;
+  for (const codegen::Node& node : nodes) {
+    if (node.kind == codegen::Node::Kind::Loop) looped = true;
+    if (node.kind == codegen::Node::Kind::Instr) ++n;
+    n += vector_instructions(node.body, looped);
+  }
+  return n;
+}
+
+TEST(VectorSelection, ARowBroadcastAndAReductionOverLongRowsTakeAnInstructionPerColumnOfRepeats) {
+  // 64 rows of 128 f32 (two repeats each): x - m[r] is one instruction per 64 columns over all 64
+  // rows (the spread m one block further a row), not a loop of 64; so is each level of the max.
+  codegen::Kernel k;
+  const int x = k.new_buffer("X", Space::UB, 64 * 128 * 4, 1), m = k.new_buffer("M", Space::UB, 64 * 4, 1);
+  codegen::ScratchPool pool(k);
+  std::vector<codegen::Node> out;
+  {
+    codegen::VectorOps ops(k, pool, out, {64, 128, 128, false});
+    const codegen::VValue full{codegen::VShape::Full, DType::f32, {-1, x, codegen::Affine(0)}, 0};
+    const codegen::VValue row{codegen::VShape::Row, DType::f32, {-1, m, codegen::Affine(0)}, 0};
+    ops.reduce(codegen::VReduce::Max, row, full);
+    ops.binary(codegen::VBinary::Sub, full, full, row);
+  }
+  bool looped = false;
+  // max: one vmax (the halves), one vcmax; the spread: one vbrcb; the sub: two vsub.
+  EXPECT_EQ(vector_instructions(out, looped), 5);
+  EXPECT_FALSE(looped);
 }
 
 }  // namespace
