@@ -12,7 +12,9 @@
 //   AIV  O / l -> GM (each its rows)
 //
 // so that the cube computes S of D tiles ahead while the vector cores make P, and P V of a tile
-// while they make the next P. Slots (S and P: D + 1 per group, P V: 2) are taken in the order
+// while they make the next P (D = 4, the published kernel's qkPreloadNum: with 2 the cube's FixPipe
+// and the vector unit, about equally loaded, waited on each other). Slots (S and P: D + 1 per
+// group, P V: 2) are taken in the order
 // each side counts its hand-offs (a counter per kind over the core's whole run); a slot is
 // reused once the other side has given it back (the `free` flags, D + 1 or 2 credits given at the
 // start and taken back at the end).
@@ -83,7 +85,7 @@ class SplitFlash {
   }
 
  private:
-  static constexpr int kPreload = 2, kSlots = kPreload + 1;
+  static constexpr int kPreload = 4, kSlots = kPreload + 1;
 
   // One side's program: its credits given, the items, the credits taken back.
   std::vector<Node> program(const TileSpace& space, int64_t items, bool aiv) {
@@ -225,10 +227,12 @@ class SplitFlash {
     // key loop's spreads share the pool, which would need a barrier on either side of the loop.
     result.push_back(instr("vbrcb.f32", Pipe::V, {{-1, spread_, Affine(0)}, row(sum_).at},
                            {mem_arg(0), mem_arg(1), kw("repeat", imm(h_ / 8))}));
-    for (int64_t r = 0; r < h_; ++r) {
-      Ref at{-1, ub_o_, Affine(r * d * 4)};
-      result.push_back(instr("vdiv.f32", Pipe::V, {at, at, {-1, spread_, Affine(r * 32)}},
-                             {mem_arg(0), mem_arg(1), mem_arg(2), kw("repeat", imm(d / 64)), kw("src1_blk", imm(0)), kw("src1_rep", imm(0))}));
+    for (int64_t c = 0; c < cdiv(d, 64); ++c) {  // 64 columns of every row an instruction
+      Ref at{-1, ub_o_, Affine(c * 256)};
+      std::vector<Arg> args = {mem_arg(0), mem_arg(1), mem_arg(2), kw("repeat", imm(h_)), kw("dst_rep", imm(d * 4 / 32)),
+                               kw("src0_rep", imm(d * 4 / 32)), kw("src1_blk", imm(0)), kw("src1_rep", imm(1))};
+      if (d - c * 64 < 64) args.push_back(kw("mask", mask_count(d - c * 64)));
+      result.push_back(instr("vdiv.f32", Pipe::V, {at, at, {-1, spread_, Affine(0)}}, std::move(args)));
     }
     VectorOps(k_, *pool_, result, tile(d)).cast(full(ub_r_, p_.out), full(ub_o_));
     // This core's rows of the tile's mt: [0, h) or [h, mt).

@@ -74,6 +74,26 @@ void L2Model::for_each_line(const Footprint& fp, bool writes, F f) const {
   }
 }
 
+template <class F>
+void L2Model::for_each_written_sector(const Footprint& fp, F f) const {
+  const int64_t line = t_.l2_line_bytes, sector = std::max<int64_t>(1, line / 64);
+  for (int k = 0; k < fp.count; ++k) {
+    const Region& r = fp.regions[k];
+    if (r.space != Space::GM || !r.write || r.bytes <= 0) continue;
+    const uint64_t first = first_line_[r.tensor];
+    for (int64_t j = 0; j < r.n2; ++j)
+      for (int64_t i = 0; i < r.n1; ++i) {
+        const int64_t start = r.base + i * r.s1 + j * r.s2, end = start + r.bytes;
+        for (int64_t l = start / line; l * line < end; ++l) {
+          const int64_t lo = std::max(start, l * line) - l * line, hi = std::min(end, (l + 1) * line) - l * line;
+          const int64_t s0 = lo / sector, s1 = (hi + sector - 1) / sector;  // sectors [s0, s1)
+          const uint64_t mask = (s1 - s0 >= 64 ? ~0ull : ((1ull << (s1 - s0)) - 1)) << s0;
+          f(first + uint64_t(l), mask);
+        }
+      }
+  }
+}
+
 uint64_t L2Model::reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered) {
   // Turning between reads and writes idles HBM; a turn during idle time costs nothing extra.
   double free = hbm_free_ + (write != hbm_writing_ ? double(t_.hbm_turnaround_cycles) : 0);
@@ -84,14 +104,14 @@ uint64_t L2Model::reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t 
   return uint64_t(std::ceil(hbm_free_));
 }
 
-uint64_t L2Model::reserve_l2(uint64_t time, double bytes) {
-  double start = std::max(double(time), l2_free_);
-  l2_free_ = start + bytes / t_.l2_rate;
-  return uint64_t(std::ceil(l2_free_));
+uint64_t L2Model::reserve_l2(CoreKind port, uint64_t time, double bytes) {
+  double& free = l2_free_[int(port)];
+  free = std::max(double(time), free) + bytes / t_.l2_rate;
+  return uint64_t(std::ceil(free));
 }
 
 L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double rate, double efficiency,
-                            L2Counts& counts) {
+                            L2Counts& counts, CoreKind port) {
   ++request_;
   missed_.clear();
   scattered_missed_ = 0;
@@ -122,7 +142,7 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   double total = double(std::max<int64_t>(1, present + misses));
   double l2_bytes = double(requested_bytes) * double(present) / total;
   double occupancy = (l2_bytes / rate + double(miss_bytes) / t_.gm_read_hbm_rate) / efficiency;
-  if (present) occupancy = std::max(occupancy, double(reserve_l2(time, l2_bytes) - time));
+  if (present) occupancy = std::max(occupancy, double(reserve_l2(port, time, l2_bytes) - time));
   double fill = 0;  // how long HBM takes to deliver this read's missed lines into L2
   if (misses)
     fill = double(reserve_hbm(time, miss_bytes, false, scattered_missed_ * t_.l2_line_bytes) - time),
@@ -141,13 +161,23 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
 L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, double efficiency,
                              L2Counts& counts) {
   ++request_;
-  for_each_line(fp, true, [&](uint64_t key, int64_t) {
+  // The write-back is this write's bytes in the share of its sectors that were clean: all of them
+  // for a first write, none for a rewrite of lines still in L2.
+  int64_t sectors = 0, fresh = 0;
+  for_each_written_sector(fp, [&](uint64_t key, uint64_t mask) {
     int32_t i = index_[key];
-    if (i < 0) insert(key, time);
-    else lines_[size_t(i)].request = request_;
+    if (i < 0) i = insert(key, time);
+    Line& l = lines_[size_t(i)];
+    l.request = request_;
+    sectors += std::popcount(mask);
+    fresh += std::popcount(mask & ~l.dirty);  // against the lines as they were before this write
+    written_.push_back({i, mask});
   });
-  counts.hbm_write_bytes += bytes;
-  reserve_hbm(time, bytes, true);  // the write-back competes with everyone's misses
+  for (auto [i, mask] : written_) lines_[size_t(i)].dirty |= mask;
+  written_.clear();
+  const int64_t write_back = sectors ? int64_t(std::llround(double(bytes) * double(fresh) / double(sectors))) : 0;
+  counts.hbm_write_bytes += write_back;
+  if (write_back) reserve_hbm(time, write_back, true);  // the write-back competes with everyone's misses
   double occupancy = double(bytes) / rate / efficiency;
   return {t_.gm_write_latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
 }

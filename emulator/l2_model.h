@@ -11,8 +11,14 @@
 // Two shared servers: HBM, which each missed line and each write-back occupies for its bytes at
 // hbm_rate x hbm_efficiency (plus hbm_turnaround_cycles whenever it turns between reading and
 // writing), so cores that all stream compete while cores that read the same panels share them;
-// and L2's read port, which hit and merged bytes occupy at l2_rate over all cores.
-// Writes allocate their lines in L2 and occupy HBM for their write-back.
+// and L2's read ports, which hit and merged bytes occupy at l2_rate: one port per core kind, shared
+// by all cores of that kind (the cube cores of a split chip reach L2 apart from its vector cores).
+// Writes allocate their lines in L2 (write-back, write-allocate). A line's bytes pay their HBM
+// write-back once per residency, when they first become dirty: a workspace slot rewritten while it
+// stays in L2 (a cube core handing S to its vector cores tile after tile) costs HBM nothing more,
+// while a kernel that writes each byte once (every streaming kernel) pays exactly what it writes.
+// Charging at the first write rather than at eviction keeps that write-once cost where it was
+// measured (rows stream_add_*); dirtiness is tracked in 1/64-line sectors.
 #pragma once
 
 #include "emulator/chip_config.h"
@@ -20,6 +26,7 @@
 #include "emulator/program.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cubekit {
@@ -40,7 +47,7 @@ class L2Model {
   // (0..1] scales the core's own transfer rates (short or misaligned bursts); the shared servers do
   // not see it.
   Cost read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double rate, double efficiency,
-            L2Counts& counts);
+            L2Counts& counts, CoreKind port);
   Cost write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, double efficiency, L2Counts& counts);
 
  private:
@@ -48,17 +55,21 @@ class L2Model {
     uint64_t key;
     uint64_t ready;      // when its data is in L2
     uint64_t request;    // the last request that visited it (a request counts it once; the LRU age)
+    uint64_t dirty = 0;  // the sectors (1/64 of the line each) written since it came into L2
   };
   // Calls f(line id, run) for every line the GM regions of one direction touch (a line may
   // repeat); `run` is the length in bytes of the contiguous run the line is part of.
   template <class F>
   void for_each_line(const Footprint& fp, bool writes, F f) const;
+  // Calls f(line id, sector mask) for every line a write touches, with the sectors it covers.
+  template <class F>
+  void for_each_written_sector(const Footprint& fp, F f) const;
   int32_t insert(uint64_t key, uint64_t ready);  // its slot; evicts a line when L2 is full
   size_t victim();                                 // the slot a miss in a full L2 reuses
   // When a transfer of `bytes` starting at `time` ends on HBM (`write`: a write-back) or L2's port.
   // `scattered` of the bytes are read in runs shorter than a DRAM page (hbm_page_bytes).
   uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered = 0);
-  uint64_t reserve_l2(uint64_t time, double bytes);
+  uint64_t reserve_l2(CoreKind port, uint64_t time, double bytes);
 
   const TimingConfig& t_;
   std::vector<uint64_t> first_line_;  // per tensor: the id of its first line (lines are numbered densely)
@@ -68,9 +79,10 @@ class L2Model {
   size_t capacity_;
   double hbm_free_ = 0;  // when HBM can start the next transfer
   bool hbm_writing_ = false;  // the direction of HBM's last transfer
-  double l2_free_ = 0;   // when L2's read port can start the next transfer
+  double l2_free_[kNumCoreKinds] = {};  // per port: when it can start the next transfer
   std::vector<int32_t> missed_;  // slots of the lines the current request fetches
-  int64_t scattered_missed_ = 0;  // how many of them are in runs shorter than a DRAM page
+  int64_t scattered_missed_ = 0;
+  std::vector<std::pair<int32_t, uint64_t>> written_;  // slots and sectors the current write dirties  // how many of them are in runs shorter than a DRAM page
   uint64_t request_ = 0;
 };
 

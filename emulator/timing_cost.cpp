@@ -80,7 +80,7 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
       L2Model::Cost g;
       const int64_t latency = spec.pipe == Pipe::V ? tc.vector_latency : tc.mte1_latency;
       const bool reads_gm = src == Space::GM, writes_gm = dst == Space::GM;
-      if (reads_gm) g = ctx_.l2.read(fp, t, w.amount, rate, burst_efficiency(fp, tc, false), l2);
+      if (reads_gm) g = ctx_.l2.read(fp, t, w.amount, rate, burst_efficiency(fp, tc, false), l2, kind_.kind);
       else if (writes_gm) g = ctx_.l2.write(fp, t, gm_bytes_written(fp), rate, burst_efficiency(fp, tc, true), l2);
       stats_.l2_hit_lines += l2.hit_lines, stats_.l2_miss_lines += l2.miss_lines;
       stats_.l2_merged_lines += l2.merged_lines;
