@@ -5,7 +5,8 @@ bandwidth ceilings, and the per-pipe utilisation of every emulated implementatio
 
     bench/run.py [SUITE] [--chip NAME] [--out DIR] [--build DIR] [--repetitions N]
 
-SUITE calibration runs calibration/rows.json instead (bench/calibration.py: model beside the
+SUITE attention runs bench/attention.py (BERT-Large's self-attention fused against the unfused
+chain; --long the 910B2's long sequences beside the board). SUITE calibration runs calibration/rows.json instead (bench/calibration.py: model beside the
 published hardware figures, with --cheap, --check and --only). SUITE is matmul (square 512-4096 and the GEMMs of BERT-Large at sequence 512), vector (4096 x 4096
 f16 kernels), check (what `cubekit kernel` runs after compiling: the full emulation and the golden
 check against Halide, side by side, for those kernels and their f32, s8 and epilogue variants), smoke
@@ -202,7 +203,7 @@ def plots(chip, records, out):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("suite", nargs="?", default="matmul",
-                        choices=["matmul", "vector", "check", "smoke", "all", "calibration", "resnet50"])
+                        choices=["matmul", "vector", "check", "smoke", "all", "calibration", "resnet50", "attention"])
     parser.add_argument("--chip", default="ascend910", help="chip preset or JSON config")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "bench"), help="where the results go")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build directory")
@@ -212,7 +213,8 @@ def main():
     parser.add_argument("--check", action="store_true", help="calibration: exit 1 when a row leaves its tolerance")
     parser.add_argument("--only", default="", help="calibration: these row ids only (comma-separated)")
     parser.add_argument("--batch", type=int, default=32, help="resnet50: images per forward pass")
-    parser.add_argument("--chips", default="ascend910,ascend910b2,ascend950pr", help="resnet50: the presets to run on")
+    parser.add_argument("--chips", default="ascend910,ascend910b2,ascend950pr", help="resnet50, attention: the presets to run on")
+    parser.add_argument("--long", action="store_true", help="attention: also the 910B2's long sequences beside the board")
     parser.add_argument("--resnet-check", action="store_true",
                         help="resnet50: each distinct layer at batch 1 against Halide instead of timing")
     parser.add_argument("--standard-only", action="store_true", help="resnet50 --resnet-check: not the variants")
@@ -221,6 +223,9 @@ def main():
         import resnet50
         sys.exit(resnet50.main(args.build, args.batch, [c for c in args.chips.split(",") if c], args.resnet_check,
                                not args.standard_only))
+    if args.suite == "attention":
+        import attention
+        sys.exit(attention.main(args.build, [c for c in args.chips.split(",") if c], args.long))
     if args.suite == "calibration":
         import calibration
         sys.exit(calibration.main(args.build, args.cheap, args.check, [i for i in args.only.split(",") if i]))

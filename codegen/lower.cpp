@@ -118,8 +118,8 @@ Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) 
                "cubekit.reference) or read the input inside its shape", f.name(), r->input->name);
   sched::StageGraph graph;  // the kernel's, with its tiles and strips chosen
   if (sched::is_attention(f)) {                    // flash attention: two products and the softmax between
-    if (sub) user_error("{}.store_with({}): a second output is a convolution's; {} is attention", sub->name(), f.name(), f.name());
     sched::AttentionPlan plan = sched::plan_attention(f, chip);
+    if (sub) sched::attach_lse(plan, *sub);
     log("schedule", [&] { return plan.str() + "\n"; });
     k = chip.split() ? lower_attention_split(plan, chip) : lower_attention(plan, chip);
     stages = plan.str() + "\n";

@@ -40,6 +40,7 @@ class FlashNest {
     row_bytes_ = row_bytes;
     alpha_ = k_.new_buffer("A", Space::UB, 2 * row_bytes, 1);  // a key tile's, and the previous one's
     tile_sum_ = k_.new_buffer("LT", Space::UB, row_bytes, 1);
+    if (!p_.lse.empty()) lse_ = k_.new_buffer("LSE", Space::UB, row_bytes, 1);
     spread_ = k_.new_buffer("SP", Space::UB, m16_ * 64, 1);
     pool_ = std::make_unique<ScratchPool>(k_);
 
@@ -111,6 +112,7 @@ class FlashNest {
     store.src = {{-1, ub_r_, 0}, Layout::NZ16, p_.out, mt, d, m16_};
     store.dst = {{3, -1, q_off * dtype_size(p_.out)}, Layout::ND, p_.out, mt, d, d};
     result.push_back(store);
+    result += store_lse(k_, *pool_, p_, lse_, max_, sum_, m16_, bh * p_.seq_q + qi * p_.tile_q, mt);
     body.push_back(scope({ub_r_}, std::move(result)));
     return {scope({l1q_}, std::move(body))};
   }
@@ -311,7 +313,7 @@ class FlashNest {
   const int64_t m16_, kv16_, in_size_;
   Kernel k_;
   int l1q_ = -1, l1k_ = -1, l1v_ = -1, l1p_ = -1, l0a_ = -1, l0b_ = -1, l0s_ = -1, l0o_ = -1;
-  int ub_s_ = -1, ub_p_ = -1, ub_pv_ = -1, ub_o_ = -1, ub_r_ = -1;
+  int ub_s_ = -1, ub_p_ = -1, ub_pv_ = -1, ub_o_ = -1, ub_r_ = -1, lse_ = -1;
   int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1, spread_ = -1;
   int64_t row_bytes_ = 0;
   std::unique_ptr<ScratchPool> pool_;
@@ -319,6 +321,20 @@ class FlashNest {
 };
 
 }  // namespace
+
+std::vector<Node> store_lse(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& p, int lse, int max, int sum,
+                            int64_t tile_rows, const Affine& first, int64_t rows) {
+  if (p.lse.empty() || rows <= 0) return {};
+  std::vector<Node> out;
+  VectorOps ops(k, pool, out, {tile_rows, 16, 16, false});
+  auto row = [](int buffer) { return VValue{VShape::Row, DType::f32, {-1, buffer, Affine(0)}, 0}; };
+  ops.unary("vln", row(lse), row(sum));
+  ops.binary(VBinary::Add, row(lse), row(lse), row(max));
+  const int tensor = int(k.tensors.size()) - 1;
+  out.push_back(instr("copy_ub_gm_pad", Pipe::MTE3, {{tensor, -1, first * 4}, {-1, lse, Affine(0)}},
+                      {mem_arg(0), mem_arg(1), kw("len", imm(rows * 4))}));
+  return {scope({lse}, std::move(out))};  // its buffer's scope: the sync pass orders V before MTE3 and back
+}
 
 Kernel attention_kernel(const sched::AttentionPlan& p, const std::vector<std::pair<std::string, DType>>& workspaces) {
   Kernel k;
@@ -331,6 +347,7 @@ Kernel attention_kernel(const sched::AttentionPlan& p, const std::vector<std::pa
                {p.v->name, p.in, kv_shape, TensorRole::In},
                {p.func_name, p.out, q_shape, TensorRole::Out}};
   for (const auto& [suffix, type] : workspaces) k.tensors.push_back({p.func_name + suffix, type, {1}, TensorRole::Workspace});
+  if (!p.lse.empty()) k.tensors.push_back({p.lse, DType::f32, {q_shape[0], q_shape[1], q_shape[2]}, TensorRole::Out});
   return k;
 }
 

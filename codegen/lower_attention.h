@@ -23,8 +23,17 @@ namespace cubekit::codegen {
 Kernel lower_attention(const sched::AttentionPlan& plan, const ChipConfig& chip);
 
 // A flash nest's kernel before its buffers: named, its block_idx and block_num, and the tensors
-// Q, K, V (inputs) and O (the output), then `workspaces` (name suffix, type).
+// Q, K, V (inputs) and O (the output), then `workspaces` (name suffix, type), then the logsumexp
+// output when the plan has one (the last tensor).
 Kernel attention_kernel(const sched::AttentionPlan& plan, const std::vector<std::pair<std::string, DType>>& workspaces);
+
+// The logsumexp of `rows` rows of f32 statistics (max, sum: Row values in UB) into GM from row
+// `first` (an element index into the LSE tensor, its last): ln(sum) + max into the nest's `lse`
+// buffer, then a byte-granular copy (a tile's rows need not fill 32 B blocks). Nothing when the
+// plan has no LSE output.
+class ScratchPool;
+std::vector<Node> store_lse(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, int lse, int max, int sum,
+                            int64_t tile_rows, const Affine& first, int64_t rows);
 
 // The items of a flash nest, (batch x head, query tile), both loops over the cores.
 TileSpace attention_items(const sched::AttentionPlan& plan);

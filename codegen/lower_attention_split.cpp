@@ -69,6 +69,7 @@ class SplitFlash {
     tile_sum_ = k_.new_buffer("LT", Space::UB, row_bytes_, 1);
     alpha_ = k_.new_buffer("A", Space::UB, kSlots * row_bytes_, 1);  // a_t at copy t % kSlots
     spread_ = k_.new_buffer("SP", Space::UB, h_ * 32, 1);
+    if (!p_.lse.empty()) lse_ = k_.new_buffer("LSE", Space::UB, row_bytes_, 1);
     pool_ = std::make_unique<ScratchPool>(k_);
 
     const TileSpace space = attention_items(p_);
@@ -244,6 +245,9 @@ class SplitFlash {
                     {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(rows * d * dtype_size(p_.out) / 32))})};
     };
     result.push_back(when(Affine::var(k_.subblock), 0, store(0), store(h_)));
+    const Affine first = bh * p_.seq_q + qi * p_.tile_q;
+    result.push_back(when(Affine::var(k_.subblock), 0, store_lse(k_, *pool_, p_, lse_, max_, sum_, h_, first, std::min(h_, mt)),
+                          store_lse(k_, *pool_, p_, lse_, max_, sum_, h_, first + Affine(h_), mt - h_)));
     body.push_back(scope({ub_r_}, std::move(result)));
     return body;
   }
@@ -381,7 +385,7 @@ class SplitFlash {
   Kernel k_;
   int l1q_ = -1, l1k_ = -1, l1v_ = -1, l1p_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1;
   int ub_sw_ = -1, ub_s_ = -1, ub_p_ = -1, ub_pv_ = -1, ub_o_ = -1, ub_r_ = -1;
-  int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1, spread_ = -1;
+  int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1, spread_ = -1, lse_ = -1;
   int par_ = -1, prev_ = -1;
   int64_t row_bytes_ = 0;
   int64_t n16_ = 0;  // the key tile's columns in UB (whole fractals of its keys)

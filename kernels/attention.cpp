@@ -63,7 +63,14 @@ Attention attention(const AttentionOptions& o, const ChipConfig& chip) {
   Attention a{q, k, v, sched::attention_form({q, k, v, scale, o.causal, o.dtype})};
   auto [tq, tkv] = default_attention_tiles(o, chip);
   a.funcs.o.flash(tq, tkv);
+  if (o.lse) a.funcs.lse.store_with(a.funcs.o);
+  a.lse = o.lse;
   return a;
+}
+
+std::vector<dsl::Func> Attention::outputs() const {
+  if (lse) return {funcs.o, funcs.lse};
+  return {funcs.o};
 }
 
 }  // namespace cubekit::kernels

@@ -20,19 +20,23 @@ struct AttentionOptions {
   DType dtype = DType::f16;  // Q, K, V and O (f16 or bf16)
   double scale = 0;          // 0: 1 / sqrt(dim)
   int64_t tile_q = 0, tile_kv = 0;  // flash() tiles; 0: the default
+  bool lse = false;  // also the logsumexp of the scaled scores (funcs.lse, f32 [batch, heads, seq_q])
 };
 
 struct Attention {
   dsl::Input q, k, v;
-  sched::AttentionFuncs funcs;  // funcs.o is what to compile
+  sched::AttentionFuncs funcs;  // funcs.o is what to compile (with funcs.lse when options.lse)
+  bool lse = false;
+  std::vector<dsl::Func> outputs() const;
 };
 
 // Defines the Funcs and schedules the output with flash(tile_q, tile_kv).
 Attention attention(const AttentionOptions& options, const ChipConfig& chip);
 
-// The flash() tiles the kernels use where the options leave them open: key tiles of 128, the
-// largest query tile of 128, 64, 32 or 16 rows the chip's buffers hold (a causal mask: key tiles
-// as big), neither beyond the sequence.
+// The flash() tiles the kernels use where the options leave them open: key tiles of 128 (a causal
+// mask: as big as the query tiles), and of the query tiles of 128, 64 and 32 rows the chip's
+// buffers hold the one whose rounds over the cores cost least (16 when none fits), neither beyond
+// the sequence.
 std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& options, const ChipConfig& chip);
 
 }  // namespace cubekit::kernels

@@ -23,7 +23,7 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
   dsl::RDom r(0, qs[3], "r"), t(0, ks[2], "t");
   AttentionFuncs f{dsl::Func(name + "_scores"), dsl::Func(name + "_max"), dsl::Func(name + "_exp"), dsl::Func(name + "_sum"),
-                   dsl::Func(name)};
+                   dsl::Func(name), dsl::Func(name + "_lse")};
   Expr kv_head = group == 1 ? Expr(h) : Expr(h) / int(group);
   Expr dot = dsl::sum(dsl::cast(DType::f32, form.q(b, h, i, r)) * dsl::cast(DType::f32, form.k(b, kv_head, j, r)));
   Expr scores = dot * form.scale;
@@ -33,6 +33,7 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   f.l(b, h, i) = dsl::sum(f.e(b, h, i, t));
   Expr pv = dsl::sum(f.e(b, h, i, t) * dsl::cast(DType::f32, form.v(b, kv_head, t, d)));
   f.o(b, h, i, d) = dsl::cast(form.out, pv / f.l(b, h, i));
+  f.lse(b, h, i) = f.m(b, h, i) + dsl::log(f.l(b, h, i));
   return f;
 }
 
@@ -120,9 +121,10 @@ AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, boo
     b.l0a = 2 * rows * std::max(dim, keys) * 2;                   // Q or P, two copies
     b.l0b = 2 * keys * dim * 2;                                   // K or V, two copies
     b.l0c = 2 * rows * std::max(dim, keys) * 4;                   // S or P V, two copies
-    // S as loaded and S (f32), P (16-bit); P V, O (f32) and the result; the row statistics (a in
-    // three copies), the spreads of rows (a 32 B block per row) and a reduction's partial sums.
-    b.ub = h * keys * (4 + 4 + 2) + h * dim * (4 + 4 + 2) + 7 * h * 4 + 4 * 32 * h + h * 64 * 4;
+    // S as loaded and S (f32), P (16-bit); P V, O (f32) and the result; the row statistics (m, l,
+    // the tile's max and sum, a in D + 1 = 5 copies, the logsumexp), the spreads of rows (a 32 B
+    // block per row) and a reduction's partial sums.
+    b.ub = h * keys * (4 + 4 + 2) + h * dim * (4 + 4 + 2) + 10 * h * 4 + 4 * 32 * h + h * 64 * 4;
     return b;
   }
   b.l1 = (rows * dim + 3 * keys * dim + rows * keys) * 2;  // Q; K (two copies) and V; P
@@ -130,7 +132,8 @@ AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, boo
   b.l0b = 2 * keys * dim * 2;                              // K or V, two copies
   b.l0c = rows * keys * 4 + 2 * rows * dim * 4;            // S; P V (two copies)
   // S (f32) and P (16-bit, two copies) per key tile, P V's tile, the running O (f32) and the
-  // result (16-bit); the row statistics, the spread rows and the reductions' scratch.
+  // result (16-bit); the row statistics (the logsumexp's too), the spread rows and the reductions'
+  // scratch.
   b.ub = rows * keys * (4 + 2 * 2) + rows * dim * (4 + 4 + 2) + rows * 16 * 4 * 2 + 8 * 32 * rows;
   return b;
 }
@@ -222,6 +225,16 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
                f.name(), flash->text, p.tile_q, p.tile_kv, p.dim, need, where, chip.name, chip.buffer_size(full));
   }
   return p;
+}
+
+void attach_lse(AttentionPlan& p, const dsl::Func& lse) {
+  AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, p.causal, p.out};
+  AttentionFuncs want = attention_form(form);
+  if (!SameForm().funcs(*lse.impl, *want.lse.impl))
+    user_error("{}.store_with({}): the second output flash attention writes is its logsumexp, LSE(b, h, i) = M(b, h, i) + "
+               "log(L(b, h, i)) in f32 over the same scores ({}_lse of sched::attention_form; kernels::attention with lse = "
+               "true); {} is not it", lse.name(), p.func_name, p.func_name, lse.name());
+  p.lse = lse.name();
 }
 
 }  // namespace cubekit::sched

@@ -6,6 +6,8 @@
 //   E(b, h, i, j) = exp(S(b, h, i, j) - M(b, h, i))
 //   L(b, h, i)    = sum_t E(b, h, i, t)
 //   O(b, h, i, d) = cast(out, sum_t E(b, h, i, t) * f32(V(b, h / g, t, d)) / L(b, h, i))
+//   LSE(b, h, i)  = M(b, h, i) + log(L(b, h, i))     the logsumexp of the scaled scores (optional:
+//                                                    LSE.store_with(O) makes it O's kernel's too)
 // g = heads / kv_heads (grouped-query attention: g query heads share a K/V head).
 //
 // O.flash(tile_q, tile_kv) is the schedule: per core, for each (b, h, query tile) in its share,
@@ -37,9 +39,10 @@ struct AttentionForm {
   bool causal = false;
   DType out = DType::f16;
 };
-// The Funcs of the form above, named <name>_scores, _max, _exp, _sum and <name> (the output).
+// The Funcs of the form above, named <name>_scores, _max, _exp, _sum, <name> (the output) and
+// <name>_lse.
 struct AttentionFuncs {
-  dsl::Func s, m, e, l, o;
+  dsl::Func s, m, e, l, o, lse;
 };
 AttentionFuncs attention_form(const AttentionForm& form, const std::string& name = "attention");
 
@@ -51,6 +54,7 @@ struct AttentionPlan {
   double scale = 1;
   bool causal = false;
   int64_t tile_q = 0, tile_kv = 0;
+  std::string lse;  // the logsumexp output's name (f32, batch x heads x seq_q), or empty
   int64_t group() const { return heads / kv_heads; }
   int64_t q_tiles() const { return (seq_q + tile_q - 1) / tile_q; }
   int64_t kv_tiles() const { return (seq_kv + tile_kv - 1) / tile_kv; }
@@ -63,6 +67,10 @@ bool is_attention(const dsl::Func& f);
 // Checks that the Func is attention in the form above (a user error naming what differs) and that
 // its flash() tiles fit the chip, and plans it.
 AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip);
+
+// Makes `lse` (LSE.store_with(O)) the plan's second output, after checking it is the logsumexp of
+// the plan's attention in the form above (a user error naming the form otherwise).
+void attach_lse(AttentionPlan& plan, const dsl::Func& lse);
 
 // The bytes one core's flash attention holds in each buffer for these tiles (16-bit inputs and
 // output), copies included: what codegen/lower_attention (split: lower_attention_split) allocates,

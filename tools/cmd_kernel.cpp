@@ -309,7 +309,7 @@ int run_conv(const ConvArgs& a) {
 
 struct AttentionArgs : RunArgs {
   int64_t batch = 1, heads = 1, kv_heads = 0, seq_q = 0, seq_kv = 0, dim = 0, tile_q = 0, tile_kv = 0;
-  bool causal = false;
+  bool causal = false, lse = false;
   double scale = 0;
   std::string dtype = "f16";
 };
@@ -317,7 +317,7 @@ struct AttentionArgs : RunArgs {
 kernels::AttentionOptions options_of(const AttentionArgs& a) {
   kernels::AttentionOptions o;
   o.batch = a.batch, o.heads = a.heads, o.kv_heads = a.kv_heads, o.seq_q = a.seq_q, o.seq_kv = a.seq_kv, o.dim = a.dim;
-  o.causal = a.causal, o.scale = a.scale, o.tile_q = a.tile_q, o.tile_kv = a.tile_kv;
+  o.causal = a.causal, o.scale = a.scale, o.tile_q = a.tile_q, o.tile_kv = a.tile_kv, o.lse = a.lse;
   o.dtype = dtype_option(a.dtype, "--dtype");
   if (o.dtype != DType::f16 && o.dtype != DType::bf16) user_error("--dtype must be f16 or bf16 for attention, got '{}'", a.dtype);
   if (naive_schedule(a)) user_error("--schedule naive: attention has its flash() schedule only; drop --schedule");
@@ -332,6 +332,7 @@ void add_attention_options(CLI::App* cmd, AttentionArgs& a) {
   cmd->add_option("--seq-kv", a.seq_kv, "keys per head (default: --seq-q)");
   cmd->add_option("--dim", a.dim, "head dim (a multiple of 16 up to 128)")->required();
   cmd->add_flag("--causal", a.causal, "causal mask: query i sees keys 0..i");
+  cmd->add_flag("--lse", a.lse, "also write the logsumexp of the scaled scores (f32, batch x heads x seq-q)");
   cmd->add_option("--scale", a.scale, "score scale (default 1/sqrt(dim))");
   cmd->add_option("--dtype", a.dtype, "Q, K, V and the output: f16 or bf16")->capture_default_str();
   cmd->add_option("--tile-q", a.tile_q, "override: flash() query rows per tile");
@@ -346,14 +347,17 @@ std::string attention_headline(const kernels::AttentionOptions& o) {
 
 int run_attention(const AttentionArgs& a) {
   kernels::AttentionOptions o = options_of(a);
-  kernels::Attention at = kernels::attention(o, load_chip(a.chip));
+  const ChipConfig chip = load_chip(a.chip);
+  kernels::Attention at = kernels::attention(o, chip);
   const int64_t seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
+  const auto [tile_q, tile_kv] = kernels::default_attention_tiles(o, chip);  // the tiles attention() gave flash()
   nlohmann::json extra = {{"shape", {{"batch", o.batch}, {"heads", o.heads}, {"kv_heads", o.kv_heads ? o.kv_heads : o.heads},
-                                     {"seq_q", o.seq_q}, {"seq_kv", seq_kv}, {"dim", o.dim}, {"causal", o.causal}}}};
+                                     {"seq_q", o.seq_q}, {"seq_kv", seq_kv}, {"dim", o.dim}, {"causal", o.causal}}},
+                          {"tiles", {{"q", tile_q}, {"kv", tile_kv}}}};
   // Two products of 2 * seq_q * seq_kv * dim each (the published kernels' count, 4 S0 S1 D); a
   // causal mask does about half.
   double flops = 4.0 * double(o.batch * o.heads) * double(o.seq_q) * double(seq_kv) * double(o.dim) * (o.causal ? 0.5 : 1.0);
-  return run_kernel({at.funcs.o}, a, attention_headline(o), -1, extra, flops);
+  return run_kernel(at.outputs(), a, fmt::format("{}, flash {} x {}", attention_headline(o), tile_q, tile_kv), -1, extra, flops);
 }
 
 // ---- pooling: max_pool2d, avg_pool2d, global_avg_pool2d ----

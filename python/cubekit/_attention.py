@@ -10,7 +10,7 @@ from ._running import empty_report as _empty_report, raise_diagnostics as _raise
 ATTENTION_OVERRIDES = ("tile_q", "tile_kv")
 
 
-def attention(q, k, v, *, causal=False, scale=None, chip="ascend910", timing_only=False, trace=None,
+def attention(q, k, v, *, causal=False, scale=None, return_lse=False, chip="ascend910", timing_only=False, trace=None,
               raise_on_diagnostics=False, **overrides):
     """O = softmax(scale * Q Kᵀ) V, as torch.nn.functional.scaled_dot_product_attention computes it.
 
@@ -20,11 +20,14 @@ def attention(q, k, v, *, causal=False, scale=None, chip="ascend910", timing_onl
     is_causal, the mask's top left on the diagonal). scale: None is 1 / sqrt(E). E is a multiple of
     16 up to 128. The kernel is flash attention (Func.flash): the statistics in float32, P cast to
     q's type for the second product. overrides: tile_q, tile_kv (the flash() tiles). Returns (O,
-    report), O shaped as q.
+    report), O shaped as q; with return_lse=True (O, lse, report), lse the float32 logsumexp of the
+    scaled scores per query, shaped as q without its head dim (what torch's flash kernels return
+    beside O: log(sum_j exp(scale * q_i . k_j)), the masked keys left out).
     """
     kernel = "attention"
     _, chip, timing_only, trace, strict = _opt.common(kernel, "default", chip, timing_only, trace, raise_on_diagnostics)
     causal = _opt.boolean(kernel, "causal", causal)
+    return_lse = _opt.boolean(kernel, "return_lse", return_lse)
     checked = {}
     for key, value in overrides.items():
         if key not in ATTENTION_OVERRIDES:
@@ -49,7 +52,11 @@ def attention(q, k, v, *, causal=False, scale=None, chip="ascend910", timing_onl
             raise _cubekit.Error(f"{kernel}: scale must be positive (None: 1 / sqrt(E)), got {scale}")
     if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched
         out = _np.zeros(q.shape, _np.float16)
-        return (out[0] if squeeze else out), _empty_report(kernel, q.shape, chip)
+        report = _empty_report(kernel, q.shape, chip)
+        if return_lse:
+            lse = _np.zeros(q.shape[:3], _np.float32)
+            return (out[0] if squeeze else out), (lse[0] if squeeze else lse), report
+        return (out[0] if squeeze else out), report
     if k.shape[2] == 0:
         raise _cubekit.Error(f"{kernel}: k and v have no keys (shape {k.shape}): a softmax over no keys is undefined")
     o = _cubekit.AttentionOptions()
@@ -57,12 +64,21 @@ def attention(q, k, v, *, causal=False, scale=None, chip="ascend910", timing_onl
     o.kv_heads, o.seq_kv = k.shape[1], k.shape[2]
     o.causal, o.dtype = causal, "f16"
     o.scale = 0.0 if scale is None else scale
+    o.lse = return_lse
     for key, value in checked.items():
         setattr(o, key, value)
-    func, inputs = _cubekit.attention_func(o, chip)
+    func, inputs, lse_func = _cubekit.attention_func(o, chip)
     named = {i.name: a for i, a in zip(inputs, (q, k, v))}
-    out, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace)
+    also = [lse_func] if lse_func is not None else []
+    out, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace, also=also)
     report["launched"] = True
+    outputs = {func.name: out}
+    lse = report.pop("also")[lse_func.name] if lse_func is not None else None
+    if lse_func is not None:
+        outputs[lse_func.name] = lse
     if strict:
-        _raise_diagnostics(func.name, {func.name: out}, report)
-    return (out[0] if squeeze and out is not None and out.ndim == 4 else out), report
+        _raise_diagnostics(func.name, outputs, report)
+    out = out[0] if squeeze and out is not None and out.ndim == 4 else out
+    if not return_lse:
+        return out, report
+    return out, (lse[0] if squeeze and lse is not None and lse.ndim == 3 else lse), report

@@ -27,9 +27,9 @@ void expect_correct(const AttentionOptions& o, const ChipConfig& chip) {
   kernels::Attention a = kernels::attention(o, chip);
   kernels::RunSettings s;
   s.seed = 5;
-  kernels::KernelRun run = kernels::compile_and_run(a.funcs.o, chip, s);
-  const std::string what = fmt::format("b{} h{}/{} s{}x{} d{}{} {} on {}", o.batch, o.heads, o.kv_heads, o.seq_q, o.seq_kv, o.dim,
-                                       o.causal ? " causal" : "", dtype_name(o.dtype), chip.name);
+  kernels::KernelRun run = kernels::compile_and_run(a.outputs(), chip, s);
+  const std::string what = fmt::format("b{} h{}/{} s{}x{} d{}{}{} {} on {}", o.batch, o.heads, o.kv_heads, o.seq_q, o.seq_kv, o.dim,
+                                       o.causal ? " causal" : "", o.lse ? " lse" : "", dtype_name(o.dtype), chip.name);
   EXPECT_TRUE(run.sim.report.clean()) << what << "\n" << test::describe(run);
   ASSERT_TRUE(run.checked) << what;
   EXPECT_TRUE(run.check.pass) << what << ": max abs " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
@@ -42,7 +42,7 @@ TEST(Attention, SmallShapesMatchTheReference) {
 
 // Random shapes on every preset: batch, heads and their K/V groups, causal or not, lengths that
 // are not multiples of the tiles (either longer), both head dims, f16 and (where the cube takes
-// it) bf16, default and explicit tiles.
+// it) bf16, default and explicit tiles, with and without the logsumexp output.
 class AttentionOn : public testing::TestWithParam<const char*> {};
 
 TEST_P(AttentionOn, RandomShapesMatchTheReference) {
@@ -60,8 +60,10 @@ TEST_P(AttentionOn, RandomShapesMatchTheReference) {
     o.dim = pick(0, 1) ? 64 : 128;
     if (pick(0, 2) == 0) o.tile_q = o.tile_kv = 16 * pick(1, 4);
     if (chip.fractal(DType::bf16) && pick(0, 1)) o.dtype = DType::bf16;
-    SCOPED_TRACE(fmt::format("case {}: b{} h{}/{} s{}x{} d{}{} {} tiles {} x {}", i, o.batch, o.heads, o.kv_heads, o.seq_q, o.seq_kv,
-                             o.dim, o.causal ? " causal" : "", dtype_name(o.dtype), o.tile_q, o.tile_kv));
+    o.lse = pick(0, 1) == 1;
+    SCOPED_TRACE(fmt::format("case {}: b{} h{}/{} s{}x{} d{}{}{} {} tiles {} x {}", i, o.batch, o.heads, o.kv_heads, o.seq_q,
+                             o.seq_kv, o.dim, o.causal ? " causal" : "", o.lse ? " lse" : "", dtype_name(o.dtype), o.tile_q,
+                             o.tile_kv));
     EXPECT_NO_THROW(expect_correct(o, chip));
   }
 }
@@ -93,6 +95,7 @@ TEST(Attention, TheReferenceIsAttention) {
   };
   const std::vector<uint8_t> qb = bytes(q), kb = bytes(k), vb = bytes(v);
   const std::vector<uint8_t> got = dsl::run_on_host(a.funcs.o, {{"q", &qb}, {"k", &kb}, {"v", &vb}}).data;
+  const std::vector<uint8_t> lse = dsl::run_on_host(a.funcs.lse, {{"q", &qb}, {"k", &kb}, {"v", &vb}}).data;
   const int64_t H = 4, G = 2, S = 5, T = 7, D = 16;
   for (int64_t h = 0; h < H; ++h)
     for (int64_t i = 0; i < S; ++i) {
@@ -105,6 +108,9 @@ TEST(Attention, TheReferenceIsAttention) {
         mx = std::max(mx, p[size_t(j)]);
       }
       for (int64_t j = 0; j <= std::min(i, T - 1); ++j) sum += p[size_t(j)] = std::exp(p[size_t(j)] - mx);
+      float lse_got;
+      std::memcpy(&lse_got, &lse[size_t((h * S + i) * 4)], 4);
+      EXPECT_NEAR(lse_got, mx + std::log(sum), 1e-5 + 1e-5 * std::abs(mx)) << "lse h " << h << " i " << i;
       for (int64_t d = 0; d < D; ++d) {
         double o_ = 0;
         for (int64_t j = 0; j <= std::min(i, T - 1); ++j) o_ += p[size_t(j)] * v[size_t(((h / G) * T + j) * D + d)];
@@ -116,12 +122,13 @@ TEST(Attention, TheReferenceIsAttention) {
 }
 
 // Deleting any synchronisation the generated kernel executes is reported: two key tiles, a
-// partial one, the causal diagonal.
+// partial one, the causal diagonal, the logsumexp output.
 Program small_causal(const ChipConfig& chip) {
   AttentionOptions o = attn(1, 1, 1, 32, 40, 64, true);
   o.tile_q = o.tile_kv = 16;
+  o.lse = true;
   kernels::Attention a = kernels::attention(o, chip);
-  return parse_program(print_program(codegen::compile(a.funcs.o, chip).program));
+  return parse_program(print_program(codegen::compile(a.outputs(), chip).program));
 }
 
 TEST(Attention, DeletingAnyExecutedSynchronisationIsReported) {

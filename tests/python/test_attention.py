@@ -42,6 +42,31 @@ def test_split_chips_match_sdpa(rng, chip):
         assert report["cycles"] > 0
 
 
+def logsumexp(q, k, causal=False, scale=None):
+    """log(sum_j exp(scale q_i . k_j)) over the keys each query sees, in float64."""
+    q, k = q.astype(np.float64), k.astype(np.float64)
+    k = np.repeat(k, q.shape[-3] // k.shape[-3], axis=-3)
+    s = q @ np.swapaxes(k, -1, -2) * (1 / np.sqrt(q.shape[-1]) if scale is None else scale)
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    m = s.max(-1)
+    return m + np.log(np.exp(s - m[..., None]).sum(-1))
+
+
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
+def test_return_lse_is_the_logsumexp_of_the_scaled_scores(rng, chip):
+    q = rng.standard_normal((2, 4, 70, 64)).astype(np.float16)
+    k, v = (rng.standard_normal((2, 2, 90, 64)).astype(np.float16) for _ in range(2))
+    o, lse, report = kernels.attention(q, k, v, causal=True, return_lse=True, chip=chip, raise_on_diagnostics=True)
+    assert lse.shape == q.shape[:3] and lse.dtype == np.float32
+    np.testing.assert_allclose(lse, logsumexp(q, k, causal=True), atol=1e-4, rtol=1e-5)
+    np.testing.assert_allclose(o.astype(np.float64), sdpa(q, k, v, True), atol=2e-2, rtol=2e-2)
+    assert "also" not in report
+    o3, lse3, _ = kernels.attention(q[0], k[0], v[0], return_lse=True, chip=chip)  # no batch: lse (heads, L)
+    assert lse3.shape == q.shape[1:3]
+    np.testing.assert_allclose(lse3, logsumexp(q[0], k[0]), atol=1e-4, rtol=1e-5)
+
+
 def test_scale_and_no_batch(rng):
     q, k, v = (rng.standard_normal((2, 48, 32)).astype(np.float16) for _ in range(3))
     o, _ = kernels.attention(q, k, v, scale=0.5, tile_q=16, tile_kv=32)

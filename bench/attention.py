@@ -1,0 +1,109 @@
+"""Flash attention on the emulator (bench/run.py attention), timing-only.
+
+    bench/run.py attention [--chips ascend910,ascend910b2,ascend950pr] [--long]
+
+BERT-Large's self-attention (batch 8, 16 heads, sequence 512, head dim 64, f16) as one fused
+kernel (`cubekit kernel attention`) beside the unfused chain a framework without fusion runs, three
+kernels through GM: S = Q K^T / sqrt(64) as a batched matmul with the scale fused (S in f16), the
+row softmax over S (f16), and O = P V as a batched matmul (f16). Per chip: cycles, microseconds,
+GM bytes (every transfer to or from GM), HBM bytes (what of them L2 did not keep), mac_ratio and vec_ratio (on a split chip the cube cores'
+and the vector cores' own; the chain's weighted by each kernel's cycles), and the speedup.
+
+--long adds the long sequences of the 910B2 (batch 1, 1 head, S0 = S1 = 1K..32K, head dim 128):
+the published kernel's tiling (128 query rows a tile, 128 keys a cube tile), cubekit's default
+schedule, and the board's time for the published kernel (hw-native-sys/pto-isa
+kernels/manual/common/flash_atten/README.md), with TFLOPS at 4 S^2 128 operations, and where the
+cycles go (the cube cores' mac and fixpipe ratios, the vector cores' vec ratio).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BERT = {"batch": 8, "heads": 16, "seq": 512, "dim": 64}
+PUBLISHED_US = {1024: 20.96, 2048: 32.46, 4096: 88.90, 8192: 292.63, 16384: 909.06, 32768: 3262.65}
+
+
+def cubekit(build, args):
+    """The JSON report of a timing-only cubekit command."""
+    command = [os.path.join(build, "bin", "cubekit")] + args + ["--timing-only", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        sys.exit(f"bench/run.py attention: `{' '.join(command)}` failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
+def gm_bytes(report):
+    return sum(v for path, v in report["bytes"].items() if "GM" in path)
+
+
+def ratios(report):
+    """mac_ratio and vec_ratio: on a split chip those of the cores that have the pipe."""
+    kinds = report.get("kinds", {})
+    mac = kinds["aic"]["ratios"]["mac_ratio"] if "aic" in kinds else report["ratios"]["mac_ratio"]
+    vec = kinds["aiv"]["ratios"]["vec_ratio"] if "aiv" in kinds else report["ratios"]["vec_ratio"]
+    return mac, vec
+
+
+def summary(reports):
+    """One row for a chain of kernels run one after another."""
+    cycles = sum(r["cycles"] for r in reports)
+    mac = sum(ratios(r)[0] * r["cycles"] for r in reports) / cycles
+    vec = sum(ratios(r)[1] * r["cycles"] for r in reports) / cycles
+    return {"cycles": cycles, "us": sum(r["microseconds"] for r in reports), "gm_bytes": sum(gm_bytes(r) for r in reports),
+            "hbm_bytes": sum(r["l2"]["hbm_bytes"] for r in reports), "mac_ratio": mac, "vec_ratio": vec}
+
+
+def bert_large(build, chip):
+    b, h, s, d = BERT["batch"], BERT["heads"], BERT["seq"], BERT["dim"]
+    fused = cubekit(build, ["kernel", "attention", "--batch", str(b), "--heads", str(h), "--seq-q", str(s), "--dim", str(d),
+                            "--chip", chip])
+    heads = str(b * h)
+    chain = [
+        cubekit(build, ["kernel", "matmul", "--batch", heads, "--m", str(s), "--n", str(s), "--k", str(d), "--transpose-b",
+                        "--out", "f16", "--epilogue", "scale", "--scale", str(d ** -0.5), "--chip", chip]),
+        cubekit(build, ["kernel", "softmax", "--rows", str(b * h * s), "--cols", str(s), "--dtype", "f16", "--chip", chip]),
+        cubekit(build, ["kernel", "matmul", "--batch", heads, "--m", str(s), "--n", str(d), "--k", str(s), "--out", "f16",
+                        "--chip", chip]),
+    ]
+    return summary([fused]), summary(chain)
+
+
+def long_sequences(build):
+    rows = []
+    for s, board_us in PUBLISHED_US.items():
+        shape = ["kernel", "attention", "--batch", "1", "--heads", "1", "--seq-q", str(s), "--dim", "128", "--chip", "ascend910b2"]
+        published = cubekit(build, shape + ["--tile-q", "128", "--tile-kv", "128"])
+        default = cubekit(build, shape)
+        tflops = lambda us: 4 * s * s * 128 / (us * 1e-6) / 1e12
+        aic, aiv = published["kinds"]["aic"]["ratios"], published["kinds"]["aiv"]["ratios"]
+        rows.append((s, board_us, tflops(board_us), published["microseconds"], published["microseconds"] / board_us,
+                     tflops(published["microseconds"]), default["microseconds"], tflops(default["microseconds"]),
+                     f'{default["tiles"]["q"]} x {default["tiles"]["kv"]}', aic["mac_ratio"], aic["fixpipe_ratio"], aiv["vec_ratio"]))
+    return rows
+
+
+def main(build, chips, long):
+    print(f"BERT-Large self-attention: batch {BERT['batch']}, {BERT['heads']} heads, sequence {BERT['seq']}, "
+          f"head dim {BERT['dim']}, f16 (timing-only)\n")
+    print("| chip | implementation | cycles | us | GM bytes | HBM bytes | mac_ratio | vec_ratio | speedup |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for chip in chips:
+        fused, chain = bert_large(build, chip)
+        for name, r in (("fused (flash)", fused), ("unfused (QK^T, softmax, PV)", chain)):
+            speedup = chain["cycles"] / r["cycles"]
+            print(f"| {chip} | {name} | {r['cycles']:,} | {r['us']:.1f} | {r['gm_bytes']:,} | {r['hbm_bytes']:,} | {r['mac_ratio']:.3f} | "
+                  f"{r['vec_ratio']:.3f} | {speedup:.2f}x |")
+    if long:
+        print("\nLong sequences on ascend910b2: batch 1, 1 head, S0 = S1 = S, head dim 128, f16 "
+              "(published tiling: 128 x 128 tiles; the board: pto-isa's kernel)\n")
+        print("| S | board us | board TFLOPS | model us (published tiling) | model / board | model TFLOPS | "
+              "default us | default TFLOPS | default tiles | aic mac_ratio | aic fixpipe_ratio | aiv vec_ratio |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for row in long_sequences(build):
+            s, bus, btf, mus, ratio, mtf, dus, dtf, sched, mac, fix, vec = row
+            print(f"| {s} | {bus:.2f} | {btf:.1f} | {mus:.2f} | {ratio:.3f} | {mtf:.1f} | {dus:.2f} | {dtf:.1f} | {sched} | "
+                  f"{mac:.3f} | {fix:.3f} | {vec:.3f} |")
+    return 0
