@@ -18,6 +18,12 @@
 // each side counts its hand-offs (a counter per kind over the core's whole run); a slot is
 // reused once the other side has given it back (the `free` flags, D + 1 or 2 credits given at the
 // start and taken back at the end).
+//
+// On the 950 (sched::attention_direct) nothing goes through GM: the cube core's FixPipe writes S
+// and P V into two slots each in its vector cores' UB (rows [0, h) to vector core 0, [h, m16) to
+// 1), the vector cores scale S in place there and write their rows of P into P's D + 1 slots in
+// the cube core's L1 (UB -> L1, NZ); the flags are the same, set and waited on the pipes that
+// touch the slots (V, MTE1).
 #include "codegen/lower_attention_split.h"
 
 #include "codegen/lower_attention.h"
@@ -41,10 +47,10 @@ class SplitFlash {
  public:
   SplitFlash(const sched::AttentionPlan& p, const ChipConfig& chip)
       : p_(p), chip_(chip), m16_(round_up(p.tile_q, 16)), kv16_(round_up(p.tile_kv, 16)), h_(m16_ / 2),
-        in_size_(dtype_size(p.in)) {}
+        in_size_(dtype_size(p.in)), direct_(sched::attention_direct(chip)) {}
 
   Kernel lower() {
-    k_ = attention_kernel(p_, {{"_s", DType::f32}, {"_p", p_.in}, {"_pv", DType::f32}});
+    k_ = direct_ ? attention_kernel(p_, {}) : attention_kernel(p_, {{"_s", DType::f32}, {"_p", p_.in}, {"_pv", DType::f32}});
     k_.subblock = k_.new_var("subblock_idx");
     par_ = k_.new_var("par_v");
     prev_ = k_.new_var("prev_v");
@@ -52,14 +58,20 @@ class SplitFlash {
     l1q_ = k_.new_buffer("L1Q", Space::L1, m16_ * d * in_size_, 1);
     l1k_ = k_.new_buffer("L1K", Space::L1, kv16_ * d * in_size_, 2);
     l1v_ = k_.new_buffer("L1V", Space::L1, kv16_ * d * in_size_, 2);
-    l1p_ = k_.new_buffer("L1P", Space::L1, m16_ * kv16_ * in_size_, 2);
+    // P: on the 950 its slots in L1, written by the vector cores (UB -> L1); else from GM, two copies.
+    l1p_ = direct_ ? k_.new_buffer("L1P", Space::L1, kSlots * p_bytes(), 1) : k_.new_buffer("L1P", Space::L1, p_bytes(), 2);
     l0a_ = k_.new_buffer("L0A", Space::L0A, m16_ * std::max(d, kv16_) * in_size_, 2);
     l0b_ = k_.new_buffer("L0B", Space::L0B, kv16_ * d * in_size_, 2);
     l0c_ = k_.new_buffer("L0C", Space::L0C, m16_ * std::max(d, kv16_) * 4, 2);
-    ub_sw_ = k_.new_buffer("SW", Space::UB, h_ * kv16_ * 4, 1);  // S as the slot holds it (MTE2's)
-    ub_s_ = k_.new_buffer("S", Space::UB, h_ * kv16_ * 4, 1);    // S scaled and on (the vector unit's)
+    if (direct_) {  // S and P V: slots in UB the cube core's FixPipe writes (L0C -> UB), S scaled in place
+      ub_s_ = k_.new_buffer("S", Space::UB, kUbSlots * h_ * kv16_ * 4, 1);
+      ub_pv_ = k_.new_buffer("PV", Space::UB, kUbSlots * h_ * d * 4, 1);
+    } else {
+      ub_sw_ = k_.new_buffer("SW", Space::UB, h_ * kv16_ * 4, 1);  // S as the slot holds it (MTE2's)
+      ub_s_ = k_.new_buffer("S", Space::UB, h_ * kv16_ * 4, 1);    // S scaled and on (the vector unit's)
+      ub_pv_ = k_.new_buffer("PV", Space::UB, h_ * d * 4, 1);
+    }
     ub_p_ = k_.new_buffer("P", Space::UB, h_ * kv16_ * in_size_, 1);
-    ub_pv_ = k_.new_buffer("PV", Space::UB, h_ * d * 4, 1);
     ub_o_ = k_.new_buffer("O", Space::UB, h_ * d * 4, 1);
     ub_r_ = k_.new_buffer("R", Space::UB, h_ * d * dtype_size(p_.out), 1);
     row_bytes_ = vbytes(VShape::Row, DType::f32, {h_, 16, 16});
@@ -76,9 +88,11 @@ class SplitFlash {
     const int64_t items = space.fused();
     k_.block_dim = int(std::min<int64_t>(items, chip_.cores));
     const int64_t groups = k_.block_dim;
-    k_.tensors[kWsS].shape = {groups, kSlots, m16_, kv16_};
-    k_.tensors[kWsP].shape = {groups, kSlots, m16_, kv16_};
-    k_.tensors[kWsPv].shape = {groups, 2, m16_, d};
+    if (!direct_) {
+      k_.tensors[kWsS].shape = {groups, kSlots, m16_, kv16_};
+      k_.tensors[kWsP].shape = {groups, kSlots, m16_, kv16_};
+      k_.tensors[kWsPv].shape = {groups, 2, m16_, d};
+    }
     k_.body = program(space, items, false);
     std::vector<Node> vec = program(space, items, true);
     k_.vector_body = zero_scratch(std::move(vec));
@@ -87,6 +101,12 @@ class SplitFlash {
 
  private:
   static constexpr int kPreload = 4, kSlots = kPreload + 1;
+  // S and P V slots in UB (950): two each. S is freed once P is made from it, P V once O took it.
+  static constexpr int kUbSlots = 2;
+  int s_slots() const { return direct_ ? kUbSlots : kSlots; }
+  // The pipe that first touches what the other side handed over, and that gives the slot back.
+  Pipe aiv_in() const { return direct_ ? Pipe::V : Pipe::MTE2; }
+  Pipe aic_p_in() const { return direct_ ? Pipe::MTE1 : Pipe::MTE2; }
 
   // One side's program: its credits given, the items, the credits taken back.
   std::vector<Node> program(const TileSpace& space, int64_t items, bool aiv) {
@@ -96,9 +116,9 @@ class SplitFlash {
     // The hand-off counters (slot = counter % slots), over the core's whole run.
     const int cs = k_.new_var("n_s" + sfx), cp = k_.new_var("n_p" + sfx), cpv = k_.new_var("n_pv" + sfx);
     for (int c : {cs, cp, cpv}) body.push_back(let(c, Affine(0), LetOp::Add, 0));
-    for (int i = 0; i < kSlots; ++i)
-      body.push_back(aiv ? set_cross(Pipe::MTE2, 2, kSFree) : set_cross(Pipe::MTE2, 2, kPFree));
-    for (int i = 0; aiv && i < 2; ++i) body.push_back(set_cross(Pipe::MTE2, 2, kPvFree));
+    for (int i = 0; i < (aiv ? s_slots() : kSlots); ++i)
+      body.push_back(aiv ? set_cross(aiv_in(), 2, kSFree) : set_cross(aic_p_in(), 2, kPFree));
+    for (int i = 0; aiv && i < 2; ++i) body.push_back(set_cross(aiv_in(), 2, kPvFree));
     body += std::move(tiles.setup);
     std::vector<int> index;
     std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), sfx, index);
@@ -111,7 +131,7 @@ class SplitFlash {
       return aiv ? vector_item(bh, qi, mt, n) : cube_item(bh, qi, Affine::var(kvh), mt, n);
     });
     body.push_back(tiles.loop(std::move(item)));
-    for (int i = 0; i < kSlots; ++i)
+    for (int i = 0; i < (aiv ? kSlots : s_slots()); ++i)
       body.push_back(aiv ? wait_cross(Pipe::MTE3, kPFree) : wait_cross(Pipe::FIX, kSFree));
     for (int i = 0; !aiv && i < 2; ++i) body.push_back(wait_cross(Pipe::FIX, kPvFree));
     return body;
@@ -178,11 +198,29 @@ class SplitFlash {
     Node fix{Node::Kind::Move};
     fix.src = {{-1, l0c_, 0}, Layout::NZ16, DType::f32, m16_, round_up(nt, 16), m16_};
     fix.dst = {{kWsS, -1, slot_at(slot, kSlots, s_bytes())}, Layout::ND, DType::f32, m16_, round_up(nt, 16), kv16_};
-    std::vector<Node> out = take_slot(counter, slot, kSlots);
-    out.push_back(scope({l0c_}, {scope({l1k_}, {k, scope({l0a_, l0b_}, {cube().to_l0a(q, m16_, d), cube().to_l0b(k.dst, d, nt), cube().mmad(l0c_, m16_, nt, d)})}),
-                                 wait_cross(Pipe::FIX, kSFree), fix, set_cross(Pipe::FIX, 2, kSReady)}));
+    std::vector<Node> out = take_slot(counter, slot, s_slots());
+    std::vector<Node> product = {scope({l1k_}, {k, scope({l0a_, l0b_}, {cube().to_l0a(q, m16_, d), cube().to_l0b(k.dst, d, nt), cube().mmad(l0c_, m16_, nt, d)})}),
+                                 wait_cross(Pipe::FIX, kSFree)};
+    if (direct_) product += fix_to_ub(round_up(nt, 16), ub_s_, Affine::var(slot, s_tile_bytes()), round_up(nt, 16));
+    else product.push_back(fix);
+    product.push_back(set_cross(Pipe::FIX, 2, kSReady));
+    out.push_back(scope({l0c_}, std::move(product)));
     return out;
   }
+
+  // The 950's FixPipe into the group's vector cores' UB: rows [0, h) of the L0C tile (n columns,
+  // NZ16) to vector core 0, rows [h, m16) to vector core 1, as rows of `ld` f32 from `at` in
+  // `buffer` (each core's own copy of it).
+  std::vector<Node> fix_to_ub(int64_t n, int buffer, const Affine& at, int64_t ld) {
+    std::vector<Node> out;
+    for (int64_t sub = 0; sub < 2; ++sub)
+      out.push_back(instr("fixpipe.f32.f32", Pipe::FIX, {{-1, buffer, at}, {-1, l0c_, Affine(sub * h_ * 16 * 4)}},
+                          {mem_arg(0), mem_arg(1), kw("m", imm(h_)), kw("n", imm(n)), kw("src_stride", imm(m16_)),
+                           kw("dst_stride", imm(ld)), kw("sub", imm(sub))}));
+    return out;
+  }
+  int64_t s_tile_bytes() const { return h_ * kv16_ * 4; }   // a vector core's S in UB
+  int64_t pv_tile_bytes() const { return h_ * p_.dim * 4; }  // and its P V
 
   // P_t V_t: P from its slot (whole fractals of keys: those past the keys are 0) and V into L1, the
   // product into this group's next P V slot.
@@ -202,6 +240,19 @@ class SplitFlash {
     fix.dst = {{kWsPv, -1, slot_at(vs, 2, pv_bytes())}, Layout::ND, DType::f32, m16_, d, d};
     std::vector<Node> out = take_slot(n.p, ps, kSlots);
     out += take_slot(n.pv, vs, 2);
+    if (direct_) {  // P in its L1 slot already (the vector cores' UB -> L1), P V to their UB
+      pl.at = {-1, l1p_, Affine::var(ps, p_bytes())};
+      // P's slots are no scope: this core never writes them (the sync pass orders a buffer's writer
+      // and readers on one core; the cross-core flags order the vector cores' writes).
+      std::vector<Node> product = {scope({l1v_}, {v, scope({l0a_, l0b_}, {wait_cross(Pipe::MTE1, kPReady), cube().to_l0a(pl, m16_, nt),
+                                                                                 set_cross(Pipe::MTE1, 2, kPFree), cube().to_l0b(v.dst, nt, d),
+                                                                                 cube().mmad(l0c_, m16_, d, nt)})}),
+                                   wait_cross(Pipe::FIX, kPvFree)};
+      product += fix_to_ub(d, ub_pv_, Affine::var(vs, pv_tile_bytes()), d);
+      product.push_back(set_cross(Pipe::FIX, 2, kPvReady));
+      out.push_back(scope({l0c_}, std::move(product)));
+      return out;
+    }
     out.push_back(scope({l0c_}, {scope({l1p_, l1v_}, {wait_cross(Pipe::MTE2, kPReady), p, set_cross(Pipe::MTE2, 2, kPFree), v,
                                                       scope({l0a_, l0b_}, {cube().to_l0a(pl, m16_, nt), cube().to_l0b(v.dst, nt, d), cube().mmad(l0c_, m16_, d, nt)})}),
                                  wait_cross(Pipe::FIX, kPvFree), fix, set_cross(Pipe::FIX, 2, kPvReady)}));
@@ -257,29 +308,41 @@ class SplitFlash {
   VValue alpha(int copy) const { return row(alpha_, Affine::var(copy, row_bytes_)); }
   VTile tile(int64_t cols) const { return {h_, cols, cols, false}; }
   Affine my_rows(int64_t row_bytes) const { return Affine::var(k_.subblock, h_ * row_bytes); }
+  VValue s_tile() const { return {VShape::Full, DType::f32, {-1, ub_s_, s_at_}, 0}; }  // this key tile's S
 
   // Key tile t's S (its slot, this core's rows): scaled, masked, the running max and sum updated,
   // a_t kept, P_t = exp(S - m) into the next P slot.
   std::vector<Node> softmax(const Affine& t, const Affine& qi, int64_t nt, const Counters& n) {
     const int ss = k_.new_var("s_slot_v"), ps = k_.new_var("p_slot_v");
-    std::vector<Node> out = take_slot(n.s, ss, kSlots);
+    std::vector<Node> out = take_slot(n.s, ss, s_slots());
     out += take_slot(n.p, ps, kSlots);
     // The columns the cube wrote (whole fractals of nt): UB holds them as rows of n16, the slots
     // as rows of kv16.
     const int64_t n16 = round_up(nt, 16);
     n16_ = n16;
-    auto rows_args = [&](int64_t size, const char* gap_kw) {
-      const int64_t gap = (kv16_ - n16) * size / 32;
-      std::vector<Arg> args = {mem_arg(0), mem_arg(1), kw("nburst", imm(gap ? h_ : 1)), kw("len", imm((gap ? n16 : h_ * n16) * size / 32))};
-      if (gap) args.push_back(kw(gap_kw, imm(gap)));
-      return args;
-    };
+    s_at_ = direct_ ? Affine::var(ss, s_tile_bytes()) : Affine(0);
+    if (direct_) return out += softmax_of(t, qi, nt, ps, {wait_cross(Pipe::V, kSReady)});
     std::vector<Arg> args = rows_args(4, "src_gap");
     Node load = instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_sw_, Affine(0)}, {kWsS, -1, slot_at(ss, kSlots, s_bytes()) + my_rows(kv16_ * 4)}},
                       std::move(args));
     std::vector<Node> scaled = {wait_cross(Pipe::MTE2, kSReady), load, set_cross(Pipe::MTE2, 2, kSFree)};
     VectorOps(k_, *pool_, scaled, tile(n16)).binary(VBinary::Mul, full(ub_s_), full(ub_sw_), VValue::scalar(DType::f32, p_.scale));
-    std::vector<Node> make = {scope({ub_sw_}, std::move(scaled))};
+    return out += softmax_of(t, qi, nt, ps, {scope({ub_sw_}, std::move(scaled))});
+  }
+
+  // A copy between this core's rows of a GM slot (rows of kv16) and UB (rows of n16).
+  std::vector<Arg> rows_args(int64_t size, const char* gap_kw) const {
+    const int64_t gap = (kv16_ - n16_) * size / 32;
+    std::vector<Arg> args = {mem_arg(0), mem_arg(1), kw("nburst", imm(gap ? h_ : 1)), kw("len", imm((gap ? n16_ : h_ * n16_) * size / 32))};
+    if (gap) args.push_back(kw(gap_kw, imm(gap)));
+    return args;
+  }
+
+  // The online softmax of key tile t from its S (scaled by `scaled` where it was loaded, in its
+  // UB slot on the 950), P_t into P slot `ps`.
+  std::vector<Node> softmax_of(const Affine& t, const Affine& qi, int64_t nt, int ps, std::vector<Node> make) {
+    const int64_t n16 = n16_;
+    if (direct_) VectorOps(k_, *pool_, make, tile(n16)).binary(VBinary::Mul, s_tile(), s_tile(), VValue::scalar(DType::f32, p_.scale));
     if (nt < n16) mask_columns(make, nt);
     if (p_.causal) {
       std::vector<Node> diag0, diag1;
@@ -289,7 +352,7 @@ class SplitFlash {
     }
     {
       VectorOps ops(k_, *pool_, make, tile(n16));
-      ops.reduce(VReduce::Max, row(tile_max_), full(ub_s_));
+      ops.reduce(VReduce::Max, row(tile_max_), s_tile());
     }
     std::vector<Node> start;
     VectorOps(k_, *pool_, start, tile(n16)).fill(row(max_), sched::kMaskedScore);
@@ -300,20 +363,37 @@ class SplitFlash {
       ops.binary(VBinary::Sub, alpha(par_), row(max_), row(tile_max_));     // m_old - m_new
       ops.unary("vexp", alpha(par_), alpha(par_));
       ops.binary(VBinary::Add, row(max_), row(tile_max_), VValue::scalar(DType::f32, 0));
-      ops.binary(VBinary::Sub, full(ub_s_), full(ub_s_), row(tile_max_));
-      ops.unary("vexp", full(ub_s_), full(ub_s_));
-      ops.reduce(VReduce::Sum, row(tile_sum_), full(ub_s_));
+      ops.binary(VBinary::Sub, s_tile(), s_tile(), row(tile_max_));
+      ops.unary("vexp", s_tile(), s_tile());
+      ops.reduce(VReduce::Sum, row(tile_sum_), s_tile());
       ops.binary(VBinary::Mul, row(sum_), row(sum_), alpha(par_));
       ops.binary(VBinary::Add, row(sum_), row(sum_), row(tile_sum_));
     }
     std::vector<Node> hand_off;
-    VectorOps(k_, *pool_, hand_off, tile(n16)).cast(full(ub_p_, p_.in), full(ub_s_));
+    VectorOps(k_, *pool_, hand_off, tile(n16)).cast(full(ub_p_, p_.in), s_tile());
+    if (direct_) hand_off.push_back(set_cross(Pipe::V, 2, kSFree));  // the cast read S last
     hand_off.push_back(wait_cross(Pipe::MTE3, kPFree));
-    hand_off.push_back(instr("copy_ub_gm", Pipe::MTE3, {{kWsP, -1, slot_at(ps, kSlots, p_bytes()) + my_rows(kv16_ * in_size_)}, {-1, ub_p_, Affine(0)}},
-                             rows_args(in_size_, "dst_gap")));
+    if (direct_) hand_off += p_to_l1(ps);
+    else
+      hand_off.push_back(instr("copy_ub_gm", Pipe::MTE3, {{kWsP, -1, slot_at(ps, kSlots, p_bytes()) + my_rows(kv16_ * in_size_)}, {-1, ub_p_, Affine(0)}},
+                               rows_args(in_size_, "dst_gap")));
     hand_off.push_back(set_cross(Pipe::MTE3, 2, kPReady));
     make.push_back(scope({ub_p_}, std::move(hand_off)));
-    out.push_back(scope({ub_s_}, std::move(make)));
+    return {scope({ub_s_}, std::move(make))};
+  }
+
+  // P (this core's h rows of n16 keys in UB) into its rows of P slot `ps` in the cube core's L1,
+  // NZ: per 16 keys, one 32 B block of every row, the rows' blocks contiguous in L1.
+  std::vector<Node> p_to_l1(int ps) {
+    std::vector<Node> out;
+    const int64_t row_blocks = n16_ * in_size_ / 32;
+    for (int64_t c = 0; c < n16_ / 16; ++c) {
+      std::vector<Arg> args = {mem_arg(0), mem_arg(1), kw("nburst", imm(h_)), kw("len", imm(1))};
+      if (row_blocks > 1) args.push_back(kw("src_gap", imm(row_blocks - 1)));
+      out.push_back(instr("copy_ub_l1", Pipe::MTE3,
+                          {{-1, l1p_, Affine::var(ps, p_bytes()) + Affine(c * m16_ * 32) + my_rows(32)}, {-1, ub_p_, Affine(c * 32)}},
+                          std::move(args)));
+    }
     return out;
   }
 
@@ -322,20 +402,29 @@ class SplitFlash {
     const int vs = k_.new_var("pv_slot_v");
     std::vector<Node> out = take_slot(counter, vs, 2);
     const int64_t d = p_.dim;
-    Node load = instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_pv_, Affine(0)}, {kWsPv, -1, slot_at(vs, 2, pv_bytes()) + my_rows(d * 4)}},
-                      {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(h_ * d * 4 / 32))});
-    std::vector<Node> make = {wait_cross(Pipe::MTE2, kPvReady), load, set_cross(Pipe::MTE2, 2, kPvFree)};
+    const VValue pv{VShape::Full, DType::f32, {-1, ub_pv_, direct_ ? Affine::var(vs, pv_tile_bytes()) : Affine(0)}, 0};
+    std::vector<Node> make = {wait_cross(aiv_in(), kPvReady)};
+    if (!direct_) {
+      make.push_back(instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_pv_, Affine(0)}, {kWsPv, -1, slot_at(vs, 2, pv_bytes()) + my_rows(d * 4)}},
+                           {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(h_ * d * 4 / 32))}));
+      make.push_back(set_cross(Pipe::MTE2, 2, kPvFree));
+    }
     VectorOps ops(k_, *pool_, make, tile(d));
     ops.binary(VBinary::Mul, full(ub_o_), full(ub_o_), alpha(prev_));
-    ops.binary(VBinary::Add, full(ub_o_), full(ub_o_), full(ub_pv_));
-    out.push_back(scope({ub_pv_}, std::move(make)));
+    ops.binary(VBinary::Add, full(ub_o_), full(ub_o_), pv);
+    if (!direct_) {
+      out.push_back(scope({ub_pv_}, std::move(make)));
+      return out;
+    }
+    make.push_back(set_cross(Pipe::V, 2, kPvFree));  // the add read P V last
+    out += std::move(make);  // P V's slots: no scope, the cube core writes them (as P's on its side)
     return out;
   }
 
   // vdup of the masked score into the lanes `bits` selects of `repeats` repeats of 64 f32 from
   // `byte`, each repeat `rep_blocks` 32 B blocks after the previous.
   void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, int64_t rep_blocks, uint64_t bits) {
-    out.push_back(instr("vdup.f32", Pipe::V, {{-1, ub_s_, Affine(byte)}},
+    out.push_back(instr("vdup.f32", Pipe::V, {{-1, ub_s_, s_at_ + Affine(byte)}},
                         {mem_arg(0), num(sched::kMaskedScore), kw("repeat", imm(repeats)), kw("dst_rep", imm(rep_blocks)),
                          kw("mask", mask_bits(0, bits))}));
   }
@@ -349,7 +438,7 @@ class SplitFlash {
     masked_dup(out, row_byte + base * 4, 1, 8, bits);
     if (head_end < to) {
       const int64_t n = to - head_end;
-      VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, ub_s_, Affine(row_byte + head_end * 4)}, 0},
+      VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, ub_s_, s_at_ + Affine(row_byte + head_end * 4)}, 0},
                                                    sched::kMaskedScore);
     }
   }
@@ -389,6 +478,8 @@ class SplitFlash {
   int par_ = -1, prev_ = -1;
   int64_t row_bytes_ = 0;
   int64_t n16_ = 0;  // the key tile's columns in UB (whole fractals of its keys)
+  Affine s_at_;      // where the key tile's S is in the S buffer (its slot on the 950)
+  const bool direct_;  // the 950: S and P V by FixPipe into UB, P UB -> L1; else all through GM
   std::unique_ptr<ScratchPool> pool_;
 };
 

@@ -100,7 +100,10 @@ class SyncPass {
  public:
   // One core's program: `body` is the kernel's, or its vector cores' in a mixed kernel (their
   // pipes, event ids and buffers are their own).
-  SyncPass(Kernel& k, std::vector<Node>& body, const ChipConfig& chip) : k_(k), body_(body), chip_(chip) {}
+  // `kind`: the core kind the program runs on when the kernel is mixed (its partner core's buffers
+  // are then the other kind's), else nullptr.
+  SyncPass(Kernel& k, std::vector<Node>& body, const ChipConfig& chip, const CoreConfig* kind = nullptr)
+      : k_(k), body_(body), chip_(chip), kind_(kind) {}
 
   void run() {
     collect_pipes(body_);
@@ -336,6 +339,12 @@ class SyncPass {
     return chunks_meet(ac, d.c, bc);
   }
 
+  // A buffer of the partner core (the 950's FixPipe into a vector core's UB, a vector core's UB ->
+  // L1): this core's writes there land in another core's memory, one per sub-block, and what
+  // orders them with that core's accesses is the kernel's cross-core flags (the checker sees them
+  // all), not this core's barriers.
+  bool partner(int b) const { return kind_ && !kind_->has_buffer(k_.buffers[size_t(b)].space); }
+
   bool token_buffer(int b) const {
     for (const Group& g : groups_)
       if (std::count(g.buffers.begin(), g.buffers.end(), b)) return true;
@@ -434,7 +443,7 @@ class SyncPass {
           std::vector<Access> accs = accesses_of(k_, n, chip_);
           for (const Access& a : accs) {
             const Ref& r = n.refs[size_t(a.ref)];
-            if (r.buffer < 0) continue;
+            if (r.buffer < 0 || partner(r.buffer)) continue;
             const int copy = copy_of(r);
             for (const Pending& x : pending)
               if (x.buffer == r.buffer && (x.write || a.write) && (copy < 0 || x.copy < 0 || copy == x.copy) &&
@@ -444,7 +453,7 @@ class SyncPass {
           if (n.barrier_before) pending.clear();
           for (const Access& a : accs) {
             const Ref& r = n.refs[size_t(a.ref)];
-            if (r.buffer >= 0)
+            if (r.buffer >= 0 && !partner(r.buffer))
               add(pending, {r.buffer, r.offset, a.chunks, a.write, std::count(staged_.begin(), staged_.end(), r.buffer) > 0,
                             0, copy_of(r)});
           }
@@ -528,6 +537,7 @@ class SyncPass {
   Kernel& k_;
   std::vector<Node>& body_;
   const ChipConfig& chip_;
+  const CoreConfig* kind_;
   std::vector<Group> groups_;
   std::map<int, std::set<Pipe>> writers_, readers_;
   std::vector<int> staged_;  // buffers the scopes around the node barriers() is at stage
@@ -537,8 +547,9 @@ class SyncPass {
 }  // namespace
 
 void insert_sync(Kernel& kernel, const ChipConfig& chip) {
-  SyncPass(kernel, kernel.body, chip).run();
-  if (kernel.mixed()) SyncPass(kernel, kernel.vector_body, chip).run();
+  if (!kernel.mixed()) return SyncPass(kernel, kernel.body, chip).run();
+  SyncPass(kernel, kernel.body, chip, chip.kind(CoreKind::Aic)).run();
+  SyncPass(kernel, kernel.vector_body, chip, chip.kind(CoreKind::Aiv)).run();
 }
 
 }  // namespace cubekit::codegen

@@ -112,9 +112,23 @@ std::string form_text() {
 
 bool is_attention(const dsl::Func& f) { return flash_directive(f) != nullptr; }
 
-AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split) {
+bool attention_direct(const ChipConfig& chip) {
+  const CoreConfig *aic = chip.kind(CoreKind::Aic), *aiv = chip.kind(CoreKind::Aiv);
+  return aic && aiv && aic->path(Space::L0C, Space::UB) && aiv->path(Space::UB, Space::L1);
+}
+
+AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split, bool direct) {
   const int64_t rows = round_up(tile_q, 16), keys = round_up(tile_kv, 16);
   AttentionBytes b;
+  if (split && direct) {  // the 950: P's five slots in L1; S's and P V's two slots each in UB, S scaled in place
+    const int64_t h = rows / 2;
+    b.l1 = (rows * dim + 4 * keys * dim + 5 * rows * keys) * 2;
+    b.l0a = 2 * rows * std::max(dim, keys) * 2;
+    b.l0b = 2 * keys * dim * 2;
+    b.l0c = 2 * rows * std::max(dim, keys) * 4;
+    b.ub = h * keys * (2 * 4 + 2) + h * dim * (2 * 4 + 4 + 2) + 10 * h * 4 + 4 * 32 * h + h * 64 * 4;
+    return b;
+  }
   if (split) {  // codegen/lower_attention_split.cpp: each vector core holds half of the rows
     const int64_t h = rows / 2;
     b.l1 = (rows * dim + 4 * keys * dim + 2 * rows * keys) * 2;  // Q; K and V (two copies each); P (two copies)
@@ -139,7 +153,7 @@ AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, boo
 }
 
 Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip) {
-  const AttentionBytes b = attention_bytes(tile_q, tile_kv, dim, chip.split());
+  const AttentionBytes b = attention_bytes(tile_q, tile_kv, dim, chip.split(), attention_direct(chip));
   for (auto [space, bytes] : {std::pair{Space::UB, b.ub}, {Space::L1, b.l1}, {Space::L0A, b.l0a}, {Space::L0B, b.l0b},
                               {Space::L0C, b.l0c}})
     if (bytes > chip.buffer_size(space)) return space;
@@ -217,7 +231,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
                f.name(), flash->text, p.tile_q, p.tile_kv);
   const Space full = attention_overflow(p.tile_q, p.tile_kv, p.dim, chip);
   if (full != Space::GM) {
-    const AttentionBytes b = attention_bytes(p.tile_q, p.tile_kv, p.dim, chip.split());
+    const AttentionBytes b = attention_bytes(p.tile_q, p.tile_kv, p.dim, chip.split(), attention_direct(chip));
     const int64_t need = full == Space::UB ? b.ub : full == Space::L1 ? b.l1 : full == Space::L0A ? b.l0a : full == Space::L0B ? b.l0b : b.l0c;
     std::string where(space_name(full));
     for (char& c : where) c = char(std::toupper(static_cast<unsigned char>(c)));

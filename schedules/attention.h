@@ -78,7 +78,10 @@ void attach_lse(AttentionPlan& plan, const dsl::Func& lse);
 struct AttentionBytes {
   int64_t l1 = 0, l0a = 0, l0b = 0, l0c = 0, ub = 0;
 };
-AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split = false);
+AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split = false, bool direct = false);
+// Whether the split nest hands S and P V to the vector cores by the cube core's FixPipe into their
+// UB and P back by UB -> L1 (the 950's paths), rather than through GM.
+bool attention_direct(const ChipConfig& chip);
 // The first buffer the tiles overflow on the chip, or Space::GM when they fit.
 Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip);
 
