@@ -13,13 +13,16 @@ and the vector cores' own; the chain's weighted by each kernel's cycles), and th
 the published kernel's tiling (128 query rows a tile, 128 keys a cube tile), cubekit's default
 schedule, and the board's time for the published kernel (hw-native-sys/pto-isa
 kernels/manual/common/flash_atten/README.md), with TFLOPS at 4 S^2 128 operations, and where the
-cycles go (the cube cores' mac and fixpipe ratios, the vector cores' vec ratio).
+cycles go (the cube cores' mac and fixpipe ratios, the vector cores' vec ratio); and, from the
+Chrome trace of one cube core and its vector cores running one query tile against 1K and 32K keys,
+how much of the run the cube side (M or FIX) and a vector core's V pipe are busy, and both at once.
 """
 
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BERT = {"batch": 8, "heads": 16, "seq": 512, "dim": 64}
@@ -85,6 +88,46 @@ def long_sequences(build):
     return rows
 
 
+SYNC = ("set_flag", "wait_flag", "barrier", "set_cross", "wait_cross")
+
+
+def busy_intervals(trace, pid, pipes):
+    """The union of the intervals (us) in which any of `pipes` of core `pid` runs an instruction."""
+    names = {e["tid"]: e["args"]["name"] for e in trace if e.get("ph") == "M" and e.get("name") == "thread_name" and e["pid"] == pid}
+    spans = sorted((e["ts"], e["ts"] + e["dur"]) for e in trace
+                   if e.get("ph") == "X" and e["pid"] == pid and names.get(e["tid"]) in pipes and not e["name"].startswith(SYNC))
+    out = []
+    for a, b in spans:
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def overlap(build, seq_kv):
+    """One query tile of 128 rows against seq_kv keys on one group: the cube side's and a vector
+    core's busy time and their overlap, as fractions of the run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        report = cubekit(build, ["kernel", "attention", "--seq-q", "128", "--seq-kv", str(seq_kv), "--dim", "128", "--tile-q", "128",
+                                 "--tile-kv", "128", "--chip", "ascend910b2", "--trace", path])
+        with open(path) as f:
+            data = json.load(f)
+    trace = data["traceEvents"] if isinstance(data, dict) else data
+    cube, vec = busy_intervals(trace, 0, ("M", "FIX")), busy_intervals(trace, 1, ("V",))
+    both, i, j = 0.0, 0, 0
+    while i < len(cube) and j < len(vec):
+        both += max(0.0, min(cube[i][1], vec[j][1]) - max(cube[i][0], vec[j][0]))
+        if cube[i][1] < vec[j][1]:
+            i += 1
+        else:
+            j += 1
+    run = report["microseconds"]
+    total = lambda iv: sum(b - a for a, b in iv)
+    return run, total(cube) / run, total(vec) / run, both / run
+
+
 def main(build, chips, long):
     print(f"BERT-Large self-attention: batch {BERT['batch']}, {BERT['heads']} heads, sequence {BERT['seq']}, "
           f"head dim {BERT['dim']}, f16 (timing-only)\n")
@@ -106,4 +149,10 @@ def main(build, chips, long):
             s, bus, btf, mus, ratio, mtf, dus, dtf, sched, mac, fix, vec = row
             print(f"| {s} | {bus:.2f} | {btf:.1f} | {mus:.2f} | {ratio:.3f} | {mtf:.1f} | {dus:.2f} | {dtf:.1f} | {sched} | "
                   f"{mac:.3f} | {fix:.3f} | {vec:.3f} |")
+        print("\nOne cube core and its two vector cores, 128 queries (the trace of core 0 and of vector core 1):\n")
+        print("| keys | us | cube side (M or FIX) busy | vector core V busy | both at once |")
+        print("|---|---|---|---|---|")
+        for keys in (1024, 32768):
+            run, cube, vec, both = overlap(build, keys)
+            print(f"| {keys} | {run:.2f} | {cube:.0%} | {vec:.0%} | {both:.0%} |")
     return 0
