@@ -41,7 +41,11 @@ void write_trace(const std::string& path, const SimResult& result, const Program
                       "\"traceEvents\": [\n",
              nlohmann::json(program.name).dump(), nlohmann::json(chip.name).dump(), result.report.cycles);
   for (size_t core = 0; core < result.traces.size(); ++core) {
-    emit(fmt::format(R"({{"ph": "M", "pid": {}, "name": "process_name", "args": {{"name": "core {}"}}}})", core, core));
+    // On a split chip each core says its kind: the cube cores (aic) and their vector cores (aiv).
+    const auto& per_core = result.report.per_core;
+    const CoreKind kind = core < per_core.size() ? per_core[core].kind : CoreKind::Coupled;
+    const std::string name = kind == CoreKind::Coupled ? fmt::format("core {}", core) : fmt::format("core {} ({})", core, core_kind_name(kind));
+    emit(fmt::format(R"({{"ph": "M", "pid": {}, "name": "process_name", "args": {{"name": "{}"}}}})", core, name));
     for (Pipe p : {Pipe::S, Pipe::MTE2, Pipe::MTE1, Pipe::M, Pipe::V, Pipe::MTE3, Pipe::FIX}) {
       bool any = false;  // a track for each pipe some core kind has (FIX: the split chips' cube cores)
       for (const CoreConfig& k : chip.kinds) any = any || k.has_pipe(p);
