@@ -156,14 +156,17 @@ TEST(AttentionErrors, NegativeOptions) {
 }
 
 TEST(AttentionErrors, ASecondOutputThatIsNotItsLogsumexp) {
-  // The sum of the exponentials (L), not M + log(L), stored with the output.
+  // M - log(L), not M + log(L), stored with the output.
   sched::AttentionFuncs f = sched::attention_form({dsl::Input("q", DType::f16, {1, 1, 64, 64}), dsl::Input("k", DType::f16, {1, 1, 64, 64}),
                                                    dsl::Input("v", DType::f16, {1, 1, 64, 64}), 0.125, false, DType::f16});
   f.o.flash(64, 64);
-  f.l.store_with(f.o);
-  expect_user_error([&] { codegen::compile({f.o, f.l}, attention_chip()); },
-                    {"attention_sum.store_with(attention): the second output flash attention writes is its logsumexp",
-                     "M(b, h, i) + log(L(b, h, i))", "attention_sum is not it"});
+  dsl::Var b("b"), h("h"), i("i");
+  dsl::Func wrong("wrong_lse");
+  wrong(b, h, i) = f.m(b, h, i) - dsl::log(f.l(b, h, i));
+  wrong.store_with(f.o);
+  expect_user_error([&] { codegen::compile({f.o, wrong}, attention_chip()); },
+                    {"wrong_lse.store_with(attention): the second output flash attention writes is its logsumexp",
+                     "M(b, h, i) + log(L(b, h, i))", "wrong_lse is not it"});
 }
 
 }  // namespace
