@@ -41,6 +41,10 @@ class FlashNest {
     alpha_ = k_.new_buffer("A", Space::UB, 2 * row_bytes, 1);  // a key tile's, and the previous one's
     tile_sum_ = k_.new_buffer("LT", Space::UB, row_bytes, 1);
     if (!p_.lse.empty()) lse_ = k_.new_buffer("LSE", Space::UB, row_bytes, 1);
+    if (p_.mask) {  // the mask's tile as S holds it (NZ), or its row of keys
+      mk_ = k_.new_buffer("MK", Space::UB, p_.mask_i ? m16_ * kv16_ * 4 : kv16_ * 4, 1);
+      mask_t_ = tensor_named(k_, p_.mask->name);
+    }
     spread_ = k_.new_buffer("SP", Space::UB, m16_ * 64, 1);
     pool_ = std::make_unique<ScratchPool>(k_);
 
@@ -53,6 +57,7 @@ class FlashNest {
     std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), "", index);
     const int kvh = k_.new_var("kvh");
     item.push_back(let(kvh, Affine::var(index[0]), LetOp::Div, p_.group()));
+    plane_ = mask_plane(k_, p_, Affine::var(index[0]), item, "");
     const Affine qi = Affine::var(index[1]);
     const int64_t q_tail = p_.seq_q - (p_.q_tiles() - 1) * p_.tile_q;
     item += with_tail(qi, p_.q_tiles(), p_.tile_q, q_tail, [&](int64_t mt) {
@@ -76,6 +81,7 @@ class FlashNest {
   // One query tile of mt rows: its key tiles, then the output.
   std::vector<Node> one_item(const Affine& bh, const Affine& qi, const Affine& kvh, int64_t mt) {
     const int64_t d = p_.dim;
+    mt_ = mt;
     const Affine q_off = (bh * p_.seq_q + qi * p_.tile_q) * d;  // elements into Q and O
     std::vector<Node> body;
     Node q{Node::Kind::Move};
@@ -187,6 +193,12 @@ class FlashNest {
     {
       VectorOps ops(k_, *pool_, out, nz(nt));
       ops.binary(VBinary::Mul, full(ub_s_), full(ub_s_), VValue::scalar(DType::f32, p_.scale));
+    }
+    if (p_.mask) {  // S += the mask's tile
+      std::vector<Node> add = load_mask(p_, {mask_t_, mk_, plane_, qi * p_.tile_q, j * p_.tile_kv, mt_, nt, 0, m16_});
+      VValue m = p_.mask_i ? full(mk_) : VValue{VShape::Col, DType::f32, {-1, mk_, Affine(0)}, 0};
+      VectorOps(k_, *pool_, add, nz(nt)).binary(VBinary::Add, full(ub_s_), full(ub_s_), m);
+      out.push_back(scope({mk_}, std::move(add)));
     }
     if (nt % 16) mask_columns(out, nt);
     if (p_.causal) {
@@ -305,6 +317,7 @@ class FlashNest {
       int64_t n = k_.buffers[size_t(b)].bytes / 4;
       VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, b, Affine(0)}, 0}, 0);
     }
+    if (mk_ >= 0) out += zero_before_loads(k_, *pool_, mk_);
     return out += std::move(body);
   }
 
@@ -314,6 +327,9 @@ class FlashNest {
   Kernel k_;
   int l1q_ = -1, l1k_ = -1, l1v_ = -1, l1p_ = -1, l0a_ = -1, l0b_ = -1, l0s_ = -1, l0o_ = -1;
   int ub_s_ = -1, ub_p_ = -1, ub_pv_ = -1, ub_o_ = -1, ub_r_ = -1, lse_ = -1;
+  int mk_ = -1, mask_t_ = -1;  // the mask's tile in UB, its tensor
+  Affine plane_;               // the item's mask plane (elements)
+  int64_t mt_ = 0;             // the query tile's rows
   int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1, spread_ = -1;
   int64_t row_bytes_ = 0;
   std::unique_ptr<ScratchPool> pool_;
@@ -347,8 +363,60 @@ Kernel attention_kernel(const sched::AttentionPlan& p, const std::vector<std::pa
                {p.v->name, p.in, kv_shape, TensorRole::In},
                {p.func_name, p.out, q_shape, TensorRole::Out}};
   for (const auto& [suffix, type] : workspaces) k.tensors.push_back({p.func_name + suffix, type, {1}, TensorRole::Workspace});
+  if (p.mask) k.tensors.push_back({p.mask->name, DType::f32, p.mask->shape, TensorRole::In});
   if (!p.lse.empty()) k.tensors.push_back({p.lse, DType::f32, {q_shape[0], q_shape[1], q_shape[2]}, TensorRole::Out});
   return k;
+}
+
+std::vector<Node> zero_before_loads(Kernel& k, ScratchPool& pool, int buffer) {
+  std::vector<Node> out;
+  const int64_t n = k.buffers[size_t(buffer)].bytes / 4;
+  VectorOps(k, pool, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, buffer, Affine(0)}, 0}, 0);
+  out.push_back(barrier(Pipe::All));
+  return out;
+}
+
+int tensor_named(const Kernel& k, const std::string& name) {
+  for (size_t t = 0; t < k.tensors.size(); ++t)
+    if (k.tensors[t].name == name) return int(t);
+  CUBEKIT_ASSERT(false, "kernel {} has no tensor {}", k.name, name);
+}
+
+Affine mask_plane(Kernel& k, const sched::AttentionPlan& p, const Affine& bh, std::vector<Node>& out, const std::string& sfx) {
+  if (!p.mask) return Affine(0);
+  const std::vector<int64_t>& m = p.mask->shape;
+  Affine plane;
+  if (p.mask_b) {
+    const int b = k.new_var("mask_b" + sfx);
+    out.push_back(let(b, bh, LetOp::Div, p.heads));
+    plane = plane + Affine::var(b, m[1]);
+  }
+  if (p.mask_h) {
+    const int h = k.new_var("mask_h" + sfx);
+    out.push_back(let(h, bh, LetOp::Rem, p.heads));
+    plane = plane + Affine::var(h);
+  }
+  return plane * (m[2] * m[3]);
+}
+
+std::vector<Node> load_mask(const sched::AttentionPlan& p, const MaskTile& m) {
+  const int64_t keys = p.seq_kv;
+  const int64_t rows = p.mask_i ? m.rows : 1;  // a mask over keys only: one row, added to every row (a Col value)
+  const Affine first = m.plane + (p.mask_i ? m.row0 * keys : Affine(0)) + m.key0;  // elements
+  auto copy = [&](const Affine& dst, const Affine& src, int64_t nburst, int64_t len, int64_t dst_gap) {
+    std::vector<Arg> args = {mem_arg(0), mem_arg(1), kw("nburst", imm(nburst)), kw("len", imm(len))};
+    if (nburst > 1 && keys * 4 != len) args.push_back(kw("src_gap", imm(keys * 4 - len)));
+    if (nburst > 1 && dst_gap) args.push_back(kw("dst_gap", imm(dst_gap)));
+    return instr("copy_gm_ub_pad", Pipe::MTE2, {{-1, m.buffer, dst}, {m.tensor, -1, src * 4}}, std::move(args));
+  };
+  if (rows == 1 || m.nz_rows == 0)  // rows of `pitch` (a Col: nt contiguous)
+    return {copy(Affine(0), first, rows, m.nt * 4, m.pitch / 8 - cdiv(m.nt * 4, 32))};
+  std::vector<Node> out;  // NZ: per 16 keys, 64 B of each row, fractal rows 64 B apart
+  for (int64_t c = 0; c < cdiv(m.nt, 16); ++c) {
+    const int64_t len = std::min<int64_t>(16, m.nt - c * 16) * 4;
+    out.push_back(copy(Affine(c * m.nz_rows * 64), first + Affine(c * 16), rows, len, 2 - cdiv(len, 32)));
+  }
+  return out;
 }
 
 TileSpace attention_items(const sched::AttentionPlan& p) {

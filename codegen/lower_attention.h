@@ -23,8 +23,8 @@ namespace cubekit::codegen {
 Kernel lower_attention(const sched::AttentionPlan& plan, const ChipConfig& chip);
 
 // A flash nest's kernel before its buffers: named, its block_idx and block_num, and the tensors
-// Q, K, V (inputs) and O (the output), then `workspaces` (name suffix, type), then the logsumexp
-// output when the plan has one (the last tensor).
+// Q, K, V (inputs) and O (the output), then `workspaces` (name suffix, type), then the mask input
+// and the logsumexp output when the plan has them (the logsumexp last).
 Kernel attention_kernel(const sched::AttentionPlan& plan, const std::vector<std::pair<std::string, DType>>& workspaces);
 
 // The logsumexp of `rows` rows of f32 statistics (max, sum: Row values in UB) into GM from row
@@ -34,6 +34,26 @@ Kernel attention_kernel(const sched::AttentionPlan& plan, const std::vector<std:
 class ScratchPool;
 std::vector<Node> store_lse(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, int lse, int max, int sum,
                             int64_t tile_rows, const Affine& first, int64_t rows);
+
+// The additive mask's tile of a query tile and a key tile into UB (`mask` its tensor): `rows`
+// rows from query `row0` of the tile (its first row when the mask broadcasts over queries), `nt`
+// keys from key `key0`, f32. `plane` is the element offset of the item's (batch, head) plane
+// (mask_plane). As the nest holds S: rows of `pitch` f32 (a split chip's vector cores), or with
+// `nz_rows` > 0 fractal columns of nz_rows rows x 16 (the 910's L0C drain).
+struct MaskTile {
+  int tensor = -1, buffer = -1;
+  Affine plane, row0, key0;
+  int64_t rows = 0, nt = 0, pitch = 0, nz_rows = 0;
+};
+std::vector<Node> load_mask(const sched::AttentionPlan& plan, const MaskTile& m);
+// The element offset of the mask plane of item `bh` (batch x head): Lets into `out` for its batch
+// and head where the mask has them.
+Affine mask_plane(Kernel& k, const sched::AttentionPlan& plan, const Affine& bh, std::vector<Node>& out, const std::string& sfx);
+int tensor_named(const Kernel& k, const std::string& name);
+// A buffer zeroed once at the start, before any load into it (the mask's: a partial tile reads rows
+// and keys past the ones it loads); the barrier orders the zeroing (V) before the loads (MTE2),
+// which the sync pass, ordering the buffer's scopes, does not see.
+std::vector<Node> zero_before_loads(Kernel& k, ScratchPool& pool, int buffer);
 
 // The items of a flash nest, (batch x head, query tile), both loops over the cores.
 TileSpace attention_items(const sched::AttentionPlan& plan);

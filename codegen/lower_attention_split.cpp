@@ -82,6 +82,11 @@ class SplitFlash {
     alpha_ = k_.new_buffer("A", Space::UB, kSlots * row_bytes_, 1);  // a_t at copy t % kSlots
     spread_ = k_.new_buffer("SP", Space::UB, h_ * 32, 1);
     if (!p_.lse.empty()) lse_ = k_.new_buffer("LSE", Space::UB, row_bytes_, 1);
+    if (p_.mask) {  // the mask's tile as this core holds S (its rows), or its row of keys: where S
+      // is loaded through GM (free once scaled into S), its own buffer on the 950
+      mk_ = direct_ ? k_.new_buffer("MK", Space::UB, p_.mask_i ? h_ * kv16_ * 4 : kv16_ * 4, 1) : ub_sw_;
+      mask_t_ = tensor_named(k_, p_.mask->name);
+    }
     pool_ = std::make_unique<ScratchPool>(k_);
 
     const TileSpace space = attention_items(p_);
@@ -124,6 +129,7 @@ class SplitFlash {
     std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), sfx, index);
     const int kvh = k_.new_var("kvh" + sfx);
     item.push_back(let(kvh, Affine::var(index[0]), LetOp::Div, p_.group()));
+    if (aiv) plane_ = mask_plane(k_, p_, Affine::var(index[0]), item, sfx);
     const Affine bh = Affine::var(index[0]), qi = Affine::var(index[1]);
     const int64_t q_tail = p_.seq_q - (p_.q_tiles() - 1) * p_.tile_q;
     const Counters n{cs, cp, cpv};
@@ -263,6 +269,7 @@ class SplitFlash {
 
   // ---- the vector cores: each its h rows of the tile (subblock_idx 0: the first h) ----
   std::vector<Node> vector_item(const Affine& bh, const Affine& qi, int64_t mt, const Counters& n) {
+    mt_ = mt;
     std::vector<Node> body = key_loop(
         qi, "_v",
         [&](const Affine& t) {
@@ -330,6 +337,20 @@ class SplitFlash {
     return out += softmax_of(t, qi, nt, ps, {scope({ub_sw_}, std::move(scaled))});
   }
 
+  // S += the mask's tile: this core's rows of it (vector core 1: from row h), or its row of keys.
+  void add_mask(std::vector<Node>& out, const Affine& t, const Affine& qi, int64_t nt) {
+    auto load = [&](int64_t row0, int64_t rows) -> std::vector<Node> {
+      if (p_.mask_i && rows <= 0) return {};
+      return load_mask(p_, {mask_t_, mk_, plane_, qi * p_.tile_q + Affine(row0), t * p_.tile_kv, rows, nt, n16_, 0});
+    };
+    std::vector<Node> add;
+    if (p_.mask_i) add.push_back(when(Affine::var(k_.subblock), 0, load(0, std::min(h_, mt_)), load(h_, mt_ - h_)));
+    else add = load(0, 1);
+    VValue m = p_.mask_i ? full(mk_) : VValue{VShape::Col, DType::f32, {-1, mk_, Affine(0)}, 0};
+    VectorOps(k_, *pool_, add, tile(n16_)).binary(VBinary::Add, s_tile(), s_tile(), m);
+    out.push_back(scope({mk_}, std::move(add)));
+  }
+
   // A copy between this core's rows of a GM slot (rows of kv16) and UB (rows of n16).
   std::vector<Arg> rows_args(int64_t size, const char* gap_kw) const {
     const int64_t gap = (kv16_ - n16_) * size / 32;
@@ -343,6 +364,7 @@ class SplitFlash {
   std::vector<Node> softmax_of(const Affine& t, const Affine& qi, int64_t nt, int ps, std::vector<Node> make) {
     const int64_t n16 = n16_;
     if (direct_) VectorOps(k_, *pool_, make, tile(n16)).binary(VBinary::Mul, s_tile(), s_tile(), VValue::scalar(DType::f32, p_.scale));
+    if (p_.mask) add_mask(make, t, qi, nt);
     if (nt < n16) mask_columns(make, nt);
     if (p_.causal) {
       std::vector<Node> diag0, diag1;
@@ -465,6 +487,7 @@ class SplitFlash {
       int64_t n = k_.buffers[size_t(b)].bytes / 4;
       VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, b, Affine(0)}, 0}, 0);
     }
+    if (mk_ >= 0) out += zero_before_loads(k_, *pool_, mk_);
     return out += std::move(body);
   }
 
@@ -475,6 +498,9 @@ class SplitFlash {
   int l1q_ = -1, l1k_ = -1, l1v_ = -1, l1p_ = -1, l0a_ = -1, l0b_ = -1, l0c_ = -1;
   int ub_sw_ = -1, ub_s_ = -1, ub_p_ = -1, ub_pv_ = -1, ub_o_ = -1, ub_r_ = -1;
   int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1, spread_ = -1, lse_ = -1;
+  int mk_ = -1, mask_t_ = -1;  // the mask's tile in UB, its tensor
+  Affine plane_;               // the item's mask plane (elements)
+  int64_t mt_ = 0;             // the query tile's rows
   int par_ = -1, prev_ = -1;
   int64_t row_bytes_ = 0;
   int64_t n16_ = 0;  // the key tile's columns in UB (whole fractals of its keys)

@@ -51,6 +51,7 @@ struct FillAhead {
 template <class F>
 std::vector<Node> with_tail(const Affine& index, int64_t count, int64_t full, int64_t tail, F f) {
   if (tail == full) return f(full);
+  if (count == 1) return f(tail);  // the only tile: no full one to make (it could not even be addressed)
   return {when(index, count - 1, f(tail), f(full))};
 }
 

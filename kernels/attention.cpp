@@ -3,6 +3,9 @@
 #include "emulator/arith.h"
 #include "emulator/error.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cmath>
 
 namespace cubekit::kernels {
@@ -21,6 +24,11 @@ void check(const AttentionOptions& o) {
   if (o.seq_kv < 0) user_error("attention: --seq-kv {} must be positive (0: as long as --seq-q)", o.seq_kv);
   if (o.scale < 0 || !std::isfinite(o.scale)) user_error("attention: scale {} must be a positive number (0: 1 / sqrt(dim))", o.scale);
   if (o.tile_q < 0 || o.tile_kv < 0) user_error("attention: tiles {} x {} must be positive (0: the default)", o.tile_q, o.tile_kv);
+  if (o.mask.size() > 4)
+    user_error("attention: --mask has {} dims; it is at most (batch, heads, seq-q, seq-kv), its leading dims of 1 left out",
+               o.mask.size());
+  for (int64_t e : o.mask)
+    if (e <= 0) user_error("attention: --mask {} has an extent {}; each must be positive", fmt::join(o.mask, ","), e);
 }
 
 }  // namespace
@@ -46,7 +54,7 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
   int64_t best_rows = INT64_MAX;
   for (int64_t q : {128, 64, 32}) {
     auto [tq, tkv] = tiles(q);
-    if (sched::attention_overflow(tq, tkv, o.dim, chip) != Space::GM) continue;
+    if (sched::attention_overflow(tq, tkv, o.dim, chip, !o.mask.empty()) != Space::GM) continue;
     const int64_t rows = cdiv(heads * cdiv(o.seq_q, tq), chip.cores) * (tq + kTileRows);
     if (rows < best_rows) best = {tq, tkv}, best_rows = rows;
     if (o.tile_q) break;  // given: kept
@@ -60,7 +68,13 @@ Attention attention(const AttentionOptions& o, const ChipConfig& chip) {
   dsl::Input q("q", o.dtype, {o.batch, o.heads, o.seq_q, o.dim}), k("k", o.dtype, {o.batch, kv_heads, seq_kv, o.dim}),
       v("v", o.dtype, {o.batch, kv_heads, seq_kv, o.dim});
   const double scale = o.scale ? o.scale : 1.0 / std::sqrt(double(o.dim));
-  Attention a{q, k, v, sched::attention_form({q, k, v, scale, o.causal, o.dtype})};
+  sched::AttentionForm form{q, k, v, scale, o.causal, o.dtype};
+  if (!o.mask.empty()) {
+    std::vector<int64_t> shape(4 - o.mask.size(), 1);
+    shape.insert(shape.end(), o.mask.begin(), o.mask.end());
+    form.mask = dsl::Input("mask", DType::f32, shape);
+  }
+  Attention a{q, k, v, form.mask, sched::attention_form(form)};
   auto [tq, tkv] = default_attention_tiles(o, chip);
   a.funcs.o.flash(tq, tkv);
   if (o.lse) a.funcs.lse.store_with(a.funcs.o);

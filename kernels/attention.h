@@ -8,6 +8,9 @@
 #include "emulator/chip_config.h"
 #include "schedules/attention.h"
 
+#include <optional>
+#include <vector>
+
 namespace cubekit::kernels {
 
 struct AttentionOptions {
@@ -21,10 +24,15 @@ struct AttentionOptions {
   double scale = 0;          // 0: 1 / sqrt(dim)
   int64_t tile_q = 0, tile_kv = 0;  // flash() tiles; 0: the default
   bool lse = false;  // also the logsumexp of the scaled scores (funcs.lse, f32 [batch, heads, seq_q])
+  // An additive f32 mask (torch's attn_mask as a float), an input named "mask" of this shape: 1 to 4
+  // dims, taken as the trailing dims of (batch, heads, seq_q, seq_kv), each 1 (broadcast) or that
+  // extent; the last is seq_kv. Empty: none.
+  std::vector<int64_t> mask;
 };
 
 struct Attention {
   dsl::Input q, k, v;
+  std::optional<dsl::Input> mask;
   sched::AttentionFuncs funcs;  // funcs.o is what to compile (with funcs.lse when options.lse)
   bool lse = false;
   std::vector<dsl::Func> outputs() const;

@@ -27,6 +27,11 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   Expr kv_head = group == 1 ? Expr(h) : Expr(h) / int(group);
   Expr dot = dsl::sum(dsl::cast(DType::f32, form.q(b, h, i, r)) * dsl::cast(DType::f32, form.k(b, kv_head, j, r)));
   Expr scores = dot * form.scale;
+  if (form.mask) {
+    const std::vector<int64_t>& ms = form.mask->shape();
+    auto at = [](int64_t extent, const dsl::Var& v) { return extent == 1 ? Expr(0) : Expr(v); };
+    scores = scores + dsl::cast(DType::f32, (*form.mask)(at(ms[0], b), at(ms[1], h), at(ms[2], i), Expr(j)));
+  }
   f.s(b, h, i, j) = form.causal ? dsl::select(Expr(j) <= Expr(i), scores, Expr(kMaskedScore)) : scores;
   f.m(b, h, i) = dsl::maximum(f.s(b, h, i, t));
   f.e(b, h, i, j) = dsl::exp(f.s(b, h, i, j) - f.m(b, h, i));
@@ -102,8 +107,37 @@ const dsl::Directive* flash_directive(const dsl::Func& f) {
   return nullptr;
 }
 
+// The form a plan's inputs and parameters make.
+AttentionForm form_of(const AttentionPlan& p, bool causal) {
+  AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, causal, p.out};
+  if (p.mask) form.mask = dsl::Input(p.mask);
+  return form;
+}
+
+// The additive mask: f32, (B or 1, H or 1, L or 1, S) against Q's and K's shapes.
+void check_mask(AttentionPlan& p, const std::string& name) {
+  const auto& m = p.mask->shape;
+  const std::vector<int64_t> want = {p.batch, p.heads, p.seq_q, p.seq_kv};
+  if (m.size() != 4)
+    user_error("{}: the mask {} is {}-dimensional; it broadcasts to (batch, heads, queries, keys) = ({}) as four dims, each 1 or "
+               "that extent", name, p.mask->name, m.size(), fmt::join(want, ", "));
+  for (size_t d = 0; d < 4; ++d)
+    if (m[d] != 1 && m[d] != want[d])
+      user_error("{}: the mask {} of shape [{}] does not broadcast to (batch, heads, queries, keys) = ({}): dim {} is {}; give it "
+                 "extent {} or 1", name, p.mask->name, fmt::join(m, ", "), fmt::join(want, ", "), d, m[d], want[d]);
+  if (m[3] != p.seq_kv)
+    user_error("{}: the mask {} of shape [{}] has one key; the kernel takes a mask over every key (extent {} in the last dim): "
+               "expand it (a mask that only depends on the query adds the same to every score of a row, which the softmax "
+               "cancels)", name, p.mask->name, fmt::join(m, ", "), p.seq_kv);
+  if (p.mask->dtype != DType::f32)
+    user_error("{}: the mask {} is {}; flash attention adds an f32 mask to the f32 scores (a boolean mask: 0 where a key takes "
+               "part, -inf or -1e30 where not)", name, p.mask->name, dtype_name(p.mask->dtype));
+  p.mask_b = m[0] != 1, p.mask_h = m[1] != 1, p.mask_i = m[2] != 1;
+}
+
 std::string form_text() {
-  return "S(b, h, i, j) = sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r)) * scale (causal: select(j <= i, .., -1e30)), "
+  return "S(b, h, i, j) = sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r)) * scale (+ f32(mask(b, h, i, j)), its dims of "
+         "extent 1 read at 0) (causal: select(j <= i, .., -1e30)), "
          "M = maximum_t S, E = exp(S - M), L = sum_t E, O(b, h, i, d) = cast(out, sum_t E * f32(V(b, h / g, t, d)) / L): "
          "sched::attention_form or kernels::attention builds it";
 }
@@ -117,7 +151,7 @@ bool attention_direct(const ChipConfig& chip) {
   return aic && aiv && aic->path(Space::L0C, Space::UB) && aiv->path(Space::UB, Space::L1);
 }
 
-AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split, bool direct) {
+AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split, bool direct, bool mask) {
   const int64_t rows = round_up(tile_q, 16), keys = round_up(tile_kv, 16);
   AttentionBytes b;
   if (split && direct) {  // the 950: P's five slots in L1; S's and P V's two slots each in UB, S scaled in place
@@ -126,7 +160,7 @@ AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, boo
     b.l0a = 2 * rows * std::max(dim, keys) * 2;
     b.l0b = 2 * keys * dim * 2;
     b.l0c = 2 * rows * std::max(dim, keys) * 4;
-    b.ub = h * keys * (2 * 4 + 2) + h * dim * (2 * 4 + 4 + 2) + 10 * h * 4 + 4 * 32 * h + h * 64 * 4;
+    b.ub = h * keys * (2 * 4 + 2) + h * dim * (2 * 4 + 4 + 2) + 10 * h * 4 + 4 * 32 * h + h * 64 * 4 + (mask ? h * keys * 4 : 0);
     return b;
   }
   if (split) {  // codegen/lower_attention_split.cpp: each vector core holds half of the rows
@@ -138,6 +172,7 @@ AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, boo
     // S as loaded and S (f32), P (16-bit); P V, O (f32) and the result; the row statistics (m, l,
     // the tile's max and sum, a in D + 1 = 5 copies, the logsumexp), the spreads of rows (a 32 B
     // block per row) and a reduction's partial sums.
+    // (A mask's tile goes where S was loaded, once S is scaled out of it: no more.)
     b.ub = h * keys * (4 + 4 + 2) + h * dim * (4 + 4 + 2) + 10 * h * 4 + 4 * 32 * h + h * 64 * 4;
     return b;
   }
@@ -148,12 +183,12 @@ AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, boo
   // S (f32) and P (16-bit, two copies) per key tile, P V's tile, the running O (f32) and the
   // result (16-bit); the row statistics (the logsumexp's too), the spread rows and the reductions'
   // scratch.
-  b.ub = rows * keys * (4 + 2 * 2) + rows * dim * (4 + 4 + 2) + rows * 16 * 4 * 2 + 8 * 32 * rows;
+  b.ub = rows * keys * (4 + 2 * 2) + rows * dim * (4 + 4 + 2) + rows * 16 * 4 * 2 + 8 * 32 * rows + (mask ? rows * keys * 4 : 0);
   return b;
 }
 
-Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip) {
-  const AttentionBytes b = attention_bytes(tile_q, tile_kv, dim, chip.split(), attention_direct(chip));
+Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip, bool mask) {
+  const AttentionBytes b = attention_bytes(tile_q, tile_kv, dim, chip.split(), attention_direct(chip), mask);
   for (auto [space, bytes] : {std::pair{Space::UB, b.ub}, {Space::L1, b.l1}, {Space::L0A, b.l0a}, {Space::L0B, b.l0b},
                               {Space::L0C, b.l0c}})
     if (bytes > chip.buffer_size(space)) return space;
@@ -172,12 +207,15 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     if (d.kind != dsl::Directive::Kind::Flash)
       user_error("{}.{}: a flash() schedule is all an attention Func takes; its tiles are flash(tile_q, tile_kv)", f.name(), d.text);
   std::vector<std::shared_ptr<dsl::InputImpl>> in = f.inputs();
-  if (in.size() != 3)
-    user_error("{}.{}: flash attention reads three inputs, Q, K and V; {} reads {}. The form is {}", f.name(), flash->text, f.name(),
-               in.size(), form_text());
+  if (in.size() != 3 && in.size() != 4)
+    user_error("{}.{}: flash attention reads three inputs, Q, K and V, and optionally an additive mask; {} reads {}. The form "
+               "is {}", f.name(), flash->text, f.name(), in.size(), form_text());
   AttentionPlan p;
   p.func_name = f.name();
-  p.q = in[0], p.k = in[1], p.v = in[2];
+  // In first-use order: Q and K (the scores), the mask where there is one, V (the second product).
+  p.q = in[0], p.k = in[1], p.v = in.back();
+  if (in.size() == 4) p.mask = in[2];
+  in = {p.q, p.k, p.v};
   for (const auto& t : in)
     if (t->shape.size() != 4)
       user_error("{}: {} is {}-dimensional; flash attention's Q, K and V are (batch, heads, sequence, head dim)", f.name(),
@@ -203,13 +241,13 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   if (p.dim % 16 != 0 || p.dim > 128)
     user_error("{}: head dim {}: the cube tiles a head in 16-element fractals and L0 holds at most 128 of them per row; use a head "
                "dim that is a multiple of 16 up to 128 (64 and 128 are the usual)", f.name(), p.dim);
+  if (p.mask) check_mask(p, f.name());
   std::set<const dsl::FuncImpl*> seen;
   if (!find_scale(f.impl->value, p.scale, seen))
     user_error("{}.{}: no scaled score (sum(..) * scale) in {}; the form is {}", f.name(), flash->text, f.name(), form_text());
   bool matched = false;
   for (bool causal : {false, true}) {
-    AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, causal, p.out};
-    AttentionFuncs want = attention_form(form);
+    AttentionFuncs want = attention_form(form_of(p, causal));
     if (SameForm().funcs(*f.impl, *want.o.impl)) p.causal = causal, matched = true;
   }
   if (!matched) user_error("{}.{}: {} is not attention in the form flash() computes: {}", f.name(), flash->text, f.name(), form_text());
@@ -229,9 +267,9 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   if (p.causal && p.tile_q != p.tile_kv)
     user_error("{}.{}: a causal mask needs tile_q == tile_kv, so that one key tile per query tile holds the diagonal; got {} and {}",
                f.name(), flash->text, p.tile_q, p.tile_kv);
-  const Space full = attention_overflow(p.tile_q, p.tile_kv, p.dim, chip);
+  const Space full = attention_overflow(p.tile_q, p.tile_kv, p.dim, chip, p.mask != nullptr);
   if (full != Space::GM) {
-    const AttentionBytes b = attention_bytes(p.tile_q, p.tile_kv, p.dim, chip.split(), attention_direct(chip));
+    const AttentionBytes b = attention_bytes(p.tile_q, p.tile_kv, p.dim, chip.split(), attention_direct(chip), p.mask != nullptr);
     const int64_t need = full == Space::UB ? b.ub : full == Space::L1 ? b.l1 : full == Space::L0A ? b.l0a : full == Space::L0B ? b.l0b : b.l0c;
     std::string where(space_name(full));
     for (char& c : where) c = char(std::toupper(static_cast<unsigned char>(c)));
@@ -242,8 +280,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
 }
 
 void attach_lse(AttentionPlan& p, const dsl::Func& lse) {
-  AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, p.causal, p.out};
-  AttentionFuncs want = attention_form(form);
+  AttentionFuncs want = attention_form(form_of(p, p.causal));
   if (!SameForm().funcs(*lse.impl, *want.lse.impl))
     user_error("{}.store_with({}): the second output flash attention writes is its logsumexp, LSE(b, h, i) = M(b, h, i) + "
                "log(L(b, h, i)) in f32 over the same scores ({}_lse of sched::attention_form; kernels::attention with lse = "

@@ -1,14 +1,17 @@
 // Attention, softmax(scale * Q Kᵀ) V per batch and head, and how a flash() schedule maps it.
 //
 // The algorithm is written as Funcs (`attention_form`), the way a user reads it:
-//   S(b, h, i, j) = scale * sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r))   [causal: -big where j > i]
+//   S(b, h, i, j) = scale * sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r))   [+ f32(A(b', h', i', j))]
+//                                                                               [causal: -big where j > i]
 //   M(b, h, i)    = maximum_t S(b, h, i, t)
 //   E(b, h, i, j) = exp(S(b, h, i, j) - M(b, h, i))
 //   L(b, h, i)    = sum_t E(b, h, i, t)
 //   O(b, h, i, d) = cast(out, sum_t E(b, h, i, t) * f32(V(b, h / g, t, d)) / L(b, h, i))
 //   LSE(b, h, i)  = M(b, h, i) + log(L(b, h, i))     the logsumexp of the scaled scores (optional:
 //                                                    LSE.store_with(O) makes it O's kernel's too)
-// g = heads / kv_heads (grouped-query attention: g query heads share a K/V head).
+// g = heads / kv_heads (grouped-query attention: g query heads share a K/V head). A, the optional
+// additive mask (torch's attn_mask as a float), is (B or 1, H or 1, L or 1, S): b', h', i' are 0
+// where its extent is 1 (broadcast), else b, h, i.
 //
 // O.flash(tile_q, tile_kv) is the schedule: per core, for each (b, h, query tile) in its share,
 //
@@ -26,6 +29,7 @@
 #include "emulator/chip_config.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace cubekit::sched {
@@ -38,6 +42,7 @@ struct AttentionForm {
   double scale = 1;
   bool causal = false;
   DType out = DType::f16;
+  std::optional<dsl::Input> mask;  // additive, f32, (B or 1, H or 1, L or 1, S)
 };
 // The Funcs of the form above, named <name>_scores, _max, _exp, _sum, <name> (the output) and
 // <name>_lse.
@@ -55,6 +60,9 @@ struct AttentionPlan {
   bool causal = false;
   int64_t tile_q = 0, tile_kv = 0;
   std::string lse;  // the logsumexp output's name (f32, batch x heads x seq_q), or empty
+  std::shared_ptr<dsl::InputImpl> mask;  // the additive mask (f32), or null
+  // Which of the mask's batch, head and query dims it has (the others broadcast: extent 1).
+  bool mask_b = false, mask_h = false, mask_i = false;
   int64_t group() const { return heads / kv_heads; }
   int64_t q_tiles() const { return (seq_q + tile_q - 1) / tile_q; }
   int64_t kv_tiles() const { return (seq_kv + tile_kv - 1) / tile_kv; }
@@ -78,11 +86,13 @@ void attach_lse(AttentionPlan& plan, const dsl::Func& lse);
 struct AttentionBytes {
   int64_t l1 = 0, l0a = 0, l0b = 0, l0c = 0, ub = 0;
 };
-AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split = false, bool direct = false);
+// `mask`: with an additive mask's tile (over queries and keys) in UB too.
+AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split = false, bool direct = false,
+                               bool mask = false);
 // Whether the split nest hands S and P V to the vector cores by the cube core's FixPipe into their
 // UB and P back by UB -> L1 (the 950's paths), rather than through GM.
 bool attention_direct(const ChipConfig& chip);
 // The first buffer the tiles overflow on the chip, or Space::GM when they fit.
-Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip);
+Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip, bool mask = false);
 
 }  // namespace cubekit::sched

@@ -312,12 +312,14 @@ struct AttentionArgs : RunArgs {
   bool causal = false, lse = false;
   double scale = 0;
   std::string dtype = "f16";
+  std::vector<int64_t> mask;
 };
 
 kernels::AttentionOptions options_of(const AttentionArgs& a) {
   kernels::AttentionOptions o;
   o.batch = a.batch, o.heads = a.heads, o.kv_heads = a.kv_heads, o.seq_q = a.seq_q, o.seq_kv = a.seq_kv, o.dim = a.dim;
   o.causal = a.causal, o.scale = a.scale, o.tile_q = a.tile_q, o.tile_kv = a.tile_kv, o.lse = a.lse;
+  o.mask = a.mask;
   o.dtype = dtype_option(a.dtype, "--dtype");
   if (o.dtype != DType::f16 && o.dtype != DType::bf16) user_error("--dtype must be f16 or bf16 for attention, got '{}'", a.dtype);
   if (naive_schedule(a)) user_error("--schedule naive: attention has its flash() schedule only; drop --schedule");
@@ -333,6 +335,10 @@ void add_attention_options(CLI::App* cmd, AttentionArgs& a) {
   cmd->add_option("--dim", a.dim, "head dim (a multiple of 16 up to 128)")->required();
   cmd->add_flag("--causal", a.causal, "causal mask: query i sees keys 0..i");
   cmd->add_flag("--lse", a.lse, "also write the logsumexp of the scaled scores (f32, batch x heads x seq-q)");
+  cmd->add_option("--mask", a.mask,
+                  "an additive f32 mask input of this shape, e.g. 1,1,512,512 or 512,512 (key padding: batch,1,1,seq-kv): the "
+                  "trailing dims of (batch, heads, seq-q, seq-kv), each 1 or that extent")
+      ->delimiter(',');
   cmd->add_option("--scale", a.scale, "score scale (default 1/sqrt(dim))");
   cmd->add_option("--dtype", a.dtype, "Q, K, V and the output: f16 or bf16")->capture_default_str();
   cmd->add_option("--tile-q", a.tile_q, "override: flash() query rows per tile");
@@ -342,7 +348,8 @@ void add_attention_options(CLI::App* cmd, AttentionArgs& a) {
 
 std::string attention_headline(const kernels::AttentionOptions& o) {
   return fmt::format("attention batch {} heads {}/{} seq {} x {} dim {}{} {}", o.batch, o.heads, o.kv_heads ? o.kv_heads : o.heads,
-                     o.seq_q, o.seq_kv ? o.seq_kv : o.seq_q, o.dim, o.causal ? " causal" : "", dtype_name(o.dtype));
+                     o.seq_q, o.seq_kv ? o.seq_kv : o.seq_q, o.dim, o.causal ? " causal" : "", dtype_name(o.dtype)) +
+         (o.mask.empty() ? "" : fmt::format(" mask [{}]", fmt::join(o.mask, ", ")));
 }
 
 int run_attention(const AttentionArgs& a) {

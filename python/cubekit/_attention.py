@@ -10,14 +10,16 @@ from ._running import empty_report as _empty_report, raise_diagnostics as _raise
 ATTENTION_OVERRIDES = ("tile_q", "tile_kv")
 
 
-def attention(q, k, v, *, causal=False, scale=None, return_lse=False, chip="ascend910", timing_only=False, trace=None,
-              raise_on_diagnostics=False, **overrides):
+def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, return_lse=False, chip="ascend910", timing_only=False,
+              trace=None, raise_on_diagnostics=False, **overrides):
     """O = softmax(scale * Q Kᵀ) V, as torch.nn.functional.scaled_dot_product_attention computes it.
 
     q: (batch, heads, L, E) or (heads, L, E), float16; k and v: (batch, kv_heads, S, E) of q's
     type, kv_heads dividing heads (grouped-query attention: query head h reads K/V head
     h // (heads // kv_heads), torch's enable_gqa=True). causal=True: query i sees keys 0..i (torch's
-    is_causal, the mask's top left on the diagonal). scale: None is 1 / sqrt(E). E is a multiple of
+    is_causal, the mask's top left on the diagonal). attn_mask: torch's, broadcastable to (batch, heads,
+    L, S) with its last dim S: boolean (True: the key takes part) or float (added to the scaled
+    scores; computed in float32). scale: None is 1 / sqrt(E). E is a multiple of
     16 up to 128. The kernel is flash attention (Func.flash): the statistics in float32, P cast to
     q's type for the second product. overrides: tile_q, tile_kv (the flash() tiles). Returns (O,
     report), O shaped as q; with return_lse=True (O, lse, report), lse the float32 logsumexp of the
@@ -34,6 +36,20 @@ def attention(q, k, v, *, causal=False, scale=None, return_lse=False, chip="asce
             raise _cubekit.Error(f"{kernel}: unknown option '{key}'; the schedule overrides are {', '.join(ATTENTION_OVERRIDES)}")
         checked[key] = _opt.integer(kernel, key, value, meaning=" (0: the schedule's choice)")
     q, k, v = _array(q, "q"), _array(k, "k"), _array(v, "v")
+    mask = None
+    if attn_mask is not None:
+        if not isinstance(attn_mask, _np.ndarray):
+            _opt.fail(kernel, "attn_mask", attn_mask, "a numpy array broadcasting to (batch, heads, L, S), boolean or float")
+        mask = _array(attn_mask, "attn_mask")
+        if mask.dtype == _np.bool_:
+            mask = _np.where(mask, 0.0, -1e30).astype(_np.float32)  # what the kernel adds for a key left out
+        elif mask.dtype.kind == "f":
+            mask = mask.astype(_np.float32)
+        else:
+            raise _cubekit.Error(f"{kernel}: attn_mask is {mask.dtype}; it must be boolean (True: the key takes part) or float "
+                                 "(added to the scaled scores)")
+        if not 1 <= mask.ndim <= 4:
+            raise _cubekit.Error(f"{kernel}: attn_mask is {mask.ndim}-D; it broadcasts to (batch, heads, L, S) with 1 to 4 dims")
     squeeze = q.ndim == 3
     if squeeze:
         q, k, v = q[None], k[None] if k.ndim == 3 else k, v[None] if v.ndim == 3 else v
@@ -65,10 +81,13 @@ def attention(q, k, v, *, causal=False, scale=None, return_lse=False, chip="asce
     o.causal, o.dtype = causal, "f16"
     o.scale = 0.0 if scale is None else scale
     o.lse = return_lse
+    if mask is not None:
+        o.mask = list(mask.shape)
+        mask = mask.reshape((1,) * (4 - mask.ndim) + mask.shape)  # as the kernel's input: its leading dims of 1
     for key, value in checked.items():
         setattr(o, key, value)
     func, inputs, lse_func = _cubekit.attention_func(o, chip)
-    named = {i.name: a for i, a in zip(inputs, (q, k, v))}
+    named = {i.name: a for i, a in zip(inputs, (q, k, v, mask))}
     also = [lse_func] if lse_func is not None else []
     out, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace, also=also)
     report["launched"] = True

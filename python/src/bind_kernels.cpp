@@ -194,15 +194,17 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("tile_q", &AttentionOptions::tile_q, "0: the default")
       .def_readwrite("tile_kv", &AttentionOptions::tile_kv, "0: the default")
       .def_readwrite("lse", &AttentionOptions::lse, "also the logsumexp of the scaled scores (f32, a second output)")
+      .def_readwrite("mask", &AttentionOptions::mask, "the shape of an additive f32 mask input named 'mask' (empty: none)")
       .def_property("dtype", [](const AttentionOptions& o) { return std::string(dtype_name(o.dtype)); },
                     [](AttentionOptions& o, const py::object& t) { o.dtype = to_dtype(t); }, "Q, K, V and O: f16 or bf16");
   m.def("attention_func", [](const AttentionOptions& o, const ChipConfig& chip) {
     kernels::Attention a = kernels::attention(o, chip);
     py::list inputs;
     inputs.append(py::cast(a.q)), inputs.append(py::cast(a.k)), inputs.append(py::cast(a.v));
+    if (a.mask) inputs.append(py::cast(*a.mask));
     return py::make_tuple(a.funcs.o, inputs, a.lse ? py::cast(a.funcs.lse) : py::none());
   }, py::arg("options"), py::arg("chip"),
-  "The attention Func (flash() scheduled) to compile, its Inputs (Q, K, V) and its second output (options.lse) or None.");
+  "The attention Func (flash() scheduled) to compile, its Inputs (Q, K, V[, mask]) and its second output (options.lse) or None.");
 }
 
 }  // namespace cubekit::py_bind

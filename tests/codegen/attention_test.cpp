@@ -7,6 +7,8 @@
 #include "emulator/rounding.h"
 #include "kernels/attention.h"
 
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -28,8 +30,9 @@ void expect_correct(const AttentionOptions& o, const ChipConfig& chip) {
   kernels::RunSettings s;
   s.seed = 5;
   kernels::KernelRun run = kernels::compile_and_run(a.outputs(), chip, s);
-  const std::string what = fmt::format("b{} h{}/{} s{}x{} d{}{}{} {} on {}", o.batch, o.heads, o.kv_heads, o.seq_q, o.seq_kv, o.dim,
-                                       o.causal ? " causal" : "", o.lse ? " lse" : "", dtype_name(o.dtype), chip.name);
+  const std::string what = fmt::format("b{} h{}/{} s{}x{} d{}{}{} mask [{}] {} on {}", o.batch, o.heads, o.kv_heads, o.seq_q, o.seq_kv,
+                                       o.dim, o.causal ? " causal" : "", o.lse ? " lse" : "", fmt::join(o.mask, ","),
+                                       dtype_name(o.dtype), chip.name);
   EXPECT_TRUE(run.sim.report.clean()) << what << "\n" << test::describe(run);
   ASSERT_TRUE(run.checked) << what;
   EXPECT_TRUE(run.check.pass) << what << ": max abs " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
@@ -42,7 +45,9 @@ TEST(Attention, SmallShapesMatchTheReference) {
 
 // Random shapes on every preset: batch, heads and their K/V groups, causal or not, lengths that
 // are not multiples of the tiles (either longer), both head dims, f16 and (where the cube takes
-// it) bf16, default and explicit tiles, with and without the logsumexp output.
+// it) bf16, default and explicit tiles, with and without the logsumexp output, with and without an
+// additive mask (over every dim, over queries and keys only, a key-padding mask per batch, one per
+// head broadcast over the batch).
 class AttentionOn : public testing::TestWithParam<const char*> {};
 
 TEST_P(AttentionOn, RandomShapesMatchTheReference) {
@@ -61,9 +66,17 @@ TEST_P(AttentionOn, RandomShapesMatchTheReference) {
     if (pick(0, 2) == 0) o.tile_q = o.tile_kv = 16 * pick(1, 4);
     if (chip.fractal(DType::bf16) && pick(0, 1)) o.dtype = DType::bf16;
     o.lse = pick(0, 1) == 1;
-    SCOPED_TRACE(fmt::format("case {}: b{} h{}/{} s{}x{} d{}{}{} {} tiles {} x {}", i, o.batch, o.heads, o.kv_heads, o.seq_q,
-                             o.seq_kv, o.dim, o.causal ? " causal" : "", o.lse ? " lse" : "", dtype_name(o.dtype), o.tile_q,
-                             o.tile_kv));
+    const int64_t skv = o.seq_kv;
+    switch (pick(0, 5)) {
+      case 0: o.mask = {o.batch, o.heads, o.seq_q, skv}; break;
+      case 1: o.mask = {o.seq_q, skv}; break;
+      case 2: o.mask = {o.batch, 1, 1, skv}; break;
+      case 3: o.mask = {o.heads, o.seq_q, skv}; break;
+      default: break;
+    }
+    SCOPED_TRACE(fmt::format("case {}: b{} h{}/{} s{}x{} d{}{}{} mask [{}] {} tiles {} x {}", i, o.batch, o.heads, o.kv_heads,
+                             o.seq_q, o.seq_kv, o.dim, o.causal ? " causal" : "", o.lse ? " lse" : "", fmt::join(o.mask, ","),
+                             dtype_name(o.dtype), o.tile_q, o.tile_kv));
     EXPECT_NO_THROW(expect_correct(o, chip));
   }
 }
@@ -122,11 +135,12 @@ TEST(Attention, TheReferenceIsAttention) {
 }
 
 // Deleting any synchronisation the generated kernel executes is reported: two key tiles, a
-// partial one, the causal diagonal, the logsumexp output.
+// partial one, the causal diagonal, the logsumexp output, an additive mask.
 Program small_causal(const ChipConfig& chip) {
   AttentionOptions o = attn(1, 1, 1, 32, 40, 64, true);
   o.tile_q = o.tile_kv = 16;
   o.lse = true;
+  o.mask = {32, 40};
   kernels::Attention a = kernels::attention(o, chip);
   return parse_program(print_program(codegen::compile(a.outputs(), chip).program));
 }

@@ -100,7 +100,7 @@ TEST(AttentionErrors, TwoInputsOnly) {
   dsl::Func o("o");
   o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(dsl::cast(DType::f32, q(b, h, i, t)) * dsl::cast(DType::f32, k(b, h, t, d))));
   o.flash(64, 64);
-  expect_form_error(o, {"o.flash(64, 64): flash attention reads three inputs, Q, K and V; o reads 2"});
+  expect_form_error(o, {"o.flash(64, 64): flash attention reads three inputs, Q, K and V, and optionally an additive mask; o reads 2"});
 }
 
 TEST(AttentionErrors, InputsOfOtherTypes) {
@@ -167,6 +167,36 @@ TEST(AttentionErrors, ASecondOutputThatIsNotItsLogsumexp) {
   expect_user_error([&] { codegen::compile({f.o, wrong}, attention_chip()); },
                     {"wrong_lse.store_with(attention): the second output flash attention writes is its logsumexp",
                      "M(b, h, i) + log(L(b, h, i))", "wrong_lse is not it"});
+}
+
+TEST(AttentionErrors, AMaskThatDoesNotBroadcast) {
+  auto o = bert();  // batch 1, 2 heads, 64 queries and keys
+  o.mask = {64, 65};
+  expect_attention_error(o, {"attention: the mask mask of shape [1, 1, 64, 65] does not broadcast to (batch, heads, queries, keys) "
+                             "= (1, 2, 64, 64): dim 3 is 65; give it extent 64 or 1"});
+  o.mask = {3, 64, 64};
+  expect_attention_error(o, {"the mask mask of shape [1, 3, 64, 64] does not broadcast", "dim 1 is 3; give it extent 2 or 1"});
+}
+
+TEST(AttentionErrors, AMaskOverOneKey) {
+  auto o = bert();
+  o.mask = {64, 1};
+  expect_attention_error(o, {"attention: the mask mask of shape [1, 1, 64, 1] has one key", "(extent 64 in the last dim)"});
+}
+
+TEST(AttentionErrors, AMaskOfMoreThanFourDims) {
+  auto o = bert();
+  o.mask = {1, 1, 1, 64, 64};
+  expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: --mask has 5 dims; it is at most (batch, heads"});
+}
+
+TEST(AttentionErrors, AMaskNotOfF32) {
+  dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
+  sched::AttentionForm form{q, k, v, 0.125, false, DType::f16};
+  form.mask = dsl::Input("m", DType::f16, {1, 1, 64, 64});
+  sched::AttentionFuncs f = sched::attention_form(form);
+  f.o.flash(64, 64);
+  expect_form_error(f.o, {"attention: the mask m is f16; flash attention adds an f32 mask to the f32 scores"});
 }
 
 }  // namespace

@@ -67,6 +67,39 @@ def test_return_lse_is_the_logsumexp_of_the_scaled_scores(rng, chip):
     np.testing.assert_allclose(lse3, logsumexp(q[0], k[0]), atol=1e-4, rtol=1e-5)
 
 
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2", "ascend950pr"])
+def test_attn_mask_as_torch_takes_it(rng, chip):
+    """A float mask is added to the scaled scores; a boolean one keeps the keys where it is True."""
+    q = rng.standard_normal((2, 4, 70, 64)).astype(np.float16)
+    k, v = (rng.standard_normal((2, 2, 90, 64)).astype(np.float16) for _ in range(2))
+    ref = lambda add: sdpa_masked(q, k, v, add)
+    add = rng.standard_normal((70, 90)).astype(np.float32)
+    o, _ = kernels.attention(q, k, v, attn_mask=add, chip=chip, raise_on_diagnostics=True)
+    np.testing.assert_allclose(o.astype(np.float64), ref(add), atol=2e-2, rtol=2e-2)
+    keep = np.ones((2, 1, 1, 90), bool)
+    keep[0, ..., 80:] = keep[1, ..., 33:] = False  # key padding per batch
+    o, _ = kernels.attention(q, k, v, attn_mask=keep, chip=chip, raise_on_diagnostics=True)
+    np.testing.assert_allclose(o.astype(np.float64), ref(np.where(keep, 0.0, -np.inf)), atol=2e-2, rtol=2e-2)
+
+
+def sdpa_masked(q, k, v, add):
+    """Attention in float64 with an additive mask (-inf: a key left out)."""
+    q, k, v = (x.astype(np.float64) for x in (q, k, v))
+    group = q.shape[-3] // k.shape[-3]
+    k, v = np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3)
+    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]) + add
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+def test_attn_mask_errors_name_what_is_wrong():
+    x = np.ones((1, 2, 16, 16), np.float16)
+    with pytest.raises(ck.Error, match="does not broadcast to"):
+        kernels.attention(x, x, x, attn_mask=np.zeros((16, 17), np.float32))
+    with pytest.raises(ck.Error, match="it must be boolean"):
+        kernels.attention(x, x, x, attn_mask=np.zeros((16, 16), np.int32))
+
+
 def test_scale_and_no_batch(rng):
     q, k, v = (rng.standard_normal((2, 48, 32)).astype(np.float16) for _ in range(3))
     o, _ = kernels.attention(q, k, v, scale=0.5, tile_q=16, tile_kv=32)
