@@ -113,6 +113,7 @@ class SyncPass {
     for (Node& n : body_) body.push_back(std::move(n));
     for (Node& n : epilogue()) body.push_back(std::move(n));
     body_ = std::move(body);
+    find_non_negative();
     State state;
     barriers(body_, state);
     insert_barriers(body_);
@@ -412,8 +413,14 @@ class SyncPass {
           barriers(n.body, st);  // a later iteration: barriers found here repeat every iteration
           // A barrier the body has before its first access of a pipe runs in the first iteration
           // too, so it orders what came before the loop: the one before the loop is redundant.
+          // So does one the first iteration meets, where that iteration surely runs and the
+          // branches it takes are known (var = begin: a flash nest's key loop starts with the
+          // softmax, whose first access has its barrier, not with the output's update).
+          const bool runs = positive(n.end - n.begin);
           for (int p = 0; p < kNumPipes; ++p)
-            if ((n.loop_barriers & (1u << p)) && first_access(n.body, Pipe(p)) == First::Barrier)
+            if ((n.loop_barriers & (1u << p)) &&
+                (first_access(n.body, Pipe(p)) == First::Barrier ||
+                 (runs && first_access(n.body, Pipe(p), 0, {n.var, n.begin}) == First::Barrier)))
               n.loop_barriers &= uint8_t(~(1u << p));
           break;
         }
@@ -467,33 +474,104 @@ class SyncPass {
   // What comes first for pipe p in these nodes, on every path: a barrier of p, an access of p
   // without one, or neither.
   enum class First { None, Barrier, Access };
-  First first_access(const std::vector<Node>& body, Pipe p, size_t from = 0) const {
+  // With `at` (a variable and its value: a loop's first iteration), an If whose condition that
+  // value decides takes only its branch.
+  struct At {
+    int var;  // -1: none
+    Affine value;
+  };
+  First first_access(const std::vector<Node>& body, Pipe p, size_t from = 0) const { return first_access(body, p, from, At{-1, {}}); }
+  First first_access(const std::vector<Node>& body, Pipe p, size_t from, const At& at) const {
     for (size_t i = from; i < body.size(); ++i) {
       const Node& n = body[i];
+      if (n.kind == Node::Kind::If && at.var >= 0) {
+        const int taken = decided(n, at);  // 1: the body, 0: the orelse, -1: either
+        if (taken >= 0) {
+          const First inner = first_access(taken ? n.body : n.orelse, p, 0, at);
+          if (inner != First::None) return inner;
+          continue;
+        }
+      }
       if (n.kind == Node::Kind::Sync && n.sync == SyncKind::Barrier && (n.from == p || n.from == Pipe::All)) return First::Barrier;
       if (n.kind == Node::Kind::Instr && n.pipe == p) return n.barrier_before ? First::Barrier : First::Access;
       if (n.kind == Node::Kind::Loop && (n.loop_barriers & (1u << int(p)))) return First::Barrier;
       First inner = First::None;
       if (n.kind == Node::Kind::If) {
-        First a = first_access(n.body, p), b = first_access(n.orelse, p);
+        First a = first_access(n.body, p, 0, at), b = first_access(n.orelse, p, 0, at);
         if (a == First::None && b == First::None) continue;
         inner = a == First::Access || b == First::Access ? First::Access : First::Barrier;
         if (a == First::None || b == First::None) {  // one path has no access of p: the rest decides it
-          First rest = first_access(body, p, i + 1);
+          First rest = first_access(body, p, i + 1, at);
           return inner == First::Barrier && rest != First::Access ? First::Barrier : First::Access;
         }
         return inner;
       }
-      if (n.kind == Node::Kind::Loop || n.kind == Node::Kind::Scope) inner = first_access(n.body, p);
+      if (n.kind == Node::Kind::Loop || n.kind == Node::Kind::Scope) inner = first_access(n.body, p, 0, at);
       if (inner == First::Access) return First::Access;
       if (inner == First::Barrier) {
         Affine trips = n.end - n.begin;
         bool runs = n.kind == Node::Kind::Scope || (trips.constant() && trips.c > 0);
         if (runs) return First::Barrier;
-        return first_access(body, p, i + 1) == First::Access ? First::Access : First::Barrier;  // zero trips: the rest
+        return first_access(body, p, i + 1, at) == First::Access ? First::Access : First::Barrier;  // zero trips: the rest
       }
     }
     return First::None;
+  }
+
+  // Which branch an If takes with `at.var` = `at.value`: 1 its body, 0 its orelse, -1 not known
+  // (its condition still depends on a variable that may take a value deciding it either way).
+  int decided(const Node& n, const At& at) const {
+    const int64_t c = n.a.coefficient(at.var);
+    const Affine a = n.a - Affine::var(at.var, c) + at.value * c;  // the condition's left side
+    // Bounds of `a` over its variables, which are never negative: terms of one sign only.
+    bool up = true, down = true;  // a <= a.c, a >= a.c
+    for (auto [v, k] : a.terms) {
+      if (k == 0) continue;
+      if (!non_negative_.count(v)) return -1;
+      (k > 0 ? up : down) = false;
+    }
+    if (n.compare == Compare::Lt) {
+      if (up && a.c < n.b) return 1;
+      if (down && a.c >= n.b) return 0;
+      return -1;
+    }
+    if (a.terms.empty()) return a.c == n.b ? 1 : 0;
+    if ((down && a.c > n.b) || (up && a.c < n.b)) return 0;
+    return -1;
+  }
+
+  // Whether `a` is positive whatever its variables hold: a positive constant plus non-negative
+  // multiples of variables that are never negative (a loop's trip count of `qi + 1` key tiles).
+  bool positive(const Affine& a) const {
+    if (a.c <= 0) return false;
+    for (auto [v, c] : a.terms)
+      if (c < 0 || !non_negative_.count(v)) return false;
+    return true;
+  }
+  bool non_negative(const Affine& a) const { return a.c >= 0 && (a.terms.empty() || positive(a + Affine(1))); }
+
+  // The variables no definition makes negative: the kernel's own (block_idx and the like, which
+  // nothing defines), loop variables counting up from a non-negative start, and Lets of
+  // non-negative values (Div and Rem by a positive constant, Add of a non-negative one). Starting
+  // from every variable and dropping those with a definition it cannot show non-negative, until
+  // none drops, proves a counter (0, then itself + 1) by induction.
+  void find_non_negative() {
+    for (int v = 0; v < int(k_.vars.size()); ++v) non_negative_.insert(v);
+    for (bool dropped = true; dropped;) {
+      dropped = false;
+      auto visit = [&](auto&& self, const std::vector<Node>& body) -> void {
+        for (const Node& n : body) {
+          bool ok = true;
+          if (n.kind == Node::Kind::Loop) ok = non_negative(n.begin) && n.step.constant() && n.step.c > 0;
+          if (n.kind == Node::Kind::Let) ok = non_negative(n.a) && (n.let_op == LetOp::Add ? n.b >= 0 : n.b > 0);
+          const int var = n.kind == Node::Kind::Loop || n.kind == Node::Kind::Let ? n.var : -1;
+          if (var >= 0 && !ok && non_negative_.erase(var)) dropped = true;
+          self(self, n.body);
+          self(self, n.orelse);
+        }
+      };
+      visit(visit, body_);
+    }
   }
 
   // Whether an access of pipe p in these nodes may meet one of `pending`.
@@ -542,6 +620,7 @@ class SyncPass {
   std::map<int, std::set<Pipe>> writers_, readers_;
   std::vector<int> staged_;  // buffers the scopes around the node barriers() is at stage
   std::map<int, int64_t> constant_;  // variables a Let set to a constant, on the path barriers() walks
+  std::set<int> non_negative_;       // variables never negative (find_non_negative)
 };
 
 }  // namespace
