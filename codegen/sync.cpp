@@ -411,12 +411,23 @@ class SyncPass {
             for (auto& pending : st)
               for (Pending& x : pending) x.offset = x.offset - Affine(x.offset.coefficient(n.var) * n.step.c);
           barriers(n.body, st);  // a later iteration: barriers found here repeat every iteration
+          const bool runs = positive(n.end - n.begin);
+          if (runs && n.step.constant() && n.step.c == 1 && at_.var < 0) {
+            // What the loop leaves is what its last iteration leaves (var = end - 1), following
+            // only the branches that value decides: a flash nest's last key steps only update O,
+            // so the softmax's accesses are ordered by then (a pass that adds barriers only where
+            // the one before added them, its state being no larger).
+            for (auto& pending : st)
+              for (Pending& x : pending) x.offset = x.offset - Affine(x.offset.coefficient(n.var));
+            at_ = {n.var, n.end - Affine(1)};
+            barriers(n.body, st);
+            at_ = {-1, {}};
+          }
           // A barrier the body has before its first access of a pipe runs in the first iteration
           // too, so it orders what came before the loop: the one before the loop is redundant.
           // So does one the first iteration meets, where that iteration surely runs and the
           // branches it takes are known (var = begin: a flash nest's key loop starts with the
           // softmax, whose first access has its barrier, not with the output's update).
-          const bool runs = positive(n.end - n.begin);
           for (int p = 0; p < kNumPipes; ++p)
             if ((n.loop_barriers & (1u << p)) &&
                 (first_access(n.body, Pipe(p)) == First::Barrier ||
@@ -425,6 +436,11 @@ class SyncPass {
           break;
         }
         case Node::Kind::If: {
+          if (const int taken = at_.var >= 0 ? decided(n, at_) : -1; taken >= 0) {  // the last iteration's branch
+            barriers(taken ? n.body : n.orelse, st);
+            constant_.clear();
+            break;
+          }
           State other = st;
           const std::map<int, int64_t> before = constant_;
           barriers(n.body, st);
@@ -621,6 +637,7 @@ class SyncPass {
   std::vector<int> staged_;  // buffers the scopes around the node barriers() is at stage
   std::map<int, int64_t> constant_;  // variables a Let set to a constant, on the path barriers() walks
   std::set<int> non_negative_;       // variables never negative (find_non_negative)
+  At at_{-1, {}};                    // barriers() in a loop's last iteration: its variable's value
 };
 
 }  // namespace
