@@ -1,5 +1,7 @@
 #include "codegen/sync.h"
 
+#include "codegen/var_bounds.h"
+
 #include "emulator/error.h"
 #include "emulator/executor.h"
 
@@ -113,7 +115,7 @@ class SyncPass {
     for (Node& n : body_) body.push_back(std::move(n));
     for (Node& n : epilogue()) body.push_back(std::move(n));
     body_ = std::move(body);
-    find_non_negative();
+    bounds_ = VarBounds(k_, body_);
     State state;
     barriers(body_, state);
     insert_barriers(body_);
@@ -411,7 +413,7 @@ class SyncPass {
             for (auto& pending : st)
               for (Pending& x : pending) x.offset = x.offset - Affine(x.offset.coefficient(n.var) * n.step.c);
           barriers(n.body, st);  // a later iteration: barriers found here repeat every iteration
-          const bool runs = positive(n.end - n.begin);
+          const bool runs = bounds_.positive(n.end - n.begin);
           if (runs && n.step.constant() && n.step.c == 1 && at_.var < 0) {
             // What the loop leaves is what its last iteration leaves (var = end - 1), following
             // only the branches that value decides: a flash nest's last key steps only update O,
@@ -436,7 +438,7 @@ class SyncPass {
           break;
         }
         case Node::Kind::If: {
-          if (const int taken = at_.var >= 0 ? decided(n, at_) : -1; taken >= 0) {  // the last iteration's branch
+          if (const int taken = at_.var >= 0 ? bounds_.decided(n, at_.var, at_.value) : -1; taken >= 0) {  // the last iteration's branch
             barriers(taken ? n.body : n.orelse, st);
             constant_.clear();
             break;
@@ -501,7 +503,7 @@ class SyncPass {
     for (size_t i = from; i < body.size(); ++i) {
       const Node& n = body[i];
       if (n.kind == Node::Kind::If && at.var >= 0) {
-        const int taken = decided(n, at);  // 1: the body, 0: the orelse, -1: either
+        const int taken = bounds_.decided(n, at.var, at.value);  // 1: the body, 0: the orelse, -1: either
         if (taken >= 0) {
           const First inner = first_access(taken ? n.body : n.orelse, p, 0, at);
           if (inner != First::None) return inner;
@@ -532,62 +534,6 @@ class SyncPass {
       }
     }
     return First::None;
-  }
-
-  // Which branch an If takes with `at.var` = `at.value`: 1 its body, 0 its orelse, -1 not known
-  // (its condition still depends on a variable that may take a value deciding it either way).
-  int decided(const Node& n, const At& at) const {
-    const int64_t c = n.a.coefficient(at.var);
-    const Affine a = n.a - Affine::var(at.var, c) + at.value * c;  // the condition's left side
-    // Bounds of `a` over its variables, which are never negative: terms of one sign only.
-    bool up = true, down = true;  // a <= a.c, a >= a.c
-    for (auto [v, k] : a.terms) {
-      if (k == 0) continue;
-      if (!non_negative_.count(v)) return -1;
-      (k > 0 ? up : down) = false;
-    }
-    if (n.compare == Compare::Lt) {
-      if (up && a.c < n.b) return 1;
-      if (down && a.c >= n.b) return 0;
-      return -1;
-    }
-    if (a.terms.empty()) return a.c == n.b ? 1 : 0;
-    if ((down && a.c > n.b) || (up && a.c < n.b)) return 0;
-    return -1;
-  }
-
-  // Whether `a` is positive whatever its variables hold: a positive constant plus non-negative
-  // multiples of variables that are never negative (a loop's trip count of `qi + 1` key tiles).
-  bool positive(const Affine& a) const {
-    if (a.c <= 0) return false;
-    for (auto [v, c] : a.terms)
-      if (c < 0 || !non_negative_.count(v)) return false;
-    return true;
-  }
-  bool non_negative(const Affine& a) const { return a.c >= 0 && (a.terms.empty() || positive(a + Affine(1))); }
-
-  // The variables no definition makes negative: the kernel's own (block_idx and the like, which
-  // nothing defines), loop variables counting up from a non-negative start, and Lets of
-  // non-negative values (Div and Rem by a positive constant, Add of a non-negative one). Starting
-  // from every variable and dropping those with a definition it cannot show non-negative, until
-  // none drops, proves a counter (0, then itself + 1) by induction.
-  void find_non_negative() {
-    for (int v = 0; v < int(k_.vars.size()); ++v) non_negative_.insert(v);
-    for (bool dropped = true; dropped;) {
-      dropped = false;
-      auto visit = [&](auto&& self, const std::vector<Node>& body) -> void {
-        for (const Node& n : body) {
-          bool ok = true;
-          if (n.kind == Node::Kind::Loop) ok = non_negative(n.begin) && n.step.constant() && n.step.c > 0;
-          if (n.kind == Node::Kind::Let) ok = non_negative(n.a) && (n.let_op == LetOp::Add ? n.b >= 0 : n.b > 0);
-          const int var = n.kind == Node::Kind::Loop || n.kind == Node::Kind::Let ? n.var : -1;
-          if (var >= 0 && !ok && non_negative_.erase(var)) dropped = true;
-          self(self, n.body);
-          self(self, n.orelse);
-        }
-      };
-      visit(visit, body_);
-    }
   }
 
   // Whether an access of pipe p in these nodes may meet one of `pending`.
@@ -636,7 +582,7 @@ class SyncPass {
   std::map<int, std::set<Pipe>> writers_, readers_;
   std::vector<int> staged_;  // buffers the scopes around the node barriers() is at stage
   std::map<int, int64_t> constant_;  // variables a Let set to a constant, on the path barriers() walks
-  std::set<int> non_negative_;       // variables never negative (find_non_negative)
+  VarBounds bounds_;                 // what the program's variables can hold
   At at_{-1, {}};                    // barriers() in a loop's last iteration: its variable's value
 };
 
