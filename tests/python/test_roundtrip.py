@@ -132,3 +132,13 @@ def test_cli_compiled_matmul_is_what_python_compiles(tmp_path, rng, args, option
     if "bias" in options.get("epilogue", []):
         expected = np.maximum(expected + bias, 0)
     np.testing.assert_allclose(c.astype(np.float32), expected, rtol=2e-3 if c.dtype == np.float16 else 1e-5, atol=2e-3)
+
+
+def test_cli_compiled_attention_writes_every_output(tmp_path):
+    """`cubekit compile attention --lse --mask ...` writes a program with the mask as an input and the
+    logsumexp as an output beside O (the second output is not dropped on the way to the file)."""
+    run_cli("compile", "attention", "--seq-q", 64, "--dim", 64, "--lse", "--mask", "64,64", "-o", tmp_path / "a.s")
+    p = ck.load(str(tmp_path / "a.s"))
+    tensors = [line.split()[1:] for line in p.text().splitlines() if line.startswith(".tensor")]
+    roles = {t[0]: t[-1] for t in tensors}
+    assert roles.get("attention") == "out" and roles.get("attention_lse") == "out" and roles.get("mask") == "in", roles

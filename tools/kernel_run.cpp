@@ -1,0 +1,143 @@
+#include "tools/kernel_run.h"
+
+#include "codegen/lower.h"
+#include "emulator/error.h"
+#include "kernels/check.h"
+#include "tools/commands.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace cubekit::cli {
+
+std::optional<bool> on_off(const std::string& v, const char* option) {
+  if (v.empty()) return std::nullopt;
+  if (v == "on") return true;
+  if (v == "off") return false;
+  user_error("{} must be on or off, got '{}'", option, v);
+}
+
+DType dtype_option(const std::string& v, const char* option) {
+  auto t = parse_dtype(v);
+  if (!t) user_error("{} must be a dtype (f16, f32, s8, s32), got '{}'", option, v);
+  return *t;
+}
+
+void add_run_options(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("--chip", a.chip, "chip preset or JSON config")->capture_default_str();
+  cmd->add_option("--schedule", a.schedule, "default or naive")->capture_default_str();
+  cmd->add_option("--seed", a.seed, "seed of the random inputs")->capture_default_str();
+  cmd->add_flag("--json", a.json, "print the report as one JSON object");
+  cmd->add_option("--trace", a.trace, "write a Chrome trace to this file");
+  cmd->add_flag("--timing-only", a.timing_only, "cycles only: no data, no check");
+  cmd->add_flag("--no-check", a.no_check, "skip the Halide reference");
+  cmd->add_option("--threads", a.threads, "host threads (default: all)");
+  cmd->add_option("--max-work", a.max_work, "work units over the whole run before it is stopped (see `cubekit run`)")
+      ->capture_default_str();
+  cmd->add_option("--max-trace-events", a.max_trace_events, "events (~200 bytes each) --trace may write")
+      ->capture_default_str();
+}
+
+bool naive_schedule(const RunArgs& a) {
+  if (a.schedule == "default") return false;
+  if (a.schedule == "naive") return true;
+  user_error("--schedule must be default or naive, got '{}'", a.schedule);
+}
+
+// Compiles, runs, checks and prints (text or JSON); 0 when clean and correct, 1 otherwise.
+int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline, double atol, nlohmann::json extra,
+               double flops) {
+  ChipConfig chip = load_chip(a.chip);
+  kernels::RunSettings s;
+  s.seed = a.seed;
+  if (a.max_work < 1) user_error("--max-work must be positive, got {}", a.max_work);
+  if (a.max_trace_events < 1) user_error("--max-trace-events must be positive, got {}", a.max_trace_events);
+  s.sim = {.timing_only = a.timing_only, .trace = !a.trace.empty(), .threads = a.threads, .max_work = a.max_work,
+           .max_trace_events = a.max_trace_events};
+  s.reference = !a.no_check;
+  s.atol = atol;
+  if (!a.trace.empty() && !std::ofstream(a.trace, std::ios::app)) user_error("--trace: cannot write '{}'", a.trace);
+  const dsl::Func& f = outputs.at(0);
+  kernels::KernelRun run = kernels::compile_and_run(outputs, chip, s);
+  const Report& r = run.sim.report;
+  if (!a.trace.empty()) write_trace(a.trace, run.sim, run.program, chip);
+  bool ok = r.clean() && (!run.checked || run.check.pass);
+  for (const kernels::Conversion& c : run.conversions) ok = ok && c.clean && c.matches_host;
+  if (a.json) {
+    nlohmann::json j = nlohmann::json::parse(report_json(r, run.program, f.name()));
+    j["compile_ms"] = run.compile_ms;
+    j["schedule"] = a.schedule;
+    for (auto& [key, value] : extra.items()) j[key] = value;
+    uint64_t transdata = 0;
+    for (const kernels::Conversion& c : run.conversions) {
+      j["conversions"].push_back({{"layout", c.layout.str()}, {"tensor", c.layout.tensor}, {"direction", c.to_device ? "in" : "out"},
+                                  {"emulated", c.emulated}, {"cycles", c.cycles}, {"matches_host", c.matches_host},
+                                  {"clean", c.clean}});
+      if (!c.emulated) j["host_conversions"].push_back(c.layout.str());
+      transdata += c.cycles;
+    }
+    if (!run.conversions.empty()) j["transdata_cycles"] = transdata;
+    if (run.checked)
+      j["check"] = {{"max_abs_error", run.check.max_abs}, {"max_rel_error", run.check.max_rel},
+                    {"bit_exact", run.check.bit_exact}, {"pass", run.check.pass}, {"atol", run.check.atol},
+                    {"rtol", run.check.rtol}};
+    fmt::print("{}\n", j.dump(2));
+    return ok ? 0 : 1;
+  }
+  fmt::print("{}, {} schedule: compiled in {:.1f} ms ({} instructions)\n", headline, a.schedule, run.compile_ms,
+             run.program.code.size());
+  if (run.checked)
+    fmt::print("check against the Halide reference: max abs error {:.3g}, max rel error {:.3g}{}: {}\n",
+               run.check.max_abs, run.check.max_rel, run.check.bit_exact ? " (bit-exact)" : "",
+               run.check.pass ? "PASS" : fmt::format("FAIL ({} elements outside atol {:.3g} + rtol {:.3g})",
+                                                     run.check.mismatches, run.check.atol, run.check.rtol));
+  if (flops > 0) fmt::print("{:.1f} TFLOPS emulated at {} MHz\n", flops / (r.microseconds() * 1e6), chip.clock_mhz);
+  // The layouts the kernel reads and writes: a feature map converted by the TransData kernel on the
+  // vector unit (emulated), weights and other tensors on the host.
+  for (const kernels::Conversion& c : run.conversions) {
+    if (!c.emulated) {
+      fmt::print("host conversion (not emulated: {}): {}\n",
+                 c.layout.kind == codegen::TensorLayout::Kind::NC1HWC0 ? "no 16-bit transpose for this type" : "converted once, as weights are",
+                 c.layout.str());
+      continue;
+    }
+    fmt::print("TransData {} ({}) on the vector unit: {} cycles{}\n", c.layout.str(), c.to_device ? "in" : "out", c.cycles,
+               !c.clean ? ", NOT CLEAN" : !c.matches_host ? ", DIFFERS from the host's conversion" : "");
+  }
+  fmt::print("{}", report_text(r, run.program, f.name()));
+  if (!a.trace.empty()) fmt::print("wrote the trace to {}\n", a.trace);
+  return ok ? 0 : 1;
+}
+
+int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline) {
+  ChipConfig chip = load_chip(a.chip);
+  codegen::Compiled c = codegen::compile(outputs, chip);
+  std::ofstream out(a.output);
+  if (!out) user_error("-o: cannot write '{}'", a.output);
+  // The comment goes last, so that line numbers match the reports of `cubekit kernel`.
+  out << print_program(c.program);
+  out << "# " << fmt::format("{}, {} schedule, compiled in {:.1f} ms", headline, a.schedule, c.milliseconds) << "\n";
+  // Tensors stored in the cube's layouts: give them converted (ck.nchw_to_nc1hwc0, kchw_to_fractal_z).
+  for (const codegen::TensorLayout& l : c.layouts) out << "# layout " << l.str() << "\n";
+  // The stages the program was lowered from (schedules/stages.h), as comments.
+  std::string_view stages = c.stages;
+  for (size_t at = 0; at < stages.size();) {
+    size_t end = stages.find('\n', at);
+    if (end == std::string_view::npos) end = stages.size();
+    out << "# " << stages.substr(at, end - at) << "\n";
+    at = end + 1;
+  }
+  fmt::print("wrote {} ({} instructions, block_dim {}) in {:.1f} ms\n", a.output, c.program.code.size(),
+             c.program.block_dim, c.milliseconds);
+  return 0;
+}
+
+
+int validate_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a) {
+  codegen::compile(outputs, load_chip(a.chip));
+  return 0;
+}
+
+
+}  // namespace cubekit::cli

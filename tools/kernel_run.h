@@ -1,0 +1,41 @@
+// What every `cubekit kernel` and `cubekit compile` subcommand shares: the run options and the three
+// things done with a kernel's outputs (run and check against Halide, write the program, validate
+// only: the fuzz target's path). tools/cmd_kernel.cpp has each kernel's own options.
+#pragma once
+
+#include "dsl/func.h"
+#include "emulator/emulator.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cubekit::cli {
+
+std::optional<bool> on_off(const std::string& v, const char* option);  // "on", "off" or "" (unset)
+DType dtype_option(const std::string& v, const char* option);
+
+// How to run and report.
+struct RunArgs {
+  std::string chip = "ascend910", trace, output, schedule = "default";
+  bool json = false, timing_only = false, no_check = false;
+  uint64_t seed = 0;
+  int threads = 0;
+  int64_t max_work = kDefaultMaxWork, max_trace_events = kDefaultMaxTraceEvents;
+};
+void add_run_options(CLI::App* cmd, RunArgs& a);
+bool naive_schedule(const RunArgs& a);  // --schedule: default or naive
+
+// Compiles, runs, checks and prints (text or JSON); 0 when clean and correct, 1 otherwise.
+int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline, double atol, nlohmann::json extra,
+               double flops);
+// Writes the program to a.output (with the headline, layouts and stages as comments).
+int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline);
+// Compiles only (nothing run, nothing written).
+int validate_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a);
+
+}  // namespace cubekit::cli
