@@ -251,6 +251,7 @@ void for_each_timing_field(TimingConfig& t, F f) {
   f("hbm_scattered_efficiency", t.hbm_scattered_efficiency);
   f("launch_cycles", t.launch_cycles);
   f("block_dispatch_cycles", t.block_dispatch_cycles);
+  f("core_start_cycles", t.core_start_cycles);
   f("l2_rate", t.l2_rate);
   f("l2_replacement_candidates", t.l2_replacement_candidates);
   f("cube_efficiency", t.cube_efficiency);
@@ -262,7 +263,7 @@ void for_each_timing_field(TimingConfig& t, F f) {
 bool is_efficiency(std::string_view key) { return key.ends_with("_efficiency"); }
 bool may_be_zero(std::string_view key) {
   return key == "gm_transfer_overhead_cycles" || key == "hbm_turnaround_cycles" || key == "launch_cycles" ||
-         key == "block_dispatch_cycles";
+         key == "block_dispatch_cycles" || key == "core_start_cycles";
 }
 
 // What a chip can have, so that every figure the emulator computes from a config stays exact

@@ -92,9 +92,13 @@ struct TimingConfig {
   // sustained rate; longer runs (streams) at the sustained rate.
   int hbm_page_bytes = 0;
   double hbm_scattered_efficiency = 0;
-  // Launch: cycles from the launch until every core can start, and before each block on a core.
+  // Launch: cycles from the launch until the first core can start, and before each block on a core.
+  // The launch starts its cores one after another, core_start_cycles apart (a mixed launch: group
+  // by group, each group's cube core, then its vector cores), so a kernel on many cores pays a
+  // header that grows with their number.
   int launch_cycles = 0;
   int block_dispatch_cycles = 0;
+  int core_start_cycles = 0;
   // L2: what all cores together can read from it per cycle (hits and merged fills), and how many
   // pseudo-randomly chosen lines the replacement compares (it evicts the least recently used of
   // them: 1 is random replacement, a large number approaches LRU and its steep capacity cliff).

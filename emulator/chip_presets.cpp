@@ -92,6 +92,8 @@ ChipConfig ascend910() {
   t.hbm_scattered_efficiency = 1.0;    // assumed: no measurement of strided misses on the 910 (no effect)
   t.launch_cycles = 1000;              // assumed: ~1 us from the launch to the cores' first instruction
   t.block_dispatch_cycles = 100;       // assumed: the block scheduler hands a core its next block
+  t.core_start_cycles = 0;             // assumed none: no many-core run is published for the 910, and its
+                                       // ceiling and stream rows were fitted with every core starting at once
   t.l2_rate = 3870;                    // assumed: the 3.87 TB/s of MTE2 reads a 910B sustained at 93.8% L2 hit
                                        // (hiascend.com CANN 7.0 guide atlaslmimog_0048), per cycle at 1 GHz
   t.l2_replacement_candidates = 2;     // assumed: a gentler capacity cliff than LRU (docs/chips.md)
@@ -158,6 +160,8 @@ ChipConfig ascend910b2() {
   t.hbm_scattered_efficiency = 0.7;    // fitted: row gemm_mte2_n16384_910b2 (1.62 TB/s of MTE2 at 32% L2 hit)
   t.launch_cycles = 1800;              // assumed: ~1 us at 1800 MHz
   t.block_dispatch_cycles = 180;       // assumed: ~0.1 us at 1800 MHz
+  t.core_start_cycles = 360;           // fitted: rows flash_attention_s1024/s2048_910b2 against the board's one-core
+                                       // runs (flash_attention_1core_*): 0.204 and 0.197 us a further core started
   t.l2_rate = 2000;                    // fitted: rows gemm_6144_910b2 and gemm_mte2_n4096..n10240_910b2
   t.l2_replacement_candidates = 16;    // fitted: the L2 hit rates of rows gemm_mte2_n12288/n16384_910b2
   t.cube_efficiency = 1.0;             // fitted: the 910B GEMM 6144^3 delivers 87% of peak at 86% cube utilisation
@@ -201,6 +205,7 @@ ChipConfig ascend950pr() {
   t.hbm_scattered_efficiency = 0.7;    // assumed: the 910B2's fit (row gemm_mte2_n16384_910b2)
   t.launch_cycles = 1650;              // assumed: ~1 us at 1650 MHz
   t.block_dispatch_cycles = 165;       // assumed: ~0.1 us at 1650 MHz
+  t.core_start_cycles = 330;           // assumed: the 910B2's fit, 0.2 us a further core started
   t.l2_rate = 2180;                    // assumed: the 910B2's fitted 3.6 TB/s at 1650 MHz
   t.l2_replacement_candidates = 16;    // assumed: the 910B2's fit
   t.cube_efficiency = 1.0;             // fitted: the 910B GEMM 6144^3 delivers 87% of peak at 86% cube utilisation; 950 assumed

@@ -246,7 +246,11 @@ LaunchPlan plan_launch(const ChipConfig& chip, const Program& program, int block
     const int per_group = k.kind == CoreKind::Aiv ? chip.vector_cores_per_cube : 1;
     const int count = plan.mixed ? groups * per_group : std::min(blocks, chip.count(k.kind));
     for (int c = 0; c < count; ++c) {
-      LaunchCore core{k.kind, c, k.entry, plan.mixed ? c % per_group : 0, {}};
+      // A mixed launch starts group by group: its cube core, then its vector cores.
+      const int order = !plan.mixed                ? c
+                        : k.kind == CoreKind::Aiv ? (c / per_group) * (1 + per_group) + 1 + c % per_group
+                                                  : c * (1 + chip.vector_cores_per_cube);
+      LaunchCore core{k.kind, c, k.entry, plan.mixed ? c % per_group : 0, order, {}};
       const int first = plan.mixed ? c / per_group : c, step = plan.mixed ? groups : count;
       for (int b = first; b < blocks; b += step) core.blocks.push_back(b);
       plan.cores.push_back(std::move(core));

@@ -45,6 +45,7 @@ struct LaunchCore {
   int index;     // among the chip's cores of its kind
   int entry;     // first instruction
   int subblock;  // subblock_idx
+  int start_order;  // when the launch starts it: 0 first (ChipConfig's core_start_cycles)
   std::vector<int> blocks;  // block_idx of each block it runs, in order
 };
 

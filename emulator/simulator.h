@@ -22,7 +22,8 @@
 //   vector (V)        vector_latency; repeats x cycles of the op class x UB bank conflict (the most
 //                     32 B blocks of one repeat that fall in one of ub_bank_groups groups) /
 //                     vector_efficiency
-// Every core starts after launch_cycles, and each block after block_dispatch_cycles more.
+// The cores start core_start_cycles apart, the first after launch_cycles (a mixed launch group by
+// group), and each block after block_dispatch_cycles more.
 // set_flag fires when every earlier instruction of its pipe has completed; wait_flag holds its
 // pipe until the flag fired, then clears it; barrier ALL stops S until every pipe has drained.
 // Functional execution happens at each instruction's start, in simulated order.

@@ -36,7 +36,8 @@ TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch
   stats_.line_cycles.assign(ctx.program.code.size(), 0);
   stats_.line_issues.assign(ctx.program.code.size(), 0);
   if (blocks_.empty()) done_ = true;
-  else start_block(uint64_t(ctx.chip.timing.launch_cycles));
+  else start_block(uint64_t(ctx.chip.timing.launch_cycles) +
+                   uint64_t(launch.start_order) * uint64_t(ctx.chip.timing.core_start_cycles));
 }
 
 int TimingCore::flag_key(const Instr& in) { return (int(in.ops[0].imm) * kNumPipes + int(in.ops[1].imm)) * 16 + int(in.ops[2].imm); }

@@ -1,6 +1,6 @@
 // The timing model's measured effects (issue 11), each against a figure derived here from the
 // ChipConfig fields it is made of: transfer efficiency by length and alignment, HBM efficiency and
-// sharing, read/write turnaround, launch and dispatch overhead, the aggregate L2 rate, merged fills
+// sharing, read/write turnaround, launch and dispatch overhead, the cores' staggered start, the aggregate L2 rate, merged fills
 // reported apart from hits (and waiting for HBM's delivery, not the requester's share), HBM's
 // row-buffer locality (short strided runs), a capacity cliff gentler than LRU's, write-back once
 // per residency of a line, and an L2 read port per core kind.
@@ -165,6 +165,26 @@ TEST(ModelEffects, LaunchAndDispatchCostCyclesBeforeTheFirstInstruction) {
   single.cores = 1;
   Result three = run(single, text, 3);
   EXPECT_EQ(int64_t(three.report.cycles), t.launch_cycles + 3 * (t.block_dispatch_cycles + 2 * t.scalar_cycles));
+}
+
+TEST(ModelEffects, TheLaunchStartsItsCoresOneAfterAnother) {
+  ChipConfig c = load_chip("ascend910b2");
+  const TimingConfig& t = c.timing;
+  ASSERT_GT(t.core_start_cycles, 0);
+  const uint64_t body = uint64_t(t.launch_cycles + t.block_dispatch_cycles + 2 * t.scalar_cycles);
+  // A vector-only launch of 5 blocks: core k starts k steps after the first.
+  Result vec = run(c, ".kernel nothing\n.entry aiv v\nv:\n    li x1, 1\n    end\n", 5);
+  ASSERT_EQ(vec.report.per_core.size(), 5u);
+  for (int k = 0; k < 5; ++k)
+    EXPECT_EQ(vec.report.per_core[size_t(k)].cycles, body + uint64_t(k * t.core_start_cycles)) << k;
+  EXPECT_EQ(vec.report.cycles, body + uint64_t(4 * t.core_start_cycles));
+  // A mixed launch of 3 groups starts group by group: the cube core, then its two vector cores
+  // (the report lists the cube cores, then the vector cores).
+  Result mixed = run(c, ".kernel nothing\n.entry aic a\n.entry aiv v\na:\n    li x1, 1\n    end\nv:\n    li x1, 1\n    end\n", 3);
+  ASSERT_EQ(mixed.report.per_core.size(), 9u);
+  const int order[9] = {0, 3, 6, 1, 2, 4, 5, 7, 8};
+  for (int k = 0; k < 9; ++k)
+    EXPECT_EQ(mixed.report.per_core[size_t(k)].cycles, body + uint64_t(order[k] * t.core_start_cycles)) << k;
 }
 
 // Every block reads the same 32 KiB of X into UB, `count` times.
