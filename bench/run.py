@@ -5,7 +5,8 @@ bandwidth ceilings, and the per-pipe utilisation of every emulated implementatio
 
     bench/run.py [SUITE] [--chip NAME] [--out DIR] [--build DIR] [--repetitions N]
 
-SUITE attention runs bench/attention.py (BERT-Large's self-attention fused against the unfused
+SUITE emulator runs bench/emulator.py (the emulator's own speed and memory: whole `cubekit kernel`
+processes, functional with every check and timing-only, and mmad beside OpenBLAS). SUITE attention runs bench/attention.py (BERT-Large's self-attention fused against the unfused
 chain; --long the 910B2's long sequences beside the board). SUITE calibration runs calibration/rows.json instead (bench/calibration.py: model beside the
 published hardware figures, with --cheap, --check and --only). SUITE is matmul (square 512-4096 and the GEMMs of BERT-Large at sequence 512), vector (4096 x 4096
 f16 kernels), check (what `cubekit kernel` runs after compiling: the full emulation and the golden
@@ -203,7 +204,7 @@ def plots(chip, records, out):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("suite", nargs="?", default="matmul",
-                        choices=["matmul", "vector", "check", "smoke", "all", "calibration", "resnet50", "attention"])
+                        choices=["matmul", "vector", "check", "smoke", "all", "calibration", "resnet50", "attention", "emulator"])
     parser.add_argument("--chip", default="ascend910", help="chip preset or JSON config")
     parser.add_argument("--out", default=os.path.join(ROOT, "build", "bench"), help="where the results go")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build directory")
@@ -226,6 +227,9 @@ def main():
     if args.suite == "attention":
         import attention
         sys.exit(attention.main(args.build, [c for c in args.chips.split(",") if c], args.long))
+    if args.suite == "emulator":
+        import emulator
+        sys.exit(emulator.main(args.build, args.repetitions, args.out))
     if args.suite == "calibration":
         import calibration
         sys.exit(calibration.main(args.build, args.cheap, args.check, [i for i in args.only.split(",") if i]))

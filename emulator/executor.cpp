@@ -93,7 +93,7 @@ AccessError check(const Issued& I, const ChipConfig& chip, const GlobalMemory& g
     std::string_view operand = spec.operands[r.operand].name;
     bool gm_region = r.space == Space::GM;
     const TensorDecl* tensor = gm_region ? &gm.decls[r.tensor] : nullptr;
-    int64_t size = gm_region ? int64_t(gm.data[r.tensor].size()) : chip.buffer_size(r.space);
+    int64_t size = gm_region ? gm.tensor_bytes(size_t(r.tensor)) : chip.buffer_size(r.space);
     std::string buffer = gm_region ? fmt::format("tensor {}", tensor->name) : std::string(space_name(r.space));
     if (gm_region && want && tensor->dtype != *want)
       return {AccessError::DtypeMismatch,

@@ -37,6 +37,12 @@ GlobalMemory GlobalMemory::for_program(const Program& program) {
   return gm;
 }
 
+GlobalMemory GlobalMemory::shape_only(const Program& program) {
+  GlobalMemory gm;
+  gm.decls = program.tensors;
+  return gm;
+}
+
 int GlobalMemory::index(std::string_view name) const {
   for (size_t i = 0; i < decls.size(); ++i)
     if (decls[i].name == name) return int(i);

@@ -43,6 +43,11 @@ struct GlobalMemory {
   std::vector<std::vector<uint8_t>> data;
 
   static GlobalMemory for_program(const Program& program);  // zero-filled
+  // The tensors without their bytes: what a timing-only run needs (timing never depends on data;
+  // allocating and zeroing big tensors cost more than simulating them).
+  static GlobalMemory shape_only(const Program& program);
+  bool has_data() const { return data.size() == decls.size(); }
+  int64_t tensor_bytes(size_t t) const { return has_data() ? int64_t(data[t].size()) : decls[t].bytes(); }
   int index(std::string_view name) const;                    // user error when absent
   std::vector<uint8_t>& bytes(std::string_view name) { return data[index(name)]; }
   // Seeded random values for every `in` and `inout` tensor: floats uniform in [-1, 1), s8/u8

@@ -74,6 +74,8 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   const LaunchPlan plan = plan_launch(chip, program, blocks);
   const int ncores = int(plan.cores.size());
   const bool functional = !options.timing_only, checks = functional && options.checks;
+  CUBEKIT_ASSERT(!functional || gm.has_data(), "a functional run of {} was given its tensors without their bytes",
+                 program.name);
   L2Model l2(chip, gm.decls);
   RunBudget budget;
   SimContext ctx{chip, program, gm, l2, options, blocks, {}, {}, {}, {}, budget};

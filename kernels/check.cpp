@@ -60,8 +60,8 @@ Conversion convert(const codegen::TensorLayout& l, bool to_device, const std::ve
   if (!codegen::transdata_on_device(l)) return c;
   c.emulated = true;
   Program p = codegen::compile_transdata(l, to_device, chip);
-  GlobalMemory gm = GlobalMemory::for_program(p);
   const bool data = !options.timing_only && !from.empty();
+  GlobalMemory gm = data ? GlobalMemory::for_program(p) : GlobalMemory::shape_only(p);
   if (data) gm.bytes(codegen::transdata_source(l, to_device)) = from;
   SimOptions o = options;
   o.trace = false;
@@ -112,7 +112,8 @@ KernelRun compile_and_run(const std::vector<dsl::Func>& outputs, const ChipConfi
   // compile` writes (a built program has no source lines).
   run.program = parse_program(print_program(compiled.program), f.name() + ".s");
   run.compile_ms = compiled.milliseconds;
-  run.gm = GlobalMemory::for_program(run.program);
+  const bool data = !s.sim.timing_only || s.inputs;
+  run.gm = data ? GlobalMemory::for_program(run.program) : GlobalMemory::shape_only(run.program);
   run.layouts = compiled.layouts;
   // Timing never depends on data (no instruction loads GM into a scalar register): a timing-only
   // run needs no inputs, and filling big ones cost more than simulating.
@@ -126,18 +127,19 @@ KernelRun compile_and_run(const std::vector<dsl::Func>& outputs, const ChipConfi
       if (shaped.count(l.tensor) && l.kind == codegen::TensorLayout::Kind::NC1HWC0) shaped[l.tensor] = l.to_host(run.gm.bytes(l.tensor));
   }
   // The feature maps' conversions in (TransData), then the kernel, then the output's conversion back.
+  const std::vector<uint8_t> none;
+  auto bytes_of = [&](int t) -> const std::vector<uint8_t>& { return run.gm.has_data() ? run.gm.data[size_t(t)] : none; };
   for (const codegen::TensorLayout& l : run.layouts) {
     const int t = run.gm.index(l.tensor);
     if (run.gm.decls[size_t(t)].role != TensorRole::In) continue;
     auto it = shaped.find(l.tensor);
-    run.conversions.push_back(convert(l, true, it == shaped.end() ? std::vector<uint8_t>{} : it->second, run.gm.data[size_t(t)],
-                                      chip, s.sim));
+    run.conversions.push_back(convert(l, true, it == shaped.end() ? none : it->second, bytes_of(t), chip, s.sim));
   }
   auto convert_out = [&] {
     for (const codegen::TensorLayout& l : run.layouts) {
       const int t = run.gm.index(l.tensor);
       if (run.gm.decls[size_t(t)].role != TensorRole::Out) continue;
-      const std::vector<uint8_t>& device = run.gm.data[size_t(t)];
+      const std::vector<uint8_t>& device = bytes_of(t);
       const bool data = !s.sim.timing_only && l.kind == codegen::TensorLayout::Kind::NC1HWC0;
       run.conversions.push_back(convert(l, false, data ? device : std::vector<uint8_t>{}, data ? l.to_host(device) : std::vector<uint8_t>{},
                                         chip, s.sim));

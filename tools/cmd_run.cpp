@@ -94,8 +94,10 @@ int run(const RunArgs& args) {
   if (args.threads < 0) user_error("--threads must be 0 (all) or more, got {}", args.threads);
   if (!args.trace.empty() && !std::ofstream(args.trace, std::ios::app))
     user_error("--trace: cannot write '{}'", args.trace);
-  GlobalMemory gm = GlobalMemory::for_program(program);
-  if (!args.timing_only) gm.fill_inputs(args.seed);  // timing never depends on data
+  // Timing never depends on data: a timing-only run of a program given no inputs has no bytes.
+  const bool data = !args.timing_only || !args.inputs.empty();
+  GlobalMemory gm = data ? GlobalMemory::for_program(program) : GlobalMemory::shape_only(program);
+  if (!args.timing_only) gm.fill_inputs(args.seed);
   for (const std::string& in : args.inputs) load_input(gm, in);
   std::vector<std::pair<int, std::string>> outputs;
   for (const std::string& out : args.outputs) {

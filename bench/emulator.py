@@ -1,0 +1,92 @@
+"""The emulator's own speed (issue 14): whole `cubekit kernel` processes, as a user runs them.
+
+For GEMM 128^3-2048^3 (f16 -> f32) and add and softmax 1024^2-4096^2 (f16), on ascend910 (32
+cores), each command runs functional with every emulator check on (`--no-check`: data, race,
+initialisation, sync, bounds; no Halide reference) and timing-only (`--timing-only`), `repetitions`
+times in turn; the table has the median wall seconds and the largest peak resident memory (MB) of
+each, the ratio functional / timing-only, and mmad's throughput beside OpenBLAS sgemm in one run of
+build/bin/mmad_bench. Host seconds are noisy on a shared machine: read the ratios.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+WORK = [
+    ("matmul 128^3", ["matmul", "--m", "128", "--n", "128", "--k", "128"]),
+    ("matmul 512^3", ["matmul", "--m", "512", "--n", "512", "--k", "512"]),
+    ("matmul 1024^3", ["matmul", "--m", "1024", "--n", "1024", "--k", "1024"]),
+    ("matmul 2048^3", ["matmul", "--m", "2048", "--n", "2048", "--k", "2048"]),
+    ("add 1024^2 f16", ["add", "--rows", "1024", "--cols", "1024"]),
+    ("add 4096^2 f16", ["add", "--rows", "4096", "--cols", "4096"]),
+    ("softmax 1024^2 f16", ["softmax", "--rows", "1024", "--cols", "1024"]),
+    ("softmax 4096^2 f16", ["softmax", "--rows", "4096", "--cols", "4096"]),
+]
+MODES = [("functional", "--no-check"), ("timing-only", "--timing-only")]
+
+
+def timed(command):
+    """Wall seconds and peak resident MB of one process (its own rusage, from wait4)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    err = child.stderr.read().decode()
+    child.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"bench/run.py emulator: `{' '.join(command)}` failed:\n{err}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def mmad_rates(build, out):
+    """Emulated fp16 mmad and OpenBLAS sgemm in MAC/s (medians of 3, one run of mmad_bench)."""
+    binary = os.path.join(build, "bin", "mmad_bench")
+    raw = os.path.join(out, "mmad_bench.json")
+    done = subprocess.run([binary, f"--benchmark_out={raw}", "--benchmark_out_format=json", "--benchmark_repetitions=3",
+                           "--benchmark_report_aggregates_only=true"], capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"bench/run.py emulator: mmad_bench failed:\n{done.stderr}")
+    with open(raw) as f:
+        benchmarks = json.load(f)["benchmarks"]
+    rates = {}
+    for b in benchmarks:
+        if b.get("aggregate_name") == "median":
+            rates[b["run_name"].split("/")[0]] = b["MAC/s"]
+    return {"emulated_mmad": rates["BM_EmulatedMmadF16"], "openblas_sgemm": rates["BM_OpenblasSgemm"]}
+
+
+def main(build, repetitions, out):
+    cubekit = os.path.join(build, "bin", "cubekit")
+    rows = []
+    for label, args in WORK:
+        row = {"work": label}
+        for mode, flag in MODES:
+            runs = [timed([cubekit, "kernel"] + args + [flag, "--chip", "ascend910"]) for _ in range(repetitions)]
+            row[mode] = {"seconds": statistics.median(s for s, _ in runs), "peak_mb": max(m for _, m in runs)}
+        rows.append(row)
+        print(f"{label}: functional {row['functional']['seconds']:.3f} s, {row['functional']['peak_mb']:.0f} MB; "
+              f"timing-only {row['timing-only']['seconds']:.3f} s, {row['timing-only']['peak_mb']:.0f} MB", flush=True)
+    os.makedirs(out, exist_ok=True)
+    mmad = mmad_rates(build, out)
+    lines = ["| work | functional s (every check) | peak MB | timing-only s | peak MB | functional / timing-only |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        f, t = r["functional"], r["timing-only"]
+        lines.append(f"| {r['work']} | {f['seconds']:.3f} | {f['peak_mb']:.0f} | {t['seconds']:.3f} | {t['peak_mb']:.0f} | "
+                     f"{f['seconds'] / t['seconds']:.1f}x |")
+    text = "\n".join(lines) + "\n"
+    text += (f"\nmmad (256^3 fp16, mmad_bench, medians of 3): emulated {mmad['emulated_mmad'] / 1e9:.1f} GMAC/s, "
+             f"OpenBLAS sgemm {mmad['openblas_sgemm'] / 1e9:.1f} GMAC/s: "
+             f"{mmad['emulated_mmad'] / mmad['openblas_sgemm']:.2f}x\n")
+    print("\n" + text)
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "emulator.json"), "w") as f:
+        json.dump({"repetitions": repetitions, "rows": rows, "mmad": mmad}, f, indent=1)
+    with open(os.path.join(out, "emulator.md"), "w") as f:
+        f.write(text)
+    return 0
