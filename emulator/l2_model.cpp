@@ -1,5 +1,6 @@
 #include "emulator/l2_model.h"
 
+#include "emulator/arith.h"
 #include "emulator/error.h"
 
 #include <algorithm>
@@ -18,15 +19,6 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors)
   }
   index_.assign(size_t(lines), -1);
 }
-
-namespace {
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-}  // namespace
 
 // Sampled LRU: the oldest of a few pseudo-random lines, never one the current request fetched
 // (it is still in flight) while another can go.

@@ -1,5 +1,6 @@
 #include "emulator/memory.h"
 
+#include "emulator/arith.h"
 #include "emulator/error.h"
 #include "emulator/rounding.h"
 
@@ -7,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <random>
+#include <cmath>
 
 namespace cubekit {
 
@@ -51,49 +52,51 @@ int GlobalMemory::index(std::string_view name) const {
   user_error("no tensor '{}' (the program declares: {})", name, names.empty() ? "none" : names);
 }
 
+namespace {
+// A draw's top bits scaled onto [0, n): multiply-shift, no division and no modulo bias worth
+// counting for n far below 2^32.
+int64_t below(uint64_t draw, int64_t n) { return int64_t(((draw >> 32) * uint64_t(n)) >> 32); }
+
+// Floats are k / 2^b for k uniform in [-2^b, 2^b): exact in the dtype (b = 11 for f16's 11
+// significand bits, 8 for bf16, 23 for f32), so filling needs no rounding; f16 and bf16 read their
+// bit patterns from a table built once.
+template <typename Bits>
+std::vector<Bits> grid_table(int b, Bits (*convert)(double)) {
+  std::vector<Bits> table(size_t(2) << b);
+  for (size_t i = 0; i < table.size(); ++i) table[i] = convert(std::ldexp(double(int64_t(i) - (int64_t(1) << b)), -b));
+  return table;
+}
+uint16_t to_f16(double v) { return f64_to_f16(v); }
+uint16_t to_bf16(double v) { return double_to_bf16(v, RoundMode::rint); }
+
+template <typename T>
+void fill(uint8_t* p, int64_t n, uint64_t& state, T (*value)(uint64_t)) {
+  for (int64_t e = 0; e < n; ++e, p += sizeof(T)) {
+    T v = value(splitmix64(state));
+    std::memcpy(p, &v, sizeof(T));
+  }
+}
+}  // namespace
+
 void GlobalMemory::fill_inputs(uint64_t seed) {
+  static const std::vector<uint16_t> f16_grid = grid_table<uint16_t>(11, to_f16);
+  static const std::vector<uint16_t> bf16_grid = grid_table<uint16_t>(8, to_bf16);
   for (size_t t = 0; t < decls.size(); ++t) {
     if (!given_by_host(decls[t].role)) continue;
-    std::mt19937_64 rng(seed * 1000003 + t);
-    std::uniform_real_distribution<double> real(-1.0, 1.0);
-    std::uniform_int_distribution<int> small(-8, 8);
+    uint64_t state = seed * 1000003 + t;
     uint8_t* p = data[t].data();
-    int size = dtype_size(decls[t].dtype);
-    for (int64_t e = 0; e < decls[t].elements(); ++e, p += size) {
-      switch (decls[t].dtype) {
-        case DType::f16: {
-          uint16_t h = f64_to_f16(real(rng));
-          std::memcpy(p, &h, 2);
-          break;
-        }
-        case DType::f32: {
-          float f = float(real(rng));
-          std::memcpy(p, &f, 4);
-          break;
-        }
-        case DType::bf16: {
-          uint16_t b = double_to_bf16(real(rng), RoundMode::rint);
-          std::memcpy(p, &b, 2);
-          break;
-        }
-        case DType::s8: *reinterpret_cast<int8_t*>(p) = int8_t(std::uniform_int_distribution<int>(-128, 127)(rng)); break;
-        case DType::u8: *p = uint8_t(std::uniform_int_distribution<int>(0, 255)(rng)); break;
-        case DType::s16: {
-          int16_t v = int16_t(small(rng) * 100);
-          std::memcpy(p, &v, 2);
-          break;
-        }
-        case DType::u16: {
-          uint16_t v = uint16_t(std::uniform_int_distribution<int>(0, 65535)(rng));
-          std::memcpy(p, &v, 2);
-          break;
-        }
-        case DType::s32: {
-          int32_t v = small(rng) * 1000;
-          std::memcpy(p, &v, 4);
-          break;
-        }
-      }
+    int64_t n = decls[t].elements();
+    switch (decls[t].dtype) {
+      case DType::f16: fill<uint16_t>(p, n, state, [](uint64_t d) { return f16_grid[size_t(d >> 52)]; }); break;
+      case DType::bf16: fill<uint16_t>(p, n, state, [](uint64_t d) { return bf16_grid[size_t(d >> 55)]; }); break;
+      case DType::f32:
+        fill<float>(p, n, state, [](uint64_t d) { return std::ldexp(float(int64_t(d >> 40) - (int64_t(1) << 23)), -23); });
+        break;
+      case DType::s8: fill<int8_t>(p, n, state, [](uint64_t d) { return int8_t(d >> 56); }); break;
+      case DType::u8: fill<uint8_t>(p, n, state, [](uint64_t d) { return uint8_t(d >> 56); }); break;
+      case DType::s16: fill<int16_t>(p, n, state, [](uint64_t d) { return int16_t((below(d, 17) - 8) * 100); }); break;
+      case DType::u16: fill<uint16_t>(p, n, state, [](uint64_t d) { return uint16_t(d >> 48); }); break;
+      case DType::s32: fill<int32_t>(p, n, state, [](uint64_t d) { return int32_t((below(d, 17) - 8) * 1000); }); break;
     }
   }
 }

@@ -50,8 +50,9 @@ struct GlobalMemory {
   int64_t tensor_bytes(size_t t) const { return has_data() ? int64_t(data[t].size()) : decls[t].bytes(); }
   int index(std::string_view name) const;                    // user error when absent
   std::vector<uint8_t>& bytes(std::string_view name) { return data[index(name)]; }
-  // Seeded random values for every `in` and `inout` tensor: floats uniform in [-1, 1), s8/u8
-  // over their whole range, wider integers small multiples of 100 or 1000. `out` stays zero.
+  // Seeded random values for every `in` and `inout` tensor: floats uniform on an exact grid in
+  // [-1, 1) (steps of 2^-11 for f16, 2^-8 for bf16, 2^-23 for f32), s8/u8/u16 over their whole
+  // range, s16 and s32 small multiples of 100 or 1000. `out` stays zero.
   void fill_inputs(uint64_t seed);
 };
 
