@@ -39,6 +39,8 @@ install(TARGETS cubekit_all ${cubekit_libraries} EXPORT cubekitTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${cubekit_include_dir})
+# The Halide reference's module, which cubekit::host loads on first use from here (dsl/host.cpp).
+install(TARGETS cubekit_halide LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The CLI, also as the imported executable cubekit::cli (e.g. for add_custom_command).
 set_target_properties(cubekit PROPERTIES EXPORT_NAME cli)
 install(TARGETS cubekit EXPORT cubekitTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -1,35 +1,19 @@
+// The host reference's side in every process: what needs no Halide (the work estimate, the bounds
+// proof), and the loading of the Halide backend module on first use (dsl/host_backend.h).
 #include "dsl/host.h"
 
 #include "dsl/bounds.h"
-#include "dsl/host_lowering.h"
+#include "dsl/host_backend.h"
 #include "emulator/error.h"
 
-#include <cstring>
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <set>
 
 namespace cubekit::dsl {
-
-struct HostPipeline::Impl {
-  host::Lowered lowered;
-  std::vector<std::shared_ptr<InputImpl>> inputs;
-  DType dtype;
-  std::vector<int64_t> shape;
-  std::string name;
-};
-
-// The JIT target: the host's, less the features this CPU does not have. Halide 14 takes any CPU with
-// AVX512-BF16 for a Sapphire Rapids and then emits AVX512-FP16 instructions for f16 pipelines, which
-// AMD's Zen 4 and 5 lack (SIGILL). HL_JIT_TARGET, when set, is taken as it is. Always strict_float:
-// the reference computes what IEEE says (no fast-math assumptions that NaN and inf never occur, no
-// fused multiply-adds, no reassociation).
-static Halide::Target jit_target() {
-  Halide::Target target = Halide::get_jit_target_from_environment();
-#if defined(__x86_64__) || defined(__i386__)
-  if (target.has_feature(Halide::Target::AVX512_SapphireRapids) && !__builtin_cpu_supports("avx512fp16"))
-    target = target.without_feature(Halide::Target::AVX512_SapphireRapids);
-#endif
-  return target.with_feature(Halide::Target::StrictFloat);
-}
 
 namespace {
 
@@ -50,6 +34,78 @@ void add_work(const std::shared_ptr<FuncImpl>& f, std::set<const FuncImpl*>& see
   add_called(f->value, seen, total);
 }
 
+// Where the module may be, in order: beside the binary that holds this code (bin/ -> lib/ in the
+// build tree and under an install prefix; the Python extension's cubekit/ in build/python, and in
+// PREFIX/lib/python3/dist-packages), then where the build tree and `cmake --install` put it.
+std::vector<std::filesystem::path> module_candidates() {
+  namespace fs = std::filesystem;
+  const fs::path name = CUBEKIT_HALIDE_MODULE_NAME;
+  std::vector<fs::path> out;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&module_candidates), &info) && info.dli_fname) {
+    std::error_code ec;
+    fs::path self = fs::canonical(fs::path(info.dli_fname), ec);
+    if (ec) self = fs::canonical("/proc/self/exe", ec);
+    if (!ec) {
+      fs::path dir = self.parent_path();
+      out.push_back(dir / ".." / "lib" / name);
+      out.push_back(dir / ".." / ".." / "lib" / name);
+      out.push_back(dir / ".." / ".." / ".." / name);
+    }
+  }
+  out.push_back(fs::path(CUBEKIT_HALIDE_MODULE_INSTALLED));
+  out.push_back(fs::path(CUBEKIT_HALIDE_MODULE_BUILT));
+  return out;
+}
+
+// The backend of `path`, or nullptr with `why` set.
+const host::Backend* open_module(const std::string& path, std::string& why) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    why = dlerror();
+    return nullptr;
+  }
+  auto entry = reinterpret_cast<const host::Backend* (*)()>(dlsym(handle, "cubekit_halide_backend"));
+  const host::Backend* b = entry ? entry() : nullptr;
+  if (!b) {
+    why = fmt::format("{} has no cubekit_halide_backend()", path);
+    return nullptr;
+  }
+  if (b->abi != host::kBackendAbi || std::string_view(b->build_id) != CUBEKIT_BUILD_ID) {
+    why = fmt::format("{} was built by another cubekit build (abi {}, build {}; this one: abi {}, build {})", path,
+                      b->abi, b->build_id, host::kBackendAbi, CUBEKIT_BUILD_ID);
+    return nullptr;  // left loaded: its code may be mapped, but nothing of it is used
+  }
+  return b;
+}
+
+const host::Backend* load_backend() {
+  if (const char* forced = std::getenv("CUBEKIT_HALIDE_MODULE")) {
+    std::string why;
+    if (const host::Backend* b = open_module(forced, why)) return b;
+    user_error("the Halide host reference could not be loaded from CUBEKIT_HALIDE_MODULE={}: {}; point it at the "
+               "{} of this cubekit build, or unset it",
+               forced, why, CUBEKIT_HALIDE_MODULE_NAME);
+  }
+  std::string tried;
+  for (const std::filesystem::path& p : module_candidates()) {
+    std::error_code ec;
+    if (!std::filesystem::exists(p, ec)) continue;
+    std::string why;
+    if (const host::Backend* b = open_module(p.lexically_normal().string(), why)) return b;
+    tried += fmt::format("; {}", why);
+  }
+  user_error("the Halide host reference ({}) was not found beside this program, in the install prefix or in the "
+             "build tree{}: build it (cmake --build build) or install it with the libraries (cmake --install build), "
+             "or set CUBEKIT_HALIDE_MODULE to its path",
+             CUBEKIT_HALIDE_MODULE_NAME, tried);
+}
+
+const host::Backend& backend() {
+  static const host::Backend* b = load_backend();  // a failed load throws, and the next use tries again
+  return *b;
+}
+
 }  // namespace
 
 double host_work(const Func& output) {
@@ -59,63 +115,28 @@ double host_work(const Func& output) {
   return total;
 }
 
+struct HostPipeline::Impl {
+  void* pipeline = nullptr;
+  ~Impl() {
+    if (pipeline) backend().release(pipeline);
+  }
+};
+
 HostPipeline::HostPipeline(const Func& output, HostSchedule schedule) : impl_(std::make_unique<Impl>()) {
   check_reads_in_bounds(output);
-  impl_->inputs = output.inputs();
-  impl_->name = output.name();
-  impl_->dtype = output.type().dtype;
-  impl_->shape = output.shape();
-  Halide::Target target = jit_target();
   // 16 M operations: the plain loop nest does them in well under the 0.2 s the fast schedule's longer
   // compile costs (measured on a softmax and a matmul, tests/dsl/host_fast_test.cpp keeps both equal).
   constexpr double kFastFrom = 1 << 24;
   const bool small = host_work(output) <= kFastFrom;
-  bool fast = schedule == HostSchedule::Fast || (schedule == HostSchedule::Auto && !small);
-  // A small pipeline compiles without Halide's runtime assertions, a fifth of its JIT's LLVM time
-  // (two codegen test shards: 22.7 -> 18.5 s, 10.8 -> 8.7 s): every read is proved within its input
-  // first (check_reads_in_bounds, above) and run() makes the buffers to the declared shapes. A big
-  // one keeps them, for what they still catch there: an intermediate buffer the host cannot allocate.
-  if (small) target = target.with_feature(Halide::Target::NoAsserts);
-  try {
-    impl_->lowered = host::lower(output, fast);
-    if (fast) host::schedule_fast(impl_->lowered, target);
-  } catch (const Halide::Error& e) {
-    throw InternalError(std::string("Halide rejected the definition of ") + output.name() + ": " + e.what());
-  }
-  try {
-    impl_->lowered.output.compile_jit(target);
-  } catch (const Halide::Error& e) {
-    throw InternalError(std::string("Halide could not compile ") + output.name() + ": " + e.what());
-  }
+  const bool fast = schedule == HostSchedule::Fast || (schedule == HostSchedule::Auto && !small);
+  impl_->pipeline = backend().compile(output, fast, small);
 }
 
 HostPipeline::~HostPipeline() = default;
 HostPipeline::HostPipeline(HostPipeline&&) noexcept = default;
 
 HostTensor HostPipeline::run(const std::map<std::string, const std::vector<uint8_t>*>& inputs) const {
-  std::vector<Halide::Buffer<>> keep;
-  for (const auto& in : impl_->inputs) {
-    auto it = inputs.find(in->name);
-    if (it == inputs.end()) user_error("the host reference needs input {}, which was not given", in->name);
-    int64_t bytes = dtype_size(in->dtype);
-    for (int64_t d : in->shape) bytes *= d;
-    if (int64_t(it->second->size()) != bytes)
-      user_error("input {} holds {} bytes, its shape needs {}", in->name, it->second->size(), bytes);
-    std::vector<int> sizes(in->shape.rbegin(), in->shape.rend());
-    keep.emplace_back(host::halide_type(in->dtype), const_cast<uint8_t*>(it->second->data()), sizes);
-    impl_->lowered.params.at(in.get()).set(keep.back());
-  }
-  std::vector<int> sizes(impl_->shape.rbegin(), impl_->shape.rend());
-  Halide::Buffer<> out(host::halide_type(impl_->dtype), sizes);
-  try {
-    impl_->lowered.output.realize(out);
-  } catch (const Halide::RuntimeError& e) {  // with the assertions: an allocation that failed, ...
-    user_error("the host reference of {}: {}", impl_->name, e.what());
-  }
-  HostTensor t{impl_->dtype, impl_->shape, {}};
-  t.data.resize(out.size_in_bytes());
-  std::memcpy(t.data.data(), out.data(), t.data.size());
-  return t;
+  return backend().run(impl_->pipeline, inputs);
 }
 
 HostTensor run_on_host(const Func& output, const std::map<std::string, const std::vector<uint8_t>*>& inputs,
