@@ -18,7 +18,7 @@ std::string describe(const Program& p, const Access& a) {
 
 bool happened_before(const Access& a, const Clock& known) { return known[a.pipe] >= a.epoch; }
 
-// Coalesces consecutive granules with the same conflict into one byte range before reporting.
+// Coalesces consecutive intervals with the same conflict into one byte range before reporting.
 class Pending {
  public:
   template <class Flush>
@@ -46,15 +46,23 @@ class Pending {
 
 enum ConflictKind { kWaw, kWar, kRaw, kUninit };
 
-// Calls f(granule, lo, hi) for every 32-byte granule a region touches, with the bytes it covers.
+// Calls f(lo, hi) for the byte ranges a region touches, its chunks in order, a chunk that starts
+// inside or right after the range before joined to it (rows of a tile back to back, a broadcast's
+// repeated reads): checking a byte twice for one access finds nothing the first check did not.
 template <class F>
-void for_each_piece(const Region& r, F f) {
+void for_each_run(const Region& r, F f) {
+  int64_t lo = 0, hi = -1;
   for (int64_t j = 0; j < r.n2; ++j)
     for (int64_t i = 0; i < r.n1; ++i) {
       int64_t start = r.base + i * r.s1 + j * r.s2, end = start + r.bytes;
-      for (int64_t g = start / kGranule; g <= (end - 1) / kGranule; ++g)
-        f(g, std::max(start, g * kGranule), std::min(end, (g + 1) * kGranule));
+      if (start >= lo && start <= hi) {
+        hi = std::max(hi, end);
+        continue;
+      }
+      if (hi > lo) f(lo, hi);
+      lo = start, hi = end;
     }
+  if (hi > lo) f(lo, hi);
 }
 
 }  // namespace
@@ -143,11 +151,11 @@ void RaceReporter::uninitialised(const Access& reader, std::string_view buffer, 
 }
 
 LocalShadow::LocalShadow(const ChipConfig& chip) {
-  for (int s = 1; s < kNumSpaces; ++s) granules_[s].resize(size_t(chip.buffer_size(Space(s)) / kGranule));
+  for (int s = 1; s < kNumSpaces; ++s) shadow_[s].resize(chip.buffer_size(Space(s)));
 }
 
 void LocalShadow::reset() {
-  for (int s = 1; s < kNumSpaces; ++s) granules_[s].reset();
+  for (int s = 1; s < kNumSpaces; ++s) shadow_[s].reset();
 }
 
 void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& known, const Knowledge& remote,
@@ -162,14 +170,14 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     const Region& r = fp.regions[k];
     if (r.space == Space::GM || !(spaces >> int(r.space) & 1)) continue;
     std::string_view buffer = space_name(r.space);
-    Granules<Entry>& shadow = granules_[int(r.space)];
+    IntervalShadow<Entry>& shadow = shadow_[int(r.space)];
     Pending pending, uninit;
     auto flush = [&](const Access& other, int kind, int64_t lo, int64_t hi) {
       out.race(other, who, kind != kWar, r.write, buffer, lo, hi, time);
     };
     auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
-    for_each_piece(r, [&](int64_t g, int64_t piece_lo, int64_t piece_hi) {
-      shadow.visit(g, piece_lo, piece_hi, [&](Entry& x, int64_t lo, int64_t hi) {
+    for_each_run(r, [&](int64_t run_lo, int64_t run_hi) {
+      shadow.visit(run_lo, run_hi, [&](Entry& x, int64_t lo, int64_t hi) {
           bool self_write = x.write.unit == who.unit && x.write.pipe == who.pipe && x.write.epoch == who.epoch;
           if (x.write.epoch && !self_write && !ordered(x.write.unit, x.write.pipe, x.write.epoch))
             pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
@@ -230,11 +238,11 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
   for (const GmAccess* a : accesses) {
     const Region& r = a->region;
     const Access& who = a->who;
-    Granules<Entry>& shadow = tensors_[r.tensor];
+    IntervalShadow<Entry>& shadow = tensors_[r.tensor];
     if (shadow.empty()) {
       Entry initial;
       initial.written = given_by_host(gm_.decls[r.tensor].role);
-      shadow.resize(size_t((gm_.data[r.tensor].size() + kGranule - 1) / kGranule), initial);
+      shadow.resize(int64_t(gm_.data[r.tensor].size()), initial);
     }
     RaceReporter out{program, *sinks[a->core], a->core};
     std::string buffer = "tensor " + gm_.decls[r.tensor].name;
@@ -249,8 +257,8 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
       const Clock* theirs = find_unit_clock(a->remote, earlier.unit);
       return theirs && happened_before(earlier, *theirs);
     };
-    for_each_piece(r, [&](int64_t g, int64_t piece_lo, int64_t piece_hi) {
-      shadow.visit(g, piece_lo, piece_hi, [&](Entry& x, int64_t lo, int64_t hi) {
+    for_each_run(r, [&](int64_t run_lo, int64_t run_hi) {
+      shadow.visit(run_lo, run_hi, [&](Entry& x, int64_t lo, int64_t hi) {
           bool both_atomic = x.write.atomic && who.atomic;
           if (x.write.epoch && !both_atomic && !ordered(x.write)) pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
           if (r.write) {

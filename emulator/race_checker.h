@@ -11,12 +11,13 @@
 // These values depend only on the program (flags are matched in order), never on cycle counts, so
 // a missing flag is reported even when the timing happened to order the accesses right.
 //
-// Shadow memory keeps, per 32-byte granule, the last write and the last read of each pipe; every
-// access is checked against them. Different cores (blocks) are never ordered: any conflicting
+// Shadow memory keeps, per byte, the last write and the last read of each pipe, as intervals of
+// bytes that share them (interval_shadow.h); every access is checked against the intervals it meets. Different cores (blocks) are never ordered: any conflicting
 // GM access between them is a race, except atomic adds against atomic adds.
 #pragma once
 
 #include "emulator/emulator.h"
+#include "emulator/interval_shadow.h"
 #include "emulator/isa.h"
 
 #include <array>
@@ -27,7 +28,6 @@
 namespace cubekit {
 
 using Clock = std::array<uint32_t, kNumPipes>;
-inline constexpr int64_t kGranule = 32;
 
 // What a pipe knows of other execution units (a core running one block): their race-checker
 // clocks, sorted by unit, immutable and shared (copying it is a pointer copy; null: nothing).
@@ -52,6 +52,7 @@ struct Access {
   uint64_t order = 0;  // when the scalar unit issued it: races are told in program order
   int32_t unit = -1;   // the execution unit (a core running one block) whose epochs these are
   int16_t core = 0;
+  friend bool operator==(const Access&, const Access&) = default;
 };
 
 struct RaceReporter {
@@ -61,64 +62,6 @@ struct RaceReporter {
   void race(const Access& earlier, const Access& later, bool earlier_writes, bool later_writes, std::string_view buffer,
             int64_t lo, int64_t hi, uint64_t time);
   void uninitialised(const Access& reader, std::string_view buffer, int64_t lo, int64_t hi);
-};
-
-// Shadow state is kept per 32-byte granule, and refined to per-byte entries for a granule the
-// first time an access covers only part of it (two tiles' rows meeting inside a granule write
-// different bytes: no race). Granules live in pages made on first touch, and a reset drops the
-// pages touched: a run pays for the bytes its program accesses, not for every core's whole L1.
-template <class Entry>
-class Granules {
- public:
-  // n granules, each starting as `initial`.
-  void resize(size_t n, const Entry& initial = {}) {
-    pages_.clear();
-    pages_.resize((n + kPage - 1) / kPage);
-    touched_.clear(), fine_.clear();
-    initial_ = initial, size_ = n;
-  }
-  bool empty() const { return size_ == 0; }
-  void reset() {
-    for (uint32_t p : touched_) pages_[p].reset();
-    touched_.clear(), fine_.clear();
-  }
-  // Calls f(entry, lo, hi) for the entries covering bytes [lo, hi) of granule g (absolute bytes).
-  template <class F>
-  void visit(int64_t g, int64_t lo, int64_t hi, F f) {
-    Page& page = page_of(size_t(g));
-    const size_t i = size_t(g) % kPage;
-    int64_t start = g * kGranule;
-    if (page.fine_of[i] < 0) {
-      if (lo == start && hi == start + kGranule) return f(page.coarse[i], lo, hi);
-      page.fine_of[i] = int32_t(fine_.size());
-      fine_.emplace_back();
-      fine_.back().fill(page.coarse[i]);
-    }
-    auto& bytes = fine_[size_t(page.fine_of[i])];
-    for (int64_t b = lo; b < hi; ++b) f(bytes[size_t(b - start)], b, b + 1);
-  }
-
- private:
-  static constexpr size_t kPage = 128;  // granules (4 KB of the buffer)
-  struct Page {
-    std::array<Entry, kPage> coarse;
-    std::array<int32_t, kPage> fine_of;  // per granule: its per-byte entries in fine_, or -1
-  };
-  Page& page_of(size_t g) {
-    std::unique_ptr<Page>& p = pages_[g / kPage];
-    if (!p) {
-      p = std::make_unique<Page>();
-      p->coarse.fill(initial_);
-      p->fine_of.fill(-1);
-      touched_.push_back(uint32_t(g / kPage));
-    }
-    return *p;
-  }
-  std::vector<std::unique_ptr<Page>> pages_;
-  std::vector<uint32_t> touched_;
-  std::vector<std::array<Entry, 32>> fine_;
-  Entry initial_{};
-  size_t size_ = 0;
 };
 
 // One core's buffers. Its own unit accesses them, and on the 950 the partner core of its group
@@ -140,8 +83,9 @@ class LocalShadow {
     std::array<uint64_t, kNumPipes> read_order{};
     std::array<int32_t, kNumPipes> read_unit{};
     bool written = false;
+    bool operator==(const Entry&) const = default;
   };
-  Granules<Entry> granules_[kNumSpaces];
+  IntervalShadow<Entry> shadow_[kNumSpaces];
 };
 
 // A GM access waiting for the end of the window.
@@ -168,13 +112,14 @@ class GmShadow {
     Access write;
     Access read;  // the last read since the write
     // Earlier reads since the write, by other units, that no later read is known to follow (the
-    // AIVs of a group reading one workspace); shared by the per-byte copies of a granule until
-    // one of them changes (copy on write). Null: none.
+    // AIVs of a group reading one workspace); shared by the intervals split from one until one of
+    // them changes (copy on write). Null: none.
     std::shared_ptr<std::vector<Access>> other_reads;
     bool reads_from_many_units = false;  // without cross-core flags: reads of units nothing orders
     bool written = false;
+    bool operator==(const Entry&) const = default;  // other_reads: the same list, not equal lists
   };
-  std::vector<Granules<Entry>> tensors_;
+  std::vector<IntervalShadow<Entry>> tensors_;
   const GlobalMemory& gm_;
   bool cross_core_;
 };
