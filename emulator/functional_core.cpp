@@ -22,7 +22,7 @@ std::optional<DType> atomic_type(const Issued& I) {
 FunctionalCore::FunctionalCore(const ChipConfig& chip, CoreKind kind, const Program& program, const GlobalMemory& gm,
                                int core, bool checks)
     : chip_(chip), program_(program), gm_(gm), core_(core), memory_(chip, *chip.kind(kind)), window_(gm, core) {
-  if (checks) shadow_ = std::make_unique<LocalShadow>(chip);
+  if (checks) shadow_ = std::make_unique<LocalShadow>(chip), gm_checked_ = gm_tensors_to_check(program);
   for (const auto& t : gm.data) views_.push_back({const_cast<uint8_t*>(t.data()), 0});
   const CoreConfig& k = *chip.kind(kind);
   for (int s = 1; s < kNumSpaces; ++s)
@@ -54,15 +54,18 @@ void FunctionalCore::replay(const std::vector<Started>& stream) {
       shadow_->check(fp, who, s.known, s.remote, own_spaces_, out, s.start);
       for (int k = 0; k < fp.count; ++k) {
         const Region& r = fp.regions[k];
-        if (r.space == Space::GM && !(who.atomic && !r.write))
-          gm_accesses_.push_back({s.start, core_, gm_seq_++, r, who, s.known, s.remote});
+        if (r.space != Space::GM || (who.atomic && !r.write)) continue;
+        CUBEKIT_ASSERT(gm_checked_[r.tensor] || !r.write, "{} writes GM through an operand gm_tensors_to_check misses",
+                       spec_of(*s.I.instr).mnemonic);
+        if (gm_checked_[r.tensor]) gm_accesses_.push_back({s.start, core_, gm_seq_++, r, who, s.known, s.remote});
       }
     }
     execute(s, fp);
   }
 }
 
-// GM reads get a staged copy of what this core sees; writes land in a zeroed buffer (atomic adds
+// GM reads get a staged copy of what this core sees (GM itself when none of its pending writes
+// is in the range: GM changes only between windows); writes land in a zeroed buffer (atomic adds
 // then hold their increments) and go to the window's log.
 void FunctionalCore::execute(const Started& s, const Footprint& fp) {
   thread_local std::vector<std::vector<uint8_t>> staged;
@@ -73,6 +76,7 @@ void FunctionalCore::execute(const Started& s, const Footprint& fp) {
     const Region& r = fp.regions[k];
     if (r.space != Space::GM || (atomic && !r.write)) continue;
     touches_gm = true;
+    if (!r.write && !window_.pending(r.tensor, r.lo(), r.hi())) continue;  // views_ point at GM
     if (r.write) staged[k].assign(size_t(r.hi() - r.lo()), 0);
     else window_.stage(r.tensor, r.lo(), r.hi(), staged[k]);
     views_[r.tensor] = {staged[k].data(), r.lo()};

@@ -59,6 +59,7 @@ class FunctionalCore {
   std::unique_ptr<LocalShadow> shadow_;
   std::vector<GmAccess> gm_accesses_;
   uint64_t gm_seq_ = 0;
+  std::vector<bool> gm_checked_;  // gm_tensors_to_check
   std::vector<GmView> views_;
   RunResult diagnostics_;
   uint32_t own_spaces_ = 0;  // a bit per Space this core has

@@ -27,6 +27,12 @@ void apply_write(const GmWrite& w, uint8_t* dst, int64_t base_offset, int64_t lo
 
 }  // namespace
 
+bool GmWindow::pending(int tensor, int64_t lo, int64_t hi) const {
+  for (const GmWrite& w : writes_)
+    if (w.region.tensor == tensor && w.region.lo() < hi && w.region.hi() > lo) return true;
+  return false;
+}
+
 void GmWindow::stage(int tensor, int64_t lo, int64_t hi, std::vector<uint8_t>& out) const {
   const std::vector<uint8_t>& committed = gm_.data[tensor];
   out.assign(committed.begin() + lo, committed.begin() + hi);

@@ -25,6 +25,8 @@ struct GmWrite {
 class GmWindow {
  public:
   GmWindow(const GlobalMemory& gm, int core) : gm_(gm), core_(core) {}
+  // Whether this core has written bytes of [lo, hi) of the tensor in this window.
+  bool pending(int tensor, int64_t lo, int64_t hi) const;
   // The bytes [lo, hi) of a tensor as this core sees them now.
   void stage(int tensor, int64_t lo, int64_t hi, std::vector<uint8_t>& out) const;
   // Logs region r's bytes, taken from `staged` (the tensor's bytes from offset lo); with `atomic`

@@ -4,6 +4,8 @@
 #include "emulator/error.h"
 #include "emulator/rounding.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -31,10 +33,21 @@ CoreMemory::CoreMemory(const ChipConfig& chip, const CoreConfig& kind) : CoreMem
     if (p.dst != Space::GM && !kind.has_buffer(p.dst)) buffer[int(p.dst)] = ZeroedBytes(size_t(chip.buffer_size(p.dst)));
 }
 
+std::vector<uint8_t> big_zeroed(size_t n) {
+  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  std::vector<uint8_t> v;
+  v.reserve(n);  // mapped, not touched: the advice applies before the first fault
+  const uintptr_t at = reinterpret_cast<uintptr_t>(v.data());
+  const uintptr_t lo = (at + kHuge - 1) / kHuge * kHuge, hi = (at + n) / kHuge * kHuge;
+  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);  // a hint: refused, it changes nothing
+  v.resize(n);
+  return v;
+}
+
 GlobalMemory GlobalMemory::for_program(const Program& program) {
   GlobalMemory gm;
   gm.decls = program.tensors;
-  for (const TensorDecl& t : program.tensors) gm.data.emplace_back(size_t(t.bytes()), 0);
+  for (const TensorDecl& t : program.tensors) gm.data.push_back(big_zeroed(size_t(t.bytes())));
   return gm;
 }
 

@@ -28,6 +28,11 @@ class ZeroedBytes {
   size_t n_ = 0;
 };
 
+// n zero bytes, in transparent huge pages where the host gives them (madvise; 2 MB pages inside the
+// buffer): a 32 MB tensor then costs the process 16 page faults instead of 8,192, which on a
+// virtual machine were half of a functional add of 4096^2 (bench/run.py emulator).
+std::vector<uint8_t> big_zeroed(size_t n);
+
 struct CoreMemory {
   explicit CoreMemory(const ChipConfig& chip);  // every buffer of the chip (a coupled core's)
   explicit CoreMemory(const CoreConfig& kind);  // the buffers of one kind of core

@@ -228,6 +228,19 @@ void keep_concurrent_reads(Entry& x, const Access& who, Ordered ordered) {
 
 }  // namespace
 
+std::vector<bool> gm_tensors_to_check(const Program& program) {
+  std::vector<bool> out(program.tensors.size());
+  for (size_t t = 0; t < out.size(); ++t) out[t] = !given_by_host(program.tensors[t].role);
+  for (const Instr& in : program.code) {
+    const InstrSpec& spec = spec_of(in);
+    for (size_t k = 0; k < spec.operands.size(); ++k) {
+      const Operand& o = in.ops[k];
+      if (o.kind == Operand::Kind::Mem && o.space == Space::GM && spec.operands[k].name == "dst") out[o.tensor] = true;
+    }
+  }
+  return out;
+}
+
 GmShadow::GmShadow(const GlobalMemory& gm, bool cross_core)
     : tensors_(gm.decls.size()), gm_(gm), cross_core_(cross_core) {}
 

@@ -88,6 +88,13 @@ class LocalShadow {
   IntervalShadow<Entry> shadow_[kNumSpaces];
 };
 
+// Which GM tensors the GM shadow must follow: those some instruction may write (GM is written only
+// through operands named `dst`: copy_ub_gm, copy_ub_gm_pad, fixpipe), and those the host does not
+// fill (a read of one no instruction writes is a read of unwritten memory). Reads of an input no
+// instruction writes can neither race nor read unwritten bytes: following them cost the matmuls'
+// functional runs a fifth of their time (A and B read by every core, a row at a time).
+std::vector<bool> gm_tensors_to_check(const Program& program);
+
 // A GM access waiting for the end of the window.
 struct GmAccess {
   uint64_t time = 0;
