@@ -86,28 +86,39 @@ void run_elementwise(const Issued& I, const ExecContext& ctx) {
   if constexpr (HasScalar) scalar = Dom::from_scalar(scalar_of(I, S.scalar()));
   Op op;
   T a[128], b[128], d[128];
-  for (int64_t r = 0; r < m.repeats; ++r) {
-    int n = m.prefix(r);
-    for (int i = 0; i < n; ++i) {
-      if (!m.active(r, i)) continue;
-      if constexpr (NSrc > 0) a[i] = Dom::get(src_base[0] + src[0].offset(r, i));
-      if constexpr (NSrc > 1) b[i] = Dom::get(src_base[1] + src[1].offset(r, i));
-      if constexpr (ReadsDst) d[i] = Dom::get(dst_base + dst.offset(r, i));
+  // Flat: every repeat's active elements are [0, prefix) and each operand's repeat is 256 bytes
+  // back to back (block stride 1), as in nearly every compiled kernel: element i of repeat r then
+  // sits at r * rep + i * size, with no mask to test.
+  bool flat = m.mode != MaskMode::Bits && dst.blk == 32;
+  for (int s = 0; s < NSrc; ++s) flat = flat && src[s].blk == 32;
+  auto run = [&]<bool Flat>() {
+    for (int64_t r = 0; r < m.repeats; ++r) {
+      const int n = m.prefix(r);
+      auto on = [&](int i) { return Flat || m.active(r, i); };
+      auto at = [&](const VecOperand& o, int i) { return Flat ? r * o.rep + int64_t(i) * size : o.offset(r, i); };
+      for (int i = 0; i < n; ++i) {
+        if (!on(i)) continue;
+        if constexpr (NSrc > 0) a[i] = Dom::get(src_base[0] + at(src[0], i));
+        if constexpr (NSrc > 1) b[i] = Dom::get(src_base[1] + at(src[1], i));
+        if constexpr (ReadsDst) d[i] = Dom::get(dst_base + at(dst, i));
+      }
+      for (int i = 0; i < n; ++i) {
+        if (!on(i)) continue;
+        auto value = [&] {
+          if constexpr (NSrc == 0) return op(scalar);
+          else if constexpr (NSrc == 1 && !HasScalar) return op(a[i]);
+          else if constexpr (NSrc == 1 && !ReadsDst) return op(a[i], scalar);
+          else if constexpr (NSrc == 1) return op(a[i], scalar, d[i]);
+          else if constexpr (!ReadsDst) return op(a[i], b[i]);
+          else return op(a[i], b[i], d[i]);
+        }();
+        if constexpr (std::is_same_v<decltype(value), Fma<T>>) Dom::put(dst_base + at(dst, i), Dom::fma(value));
+        else Dom::put(dst_base + at(dst, i), T(value));
+      }
     }
-    for (int i = 0; i < n; ++i) {
-      if (!m.active(r, i)) continue;
-      auto value = [&] {
-        if constexpr (NSrc == 0) return op(scalar);
-        else if constexpr (NSrc == 1 && !HasScalar) return op(a[i]);
-        else if constexpr (NSrc == 1 && !ReadsDst) return op(a[i], scalar);
-        else if constexpr (NSrc == 1) return op(a[i], scalar, d[i]);
-        else if constexpr (!ReadsDst) return op(a[i], b[i]);
-        else return op(a[i], b[i], d[i]);
-      }();
-      if constexpr (std::is_same_v<decltype(value), Fma<T>>) Dom::put(dst_base + dst.offset(r, i), Dom::fma(value));
-      else Dom::put(dst_base + dst.offset(r, i), T(value));
-    }
-  }
+  };
+  if (flat) run.template operator()<true>();
+  else run.template operator()<false>();
 }
 
 template <class Op, int NSrc, bool HasScalar, bool ReadsDst, int K>

@@ -50,6 +50,27 @@ void vconv_exec(const Issued& I, const ExecContext& ctx) {
   uint8_t* pd = ctx.ptr(I, 0);
   const uint8_t* ps = ctx.ptr(I, 1);
   RoundMode mode = RoundMode(I[kRound]);
+  if (mode == RoundMode::none) mode = RoundMode::rint;  // see convert()
+  const bool flat = m.mode != MaskMode::Bits && d.blk == 32 && s.blk == 32;  // as run_elementwise's
+  // The softmax's and the epilogues' own conversions, without the per-element type switches.
+  if (flat && mode == RoundMode::rint && from == DType::f16 && to == DType::f32) {
+    for (int64_t r = 0; r < m.repeats; ++r) {
+      float f[64];  // read the repeat before writing: dst may overlap src
+      const int n = m.prefix(r);
+      for (int i = 0; i < n; ++i) f[i] = f16_to_f32(load<uint16_t>(ps + r * s.rep + i * 2));
+      for (int i = 0; i < n; ++i) store<float>(pd + r * d.rep + i * 4, f[i]);
+    }
+    return;
+  }
+  if (flat && mode == RoundMode::rint && from == DType::f32 && to == DType::f16) {
+    for (int64_t r = 0; r < m.repeats; ++r) {
+      uint16_t h[64];  // read the repeat before writing: dst may overlap src
+      const int n = m.prefix(r);
+      for (int i = 0; i < n; ++i) h[i] = f32_to_f16(load<float>(ps + r * s.rep + i * 4));
+      for (int i = 0; i < n; ++i) store<uint16_t>(pd + r * d.rep + i * 2, h[i]);
+    }
+    return;
+  }
   double v[128];
   for (int64_t r = 0; r < m.repeats; ++r) {
     int n = m.prefix(r);

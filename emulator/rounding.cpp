@@ -19,19 +19,33 @@ std::string_view round_mode_name(RoundMode m) {
   return "?";
 }
 
-float f16_to_f32(uint16_t h) {
+namespace {
+
+// The bits of binary16 h as binary32 (exact).
+constexpr uint32_t f16_bits_as_f32(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000) << 16;
   uint32_t exp = (h >> 10) & 0x1f;
   uint32_t mant = h & 0x3ff;
   if (exp == 0x1f)  // infinity, or a NaN made quiet with its payload kept, as IEEE conversion does
-    return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13) | (mant ? 0x00400000u : 0));
-  if (exp == 0) {
-    if (mant == 0) return std::bit_cast<float>(sign);
-    float v = float(mant) * 0x1p-24f;  // subnormal: exact
-    return sign ? -v : v;
+    return sign | 0x7f800000u | (mant << 13) | (mant ? 0x00400000u : 0);
+  if (exp == 0) {  // zero or subnormal: mant * 2^-24, normalised
+    if (mant == 0) return sign;
+    int shift = 0;
+    while (!(mant & 0x400)) mant <<= 1, ++shift;
+    return sign | (uint32_t(113 - shift) << 23) | ((mant & 0x3ff) << 13);
   }
-  return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
+  return sign | ((exp + 112) << 23) | (mant << 13);
 }
+
+constexpr std::array<float, 65536> f16_table() {
+  std::array<float, 65536> t{};
+  for (uint32_t h = 0; h < 65536; ++h) t[h] = std::bit_cast<float>(f16_bits_as_f32(uint16_t(h)));
+  return t;
+}
+
+}  // namespace
+
+alignas(64) constinit const std::array<float, 65536> kF16ToF32 = f16_table();
 
 uint16_t f32_to_f16(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);

@@ -6,6 +6,7 @@
 // round (nearest, ties away from zero), trunc (toward zero), odd (von Neumann rounding to odd).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -16,9 +17,12 @@ enum class RoundMode : uint8_t { none, rint, floor, ceil, round, trunc, odd };
 
 std::string_view round_mode_name(RoundMode m);
 
-// binary16 <-> binary32. f16_to_f32 is exact; f32_to_f16 rounds to nearest even (the default of
-// every f16 vector result), handling subnormals, infinities and NaN as IEEE 754 does.
-float f16_to_f32(uint16_t h);
+// binary16 <-> binary32. f16_to_f32 is exact (a table of all 65,536 values, computed by the
+// compiler: the vector unit converts every f16 operand it reads); f32_to_f16 rounds to nearest
+// even (the default of every f16 vector result), handling subnormals, infinities and NaN as IEEE
+// 754 does.
+extern const std::array<float, 65536> kF16ToF32;
+inline float f16_to_f32(uint16_t h) { return kF16ToF32[h]; }
 uint16_t f32_to_f16(float f);
 uint16_t f64_to_f16(double d);  // round to nearest even, like f32_to_f16
 
