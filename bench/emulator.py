@@ -6,6 +6,12 @@ initialisation, sync, bounds; no Halide reference) and timing-only (`--timing-on
 times in turn; the table has the median wall seconds and the largest peak resident memory (MB) of
 each, the ratio functional / timing-only, and mmad's throughput beside OpenBLAS sgemm in one run of
 build/bin/mmad_bench. Host seconds are noisy on a shared machine: read the ratios.
+
+`--peer DIR` times another emulator's executables in the same run, each repetition beside
+cubekit's: DIR holds one program a row, named gemm_128 .. gemm_2048, add_1024, add_4096,
+softmax_1024, softmax_4096, each doing that work once as a whole process (issue 14 compared
+PTO-ISA's CPU simulation, built from its repository; neither its code nor its build is part of
+cubekit). The table then gives its median and cubekit's functional run over it.
 """
 
 import json
@@ -17,15 +23,16 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# (label, `cubekit kernel` arguments, the peer's program for the same work)
 WORK = [
-    ("matmul 128^3", ["matmul", "--m", "128", "--n", "128", "--k", "128"]),
-    ("matmul 512^3", ["matmul", "--m", "512", "--n", "512", "--k", "512"]),
-    ("matmul 1024^3", ["matmul", "--m", "1024", "--n", "1024", "--k", "1024"]),
-    ("matmul 2048^3", ["matmul", "--m", "2048", "--n", "2048", "--k", "2048"]),
-    ("add 1024^2 f16", ["add", "--rows", "1024", "--cols", "1024"]),
-    ("add 4096^2 f16", ["add", "--rows", "4096", "--cols", "4096"]),
-    ("softmax 1024^2 f16", ["softmax", "--rows", "1024", "--cols", "1024"]),
-    ("softmax 4096^2 f16", ["softmax", "--rows", "4096", "--cols", "4096"]),
+    ("matmul 128^3", ["matmul", "--m", "128", "--n", "128", "--k", "128"], "gemm_128"),
+    ("matmul 512^3", ["matmul", "--m", "512", "--n", "512", "--k", "512"], "gemm_512"),
+    ("matmul 1024^3", ["matmul", "--m", "1024", "--n", "1024", "--k", "1024"], "gemm_1024"),
+    ("matmul 2048^3", ["matmul", "--m", "2048", "--n", "2048", "--k", "2048"], "gemm_2048"),
+    ("add 1024^2 f16", ["add", "--rows", "1024", "--cols", "1024"], "add_1024"),
+    ("add 4096^2 f16", ["add", "--rows", "4096", "--cols", "4096"], "add_4096"),
+    ("softmax 1024^2 f16", ["softmax", "--rows", "1024", "--cols", "1024"], "softmax_1024"),
+    ("softmax 4096^2 f16", ["softmax", "--rows", "4096", "--cols", "4096"], "softmax_4096"),
 ]
 MODES = [("functional", "--no-check"), ("timing-only", "--timing-only")]
 
@@ -60,25 +67,40 @@ def mmad_rates(build, out):
     return {"emulated_mmad": rates["BM_EmulatedMmadF16"], "openblas_sgemm": rates["BM_OpenblasSgemm"]}
 
 
-def main(build, repetitions, out):
+def main(build, repetitions, out, peer=None):
     cubekit = os.path.join(build, "bin", "cubekit")
+    if peer:
+        missing = [p for _, _, p in WORK if not os.access(os.path.join(peer, p), os.X_OK)]
+        if missing:
+            sys.exit(f"bench/run.py emulator: --peer {peer} has no executable {', '.join(missing)} "
+                     "(one program a row: gemm_128 .. softmax_4096)")
     rows = []
-    for label, args in WORK:
+    for label, args, peer_program in WORK:
         row = {"work": label}
-        for mode, flag in MODES:
-            runs = [timed([cubekit, "kernel"] + args + [flag, "--chip", "ascend910"]) for _ in range(repetitions)]
-            row[mode] = {"seconds": statistics.median(s for s, _ in runs), "peak_mb": max(m for _, m in runs)}
+        commands = {mode: [cubekit, "kernel"] + args + [flag, "--chip", "ascend910"] for mode, flag in MODES}
+        if peer:
+            commands["peer"] = [os.path.join(peer, peer_program)]
+        runs = {mode: [] for mode in commands}
+        for _ in range(repetitions):  # in turn, so that a slow spell of the machine hits every command
+            for mode, command in commands.items():
+                runs[mode].append(timed(command))
+        for mode, got in runs.items():
+            row[mode] = {"seconds": statistics.median(s for s, _ in got), "peak_mb": max(m for _, m in got)}
         rows.append(row)
         print(f"{label}: functional {row['functional']['seconds']:.3f} s, {row['functional']['peak_mb']:.0f} MB; "
-              f"timing-only {row['timing-only']['seconds']:.3f} s, {row['timing-only']['peak_mb']:.0f} MB", flush=True)
+              f"timing-only {row['timing-only']['seconds']:.3f} s, {row['timing-only']['peak_mb']:.0f} MB"
+              + (f"; peer {row['peer']['seconds']:.3f} s" if peer else ""), flush=True)
     os.makedirs(out, exist_ok=True)
     mmad = mmad_rates(build, out)
-    lines = ["| work | functional s (every check) | peak MB | timing-only s | peak MB | functional / timing-only |",
-             "|---|---|---|---|---|---|"]
+    head = "| work | functional s (every check) | peak MB | timing-only s | peak MB | functional / timing-only |"
+    lines = [head + (" peer s | functional / peer |" if peer else ""), "|---" * (6 + (2 if peer else 0)) + "|"]
     for r in rows:
         f, t = r["functional"], r["timing-only"]
-        lines.append(f"| {r['work']} | {f['seconds']:.3f} | {f['peak_mb']:.0f} | {t['seconds']:.3f} | {t['peak_mb']:.0f} | "
-                     f"{f['seconds'] / t['seconds']:.1f}x |")
+        line = (f"| {r['work']} | {f['seconds']:.3f} | {f['peak_mb']:.0f} | {t['seconds']:.3f} | {t['peak_mb']:.0f} | "
+                f"{f['seconds'] / t['seconds']:.1f}x |")
+        if peer:
+            line += f" {r['peer']['seconds']:.3f} | {f['seconds'] / r['peer']['seconds']:.2f} |"
+        lines.append(line)
     text = "\n".join(lines) + "\n"
     text += (f"\nmmad (256^3 fp16, mmad_bench, medians of 3): emulated {mmad['emulated_mmad'] / 1e9:.1f} GMAC/s, "
              f"OpenBLAS sgemm {mmad['openblas_sgemm'] / 1e9:.1f} GMAC/s: "
@@ -86,7 +108,7 @@ def main(build, repetitions, out):
     print("\n" + text)
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "emulator.json"), "w") as f:
-        json.dump({"repetitions": repetitions, "rows": rows, "mmad": mmad}, f, indent=1)
+        json.dump({"repetitions": repetitions, "peer": peer, "rows": rows, "mmad": mmad}, f, indent=1)
     with open(os.path.join(out, "emulator.md"), "w") as f:
         f.write(text)
     return 0

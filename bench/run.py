@@ -219,6 +219,8 @@ def main():
     parser.add_argument("--resnet-check", action="store_true",
                         help="resnet50: each distinct layer at batch 1 against Halide instead of timing")
     parser.add_argument("--standard-only", action="store_true", help="resnet50 --resnet-check: not the variants")
+    parser.add_argument("--peer", default=None,
+                        help="emulator: a directory of another emulator's programs for the same work, timed beside cubekit's")
     args = parser.parse_args()
     if args.suite == "resnet50":
         import resnet50
@@ -229,7 +231,7 @@ def main():
         sys.exit(attention.main(args.build, [c for c in args.chips.split(",") if c], args.long))
     if args.suite == "emulator":
         import emulator
-        sys.exit(emulator.main(args.build, args.repetitions, args.out))
+        sys.exit(emulator.main(args.build, args.repetitions, args.out, args.peer))
     if args.suite == "calibration":
         import calibration
         sys.exit(calibration.main(args.build, args.cheap, args.check, [i for i in args.only.split(",") if i]))

@@ -2,6 +2,7 @@
 
 #include "emulator/arith.h"
 #include "emulator/error.h"
+#include "emulator/memory.h"
 
 #include <algorithm>
 #include <bit>
@@ -17,7 +18,12 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors)
     first_line_.push_back(lines);
     lines += uint64_t((t.bytes() + t_.l2_line_bytes - 1) / t_.l2_line_bytes);
   }
+  // Both grow to megabytes for big tensors: whole, in huge pages (no copies as lines_ fills).
+  index_.reserve(size_t(lines));
+  advise_huge_pages(index_.data(), lines * sizeof(int32_t));
   index_.assign(size_t(lines), -1);
+  lines_.reserve(capacity_);
+  advise_huge_pages(lines_.data(), capacity_ * sizeof(Line));
 }
 
 // Sampled LRU: the oldest of a few pseudo-random lines, never one the current request fetched

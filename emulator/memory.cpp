@@ -14,11 +14,14 @@
 
 namespace cubekit {
 
-ZeroedBytes::ZeroedBytes(size_t n) : p_(static_cast<uint8_t*>(std::calloc(std::max<size_t>(n, 1), 1))), n_(n) {
-  if (!p_) throw std::bad_alloc();
+ZeroedBytes::ZeroedBytes(size_t n) : n_(n) {
+  const size_t mapped = std::max<size_t>(n, 1);
+  void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  p_ = std::unique_ptr<uint8_t, Free>(static_cast<uint8_t*>(p), Free{mapped});
 }
 
-void ZeroedBytes::Free::operator()(uint8_t* p) const { std::free(p); }
+void ZeroedBytes::Free::operator()(uint8_t* p) const { munmap(p, n); }
 
 CoreMemory::CoreMemory(const ChipConfig& chip) {
   for (int s = 1; s < kNumSpaces; ++s) buffer[s] = ZeroedBytes(size_t(chip.buffer_size(Space(s))));
@@ -33,13 +36,17 @@ CoreMemory::CoreMemory(const ChipConfig& chip, const CoreConfig& kind) : CoreMem
     if (p.dst != Space::GM && !kind.has_buffer(p.dst)) buffer[int(p.dst)] = ZeroedBytes(size_t(chip.buffer_size(p.dst)));
 }
 
-std::vector<uint8_t> big_zeroed(size_t n) {
+void advise_huge_pages(const void* p, size_t bytes) {
   constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t lo = (at + kHuge - 1) / kHuge * kHuge, hi = (at + bytes) / kHuge * kHuge;
+  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+}
+
+std::vector<uint8_t> big_zeroed(size_t n) {
   std::vector<uint8_t> v;
   v.reserve(n);  // mapped, not touched: the advice applies before the first fault
-  const uintptr_t at = reinterpret_cast<uintptr_t>(v.data());
-  const uintptr_t lo = (at + kHuge - 1) / kHuge * kHuge, hi = (at + n) / kHuge * kHuge;
-  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);  // a hint: refused, it changes nothing
+  advise_huge_pages(v.data(), n);
   v.resize(n);
   return v;
 }
@@ -66,9 +73,9 @@ int GlobalMemory::index(std::string_view name) const {
 }
 
 namespace {
-// A draw's top bits scaled onto [0, n): multiply-shift, no division and no modulo bias worth
-// counting for n far below 2^32.
-int64_t below(uint64_t draw, int64_t n) { return int64_t(((draw >> 32) * uint64_t(n)) >> 32); }
+// 32 random bits scaled onto [0, n): multiply-shift, no division and no modulo bias worth counting
+// for n far below 2^32.
+int64_t below(uint64_t bits, int64_t n) { return int64_t((bits * uint64_t(n)) >> 32); }
 
 // Floats are k / 2^b for k uniform in [-2^b, 2^b): exact in the dtype (b = 11 for f16's 11
 // significand bits, 8 for bf16, 23 for f32), so filling needs no rounding; f16 and bf16 read their
@@ -82,11 +89,18 @@ std::vector<Bits> grid_table(int b, Bits (*convert)(double)) {
 uint16_t to_f16(double v) { return f64_to_f16(v); }
 uint16_t to_bf16(double v) { return double_to_bf16(v, RoundMode::rint); }
 
-template <typename T>
-void fill(uint8_t* p, int64_t n, uint64_t& state, T (*value)(uint64_t)) {
-  for (int64_t e = 0; e < n; ++e, p += sizeof(T)) {
-    T v = value(splitmix64(state));
-    std::memcpy(p, &v, sizeof(T));
+// Fills n values of T, each from `Width` bits of a draw (its top bits first, as many values a draw as
+// fit): value(bits) maps bits in [0, 2^Width) to a value. Five f16 values a draw made filling a 4096^2
+// add's inputs four times faster than one a draw.
+template <typename T, int Width, class Value>
+void fill(uint8_t* p, int64_t n, uint64_t& state, Value value) {
+  constexpr int kPer = 64 / Width;
+  for (int64_t e = 0; e < n;) {
+    uint64_t d = splitmix64(state);
+    for (int k = 0; k < kPer && e < n; ++k, ++e, p += sizeof(T), d <<= Width) {
+      T v = value(d >> (64 - Width));
+      std::memcpy(p, &v, sizeof(T));
+    }
   }
 }
 }  // namespace
@@ -100,16 +114,16 @@ void GlobalMemory::fill_inputs(uint64_t seed) {
     uint8_t* p = data[t].data();
     int64_t n = decls[t].elements();
     switch (decls[t].dtype) {
-      case DType::f16: fill<uint16_t>(p, n, state, [](uint64_t d) { return f16_grid[size_t(d >> 52)]; }); break;
-      case DType::bf16: fill<uint16_t>(p, n, state, [](uint64_t d) { return bf16_grid[size_t(d >> 55)]; }); break;
+      case DType::f16: fill<uint16_t, 12>(p, n, state, [](uint64_t b) { return f16_grid[size_t(b)]; }); break;
+      case DType::bf16: fill<uint16_t, 9>(p, n, state, [](uint64_t b) { return bf16_grid[size_t(b)]; }); break;
       case DType::f32:
-        fill<float>(p, n, state, [](uint64_t d) { return std::ldexp(float(int64_t(d >> 40) - (int64_t(1) << 23)), -23); });
+        fill<float, 24>(p, n, state, [](uint64_t b) { return std::ldexp(float(int64_t(b) - (int64_t(1) << 23)), -23); });
         break;
-      case DType::s8: fill<int8_t>(p, n, state, [](uint64_t d) { return int8_t(d >> 56); }); break;
-      case DType::u8: fill<uint8_t>(p, n, state, [](uint64_t d) { return uint8_t(d >> 56); }); break;
-      case DType::s16: fill<int16_t>(p, n, state, [](uint64_t d) { return int16_t((below(d, 17) - 8) * 100); }); break;
-      case DType::u16: fill<uint16_t>(p, n, state, [](uint64_t d) { return uint16_t(d >> 48); }); break;
-      case DType::s32: fill<int32_t>(p, n, state, [](uint64_t d) { return int32_t((below(d, 17) - 8) * 1000); }); break;
+      case DType::s8: fill<int8_t, 8>(p, n, state, [](uint64_t b) { return int8_t(uint8_t(b)); }); break;
+      case DType::u8: fill<uint8_t, 8>(p, n, state, [](uint64_t b) { return uint8_t(b); }); break;
+      case DType::s16: fill<int16_t, 32>(p, n, state, [](uint64_t b) { return int16_t((below(b, 17) - 8) * 100); }); break;
+      case DType::u16: fill<uint16_t, 16>(p, n, state, [](uint64_t b) { return uint16_t(b); }); break;
+      case DType::s32: fill<int32_t, 32>(p, n, state, [](uint64_t b) { return int32_t((below(b, 17) - 8) * 1000); }); break;
     }
   }
 }

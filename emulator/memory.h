@@ -10,8 +10,10 @@
 
 namespace cubekit {
 
-// Zero-filled bytes from calloc, whose fresh pages the OS maps only when first touched: a core's
-// megabyte of L1 costs what its program touches (a 910's 32 cores' buffers are 53 MB).
+// Zero-filled bytes mapped from the OS (mmap), whose pages exist only once touched: a core's
+// megabyte of L1 costs what its program touches (a 910's 32 cores' buffers are 53 MB). Not calloc:
+// once the process has freed a big block, glibc serves calloc from its heap and zeroes every byte
+// (a third of a 128^3 matmul's run went to zeroing 32 cores' buffers).
 class ZeroedBytes {
  public:
   ZeroedBytes() = default;
@@ -22,6 +24,7 @@ class ZeroedBytes {
 
  private:
   struct Free {
+    size_t n;  // the mapped length
     void operator()(uint8_t* p) const;
   };
   std::unique_ptr<uint8_t, Free> p_;
@@ -32,6 +35,9 @@ class ZeroedBytes {
 // buffer): a 32 MB tensor then costs the process 16 page faults instead of 8,192, which on a
 // virtual machine were half of a functional add of 4096^2 (bench/run.py emulator).
 std::vector<uint8_t> big_zeroed(size_t n);
+// Asks for transparent huge pages over the 2 MB pages inside [p, p + bytes) (a hint: refused, it
+// changes nothing). Give it memory not yet touched: the advice applies from the next fault on.
+void advise_huge_pages(const void* p, size_t bytes);
 
 struct CoreMemory {
   explicit CoreMemory(const ChipConfig& chip);  // every buffer of the chip (a coupled core's)

@@ -165,13 +165,19 @@ py::object compile_func(const dsl::Func& f, const py::object& chip, const py::ob
 
 // The Func's arrays by name into the program's layouts (a conv's NC1HWC0 and FRACTAL_Z: CANN's
 // TransData, on the host).
-py::dict to_device(const codegen::Compiled& c, const py::dict& inputs) {
+// The inputs as the program's tensors hold them. Timing-only: none (the run needs no data), each
+// checked against its shape in the Func (a tensor of the program without a layout is checked by the run).
+py::dict to_device(const codegen::Compiled& c, const py::dict& inputs, bool timing_only) {
   py::dict out;
   for (const auto& [key, value] : inputs) {
     std::string name = py::str(key);
     const codegen::TensorLayout* l = codegen::find_layout(c.layouts, name);
     int t = c.program.tensor_index(name);
-    if (!l || t < 0) {
+    if (timing_only && l && t >= 0) {
+      checked_array(value, l->dtype, l->shape(), "input '" + name + "'");
+      continue;
+    }
+    if (!l || t < 0) {  // the run checks it (a name not in the program included)
       out[key] = value;
       continue;
     }
@@ -181,9 +187,10 @@ py::dict to_device(const codegen::Compiled& c, const py::dict& inputs) {
   return out;
 }
 
-py::object to_host(const codegen::Compiled& c, const std::string& name, const py::object& array) {
+py::object to_host(const codegen::Compiled& c, const std::string& name, const py::object& array, bool timing_only) {
   const codegen::TensorLayout* l = codegen::find_layout(c.layouts, name);
   if (!l) return array;
+  if (timing_only) return zeros_numpy(l->dtype, l->shape());
   const TensorDecl& d = c.program.tensors[size_t(c.program.tensor_index(name))];
   std::vector<uint8_t> bytes = l->to_host(tensor_bytes(array, d.dtype, d.shape, "output '" + name + "'"));
   return to_numpy(bytes, l->dtype, l->shape());
@@ -340,7 +347,7 @@ is compiled. One Func compiles with many:
     std::vector<dsl::Func> outputs = {f};
     outputs.insert(outputs.end(), also.begin(), also.end());
     codegen::Compiled c = also.empty() ? compiled(f, chip, schedule) : codegen::compile(outputs, to_chip(chip));
-    py::tuple r = run_program(c.program, to_device(c, inputs), chip, 0, timing_only, true, 0, trace);
+    py::tuple r = run_program(c.program, to_device(c, inputs, timing_only), chip, 0, timing_only, true, 0, trace);
     auto is_output = [&](const std::string& name) {
       for (const dsl::Func& o : outputs)
         if (o.name() == name) return true;
@@ -379,9 +386,9 @@ is compiled. One Func compiles with many:
       r[1]["transdata"] = transdata;
     }
     py::dict more;  // also=: each second output, as the Func shapes it
-    for (const dsl::Func& o : also) more[py::str(o.name())] = to_host(c, o.name(), r[0][py::str(o.name())]);
+    for (const dsl::Func& o : also) more[py::str(o.name())] = to_host(c, o.name(), r[0][py::str(o.name())], timing_only);
     if (!also.empty()) r[1]["also"] = more;
-    return py::make_tuple(to_host(c, f.name(), r[0][py::str(f.name())]), r[1]);
+    return py::make_tuple(to_host(c, f.name(), r[0][py::str(f.name())], timing_only), r[1]);
   }, py::arg("inputs"), py::arg("chip") = py::none(), py::arg("timing_only") = false, py::arg("trace") = py::none(),
   py::arg("schedule") = py::none(), py::arg("also") = std::vector<dsl::Func>{},
   "Compiles (with its own schedule, or `schedule`) and runs the Func on the emulator: (result as a numpy array, report "

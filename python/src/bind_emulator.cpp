@@ -44,7 +44,8 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
   if (max_work < 1) user_error("run: max_work must be positive, got {}", max_work);
   if (max_trace_events < 1) user_error("run: max_trace_events must be positive, got {}", max_trace_events);
   ChipConfig chip = to_chip(chip_obj);
-  GlobalMemory gm = GlobalMemory::for_program(p);
+  // Timing-only: no bytes at all (timing never reads data); inputs are still checked, not copied.
+  GlobalMemory gm = timing_only ? GlobalMemory::shape_only(p) : GlobalMemory::for_program(p);
   for (const auto& [key, value] : inputs) {
     std::string name = py::str(key);
     int t = p.tensor_index(name);
@@ -57,7 +58,8 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
     if (!given_by_host(d.role))
       user_error("input '{}': {} is {} of {}; give only in and inout tensors", name, name,
                  d.role == TensorRole::Out ? "an output" : "a workspace", p.name);
-    gm.data[size_t(t)] = tensor_bytes(value, d.dtype, d.shape, "input '" + name + "'");
+    if (timing_only) checked_array(value, d.dtype, d.shape, "input '" + name + "'");
+    else gm.data[size_t(t)] = tensor_bytes(value, d.dtype, d.shape, "input '" + name + "'");
   }
   if (!timing_only)
     for (const TensorDecl& d : p.tensors)
@@ -74,7 +76,9 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
   }
   py::dict outputs;
   for (size_t t = 0; t < p.tensors.size(); ++t)
-    if (p.tensors[t].role == TensorRole::Out || p.tensors[t].role == TensorRole::InOut) outputs[py::str(p.tensors[t].name)] = to_numpy(gm.data[t], p.tensors[t].dtype, p.tensors[t].shape);
+    if (p.tensors[t].role == TensorRole::Out || p.tensors[t].role == TensorRole::InOut)
+      outputs[py::str(p.tensors[t].name)] = timing_only ? zeros_numpy(p.tensors[t].dtype, p.tensors[t].shape)
+                                                         : to_numpy(gm.data[t], p.tensors[t].dtype, p.tensors[t].shape);
   return py::make_tuple(outputs, json_loads(report_json(result.report, p, p.name)));
 }
 

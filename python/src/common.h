@@ -21,6 +21,10 @@ py::dtype numpy_dtype(DType t);
 
 // The bytes of `array` as a tensor of `dtype` and `shape` (copied, C order); a user error naming
 // `what` when the dtype or the shape differs.
+// The array checked against a tensor's dtype and shape (a user error naming `what` otherwise), C-contiguous.
+py::array checked_array(const py::handle& array, DType dtype, const std::vector<int64_t>& shape, const std::string& what);
+// numpy.zeros: its pages are mapped when first touched (a timing-only run's results are zeros).
+py::array zeros_numpy(DType dtype, const std::vector<int64_t>& shape);
 std::vector<uint8_t> tensor_bytes(const py::handle& array, DType dtype, const std::vector<int64_t>& shape,
                                   const std::string& what);
 py::array to_numpy(const std::vector<uint8_t>& bytes, DType dtype, const std::vector<int64_t>& shape);

@@ -58,8 +58,7 @@ py::dtype numpy_dtype(DType t) {
   user_error("no numpy type for {}", dtype_name(t));
 }
 
-std::vector<uint8_t> tensor_bytes(const py::handle& object, DType dtype, const std::vector<int64_t>& shape,
-                                  const std::string& what) {
+py::array checked_array(const py::handle& object, DType dtype, const std::vector<int64_t>& shape, const std::string& what) {
   if (!py::isinstance<py::array>(object))
     user_error("{}: expected a numpy array, got {}", what, type_of(object));
   py::array a = py::reinterpret_borrow<py::array>(object);
@@ -77,9 +76,20 @@ std::vector<uint8_t> tensor_bytes(const py::handle& object, DType dtype, const s
   std::vector<int64_t> got(a.shape(), a.shape() + a.ndim());
   if (got != shape)
     user_error("{}: the array has shape ({}) but the tensor has shape ({})", what, fmt::join(got, ", "), fmt::join(shape, ", "));
-  py::array c = py::array::ensure(a, py::array::c_style);  // a copy when strided
+  return py::array::ensure(a, py::array::c_style);  // a copy when strided
+}
+
+std::vector<uint8_t> tensor_bytes(const py::handle& object, DType dtype, const std::vector<int64_t>& shape,
+                                  const std::string& what) {
+  py::array c = checked_array(object, dtype, shape, what);
   const auto* p = static_cast<const uint8_t*>(c.data());
   return std::vector<uint8_t>(p, p + c.nbytes());
+}
+
+py::array zeros_numpy(DType dtype, const std::vector<int64_t>& shape) {
+  py::tuple dims(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) dims[i] = py::int_(shape[i]);
+  return py::module_::import("numpy").attr("zeros")(dims, numpy_dtype(dtype));
 }
 
 py::array to_numpy(const std::vector<uint8_t>& bytes, DType dtype, const std::vector<int64_t>& shape) {

@@ -362,6 +362,11 @@ def test_timing_only_and_trace_through_func_run(tmp_path, rng):
     assert (tmp_path / "t.json").stat().st_size > 0
     _, timing = C.run({}, timing_only=True, chip=ck.chip())
     assert timing["timing_only"] is True and timing["cycles"] == full["cycles"]
+    out, timing = C.run({"A": a, "B": b}, timing_only=True)  # checked, not copied: the result is zeros
+    assert timing["cycles"] == full["cycles"]
+    np.testing.assert_array_equal(out, np.zeros((64, 64), np.float32))
+    with pytest.raises(ck.Error, match=r"input 'A': the array is float32 but the tensor is f16"):
+        C.run({"A": a.astype(np.float32), "B": b}, timing_only=True)
 
 
 def test_default_schedule_of_a_contraction_is_matmuls(rng):
