@@ -65,8 +65,8 @@ void FunctionalCore::replay(const std::vector<Started>& stream) {
 }
 
 // GM reads get a staged copy of what this core sees (GM itself when none of its pending writes
-// is in the range: GM changes only between windows); writes land in a zeroed buffer (atomic adds
-// then hold their increments) and go to the window's log.
+// is in the range: GM changes only between windows); writes land in a buffer (zeroed for atomic
+// adds, which then hold their increments) and their regions' bytes go to the window's log.
 void FunctionalCore::execute(const Started& s, const Footprint& fp) {
   thread_local std::vector<std::vector<uint8_t>> staged;
   staged.resize(size_t(fp.count));
@@ -77,7 +77,8 @@ void FunctionalCore::execute(const Started& s, const Footprint& fp) {
     if (r.space != Space::GM || (atomic && !r.write)) continue;
     touches_gm = true;
     if (!r.write && !window_.pending(r.tensor, r.lo(), r.hi())) continue;  // views_ point at GM
-    if (r.write) staged[k].assign(size_t(r.hi() - r.lo()), 0);
+    if (r.write && atomic) staged[k].assign(size_t(r.hi() - r.lo()), 0);  // the increments start from 0
+    else if (r.write) staged[k].resize(size_t(r.hi() - r.lo()));        // every logged byte is written
     else window_.stage(r.tensor, r.lo(), r.hi(), staged[k]);
     views_[r.tensor] = {staged[k].data(), r.lo()};
   }

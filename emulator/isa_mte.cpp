@@ -155,8 +155,13 @@ void nd2nz_exec(const Issued& I, const ExecContext& ctx) {
     int64_t width = std::min(c0, cols - j * c0) * size;
     for (int64_t r = 0; r < dst_rows; ++r) {
       uint8_t* row = dst + (j * dst_rows + r) * 32;
+      const uint8_t* from = src + (r * I[kSrcStride] + j * c0) * size;
+      if (r < rows && width == 32) {  // a whole block: one fixed-size move, inlined
+        std::memcpy(row, from, 32);
+        continue;
+      }
       std::memset(row, 0, 32);
-      if (r < rows) std::memcpy(row, src + (r * I[kSrcStride] + j * c0) * size, width);
+      if (r < rows) std::memcpy(row, from, width);
     }
   }
 }
