@@ -86,16 +86,18 @@ void run_elementwise(const Issued& I, const ExecContext& ctx) {
   if constexpr (HasScalar) scalar = Dom::from_scalar(scalar_of(I, S.scalar()));
   Op op;
   T a[128], b[128], d[128];
-  // Flat: every repeat's active elements are [0, prefix) and each operand's repeat is 256 bytes
-  // back to back (block stride 1), as in nearly every compiled kernel: element i of repeat r then
-  // sits at r * rep + i * size, with no mask to test.
-  bool flat = m.mode != MaskMode::Bits && dst.blk == 32;
-  for (int s = 0; s < NSrc; ++s) flat = flat && src[s].blk == 32;
-  auto run = [&]<bool Flat>() {
+  // Dense: every repeat's active elements are [0, prefix), no mask bit to test; contiguous besides:
+  // each operand's repeat is 256 bytes back to back (block stride 1), element i of repeat r at
+  // r * rep + i * size. Nearly every compiled kernel's instructions are both, a row broadcast (block
+  // stride 0) dense only.
+  const bool dense = m.mode != MaskMode::Bits;
+  bool contiguous = dense && dst.blk == 32;
+  for (int s = 0; s < NSrc; ++s) contiguous = contiguous && src[s].blk == 32;
+  auto run = [&]<bool Dense, bool Contiguous>() {
     for (int64_t r = 0; r < m.repeats; ++r) {
       const int n = m.prefix(r);
-      auto on = [&](int i) { return Flat || m.active(r, i); };
-      auto at = [&](const VecOperand& o, int i) { return Flat ? r * o.rep + int64_t(i) * size : o.offset(r, i); };
+      auto on = [&](int i) { return Dense || m.active(r, i); };
+      auto at = [&](const VecOperand& o, int i) { return Contiguous ? r * o.rep + int64_t(i) * size : o.offset(r, i); };
       for (int i = 0; i < n; ++i) {
         if (!on(i)) continue;
         if constexpr (NSrc > 0) a[i] = Dom::get(src_base[0] + at(src[0], i));
@@ -117,8 +119,9 @@ void run_elementwise(const Issued& I, const ExecContext& ctx) {
       }
     }
   };
-  if (flat) run.template operator()<true>();
-  else run.template operator()<false>();
+  if (contiguous) run.template operator()<true, true>();
+  else if (dense) run.template operator()<true, false>();
+  else run.template operator()<false, false>();
 }
 
 template <class Op, int NSrc, bool HasScalar, bool ReadsDst, int K>

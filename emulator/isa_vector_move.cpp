@@ -42,6 +42,18 @@ void convert(uint8_t* dst, DType to, double v, RoundMode mode) {
 
 int conv_epr(const Issued& I) { return 256 / std::max(dtype_size(I.type(0)), dtype_size(I.type(1))); }
 
+// A conversion of flat repeats (vconv_exec): element i of repeat r at r * rep + i * size on both
+// sides. Each repeat is read whole before it is written: dst may overlap src.
+template <typename From, typename To>
+void convert_flat(const VecMask& m, const uint8_t* ps, int64_t src_rep, uint8_t* pd, int64_t dst_rep, To (*f)(From)) {
+  for (int64_t r = 0; r < m.repeats; ++r) {
+    To out[64];
+    const int n = m.prefix(r);
+    for (int i = 0; i < n; ++i) out[i] = f(load<From>(ps + r * src_rep + i * int64_t(sizeof(From))));
+    for (int i = 0; i < n; ++i) store<To>(pd + r * dst_rep + i * int64_t(sizeof(To)), out[i]);
+  }
+}
+
 void vconv_exec(const Issued& I, const ExecContext& ctx) {
   DType to = I.type(0), from = I.type(1);
   VecMask m = vec_mask(I, kConv.mask(), kConv.repeat(), conv_epr(I));
@@ -53,24 +65,10 @@ void vconv_exec(const Issued& I, const ExecContext& ctx) {
   if (mode == RoundMode::none) mode = RoundMode::rint;  // see convert()
   const bool flat = m.mode != MaskMode::Bits && d.blk == 32 && s.blk == 32;  // as run_elementwise's
   // The softmax's and the epilogues' own conversions, without the per-element type switches.
-  if (flat && mode == RoundMode::rint && from == DType::f16 && to == DType::f32) {
-    for (int64_t r = 0; r < m.repeats; ++r) {
-      float f[64];  // read the repeat before writing: dst may overlap src
-      const int n = m.prefix(r);
-      for (int i = 0; i < n; ++i) f[i] = f16_to_f32(load<uint16_t>(ps + r * s.rep + i * 2));
-      for (int i = 0; i < n; ++i) store<float>(pd + r * d.rep + i * 4, f[i]);
-    }
-    return;
-  }
-  if (flat && mode == RoundMode::rint && from == DType::f32 && to == DType::f16) {
-    for (int64_t r = 0; r < m.repeats; ++r) {
-      uint16_t h[64];  // read the repeat before writing: dst may overlap src
-      const int n = m.prefix(r);
-      for (int i = 0; i < n; ++i) h[i] = f32_to_f16(load<float>(ps + r * s.rep + i * 4));
-      for (int i = 0; i < n; ++i) store<uint16_t>(pd + r * d.rep + i * 2, h[i]);
-    }
-    return;
-  }
+  if (flat && mode == RoundMode::rint && from == DType::f16 && to == DType::f32)
+    return convert_flat<uint16_t, float>(m, ps, s.rep, pd, d.rep, f16_to_f32);
+  if (flat && mode == RoundMode::rint && from == DType::f32 && to == DType::f16)
+    return convert_flat<float, uint16_t>(m, ps, s.rep, pd, d.rep, f32_to_f16);
   double v[128];
   for (int64_t r = 0; r < m.repeats; ++r) {
     int n = m.prefix(r);
