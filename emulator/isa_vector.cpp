@@ -6,6 +6,7 @@
 // Within one instruction, repeat r reads all its sources before it writes, repeats in order.
 #include "emulator/rounding.h"
 #include "emulator/vector_engine.h"
+#include "emulator/vector_simd.h"
 
 #include <cmath>
 
@@ -68,7 +69,7 @@ struct DomInt {
 
 enum Kinds { kFloat = 1, kInt = 2 };
 
-template <class Op, int NSrc, bool HasScalar, bool ReadsDst, class Dom>
+template <class Op, int NSrc, bool HasScalar, bool ReadsDst, class Dom, SimdBinary Simd>
 void run_elementwise(const Issued& I, const ExecContext& ctx) {
   using T = typename Dom::T;
   constexpr VecSlots S{NSrc, HasScalar};
@@ -98,6 +99,10 @@ void run_elementwise(const Issued& I, const ExecContext& ctx) {
       const int n = m.prefix(r);
       auto on = [&](int i) { return Dense || m.active(r, i); };
       auto at = [&](const VecOperand& o, int i) { return Contiguous ? r * o.rep + int64_t(i) * size : o.offset(r, i); };
+      if constexpr (Dense && Simd != SimdBinary::None && NSrc == 2 && !HasScalar && !ReadsDst)
+        if (simd_binary(Simd, I.type(), {src_base[0] + r * src[0].rep, src[0].blk}, {src_base[1] + r * src[1].rep, src[1].blk},
+                        dst_base + r * dst.rep, dst.blk, n))
+          continue;
       for (int i = 0; i < n; ++i) {
         if (!on(i)) continue;
         if constexpr (NSrc > 0) a[i] = Dom::get(src_base[0] + at(src[0], i));
@@ -124,23 +129,23 @@ void run_elementwise(const Issued& I, const ExecContext& ctx) {
   else run.template operator()<false, false>();
 }
 
-template <class Op, int NSrc, bool HasScalar, bool ReadsDst, int K>
+template <class Op, int NSrc, bool HasScalar, bool ReadsDst, int K, SimdBinary Simd>
 void elementwise_exec(const Issued& I, const ExecContext& ctx) {
   switch (I.type()) {
     case DType::f16:
-      if constexpr (K & kFloat) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomF16>(I, ctx);
+      if constexpr (K & kFloat) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomF16, Simd>(I, ctx);
       break;
     case DType::f32:
-      if constexpr (K & kFloat) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomF32>(I, ctx);
+      if constexpr (K & kFloat) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomF32, Simd>(I, ctx);
       break;
     case DType::s16:
-      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<int16_t>>(I, ctx);
+      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<int16_t>, SimdBinary::None>(I, ctx);
       break;
     case DType::u16:
-      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<uint16_t>>(I, ctx);
+      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<uint16_t>, SimdBinary::None>(I, ctx);
       break;
     case DType::s32:
-      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<int32_t>>(I, ctx);
+      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<int32_t>, SimdBinary::None>(I, ctx);
       break;
     default: break;
   }
@@ -199,12 +204,13 @@ Work elementwise_work(const Issued& I, const ChipConfig&) {
   return {Work::Kind::Vector, vec_mask(I, S.mask(), S.repeat(), 256 / dtype_size(I.type())).repeats, C};
 }
 
-template <int NSrc, bool HasScalar, bool ReadsDst, int K, VecClass C = VecClass::Simple, class Op>
+template <int NSrc, bool HasScalar, bool ReadsDst, int K, VecClass C = VecClass::Simple, SimdBinary Simd = SimdBinary::None,
+          class Op>
 InstrSpec vec_spec(std::string_view mnemonic, std::vector<std::array<DType, kMaxTypes>> types,
                    std::string_view summary, std::string_view semantics, Op) {
   return {.mnemonic = mnemonic, .pipe = Pipe::V, .ntypes = 1, .types = std::move(types),
           .operands = vec_operands(NSrc, HasScalar), .summary = summary, .semantics = semantics,
-          .exec = elementwise_exec<Op, NSrc, HasScalar, ReadsDst, K>,
+          .exec = elementwise_exec<Op, NSrc, HasScalar, ReadsDst, K, Simd>,
           .footprint = elementwise_footprint<NSrc, HasScalar, ReadsDst>, .validate = mask_check,
           .work = elementwise_work<NSrc, HasScalar, C>};
 }
@@ -239,17 +245,17 @@ void add_vector_instructions(std::vector<InstrSpec>& t) {
 
 void add_vector_elementwise(std::vector<InstrSpec>& t) {
   constexpr int F = kFloat, FI = kFloat | kInt, I = kInt;
-  t.push_back(vec_spec<2, false, false, FI>("vadd", kArith, "dst = src0 + src1", "`dst[i] = src0[i] + src1[i]`",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdBinary::Add>("vadd", kArith, "dst = src0 + src1", "`dst[i] = src0[i] + src1[i]`",
                                             [](auto a, auto b) { return a + b; }));
-  t.push_back(vec_spec<2, false, false, FI>("vsub", kArith, "dst = src0 - src1", "`dst[i] = src0[i] - src1[i]`",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdBinary::Sub>("vsub", kArith, "dst = src0 - src1", "`dst[i] = src0[i] - src1[i]`",
                                             [](auto a, auto b) { return a - b; }));
-  t.push_back(vec_spec<2, false, false, FI>("vmul", kArith, "dst = src0 * src1", "`dst[i] = src0[i] * src1[i]`",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdBinary::Mul>("vmul", kArith, "dst = src0 * src1", "`dst[i] = src0[i] * src1[i]`",
                                             [](auto a, auto b) { return a * b; }));
-  t.push_back(vec_spec<2, false, false, F, VecClass::Complex>("vdiv", kFloats, "dst = src0 / src1", "`dst[i] = src0[i] / src1[i]` (IEEE: x/0 is inf or NaN)",
+  t.push_back(vec_spec<2, false, false, F, VecClass::Complex, SimdBinary::Div>("vdiv", kFloats, "dst = src0 / src1", "`dst[i] = src0[i] / src1[i]` (IEEE: x/0 is inf or NaN)",
                                            [](auto a, auto b) { return a / b; }));
-  t.push_back(vec_spec<2, false, false, FI>("vmax", kArith, "dst = max(src0, src1)", "`dst[i] = max(src0[i], src1[i])`, NaN if either is NaN",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdBinary::Max>("vmax", kArith, "dst = max(src0, src1)", "`dst[i] = max(src0[i], src1[i])`, NaN if either is NaN",
                                             [](auto a, auto b) { return max_of(a, b); }));
-  t.push_back(vec_spec<2, false, false, FI>("vmin", kArith, "dst = min(src0, src1)", "`dst[i] = min(src0[i], src1[i])`, NaN if either is NaN",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdBinary::Min>("vmin", kArith, "dst = min(src0, src1)", "`dst[i] = min(src0[i], src1[i])`, NaN if either is NaN",
                                             [](auto a, auto b) { return min_of(a, b); }));
   t.push_back(vec_spec<2, false, false, I>("vand", kBits, "dst = src0 & src1 (bitwise)", "`dst[i] = src0[i] & src1[i]`",
                                            [](auto a, auto b) { return a & b; }));

@@ -2,6 +2,7 @@
 // L0C -> UB move of the coupled core (on the V pipe) with its optional ReLU and f32 -> f16 cast.
 #include "emulator/rounding.h"
 #include "emulator/vector_engine.h"
+#include "emulator/vector_simd.h"
 
 #include <limits>
 
@@ -46,9 +47,11 @@ int conv_epr(const Issued& I) { return 256 / std::max(dtype_size(I.type(0)), dty
 // sides. Each repeat is read whole before it is written: dst may overlap src.
 template <typename From, typename To>
 void convert_flat(const VecMask& m, const uint8_t* ps, int64_t src_rep, uint8_t* pd, int64_t dst_rep, To (*f)(From)) {
+  constexpr DType kFrom = sizeof(From) == 2 ? DType::f16 : DType::f32, kTo = sizeof(To) == 2 ? DType::f16 : DType::f32;
   for (int64_t r = 0; r < m.repeats; ++r) {
     To out[64];
     const int n = m.prefix(r);
+    if (simd_convert(kFrom, kTo, ps + r * src_rep, pd + r * dst_rep, n)) continue;
     for (int i = 0; i < n; ++i) out[i] = f(load<From>(ps + r * src_rep + i * int64_t(sizeof(From))));
     for (int i = 0; i < n; ++i) store<To>(pd + r * dst_rep + i * int64_t(sizeof(To)), out[i]);
   }
