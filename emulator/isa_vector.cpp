@@ -2,7 +2,9 @@
 //
 // Arithmetic: float types are computed in double from exact inputs and rounded once to the
 // destination type (nearest even) -- for + - * / sqrt that is the correctly rounded result;
-// exp/ln/rsqrt are double-precision approximations rounded once. Integer types wrap.
+// exp/ln/rsqrt are double-precision approximations rounded once. Integer types wrap. A dense
+// repeat of vadd .. vmin in f16 or f32 goes to vector_simd.h instead: float on AVX2 and F16C,
+// the same bits (float has the 2p + 2 bits over f16 that make its one extra rounding innocuous).
 // Within one instruction, repeat r reads all its sources before it writes, repeats in order.
 #include "emulator/rounding.h"
 #include "emulator/vector_engine.h"
