@@ -13,7 +13,7 @@ set(cubekit_config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/cubekit)
 
 # Each library is a component, cubekit::<name>. They are static (with PIC): the exported targets
 # carry their link dependencies, which cubekitConfig.cmake finds.
-set(cubekit_components emulator dsl host schedules codegen kernels npy)
+set(cubekit_components emulator dsl host schedules codegen tunedb kernels tune npy)
 foreach(component ${cubekit_components})
   set_target_properties(cubekit_${component} PROPERTIES EXPORT_NAME ${component})
   add_library(cubekit::${component} ALIAS cubekit_${component})
@@ -29,7 +29,7 @@ add_library(cubekit::cubekit ALIAS cubekit_all)
 
 # Headers, module by module, all of them: the public ones include most of the others, and the rest
 # (emulator/rounding.h's f16 conversions, codegen/ir.h) are there for whoever wants to go deeper.
-foreach(module emulator dsl schedules codegen kernels)
+foreach(module emulator dsl schedules codegen kernels tune)
   file(GLOB headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${module}/*.h)
   install(FILES ${headers} DESTINATION ${cubekit_include_dir}/${module})
 endforeach()

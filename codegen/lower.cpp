@@ -77,7 +77,10 @@ Program lower_nest(Kernel& k, const ChipConfig& chip) {
 
 Compiled compile(const dsl::Func& f, const ChipConfig& chip) { return compile(std::vector<dsl::Func>{f}, chip); }
 
-Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) {
+namespace {
+
+// compile(), or with `plan_only` its checks and the schedule's planner alone (check_schedule).
+Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig& chip, bool plan_only) {
   auto start = std::chrono::steady_clock::now();
   CUBEKIT_ASSERT(!outputs.empty(), "compile: no output");
   const dsl::Func& f = outputs[0];
@@ -120,6 +123,7 @@ Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) 
   if (sched::is_attention(f)) {                    // flash attention: two products and the softmax between
     sched::AttentionPlan plan = sched::plan_attention(f, chip);
     if (sub) sched::attach_lse(plan, *sub);
+    if (plan_only) return {};
     log("schedule", [&] { return plan.str() + "\n"; });
     k = chip.split() ? lower_attention_split(plan, chip) : lower_attention(plan, chip);
     stages = plan.str() + "\n";
@@ -128,17 +132,20 @@ Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) 
     sched::ContractionPlan plan = conv ? sched::plan_conv(producer, chip) : sched::plan_contraction(producer, chip);
     if (epilogue) sched::attach_epilogue(plan, f);
     if (sub) sched::attach_subsampled(plan, *sub);
+    if (plan_only) return {};
     log("schedule", [&] { return plan.str() + (epilogue ? ", epilogue " + f.name() : "") + "\n"; });
     k = fit_strips(plan, chip, graph);             // loops, scopes, Move and Mmad, the strips UB holds
   } else if (sub) {
     user_error("{}.store_with({}): a second output is a convolution's; {} is not one", sub->name(), f.name(), f.name());
   } else if (pool) {                               // a pooling on the vector unit
     sched::PoolPlan plan = sched::plan_pool(f, chip);
+    if (plan_only) return {};
     log("schedule", [&] { return plan.str() + "\n"; });
     graph = sched::stage_graph(plan);
     k = lower_stages(graph, chip);
   } else {                                         // the vector path
     sched::VectorPlan plan = sched::plan_vector(f, chip);
+    if (plan_only) return {};
     log("schedule", [&] { return plan.str() + "\n"; });
     k = fit_row_tiles(graph, plan, chip);          // the tile UB holds, lowered from the graph
   }
@@ -149,6 +156,16 @@ Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) 
   Program program = lower_nest(k, chip);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return {std::move(program), ms, std::move(k.layouts), std::move(stages)};
+}
+
+}  // namespace
+
+Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) {
+  return compile_or_plan(outputs, chip, false);
+}
+
+void check_schedule(const std::vector<dsl::Func>& outputs, const ChipConfig& chip) {
+  compile_or_plan(outputs, chip, true);
 }
 
 Compiled compile(const dsl::Func& f, const dsl::Schedule& schedule, const ChipConfig& chip) {

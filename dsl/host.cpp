@@ -2,6 +2,8 @@
 // proof), and the loading of the Halide backend module on first use (dsl/host_backend.h).
 #include "dsl/host.h"
 
+#include "emulator/plugin.h"
+
 #include "dsl/bounds.h"
 #include "dsl/host_backend.h"
 #include "emulator/error.h"
@@ -34,30 +36,6 @@ void add_work(const std::shared_ptr<FuncImpl>& f, std::set<const FuncImpl*>& see
   add_called(f->value, seen, total);
 }
 
-// Where the module may be, in order: beside the binary that holds this code (bin/ -> lib/ in the
-// build tree and under an install prefix; the Python extension's cubekit/ in build/python, and in
-// PREFIX/lib/python3/dist-packages), then where the build tree and `cmake --install` put it.
-std::vector<std::filesystem::path> module_candidates() {
-  namespace fs = std::filesystem;
-  const fs::path name = CUBEKIT_HALIDE_MODULE_NAME;
-  std::vector<fs::path> out;
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&module_candidates), &info) && info.dli_fname) {
-    std::error_code ec;
-    fs::path self = fs::canonical(fs::path(info.dli_fname), ec);
-    if (ec) self = fs::canonical("/proc/self/exe", ec);
-    if (!ec) {
-      fs::path dir = self.parent_path();
-      out.push_back(dir / ".." / "lib" / name);
-      out.push_back(dir / ".." / ".." / "lib" / name);
-      out.push_back(dir / ".." / ".." / ".." / name);
-    }
-  }
-  out.push_back(fs::path(CUBEKIT_HALIDE_MODULE_INSTALLED));
-  out.push_back(fs::path(CUBEKIT_HALIDE_MODULE_BUILT));
-  return out;
-}
-
 // The backend of `path`, or nullptr with `why` set.
 const host::Backend* open_module(const std::string& path, std::string& why) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -88,7 +66,8 @@ const host::Backend* load_backend() {
                forced, why, CUBEKIT_HALIDE_MODULE_NAME);
   }
   std::string tried;
-  for (const std::filesystem::path& p : module_candidates()) {
+  for (const std::filesystem::path& p : module_candidates(CUBEKIT_HALIDE_MODULE_NAME, reinterpret_cast<const void*>(&load_backend),
+                                                               CUBEKIT_HALIDE_MODULE_INSTALLED, CUBEKIT_HALIDE_MODULE_BUILT)) {
     std::error_code ec;
     if (!std::filesystem::exists(p, ec)) continue;
     std::string why;

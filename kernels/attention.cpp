@@ -1,4 +1,5 @@
 #include "kernels/attention.h"
+#include "kernels/tuned.h"
 
 #include "emulator/arith.h"
 #include "emulator/error.h"
@@ -62,8 +63,10 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
   return best;
 }
 
-Attention attention(const AttentionOptions& o, const ChipConfig& chip) {
-  check(o);
+Attention attention(const AttentionOptions& options, const ChipConfig& chip) {
+  check(options);
+  AttentionOptions o = options;
+  std::optional<tune::Tuned> tuned = take_tuned(o, chip);
   const int64_t kv_heads = o.kv_heads ? o.kv_heads : o.heads, seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
   dsl::Input q("q", o.dtype, {o.batch, o.heads, o.seq_q, o.dim}), k("k", o.dtype, {o.batch, kv_heads, seq_kv, o.dim}),
       v("v", o.dtype, {o.batch, kv_heads, seq_kv, o.dim});
@@ -79,6 +82,8 @@ Attention attention(const AttentionOptions& o, const ChipConfig& chip) {
   a.funcs.o.flash(tq, tkv);
   if (o.lse) a.funcs.lse.store_with(a.funcs.o);
   a.lse = o.lse;
+  a.tile_q = tq, a.tile_kv = tkv;
+  a.tuned = tuned;
   return a;
 }
 

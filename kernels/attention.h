@@ -7,6 +7,7 @@
 #include "dsl/func.h"
 #include "emulator/chip_config.h"
 #include "schedules/attention.h"
+#include "tune/database.h"
 
 #include <optional>
 #include <vector>
@@ -28,6 +29,9 @@ struct AttentionOptions {
   // dims, taken as the trailing dims of (batch, heads, seq_q, seq_kv), each 1 (broadcast) or that
   // extent; the last is seq_kv. Empty: none.
   std::vector<int64_t> mask;
+  // Use the tuning database's schedule for this problem when it has one and no override is set
+  // (kernels/tuned.h); off: the default schedule's heuristics.
+  bool use_tuned = true;
 };
 
 struct Attention {
@@ -35,6 +39,8 @@ struct Attention {
   std::optional<dsl::Input> mask;
   sched::AttentionFuncs funcs;  // funcs.o is what to compile (with funcs.lse when options.lse)
   bool lse = false;
+  int64_t tile_q = 0, tile_kv = 0;   // the flash() tiles scheduled
+  std::optional<tune::Tuned> tuned;  // the tuned schedule the options took, if any
   std::vector<dsl::Func> outputs() const;
 };
 

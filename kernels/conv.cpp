@@ -1,4 +1,5 @@
 #include "kernels/conv.h"
+#include "kernels/tuned.h"
 
 #include "emulator/error.h"
 #include "schedules/conv.h"
@@ -90,7 +91,9 @@ void check_options(const Conv2dOptions& o) {
 
 }  // namespace
 
-Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
+Conv2d conv2d(const Conv2dOptions& options, const ChipConfig& chip) {
+  Conv2dOptions o = options;
+  std::optional<tune::Tuned> tuned = take_tuned(o, chip);
   check_options(o);
   const CubeFractal* frac = chip.fractal(o.in);
   if (!frac) user_error("conv2d: the cube of {} does not multiply {}", chip.name, dtype_name(o.in));
@@ -113,7 +116,7 @@ Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
   if (o.out != acc && o.epilogue.empty()) value = dsl::cast(o.out, value);
   cv.conv(n, k, y, x) = value;
   cv.conv.bound(y, 0, oh).bound(x, 0, ow);
-  cv.conv.schedule() = conv_schedule(cv.conv, chip, o);
+  cv.conv.schedule() = conv_schedule(cv.conv, chip, o, &cv.tiling);
   cv.out = cv.conv;
   auto subsample = [&] {
     if (o.subsampled < 2) return;
@@ -125,6 +128,7 @@ Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
   };
   if (o.epilogue.empty()) {
     subsample();
+    cv.tuned = tuned;
     return cv;
   }
   dsl::Expr e = cv.conv(n, k, y, x);
@@ -144,10 +148,11 @@ Conv2d conv2d(const Conv2dOptions& o, const ChipConfig& chip) {
   cv.out(n, k, y, x) = e;
   cv.out.epilogue_of(cv.conv);
   subsample();
+  cv.tuned = tuned;
   return cv;
 }
 
-dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Conv2dOptions& o) {
+dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Conv2dOptions& o, ConvTiling* chosen) {
   sched::Contraction c = sched::recognise_conv(f, chip);
   sched::ConvGeometry& g = c.g;
   const bool naive = o.schedule == Conv2dOptions::Schedule::Naive;
@@ -218,6 +223,7 @@ dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Co
   if (cores) sc.cores(tiles);
   if (db) sc.double_buffer();
   if (l1_copies != copies) sc.multi_buffer(Level::L1, l1_copies);
+  if (chosen) *chosen = {std::min(t.rows, g.oh), t.tn, channels, t.images, l1_copies};
   return sc;
 }
 

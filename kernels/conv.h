@@ -6,6 +6,7 @@
 
 #include "dsl/func.h"
 #include "emulator/chip_config.h"
+#include "tune/database.h"
 
 #include <optional>
 #include <string>
@@ -42,6 +43,15 @@ struct Conv2dOptions {
   // strided 1x1 convolution that follows (ResNet's downsample), as a second output Func `Ys`
   // (Func::store_with). 16-bit results (out f16 or bf16).
   int64_t subsampled = 0;
+  // Use the tuning database's schedule for this problem when it has one and no override is set
+  // (kernels/tuned.h); off: the default schedule's heuristics.
+  bool use_tuned = true;
+};
+
+// What a conv's schedule chose, in the options' terms (the tuner starts its search there).
+struct ConvTiling {
+  int64_t rows = 0, tn = 0, channels = 0, images = 1;
+  int l1_copies = 1;
 };
 
 struct Conv2d {
@@ -50,6 +60,8 @@ struct Conv2d {
   dsl::Func conv;  // the convolution (f32 when there is an epilogue)
   dsl::Func out;   // what to compile: conv, or the epilogue computed on conv's way out
   std::optional<dsl::Func> sub;  // Conv2dOptions::subsampled: out at every s-th row and column
+  std::optional<tune::Tuned> tuned;  // the tuned schedule the options took, if any
+  ConvTiling tiling;                 // what its schedule chose
   // What to compile and run: out, then sub.
   std::vector<dsl::Func> outputs() const { return sub ? std::vector<dsl::Func>{out, *sub} : std::vector<dsl::Func>{out}; }
 };
@@ -61,6 +73,8 @@ int64_t conv_output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t p
 Conv2d conv2d(const Conv2dOptions& options, const ChipConfig& chip);
 
 // The default (or naive) schedule for a convolution Func (sched::is_conv), on its own shapes.
-[[nodiscard]] dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Conv2dOptions& options = {});
+// `chosen` (when given) gets its tiling.
+[[nodiscard]] dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Conv2dOptions& options = {},
+                                          ConvTiling* chosen = nullptr);
 
 }  // namespace cubekit::kernels

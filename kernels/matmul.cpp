@@ -1,6 +1,7 @@
 #include "kernels/matmul.h"
 
 #include "kernels/conv.h"
+#include "kernels/tuned.h"
 #include "schedules/conv.h"
 
 #include "emulator/error.h"
@@ -199,7 +200,9 @@ void schedule_matmul(const ContractionParts& p, const MatmulOptions& o, const Ch
 
 }  // namespace
 
-Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
+Matmul matmul(const MatmulOptions& options, const ChipConfig& chip) {
+  MatmulOptions o = options;
+  std::optional<tune::Tuned> tuned = take_tuned(o, chip);
   if (o.m < 1 || o.n < 1 || o.k < 1) user_error("matmul: m, n and k must be at least 1 (got {}, {}, {})", o.m, o.n, o.k);
   if (o.batch < 0) user_error("matmul: the batch must be at least 1 (or 0 for none), got {}", o.batch);
   for (auto [name, v] : {std::pair<const char*, int64_t>{"tm", o.tm}, {"tn", o.tn}, {"tk_l0", o.tk_l0}, {"tk_l1", o.tk_l1},
@@ -245,6 +248,7 @@ Matmul matmul(const MatmulOptions& o, const ChipConfig& chip) {
     d.epilogue_of(mm.c);
     mm.bias = bias, mm.out = d;
   }
+  mm.tuned = tuned;
   return mm;
 }
 
@@ -265,6 +269,11 @@ Epilogue unfused_epilogue(const MatmulOptions& o, const ChipConfig&) {
 }
 
 dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options) {
+  return default_schedule(f, chip, options, nullptr);
+}
+
+dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options,
+                               std::optional<tune::Tuned>* tuned) {
   if (!f.defined()) user_error("default_schedule({}): define {} first", f.name(), f.name());
   bool naive = options.schedule == MatmulOptions::Schedule::Naive;
   dsl::Schedule s;
@@ -286,6 +295,9 @@ dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const
   MatmulOptions o = options;
   o.m = c.m, o.n = c.n, o.k = c.k, o.batch = c.batch.empty() ? 0 : c.batch[0];
   o.in = c.in, o.out = c.out, o.transpose_a = c.a_transposed, o.transpose_b = c.b_transposed;
+  o.epilogue.clear();
+  std::optional<tune::Tuned> t = take_tuned(o, chip);  // the Func's own contraction, keyed as matmul's
+  if (tuned) *tuned = t;
   dsl::Input a(c.a), b(c.b);
   std::optional<dsl::Var> batch;
   if (!c.batch_vars.empty()) batch = dsl::Var(c.batch_vars[0]);

@@ -6,6 +6,7 @@
 
 #include "dsl/func.h"
 #include "emulator/chip_config.h"
+#include "tune/database.h"
 
 #include <optional>
 #include <string>
@@ -33,6 +34,9 @@ struct MatmulOptions {
   // bias, a step listed twice is applied twice (one bias input, added each time).
   std::vector<std::string> epilogue;
   double scale = 1.0;
+  // Use the tuning database's schedule for this problem when it has one and no override is set
+  // (kernels/tuned.h); off: the default schedule's heuristics.
+  bool use_tuned = true;
 };
 
 struct Matmul {
@@ -40,6 +44,7 @@ struct Matmul {
   dsl::Func c;                      // A x B (f32 when there is an epilogue)
   std::optional<dsl::Input> bias;
   dsl::Func out;                    // what to compile: c, or the epilogue computed on c's way out
+  std::optional<tune::Tuned> tuned; // the tuned schedule the options took, if any
 };
 
 // The epilogue alone, as a vector kernel over a GM tensor C (f32, [batch..] m x n): what runs
@@ -60,6 +65,11 @@ Matmul matmul(const MatmulOptions& options, const ChipConfig& chip);
 // double_buffer, use_cores and stagger override it as for matmul; shapes and types come from the
 // Func); any other Func the vector kernels' schedule (its outermost variable over the cores, double
 // buffering). The Func itself is left as it is.
+// A contraction takes the tuning database's schedule for matmul's problem of its shape and types
+// when there is one and the options set no override (kernels/tuned.h); `tuned` (when given) says
+// which.
 [[nodiscard]] dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options = {});
+[[nodiscard]] dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options,
+                                             std::optional<tune::Tuned>* tuned);
 
 }  // namespace cubekit::kernels

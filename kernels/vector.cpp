@@ -1,4 +1,5 @@
 #include "kernels/vector.h"
+#include "kernels/tuned.h"
 
 #include "emulator/error.h"
 
@@ -316,6 +317,14 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
   if (o.copies) k.out.multi_buffer(dsl::Level::UB, o.copies);
   else if (o.double_buffer.value_or(!naive)) k.out.double_buffer();
   if (o.tile_rows) k.out.tile_rows(o.tile_rows);
+  return k;
+}
+
+VectorKernel vector_kernel(const std::string& name, const VectorOptions& options, const ChipConfig& chip) {
+  VectorOptions o = options;
+  std::optional<tune::Tuned> tuned = take_tuned(name, o, chip);
+  VectorKernel k = vector_kernel(name, o);
+  k.tuned = tuned;
   return k;
 }
 

@@ -6,6 +6,8 @@
 #pragma once
 
 #include "dsl/func.h"
+#include "emulator/chip_config.h"
+#include "tune/database.h"
 
 #include <optional>
 #include <string>
@@ -30,11 +32,15 @@ struct VectorOptions {
   // Binary kernels: the constant `scalar` in place of Y (or of X with scalar_first: `2 - x`).
   std::optional<double> scalar;
   bool scalar_first = false;
+  // Use the tuning database's schedule for this problem when it has one and no override is set
+  // (kernels/tuned.h); off: the default schedule's heuristics.
+  bool use_tuned = true;
 };
 
 struct VectorKernel {
   std::vector<dsl::Input> inputs;
   dsl::Func out;
+  std::optional<tune::Tuned> tuned;  // the tuned schedule the options took, if any (the overload with a chip)
 };
 
 // The operator names `vector_kernel` knows, for the command line.
@@ -47,6 +53,8 @@ bool is_reduction_kernel(const std::string& name);
 // operands have the result's shape keeps it; a broadcast one is computed over a 2-D view of the
 // broadcast shape, [rows, cols] (see broadcast_view): reshape its result to broadcast_shape().
 VectorKernel vector_kernel(const std::string& name, const VectorOptions& options);
+// The same, taking the tuning database's schedule for the problem on `chip` when it has one.
+VectorKernel vector_kernel(const std::string& name, const VectorOptions& options, const ChipConfig& chip);
 
 // numpy's broadcast of two shapes; a user error (naming `what`) when they do not broadcast.
 std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b,

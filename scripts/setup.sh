@@ -7,7 +7,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(
   build-essential cmake ninja-build git
   libhalide14-0-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libopenblas-dev
+  libcli11-dev nlohmann-json3-dev libopenblas-dev libsqlite3-dev libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
 )
 

@@ -8,6 +8,7 @@ namespace cubekit::cli {
 
 void add_run(CLI::App& app, int& exit_code);
 void add_info(CLI::App& app, int& exit_code);  // isa, chips
+void add_tune(CLI::App& app, int& exit_code);  // tune: tools/cmd_tune.cpp
 // What `kernel` and `compile` do once their options are parsed: Run compiles, runs, checks and
 // writes as the CLI does; Validate (the fuzz target fuzz/kernel_options_fuzz.cpp) stops after the
 // same option checks, kernel definition and compilation, so it runs nothing and writes no file.

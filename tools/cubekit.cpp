@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   cubekit::cli::add_run(app, exit_code);
   cubekit::cli::add_info(app, exit_code);
   cubekit::cli::add_kernel(app, exit_code);
+  cubekit::cli::add_tune(app, exit_code);
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;
     bool known = false;

@@ -33,10 +33,22 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_flag("--timing-only", a.timing_only, "cycles only: no data, no check");
   cmd->add_flag("--no-check", a.no_check, "skip the Halide reference");
   cmd->add_option("--threads", a.threads, "host threads (default: all)");
+  add_db_option(cmd);
+  cmd->add_flag("--no-tuned", a.no_tuned, "use the default schedule even where the tuning database has a tuned one");
   cmd->add_option("--max-work", a.max_work, "work units over the whole run before it is stopped (see `cubekit run`)")
       ->capture_default_str();
   cmd->add_option("--max-trace-events", a.max_trace_events, "events (~200 bytes each) --trace may write")
       ->capture_default_str();
+}
+
+void add_db_option(CLI::App* cmd) {
+  cmd->add_option_function<std::string>("--db", [](const std::string& path) { tune::set_database_path(path); },
+                                        "the tuning database (default: $CUBEKIT_TUNING_DB, else ~/.cache/cubekit/tuning.db; "
+                                        "off: none)");
+}
+
+std::string schedule_name(const RunArgs& a, const std::optional<tune::Tuned>& tuned) {
+  return tuned ? "tuned" : a.schedule;
 }
 
 bool naive_schedule(const RunArgs& a) {
@@ -47,7 +59,7 @@ bool naive_schedule(const RunArgs& a) {
 
 // Compiles, runs, checks and prints (text or JSON); 0 when clean and correct, 1 otherwise.
 int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline, double atol, nlohmann::json extra,
-               double flops) {
+               double flops, const std::optional<tune::Tuned>& tuned) {
   ChipConfig chip = load_chip(a.chip);
   kernels::RunSettings s;
   s.seed = a.seed;
@@ -67,7 +79,11 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
   if (a.json) {
     nlohmann::json j = nlohmann::json::parse(report_json(r, run.program, f.name()));
     j["compile_ms"] = run.compile_ms;
-    j["schedule"] = a.schedule;
+    j["schedule"] = schedule_name(a, tuned);
+    if (tuned)
+      j["tuned"] = {{"database", tuned->database}, {"params", tuned->best.params}, {"cycles_when_tuned", tuned->best.cycles},
+                    {"default_cycles", tuned->best.default_cycles}, {"strategy", tuned->best.strategy},
+                    {"evaluated", tuned->best.evaluated}};
     for (auto& [key, value] : extra.items()) j[key] = value;
     uint64_t transdata = 0;
     for (const kernels::Conversion& c : run.conversions) {
@@ -85,8 +101,9 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
     fmt::print("{}\n", j.dump(2));
     return ok ? 0 : 1;
   }
-  fmt::print("{}, {} schedule: compiled in {:.1f} ms ({} instructions)\n", headline, a.schedule, run.compile_ms,
+  fmt::print("{}, {} schedule: compiled in {:.1f} ms ({} instructions)\n", headline, schedule_name(a, tuned), run.compile_ms,
              run.program.code.size());
+  if (tuned) fmt::print("{}\n", tuned->str());
   if (run.checked)
     fmt::print("check against the Halide reference: max abs error {:.3g}, max rel error {:.3g}{}: {}\n",
                run.check.max_abs, run.check.max_rel, run.check.bit_exact ? " (bit-exact)" : "",
@@ -110,14 +127,16 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
   return ok ? 0 : 1;
 }
 
-int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline) {
+int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline,
+                   const std::optional<tune::Tuned>& tuned) {
   ChipConfig chip = load_chip(a.chip);
   codegen::Compiled c = codegen::compile(outputs, chip);
   std::ofstream out(a.output);
   if (!out) user_error("-o: cannot write '{}'", a.output);
   // The comment goes last, so that line numbers match the reports of `cubekit kernel`.
   out << print_program(c.program);
-  out << "# " << fmt::format("{}, {} schedule, compiled in {:.1f} ms", headline, a.schedule, c.milliseconds) << "\n";
+  out << "# " << fmt::format("{}, {} schedule, compiled in {:.1f} ms", headline, schedule_name(a, tuned), c.milliseconds) << "\n";
+  if (tuned) out << "# " << tuned->str() << "\n";
   // Tensors stored in the cube's layouts: give them converted (ck.nchw_to_nc1hwc0, kchw_to_fractal_z).
   for (const codegen::TensorLayout& l : c.layouts) out << "# layout " << l.str() << "\n";
   // The stages the program was lowered from (schedules/stages.h), as comments.

@@ -5,6 +5,7 @@
 
 #include "dsl/func.h"
 #include "emulator/emulator.h"
+#include "tune/database.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@ DType dtype_option(const std::string& v, const char* option);
 struct RunArgs {
   std::string chip = "ascend910", trace, output, schedule = "default";
   bool json = false, timing_only = false, no_check = false;
+  bool no_tuned = false;  // --no-tuned: the default schedule even where the tuning database has one
   uint64_t seed = 0;
   int threads = 0;
   int64_t max_work = kDefaultMaxWork, max_trace_events = kDefaultMaxTraceEvents;
@@ -31,10 +33,16 @@ void add_run_options(CLI::App* cmd, RunArgs& a);
 bool naive_schedule(const RunArgs& a);  // --schedule: default or naive
 
 // Compiles, runs, checks and prints (text or JSON); 0 when clean and correct, 1 otherwise.
+// `tuned`: the tuning database's schedule the kernel took (the report says so), if any.
 int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline, double atol, nlohmann::json extra,
-               double flops);
+               double flops, const std::optional<tune::Tuned>& tuned = std::nullopt);
+// The schedule's name in reports: default, naive, or tuned.
+std::string schedule_name(const RunArgs& a, const std::optional<tune::Tuned>& tuned);
+// --db FILE: the tuning database this process consults (and `cubekit tune` writes).
+void add_db_option(CLI::App* cmd);
 // Writes the program to a.output (with the headline, layouts and stages as comments).
-int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline);
+int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline,
+                   const std::optional<tune::Tuned>& tuned = std::nullopt);
 // Compiles only (nothing run, nothing written).
 int validate_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a);
 

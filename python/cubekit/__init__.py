@@ -22,7 +22,11 @@ The pieces, as in C++ (see the README and docs/ of the repository):
   and pooling torch's) habits (broadcasting, axis, keepdims, empty arrays: see its help);
   ``default_schedule(func)`` gives a Func you defined the schedule those kernels use, as a
   ``Schedule`` value (``Func.run(inputs, schedule=s)``, ``compile(func, schedule=s)``; a Func's own
-  schedule is ``func.schedule``).
+  schedule is ``func.schedule``);
+* the tuner: ``tune("matmul", m=..., n=..., k=..., budget=64)`` or ``tune(suite="bert-large")``
+  searches schedules on emulated cycles and keeps the best in the tuning database
+  (``set_tuning_db(path)``, ``tuning_db()``), which the kernels then use (``report["schedule"] ==
+  "tuned"``).
 
 Every error is a ``cubekit.Error`` carrying cubekit's message (what was wrong, where, what to do).
 """
@@ -73,6 +77,8 @@ from ._cubekit import (  # noqa: F401
     num,
     reference,
     select,
+    set_tuning_db,
+    tuning_db,
     sqrt,
     sum,
     x,
@@ -80,6 +86,7 @@ from ._cubekit import (  # noqa: F401
 from ._running import run  # noqa: E402  (raise_on_diagnostics; also adds it to Func.run)
 from . import kernels  # noqa: F401,E402
 from .kernels import default_schedule  # noqa: F401,E402
+from ._tune import tune  # noqa: F401,E402
 
 where = select  # numpy's name: where(condition, if_true, if_false)
 

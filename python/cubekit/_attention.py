@@ -5,7 +5,7 @@ import numpy as _np
 from . import _cubekit
 from . import _options as _opt
 from ._elementwise import array as _array
-from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics
+from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics, tuned as _tuned
 
 ATTENTION_OVERRIDES = ("tile_q", "tile_kv")
 
@@ -86,11 +86,12 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, return_lse=F
         mask = mask.reshape((1,) * (4 - mask.ndim) + mask.shape)  # as the kernel's input: its leading dims of 1
     for key, value in checked.items():
         setattr(o, key, value)
-    func, inputs, lse_func = _cubekit.attention_func(o, chip)
+    func, inputs, lse_func, tuned = _cubekit.attention_func(o, chip)
     named = {i.name: a for i, a in zip(inputs, (q, k, v, mask))}
     also = [lse_func] if lse_func is not None else []
     out, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace, also=also)
     report["launched"] = True
+    _tuned((out, report), tuned)
     outputs = {func.name: out}
     lse = report.pop("also")[lse_func.name] if lse_func is not None else None
     if lse_func is not None:

@@ -106,3 +106,14 @@ def empty_report(kernel, shape, chip):
         "roofline": {"bound_cycles": 0, "cube_cycles": 0, "vector_cycles": 0, "hbm_cycles": 0, "efficiency": 0.0,
                      "limiter": "none"},
     }
+
+
+def tuned(result, tuned_schedule):
+    """Marks a kernel's report with the tuned schedule it took from the tuning database, if any:
+    report["schedule"] is "tuned" and report["tuned"] says which (params, cycles when tuned, the
+    default's, the database). Returns `result` ((..., report))."""
+    if tuned_schedule is not None:
+        report = result[-1]
+        report["schedule"] = "tuned"
+        report["tuned"] = tuned_schedule
+    return result

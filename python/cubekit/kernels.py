@@ -29,7 +29,7 @@ from . import _options as _opt
 from ._elementwise import binary as _binary, unary as _unary, vector as _vector, array as _array
 from ._elementwise import COMMON_DOC as _COMMON_DOC
 from ._reductions import reduce as _reduce, along_axis as _along_axis
-from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics
+from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics, tuned as _tuned
 
 SCHEDULE_OVERRIDES = _opt.SCHEDULE_OVERRIDES
 
@@ -98,9 +98,9 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
     empty = _empty_matmul(a, b, o, epilogue, chip)
     if empty is not None:
         return empty
-    func, inputs = _cubekit.matmul_func(o, chip)
+    func, inputs, tuned = _cubekit.matmul_func(o, chip)
     arrays = [a, b] + ([_array(bias, "bias")] if "bias" in o.epilogue else [])
-    return _run(func, inputs, arrays, chip, timing_only, trace, strict)
+    return _tuned(_run(func, inputs, arrays, chip, timing_only, trace, strict), tuned)
 
 
 def _empty_matmul(a, b, o, epilogue, chip):

@@ -14,6 +14,19 @@ namespace cubekit::py_bind {
 
 namespace {
 
+// A tuned schedule as Python sees it in a report.
+py::object tuned_dict(const std::optional<tune::Tuned>& t) {
+  if (!t) return py::none();
+  py::dict d;
+  d["database"] = t->database;
+  d["params"] = py::cast(t->best.params);
+  d["cycles_when_tuned"] = t->best.cycles;
+  d["default_cycles"] = t->best.default_cycles;
+  d["strategy"] = t->best.strategy;
+  d["evaluated"] = t->best.evaluated;
+  return d;
+}
+
 // MatmulOptions and VectorOptions name their schedules alike.
 template <class Options>
 std::string schedule_name(const Options& o) {
@@ -33,6 +46,7 @@ void bind_kernels(py::module_& m) {
   using kernels::VectorOptions;
   py::class_<MatmulOptions> mo(m, "MatmulOptions", "What kernels.matmul_func builds: shape, types, layout, schedule, epilogue.");
   mo.def(py::init<>())
+      .def_readwrite("use_tuned", &MatmulOptions::use_tuned, "take the tuning database's schedule for this problem when it has one (and no override is set)")
       .def_readwrite("m", &MatmulOptions::m)
       .def_readwrite("n", &MatmulOptions::n)
       .def_readwrite("k", &MatmulOptions::k)
@@ -60,8 +74,9 @@ void bind_kernels(py::module_& m) {
     py::list inputs;
     inputs.append(py::cast(mm.a)), inputs.append(py::cast(mm.b));
     if (mm.bias) inputs.append(py::cast(*mm.bias));
-    return py::make_tuple(mm.out, inputs);
-  }, py::arg("options"), py::arg("chip"), "The matmul Func to compile and its Inputs (A, B[, bias]).");
+    return py::make_tuple(mm.out, inputs, tuned_dict(mm.tuned));
+  }, py::arg("options"), py::arg("chip"),
+  "The matmul Func to compile, its Inputs (A, B[, bias]) and the tuned schedule it took (a dict) or None.");
 
   m.def("default_schedule", [](const dsl::Func& f, const py::object& chip, const MatmulOptions& o) {
     return kernels::default_schedule(f, to_chip(chip), o);
@@ -70,6 +85,7 @@ void bind_kernels(py::module_& m) {
   using kernels::Conv2dOptions;
   py::class_<Conv2dOptions>(m, "Conv2dOptions", "What kernels.conv2d builds: shapes, geometry, types, schedule, epilogue.")
       .def(py::init<>())
+      .def_readwrite("use_tuned", &Conv2dOptions::use_tuned, "take the tuning database's schedule for this problem when it has one (and no override is set)")
       .def_readwrite("n", &Conv2dOptions::n)
       .def_readwrite("c", &Conv2dOptions::c)
       .def_readwrite("h", &Conv2dOptions::h)
@@ -105,9 +121,10 @@ void bind_kernels(py::module_& m) {
     inputs.append(py::cast(cv.x)), inputs.append(py::cast(cv.w));
     for (const auto& i : {cv.scale, cv.shift, cv.residual})
       if (i) inputs.append(py::cast(*i));
-    return py::make_tuple(cv.out, inputs, cv.sub ? py::cast(*cv.sub) : py::none());
+    return py::make_tuple(cv.out, inputs, cv.sub ? py::cast(*cv.sub) : py::none(), tuned_dict(cv.tuned));
   }, py::arg("options"), py::arg("chip"),
-  "The conv2d Func to compile, its Inputs (X, W[, scale, shift][, R]) and its second output (options.subsampled) or None.");
+  "The conv2d Func to compile, its Inputs (X, W[, scale, shift][, R]), its second output (options.subsampled) or None, "
+  "and the tuned schedule it took or None.");
 
   using kernels::Pool2dOptions;
   py::class_<Pool2dOptions>(m, "Pool2dOptions", "What kernels.max_pool2d / avg_pool2d / adaptive_avg_pool2d build.")
@@ -145,6 +162,7 @@ void bind_kernels(py::module_& m) {
 
   py::class_<VectorOptions>(m, "VectorOptions", "What kernels.vector_func builds: shape, types, schedule.")
       .def(py::init<>())
+      .def_readwrite("use_tuned", &VectorOptions::use_tuned, "take the tuning database's schedule for this problem when it has one (and no override is set)")
       .def_readwrite("shape", &VectorOptions::shape)
       .def_property("dtype", [](const VectorOptions& o) { return std::string(dtype_name(o.dtype)); },
                     [](VectorOptions& o, const py::object& t) { o.dtype = to_dtype(t); })
@@ -164,10 +182,11 @@ void bind_kernels(py::module_& m) {
       }, "binary kernels: Y's type (None: dtype)")
       .def_readwrite("scalar", &VectorOptions::scalar, "binary kernels: a constant in place of Y (None: Y is a tensor)")
       .def_readwrite("scalar_first", &VectorOptions::scalar_first, "the constant is the left operand (2 - x)");
-  m.def("vector_func", [](const std::string& name, const VectorOptions& o) {
-    kernels::VectorKernel k = kernels::vector_kernel(name, o);
-    return py::make_tuple(k.out, k.inputs);
-  }, py::arg("name"), py::arg("options"), "The vector kernel's Func and its Inputs.");
+  m.def("vector_func", [](const std::string& name, const VectorOptions& o, const py::object& chip) {
+    kernels::VectorKernel k = chip.is_none() ? kernels::vector_kernel(name, o) : kernels::vector_kernel(name, o, to_chip(chip));
+    return py::make_tuple(k.out, k.inputs, tuned_dict(k.tuned));
+  }, py::arg("name"), py::arg("options"), py::arg("chip") = py::none(),
+  "The vector kernel's Func, its Inputs and the tuned schedule it took on `chip` (None: no lookup) or None.");
   m.def("vector_kernel_names", &kernels::vector_kernel_names, "The vector kernels kernels.vector_func knows.");
   m.def("broadcast_view", [](const std::vector<int64_t>& x, const std::vector<int64_t>& y) -> py::object {
     kernels::BroadcastView v = kernels::broadcast_view(x, y);
@@ -183,6 +202,7 @@ void bind_kernels(py::module_& m) {
   using kernels::AttentionOptions;
   py::class_<AttentionOptions>(m, "AttentionOptions", "What kernels.attention builds: shapes, mask, type, scale, flash() tiles.")
       .def(py::init<>())
+      .def_readwrite("use_tuned", &AttentionOptions::use_tuned, "take the tuning database's schedule for this problem when it has one (and no override is set)")
       .def_readwrite("batch", &AttentionOptions::batch)
       .def_readwrite("heads", &AttentionOptions::heads)
       .def_readwrite("kv_heads", &AttentionOptions::kv_heads, "0: as many as heads")
@@ -202,9 +222,10 @@ void bind_kernels(py::module_& m) {
     py::list inputs;
     inputs.append(py::cast(a.q)), inputs.append(py::cast(a.k)), inputs.append(py::cast(a.v));
     if (a.mask) inputs.append(py::cast(*a.mask));
-    return py::make_tuple(a.funcs.o, inputs, a.lse ? py::cast(a.funcs.lse) : py::none());
+    return py::make_tuple(a.funcs.o, inputs, a.lse ? py::cast(a.funcs.lse) : py::none(), tuned_dict(a.tuned));
   }, py::arg("options"), py::arg("chip"),
-  "The attention Func (flash() scheduled) to compile, its Inputs (Q, K, V[, mask]) and its second output (options.lse) or None.");
+  "The attention Func (flash() scheduled) to compile, its Inputs (Q, K, V[, mask]), its second output (options.lse) or "
+  "None, and the tuned schedule it took or None.");
 }
 
 }  // namespace cubekit::py_bind

@@ -44,5 +44,6 @@ void bind_emulator(py::module_& m);
 void bind_dsl(py::module_& m);
 void bind_kernels(py::module_& m);
 void bind_layouts(py::module_& m);
+void bind_tune(py::module_& m);
 
 }  // namespace cubekit::py_bind

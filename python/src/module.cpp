@@ -130,4 +130,5 @@ PYBIND11_MODULE(_cubekit, m) {
   bind_dsl(m);
   bind_kernels(m);
   bind_layouts(m);
+  bind_tune(m);
 }

@@ -1,0 +1,19 @@
+// Where cubekit's modules loaded on first use are found (the Halide host reference,
+// dsl/host.cpp; MPI, tune/cluster.cpp): each is a shared object apart from the program, so that a
+// run which does not need it neither links nor starts it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cubekit {
+
+// Where module `name` may be, in order: beside the binary that holds `anchor` (bin/ -> lib/ in the
+// build tree and under an install prefix; the Python extension's cubekit/ in build/python, and in
+// PREFIX/lib/python3/dist-packages), then `installed` and `built` (the install prefix's and the
+// build tree's paths of it).
+std::vector<std::filesystem::path> module_candidates(const std::string& name, const void* anchor,
+                                                     const std::string& installed, const std::string& built);
+
+}  // namespace cubekit

@@ -1,0 +1,57 @@
+"""cubekit.tune: search a kernel's schedules on timing-only emulated cycles (tune/ in C++).
+
+    best = cubekit.tune("matmul", m=1024, n=1024, k=1024, chip="ascend910b2", budget=64)
+    best["params"], best["cycles"], best["default_cycles"], best["speedup"]
+    layers = cubekit.tune(suite="bert-large", budget=32)
+
+The best schedule lands in the tuning database (db=, else cubekit.tuning_db(): $CUBEKIT_TUNING_DB or
+~/.cache/cubekit/tuning.db), and the kernels (cubekit.kernels.matmul, ...) take it from then on
+for the same problem on the same chip: their report then says report["schedule"] == "tuned".
+"""
+
+from . import _cubekit
+from . import _options as _opt
+
+_OPTIONS = {"matmul": "MatmulOptions", "conv2d": "Conv2dOptions", "attention": "AttentionOptions"}
+# The schedule's own fields: the tuner sets them, a problem does not.
+_SCHEDULE_FIELDS = {"schedule", "tm", "tn", "tk_l0", "tk_l1", "core_group", "l1_copies", "double_buffer", "use_cores",
+                    "stagger", "rows", "channels", "images", "tile_q", "tile_kv", "tile_rows", "copies", "use_tuned"}
+
+
+def tune(kernel=None, *, suite=None, batch=8, chip="ascend910b2", budget=64, time=None, seed=0, exhaustive=False,
+         threads=0, db=None, **problem):
+    """Tunes one problem (kernel= and its shape as the options' fields: m, n, k, dtype, ... for
+    matmul; n, c, h, w, k, kh, kw, stride, pad, ... for conv2d; batch, heads, seq_q, dim, ... for
+    attention; shape, dtype, ... for a vector kernel) or every layer of suite= ("resnet50",
+    "bert-large") at batch=. budget: candidates per problem (a space no larger is enumerated);
+    time: seconds after which no new candidate starts; the same seed gives the same search.
+    Returns a dict (one problem) or a list of dicts (a suite): params, cycles, default_cycles,
+    speedup, evaluated, space, strategy, ..."""
+    where = "tune"
+    if (kernel is None) == (suite is None):
+        raise _cubekit.Error("tune: give a kernel (tune('matmul', m=..., n=..., k=...)) or suite= "
+                             f"({' or '.join(_cubekit.tune_suites())}), one of the two")
+    budget = _opt.integer(where, "budget", budget)
+    seed = _opt.integer(where, "seed", seed)
+    threads = _opt.integer(where, "threads", threads)
+    exhaustive = _opt.boolean(where, "exhaustive", exhaustive)
+    seconds = 0.0 if time is None else _opt.real(where, "time", time)
+    db = "" if db is None else str(db)
+    if suite is not None:
+        if problem:
+            raise _cubekit.Error(f"tune: suite= takes no problem options, got {', '.join(problem)}")
+        return _cubekit._tune_suite(str(suite), _opt.integer(where, "batch", batch), chip, budget, seconds, seed,
+                                    exhaustive, threads, db)
+    if not isinstance(kernel, str) or kernel not in _cubekit.tune_kernels():
+        raise _cubekit.Error(f"tune: no kernel {kernel!r} to tune; the tunable kernels are "
+                             f"{', '.join(_cubekit.tune_kernels())}")
+    options = getattr(_cubekit, _OPTIONS.get(kernel, "VectorOptions"))()
+    fields = sorted(n for n in dir(options) if not n.startswith("_") and n not in _SCHEDULE_FIELDS)
+    for key, value in problem.items():
+        if key in _SCHEDULE_FIELDS and hasattr(options, key):
+            raise _cubekit.Error(f"tune: {key} is a schedule parameter, which the tuner chooses; give the problem only "
+                                 f"({', '.join(fields)})")
+        if key not in fields:
+            raise _cubekit.Error(f"tune: {kernel} has no option '{key}'; its options are {', '.join(fields)}")
+        setattr(options, key, list(value) if isinstance(value, tuple) else value)
+    return _cubekit._tune_problem(kernel, options, chip, budget, seconds, seed, exhaustive, threads, db)

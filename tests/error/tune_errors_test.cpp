@@ -1,0 +1,135 @@
+// User errors of the tuner (tune/, `cubekit tune`): each bad input and the parts its message must have.
+#include "error_test_util.h"
+
+#include "kernels/tuned.h"
+#include "tune/database.h"
+#include "tune/search.h"
+#include "tune/suites.h"
+
+#include <sqlite3.h>
+
+namespace cubekit::test {
+namespace {
+
+tune::Problem small_matmul() {
+  tune::Problem p;
+  p.kernel = "matmul";
+  p.matmul.m = 64, p.matmul.n = 64, p.matmul.k = 64;
+  return p;
+}
+
+// Runs `cubekit ARGS`; the exit code and what it printed on stderr.
+std::pair<int, std::string> cli(const std::string& args) {
+  std::string command = "timeout 120 '" CUBEKIT_CLI "' " + args + " 2>&1 >/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string err;
+  char buffer[4096];
+  for (size_t n; pipe && (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) err.append(buffer, n);
+  int status = pipe ? pclose(pipe) : -1;
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, err};
+}
+
+TEST(TuneErrors, UnknownKernel) {
+  expect_user_error([] { tune::check_tunable("matmull"); },
+                    {"no kernel 'matmull' to tune", "the tunable kernels are matmul, conv2d, attention", "softmax"});
+}
+
+TEST(TuneErrors, UnknownSuite) {
+  expect_user_error([] { tune::suite("resnet", 8); }, {"no suite 'resnet'", "the suites are resnet50, bert-large"});
+}
+
+TEST(TuneErrors, SuiteBatchNotPositive) {
+  expect_user_error([] { tune::suite("bert-large", 0); }, {"--suite bert-large", "--batch 0 must be at least 1"});
+}
+
+TEST(TuneErrors, DatabaseOfAnotherSchema) {
+  TempDir dir("tune_schema");
+  const std::string path = (dir.path() / "old.db").string();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema', "
+                   "'cubekit-tuning'), ('version', '0')", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  expect_user_error([&] { tune::Database::open(path, tune::Database::Mode::Create); },
+                    {path, "version '0'", "this cubekit reads 'cubekit-tuning' version 1", "tune again into a new file (--db)"});
+}
+
+TEST(TuneErrors, FileThatIsNoDatabase) {
+  TempDir dir("tune_nodb");
+  const std::string path = (dir.path() / "notes.txt").string();
+  std::ofstream(path) << "these are my notes, not a database\n";
+  expect_user_error([&] { tune::Database::open(path, tune::Database::Mode::Create); }, {path, "not a cubekit tuning database", "--db"});
+}
+
+// The kernels' lookup reads only: a file that is no database is an error, and is left as it was.
+TEST(TuneErrors, KernelsGivenAFileThatIsNoDatabase) {
+  TempDir dir("tune_lookup");
+  const std::string path = (dir.path() / "empty.db").string();
+  std::ofstream(path) << "";
+  tune::set_database_path(path);
+  expect_user_error([] { kernels::matmul(small_matmul().matmul, load_chip("ascend910b2")); },
+                    {path, "not a cubekit tuning database"});
+  tune::set_database_path("");
+  EXPECT_EQ(std::filesystem::file_size(path), 0u);
+}
+
+TEST(TuneErrors, DatabaseThatDoesNotExist) {
+  expect_user_error([] { tune::Database::open("/nonexistent/dir/tuning.db", tune::Database::Mode::Read); },
+                    {"'/nonexistent/dir/tuning.db' does not exist", "run `cubekit tune` with --db"});
+}
+
+TEST(TuneErrors, SpaceWithNoValidPoint) {
+  ChipConfig chip = load_chip("ascend910b2");
+  chip.set_buffer_size(Space::L0C, 512);  // less than one 16x16 f32 accumulator tile
+  expect_user_error([&] { tune::space_of(small_matmul(), chip); },
+                    {"tune matmul 64x64x64", "has no valid point", "default schedule is rejected", "L0C has 512 bytes"});
+}
+
+TEST(TuneErrors, BudgetTooSmall) {
+  tune::Settings s;
+  s.budget = 1;
+  tune::Cluster one;
+  expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); },
+                    {"--budget 1 is too small", "at least 2"});
+}
+
+TEST(TuneErrors, NegativeTime) {
+  tune::Settings s;
+  s.seconds = -1;
+  tune::Cluster one;
+  expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); },
+                    {"--time -1 must be positive"});
+}
+
+TEST(TuneErrors, TunedScheduleWithAnUnknownParameter) {
+  TempDir dir("tune_param");
+  const std::string path = (dir.path() / "t.db").string();
+  const ChipConfig chip = load_chip("ascend910b2");
+  tune::Problem p = small_matmul();
+  tune::Database::open(path, tune::Database::Mode::Create)->set_best(tune::chip_key(chip), chip.name, "matmul", p.key(),
+                                             {{{"tiles", 4}}, 10, 20, 2, 2, "local", 0});
+  tune::set_database_path(path);
+  expect_user_error([&] { kernels::matmul(p.matmul, chip); }, {"matmul has no schedule parameter 'tiles'", "tune this problem again"});
+  tune::set_database_path("");
+}
+
+TEST(TuneErrors, CliWithoutKernelOrSuite) {
+  auto [code, err] = cli("tune --db off");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_THAT(err, testing::HasSubstr("name a kernel (cubekit tune matmul --m 1024 --n 1024 --k 1024) or a suite"));
+}
+
+TEST(TuneErrors, CliKernelAndSuiteTogether) {
+  auto [code, err] = cli("tune --db off --suite resnet50 matmul --m 64 --n 64 --k 64");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_THAT(err, testing::HasSubstr("give a kernel or --suite, not both"));
+}
+
+TEST(TuneErrors, CliUnknownSuite) {
+  auto [code, err] = cli("tune --db off --suite vgg16");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_THAT(err, testing::HasSubstr("no suite 'vgg16'; the suites are resnet50, bert-large"));
+}
+
+}  // namespace
+}  // namespace cubekit::test

@@ -1,0 +1,100 @@
+"""The tuner from Python and the command line: cubekit.tune, the kernels taking the tuned schedule
+(and still matching numpy), `cubekit tune` then `cubekit kernel`, and 2 MPI ranks writing the same
+database as one process."""
+import os
+import shutil
+import sqlite3
+import subprocess
+
+import numpy as np
+import pytest
+
+import cubekit as ck
+from conftest import CLI, f32, run_cli
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = str(tmp_path / "tuning.db")
+    ck.set_tuning_db(path)
+    yield path
+    ck.set_tuning_db("off")  # ctest runs with CUBEKIT_TUNING_DB=off; keep the kernels from any database
+
+
+def test_tuned_matmul_is_taken_and_matches_numpy(db, rng):
+    best = ck.tune("matmul", m=256, n=384, k=512, chip="ascend910b2", budget=16)
+    assert best["evaluated"] == 16 and best["strategy"] == "local"
+    assert best["cycles"] <= best["default_cycles"]
+    a = rng.standard_normal((256, 512)).astype(np.float16)
+    b = rng.standard_normal((512, 384)).astype(np.float16)
+    c, report = ck.kernels.matmul(a, b, chip="ascend910b2")
+    np.testing.assert_allclose(c, f32(a) @ f32(b), rtol=1e-3, atol=1e-2)
+    if best["params"]:
+        assert report["schedule"] == "tuned"
+        assert report["tuned"]["params"] == best["params"] and report["tuned"]["database"] == db
+        assert report["cycles"] == best["cycles"]
+    _, plain = ck.kernels.matmul(a, b, chip="ascend910b2", timing_only=True, tm=64)  # an override: not tuned
+    assert "tuned" not in plain
+
+
+def test_vector_kernel_space_is_enumerated(db, rng):
+    best = ck.tune("softmax", shape=[256, 768], chip="ascend910b2", budget=200)
+    assert best["strategy"] == "exhaustive"
+    x = rng.standard_normal((256, 768)).astype(np.float16)
+    y, report = ck.kernels.softmax(x, chip="ascend910b2")
+    e = np.exp(f32(x) - f32(x).max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(f32(y), e / e.sum(axis=-1, keepdims=True), atol=2e-3)
+    assert report["cycles"] == best["cycles"]
+    assert report.get("schedule") == ("tuned" if best["params"] else None)
+
+
+def test_tune_errors():
+    with pytest.raises(ck.Error, match="no kernel 'gemm' to tune; the tunable kernels are matmul"):
+        ck.tune("gemm", m=1)
+    with pytest.raises(ck.Error, match="matmul has no option 'rows'"):
+        ck.tune("matmul", m=64, n=64, k=64, rows=3, db="off")
+    with pytest.raises(ck.Error, match="tm is a schedule parameter, which the tuner chooses"):
+        ck.tune("matmul", m=64, n=64, k=64, tm=32, db="off")
+    with pytest.raises(ck.Error, match="give a kernel .* or suite="):
+        ck.tune()
+    with pytest.raises(ck.Error, match="no suite 'vgg'"):
+        ck.tune(suite="vgg", db="off")
+
+
+def test_cli_second_kernel_call_uses_the_tuned_schedule(tmp_path):
+    path = str(tmp_path / "cli.db")
+    shape = ["--m", "320", "--n", "256", "--k", "384", "--chip", "ascend910b2"]
+    tuned = run_cli("tune", "matmul", *shape, "--budget", "12", "--db", path, "--quiet")
+    assert "speedup" in tuned.stdout and "kept in " + path in tuned.stdout
+    with sqlite3.connect(path) as con:
+        params, cycles = con.execute("SELECT params, cycles FROM best").fetchone()
+    run = run_cli("kernel", "matmul", *shape, "--db", path)
+    if params != "{}":
+        assert "tuned schedule" in run.stdout and f"({cycles} cycles when tuned" in run.stdout
+    assert "PASS" in run.stdout
+    off = run_cli("kernel", "matmul", *shape, "--db", path, "--no-tuned", "--timing-only")
+    assert "tuned" not in off.stdout
+
+
+def _database(path):
+    with sqlite3.connect(path) as con:
+        candidates = con.execute("SELECT p.kernel, p.problem, c.seq, c.params, c.cycles FROM candidates c "
+                                 "JOIN problems p ON p.id = c.problem ORDER BY p.kernel, p.problem, c.seq").fetchall()
+        best = con.execute("SELECT p.kernel, p.problem, b.params, b.cycles, b.default_cycles, b.evaluated FROM best b "
+                           "JOIN problems p ON p.id = b.problem ORDER BY p.kernel, p.problem").fetchall()
+    return candidates, best
+
+
+def test_two_mpi_ranks_write_the_database_one_process_writes(tmp_path):
+    mpirun = shutil.which("mpirun")
+    assert mpirun, "mpirun is missing: scripts/setup.sh installs Debian's openmpi-bin"
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+    args = ["tune", "--suite", "bert-large", "--batch", "1", "--budget", "6", "--chip", "ascend910b2", "--quiet"]
+    one, two = str(tmp_path / "one.db"), str(tmp_path / "two.db")
+    r1 = subprocess.run([CLI, *args, "--db", one, "--threads", "1"], capture_output=True, text=True, timeout=300, env=env)
+    assert r1.returncode == 0, r1.stderr
+    r2 = subprocess.run([mpirun, "-np", "2", CLI, *args, "--db", two], capture_output=True, text=True, timeout=300, env=env)
+    assert r2.returncode == 0, r2.stdout + r2.stderr
+    assert "on 2 ranks" in r2.stdout
+    assert _database(one) == _database(two)
+    assert len(_database(one)[1]) == 7

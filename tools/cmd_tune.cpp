@@ -1,0 +1,216 @@
+// `cubekit tune KERNEL [shape options]` and `cubekit tune --suite resnet50|bert-large`: search the
+// schedule space on timing-only emulated cycles, keep what is found in the tuning database, print
+// a progress bar (best so far, ETA) and a table of default against tuned cycles. Under mpirun the
+// ranks share the candidates and rank 0 writes the database (tune/cluster.h).
+#include "emulator/error.h"
+#include "tools/commands.h"
+#include "tools/kernel_args.h"
+#include "tune/search.h"
+#include "tune/suites.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <functional>
+#include <thread>
+#include <unistd.h>
+
+namespace cubekit::cli {
+
+namespace {
+
+struct TuneArgs {
+  std::string chip = "ascend910b2", suite;
+  int64_t batch = 8, budget = tune::kDefaultBudget;
+  double seconds = 0;
+  uint64_t seed = 0;
+  int threads = 0;
+  bool exhaustive = false, json = false, quiet = false, list = false;
+  std::function<tune::Problem()> problem;  // set by the kernel's subcommand
+};
+
+// One line, rewritten in place on a terminal; a line every tenth of the way otherwise.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool quiet) : quiet_(quiet), tty_(isatty(2)) {}
+  void operator()(const tune::Progress& p) {
+    if (quiet_ || p.total == 0) return;
+    const double f = double(p.done) / double(p.total);
+    if (!tty_ && int(f * 10) == last_tenth_ && p.problems_done < p.problems) return;
+    last_tenth_ = int(f * 10);
+    constexpr int kWidth = 24;
+    const int filled = int(f * kWidth);
+    const double eta = p.rate > 0 ? double(p.total - p.done) / p.rate : 0;
+    std::string best;
+    if (p.best && p.best->best.cycles)
+      best = fmt::format("  {}: {:.2f}x", p.best->problem.label.empty() ? p.best->problem.shape() : p.best->problem.label,
+                         p.best->speedup());
+    fmt::print(stderr, "{}[{}{}] {}/{} candidates, {}/{} problems, {:.1f}/s, ETA {:.0f} s{}{}", tty_ ? "\r\x1b[K" : "",
+               std::string(size_t(filled), '#'), std::string(size_t(kWidth - filled), '.'), p.done, p.total,
+               p.problems_done, p.problems, p.rate, eta, best, tty_ ? "" : "\n");
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (!quiet_ && tty_) fmt::print(stderr, "\n");
+  }
+
+ private:
+  bool quiet_, tty_;
+  int last_tenth_ = -1;
+};
+
+std::string with_commas(uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  return s;
+}
+
+void print_table(const std::vector<tune::Outcome>& outcomes, const std::vector<int>& counts, const ChipConfig& chip,
+                 double seconds, int64_t fresh, int ranks, int threads, const std::string& db) {
+  fmt::print("{:<22} {:<10} {:<36} {:>3} {:>13} {:>13} {:>7} {:>11}  {}\n", "problem", "kernel", "shape", "n",
+             "default", "tuned", "speedup", "evaluated", "schedule");
+  double log_sum = 0, total_default = 0, total_tuned = 0;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    const tune::Outcome& o = outcomes[i];
+    fmt::print("{:<22} {:<10} {:<36} {:>3} {:>13} {:>13} {:>6.3f}x {:>5}/{:<5}  {}\n",
+               o.problem.label.empty() ? "-" : o.problem.label, o.problem.kernel, o.problem.shape(), counts[i],
+               with_commas(o.best.default_cycles), with_commas(o.best.cycles), o.speedup(), o.best.evaluated,
+               o.best.space, o.best.params.empty() ? "(the default)" : tune::params_text(o.best.params));
+    log_sum += std::log(o.speedup());
+    total_default += double(o.best.default_cycles) * counts[i];
+    total_tuned += double(o.best.cycles) * counts[i];
+  }
+  fmt::print("geometric-mean speedup {:.3f}x over {} problems; ", std::exp(log_sum / double(outcomes.size())), outcomes.size());
+  fmt::print("all layers as run: {} -> {} cycles ({:.3f}x) on {}\n", with_commas(uint64_t(total_default)),
+             with_commas(uint64_t(total_tuned)), total_default / total_tuned, chip.name);
+  fmt::print("{} candidates evaluated in {:.1f} s ({:.2f}/s) on {} rank{} x {} thread{}; ", fresh, seconds,
+             seconds > 0 ? double(fresh) / seconds : 0.0, ranks, ranks > 1 ? "s" : "", threads, threads > 1 ? "s" : "");
+  fmt::print("{}\n", db.empty() ? "no database (--db off): nothing kept" : "kept in " + db);
+  for (const tune::Outcome& o : outcomes)
+    for (const std::string& e : o.errors) fmt::print("warning: {} {}: a candidate failed: {}\n", o.problem.kernel, o.problem.shape(), e);
+}
+
+nlohmann::json outcome_json(const tune::Outcome& o, int count) {
+  return {{"label", o.problem.label}, {"kernel", o.problem.kernel}, {"shape", o.problem.shape()},
+          {"problem", nlohmann::json::parse(o.problem.key())}, {"count", count}, {"params", o.best.params},
+          {"cycles", o.best.cycles}, {"default_cycles", o.best.default_cycles}, {"speedup", o.speedup()},
+          {"evaluated", o.best.evaluated}, {"cached", o.cached}, {"pruned", o.pruned}, {"failed", o.failed},
+          {"space", o.best.space}, {"strategy", o.best.strategy}, {"seed", o.best.seed}, {"errors", o.errors}};
+}
+
+int list_database() {
+  std::string path = tune::database_path();
+  if (path == "off") user_error("tune --list: no database (the setting is off); give --db FILE");
+  std::unique_ptr<tune::Database> db = tune::Database::open(path, tune::Database::Mode::Read);
+  fmt::print("{}:\n", path);
+  for (const tune::Database::Row& r : db->all_best())
+    fmt::print("  {:<12} {:<10} {}  {} cycles (default {}), {}\n", r.chip_name, r.kernel, r.problem, r.best.cycles,
+               r.best.default_cycles, tune::params_text(r.best.params));
+  return 0;
+}
+
+int run_tune(const TuneArgs& a) {
+  if (a.list) return list_database();
+  if (a.suite.empty() && !a.problem)
+    user_error("tune: name a kernel (cubekit tune matmul --m 1024 --n 1024 --k 1024) or a suite (--suite {})",
+               fmt::join(tune::suite_names(), " or "));
+  if (!a.suite.empty() && a.problem) user_error("tune: give a kernel or --suite, not both");
+  const ChipConfig chip = load_chip(a.chip);
+  std::vector<tune::Problem> problems;
+  std::vector<int> counts;
+  if (a.problem) {
+    problems.push_back(a.problem());
+    counts.push_back(1);
+  } else {
+    for (tune::Layer& l : tune::suite(a.suite, a.batch)) problems.push_back(std::move(l.problem)), counts.push_back(l.count);
+  }
+  std::unique_ptr<tune::Cluster> cluster = tune::under_mpi() ? tune::mpi_cluster() : std::make_unique<tune::Cluster>();
+  tune::Settings s;
+  s.budget = a.budget, s.seconds = a.seconds, s.seed = a.seed, s.exhaustive = a.exhaustive;
+  s.threads = a.threads ? a.threads : (cluster->size() > 1 ? 1 : 0);
+  // Rank 0 creates the database before the others open it to read what it already holds.
+  const std::string path = tune::database_path();
+  std::unique_ptr<tune::Database> db;
+  if (path != "off" && cluster->rank() == 0) db = tune::Database::open(path, tune::Database::Mode::Create);
+  cluster->allgather("");
+  if (path != "off" && cluster->rank() != 0) db = tune::Database::open(path, tune::Database::Mode::Read);
+  ProgressBar bar(a.quiet || a.json || cluster->rank() != 0);
+  auto start = std::chrono::steady_clock::now();
+  int64_t fresh = 0;
+  std::vector<tune::Outcome> outcomes = tune::tune(problems, chip, s, db.get(), *cluster, [&](const tune::Progress& p) {
+    fresh = p.fresh;
+    bar(p);
+  });
+  bar.finish();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (cluster->rank() != 0) return 0;
+  const int threads = s.threads ? s.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (a.json) {
+    nlohmann::json j = {{"chip", chip.name}, {"suite", a.suite}, {"seconds", seconds}, {"evaluated_fresh", fresh},
+                        {"candidates_per_second", seconds > 0 ? double(fresh) / seconds : 0.0}, {"ranks", cluster->size()},
+                        {"threads", threads}, {"database", path == "off" ? "" : path}, {"problems", nlohmann::json::array()}};
+    double log_sum = 0;
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      j["problems"].push_back(outcome_json(outcomes[i], counts[i]));
+      log_sum += std::log(outcomes[i].speedup());
+    }
+    j["geomean_speedup"] = std::exp(log_sum / double(outcomes.size()));
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    print_table(outcomes, counts, chip, seconds, fresh, cluster->size(), threads, path == "off" ? "" : path);
+  }
+  for (const tune::Outcome& o : outcomes)
+    if (o.failed) return 1;
+  return 0;
+}
+
+template <class Args>
+void add_kernel_subcommand(CLI::App* tune, const std::string& name, const std::string& what, TuneArgs& ta,
+                           const std::function<void(CLI::App*, Args&)>& add,
+                           const std::function<tune::Problem(const Args&)>& make) {
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = tune->add_subcommand(name, what);
+  add(sub, *args);
+  sub->fallthrough();  // the tuning options (--budget, --db, ...) belong to `tune`
+  sub->callback([args, make, &ta] { ta.problem = [args, make] { return make(*args); }; });
+}
+
+}  // namespace
+
+void add_tune(CLI::App& app, int& exit_code) {
+  auto ta = std::make_shared<TuneArgs>();
+  CLI::App* t = app.add_subcommand("tune", "search a kernel's schedules on emulated cycles and keep the best in the tuning database");
+  t->require_subcommand(0, 1);
+  t->add_option("--suite", ta->suite, "tune every distinct layer of a network: resnet50 or bert-large");
+  t->add_option("--batch", ta->batch, "the suite's batch")->capture_default_str();
+  t->add_option("--chip", ta->chip, "chip preset or JSON config")->capture_default_str();
+  t->add_option("--budget", ta->budget, "candidates evaluated per problem, the default schedule's included (a space "
+                                        "no larger is enumerated)")->capture_default_str();
+  t->add_option("--time", ta->seconds, "stop starting new candidates after this many seconds (the best so far is kept)");
+  t->add_option("--seed", ta->seed, "the search's seed (the same seed, the same search)")->capture_default_str();
+  t->add_option("--threads", ta->threads, "candidates evaluated at once (default: every core; 1 per rank under mpirun)");
+  t->add_flag("--exhaustive", ta->exhaustive, "evaluate every point of the space");
+  t->add_flag("--json", ta->json, "print the results as one JSON object");
+  t->add_flag("--quiet", ta->quiet, "no progress bar");
+  t->add_flag("--list", ta->list, "print what the database holds");
+  add_db_option(t);
+
+  using tune::Problem;
+  add_kernel_subcommand<MatmulArgs>(t, "matmul", "tune matmul's tiles, k steps, L1 copies, core grouping and stagger", *ta,
+      [](CLI::App* c, MatmulArgs& a) { add_matmul_options(c, a, true); },
+      [](const MatmulArgs& a) { Problem p; p.kernel = "matmul"; p.matmul = options_of(a); return p; });
+  add_kernel_subcommand<ConvArgs>(t, "conv2d", "tune conv2d's output rows and channels per tile, channels per L1 fill, copies, images", *ta,
+      [](CLI::App* c, ConvArgs& a) { add_conv_options(c, a, true); },
+      [](const ConvArgs& a) { Problem p; p.kernel = "conv2d"; p.conv = options_of(a); return p; });
+  add_kernel_subcommand<AttentionArgs>(t, "attention", "tune flash attention's query and key tiles", *ta,
+      [](CLI::App* c, AttentionArgs& a) { add_attention_options(c, a, true); },
+      [](const AttentionArgs& a) { Problem p; p.kernel = "attention"; p.attention = options_of(a); return p; });
+  for (const std::string& name : kernels::vector_kernel_names())
+    add_kernel_subcommand<VectorArgs>(t, name, fmt::format("tune {}'s tile rows and buffer copies", name), *ta,
+        [name](CLI::App* c, VectorArgs& a) { a.name = name; add_vector_options(c, a, true); },
+        [name](const VectorArgs& a) { Problem p; p.kernel = name; p.vector = options_of(a); return p; });
+  t->final_callback([ta, &exit_code] { exit_code = run_tune(*ta); });
+}
+
+}  // namespace cubekit::cli

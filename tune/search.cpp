@@ -1,0 +1,359 @@
+#include "tune/search.h"
+
+#include "emulator/error.h"
+#include "kernels/check.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <thread>
+
+namespace cubekit::tune {
+
+namespace {
+
+constexpr int kKicks = 8;          // points per kick batch
+constexpr int64_t kExhaustiveBatch = 64;
+
+uint64_t splitmix(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+enum class Kind : uint8_t { Evaluated, Pruned, Failed };
+
+struct Result {
+  Kind kind = Kind::Pruned;
+  uint64_t cycles = 0;
+  std::string error;
+  bool cached = false;
+};
+
+// One candidate of a batch: the default schedule (no parameters) or a point of the space.
+struct Item {
+  size_t problem = 0;
+  bool is_default = false;
+  std::vector<int> point;
+  Params params;
+};
+
+// One problem's search: proposes batches, observes their results.
+class ProblemSearch {
+ public:
+  ProblemSearch(Problem p, Space s, const Settings& settings)
+      : problem_(std::move(p)), space_(std::move(s)), settings_(settings) {
+    rng_ = settings.seed ^ stable_hash(problem_.key());
+    exhaustive_ = settings.exhaustive || space_.grid() + 1 <= uint64_t(std::max<int64_t>(settings.budget, 0));
+    current_ = space_.start;
+  }
+  const Problem& problem() const { return problem_; }
+  const Space& space() const { return space_; }
+  bool exhaustive() const { return exhaustive_; }
+  int64_t evaluated() const { return evaluated_; }
+  // How far along, against budget(): points visited (exhaustive) or evaluations (local).
+  int64_t progress() const { return exhaustive_ ? int64_t(next_) + (started_ ? 1 : 0) : std::min(evaluated_, settings_.budget); }
+  int64_t budget() const { return exhaustive_ ? int64_t(space_.grid()) + 1 : settings_.budget; }
+  bool done() const { return done_ || (!exhaustive_ && evaluated_ >= settings_.budget); }
+
+  std::vector<Item> propose() {
+    std::vector<Item> out;
+    if (done()) return out;
+    if (!started_) {
+      started_ = true;
+      out.push_back({0, true, {}, {}});
+      if (!exhaustive_) out.push_back(item(space_.start));
+      else fill_exhaustive(out);
+      return out;
+    }
+    if (exhaustive_) {
+      fill_exhaustive(out);
+      if (out.empty()) done_ = true;
+      return out;
+    }
+    if (++rounds_ > 64 * std::max<int64_t>(settings_.budget, 1)) {  // only invalid points left to find
+      done_ = true;
+      return out;
+    }
+    const int64_t remaining = settings_.budget - evaluated_;
+    if (phase_ == Phase::Descend) {
+      std::vector<std::vector<int>> near = neighbours(current_);
+      if (!near.empty()) {
+        shuffle(near);
+        for (auto& p : near)
+          if (int64_t(out.size()) < remaining) out.push_back(item(p));
+        return out;
+      }
+      phase_ = Phase::Kick;
+    }
+    for (int i = 0; i < kKicks && int64_t(out.size()) < remaining; ++i)
+      if (std::optional<std::vector<int>> p = kick(out)) out.push_back(item(*p));
+    if (out.empty()) done_ = true;  // nothing left untried
+    return out;
+  }
+
+  void observe(const std::vector<std::pair<Item, Result>>& batch) {
+    std::optional<std::pair<uint64_t, std::vector<int>>> best_of_batch;
+    for (const auto& [it, r] : batch) {
+      if (r.kind != Kind::Pruned) ++evaluated_;
+      if (r.cached) ++cached_;
+      if (r.kind == Kind::Pruned) ++pruned_;
+      if (r.kind == Kind::Failed) ++failed_, errors_.push_back(fmt::format("{}: {}", params_text(it.params), r.error));
+      if (it.is_default) {
+        if (r.kind != Kind::Evaluated)
+          user_error("tune {}: the default schedule itself fails: {}", problem_.shape(), r.error);
+        default_cycles_ = r.cycles;
+        if (!best_ || r.cycles < best_->first) best_ = {r.cycles, {}}, best_params_ = Params{};
+        continue;
+      }
+      seen_[space_.ordinal(it.point)] = r.kind;
+      if (r.kind != Kind::Evaluated) continue;
+      if (!best_ || r.cycles < best_->first) best_ = {r.cycles, it.point}, best_params_ = it.params;
+      if (!best_of_batch || r.cycles < best_of_batch->first) best_of_batch = {r.cycles, it.point};
+    }
+    if (exhaustive_) return;
+    if (phase_ == Phase::Descend) {
+      if (!current_cycles_) {  // the start point's batch
+        current_cycles_ = best_of_batch ? best_of_batch->first : default_cycles_;
+        return;
+      }
+      if (best_of_batch && best_of_batch->first < *current_cycles_) current_ = best_of_batch->second, current_cycles_ = best_of_batch->first;
+      else phase_ = Phase::Kick;
+      return;
+    }
+    if (best_of_batch) current_ = best_of_batch->second, current_cycles_ = best_of_batch->first, phase_ = Phase::Descend;
+  }
+
+  Outcome outcome(double seconds) const {
+    Outcome o;
+    o.problem = problem_;
+    o.best.params = best_params_;
+    o.best.cycles = best_ ? best_->first : 0;
+    o.best.default_cycles = default_cycles_;
+    o.best.evaluated = evaluated_;
+    // Exhaustive: the valid points (those the validators passed); else the whole grid.
+    o.best.space = exhaustive_ ? int64_t(std::count_if(seen_.begin(), seen_.end(), [](const auto& e) { return e.second != Kind::Pruned; }))
+                               : int64_t(space_.grid());
+    o.best.strategy = exhaustive_ ? "exhaustive" : "local";
+    o.best.seed = settings_.seed;
+    o.cached = cached_, o.pruned = pruned_, o.failed = failed_, o.errors = errors_, o.seconds = seconds;
+    return o;
+  }
+
+ private:
+  enum class Phase : uint8_t { Descend, Kick };
+
+  Item item(const std::vector<int>& p) const { return {0, false, p, space_.at(p)}; }
+
+  bool seen(const std::vector<int>& p) const { return seen_.count(space_.ordinal(p)) != 0; }
+
+  void fill_exhaustive(std::vector<Item>& out) {
+    while (next_ < space_.grid() && int64_t(out.size()) < kExhaustiveBatch) out.push_back(item(space_.point(next_++)));
+  }
+
+  std::vector<std::vector<int>> neighbours(const std::vector<int>& at) const {
+    std::vector<std::vector<int>> out;
+    for (size_t i = 0; i < at.size(); ++i)
+      for (int d : {-1, 1}) {
+        std::vector<int> p = at;
+        p[i] += d;
+        if (p[i] < 0 || p[i] >= int(space_.params[i].values.size()) || seen(p)) continue;
+        out.push_back(std::move(p));
+      }
+    return out;
+  }
+
+  void shuffle(std::vector<std::vector<int>>& v) {
+    for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[splitmix(rng_) % i]);
+  }
+
+  // Two or three parameters of the best point set at random; an untried point not in `batch`.
+  std::optional<std::vector<int>> kick(const std::vector<Item>& batch) {
+    const std::vector<int>& from = best_ && !best_->second.empty() ? best_->second : space_.start;
+    auto fresh = [&](const std::vector<int>& p) {
+      if (seen(p)) return false;
+      for (const Item& it : batch)
+        if (it.point == p) return false;
+      return true;
+    };
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      std::vector<int> p = from;
+      int changes = 2 + int(splitmix(rng_) % 2);
+      for (int c = 0; c < changes; ++c) {
+        size_t i = splitmix(rng_) % p.size();
+        p[i] = int(splitmix(rng_) % space_.params[i].values.size());
+      }
+      if (fresh(p)) return p;
+    }
+    for (int attempt = 0; attempt < 1000; ++attempt) {  // anywhere
+      std::vector<int> p = space_.point(splitmix(rng_) % space_.grid());
+      if (fresh(p)) return p;
+    }
+    return std::nullopt;
+  }
+
+  Problem problem_;
+  Space space_;
+  Settings settings_;
+  uint64_t rng_ = 0;
+  bool exhaustive_ = false, started_ = false, done_ = false;
+  uint64_t next_ = 0;  // exhaustive: the next ordinal
+  int64_t rounds_ = 0;
+  Phase phase_ = Phase::Descend;
+  std::vector<int> current_;
+  std::optional<uint64_t> current_cycles_;
+  std::map<uint64_t, Kind> seen_;
+  std::optional<std::pair<uint64_t, std::vector<int>>> best_;
+  Params best_params_;
+  uint64_t default_cycles_ = 0;
+  int64_t evaluated_ = 0, cached_ = 0, pruned_ = 0, failed_ = 0;
+  std::vector<std::string> errors_;
+};
+
+Result evaluate_item(const Problem& problem, const Item& it, const ChipConfig& chip) {
+  try {
+    if (!it.is_default) problem.validate(it.params, chip);
+  } catch (const UserError& e) {
+    return {Kind::Pruned, 0, e.what(), false};
+  }
+  try {
+    return {Kind::Evaluated, evaluate(problem, it.params, chip), "", false};
+  } catch (const UserError& e) {
+    return {Kind::Failed, 0, e.what(), false};
+  } catch (const InternalError& e) {
+    return {Kind::Failed, 0, fmt::format("internal error (a cubekit bug): {}", e.what()), false};
+  }
+}
+
+// Evaluates items[i] for the indices given, on `threads` host threads; results by index.
+void evaluate_on_threads(const std::vector<const Problem*>& problems, const std::vector<Item>& items,
+                         const std::vector<size_t>& mine, const ChipConfig& chip, int threads,
+                         std::vector<Result>& results) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k = next++; k < mine.size(); k = next++) results[mine[k]] = evaluate_item(*problems[items[mine[k]].problem], items[mine[k]], chip);
+  };
+  int n = std::max(1, std::min<int>(threads, int(mine.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+}
+
+}  // namespace
+
+uint64_t evaluate(const Problem& problem, const Params& params, const ChipConfig& chip) {
+  kernels::RunSettings s;
+  s.reference = false;
+  s.sim.timing_only = true;
+  s.sim.threads = 1;
+  kernels::KernelRun run = kernels::compile_and_run(problem.build(params, chip), chip, s);
+  if (!run.sim.report.clean()) user_error("the emulator reported a problem with this schedule");
+  return run.sim.report.cycles;
+}
+
+std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig& chip, const Settings& settings,
+                          Database* db, Cluster& cluster, const std::function<void(const Progress&)>& progress) {
+  if (!settings.exhaustive && settings.budget < 2)
+    user_error("tune: --budget {} is too small; give at least 2 (the default schedule and one candidate)", settings.budget);
+  if (settings.seconds < 0) user_error("tune: --time {} must be positive (seconds)", settings.seconds);
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const int threads = settings.threads > 0 ? settings.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  const std::string chip_hash = chip_key(chip);
+
+  std::vector<ProblemSearch> searches;
+  std::vector<std::map<std::string, Candidate>> cache(problems.size());
+  std::vector<const Problem*> by_index;
+  for (size_t i = 0; i < problems.size(); ++i) {
+    searches.emplace_back(problems[i], space_of(problems[i], chip), settings);
+    if (db)
+      for (Candidate& c : db->candidates(chip_hash, problems[i].kernel, problems[i].key()))
+        cache[i][params_json(c.params)] = std::move(c);
+  }
+  for (const ProblemSearch& s : searches) by_index.push_back(&s.problem());
+  std::vector<double> finished(problems.size(), -1);
+  int64_t fresh = 0;
+  bool stop = false;
+  while (!stop) {
+    std::vector<Item> items;
+    for (size_t i = 0; i < searches.size(); ++i)
+      for (Item& it : searches[i].propose()) it.problem = i, items.push_back(std::move(it));
+    if (items.empty()) break;
+    std::vector<Result> results(items.size());
+    std::vector<size_t> todo;
+    for (size_t i = 0; i < items.size(); ++i) {
+      auto hit = cache[items[i].problem].find(params_json(items[i].params));
+      if (hit == cache[items[i].problem].end()) {
+        todo.push_back(i);
+        continue;
+      }
+      const Candidate& c = hit->second;
+      results[i] = {c.cycles ? Kind::Evaluated : Kind::Failed, c.cycles.value_or(0), c.error, true};
+    }
+    // Rank r evaluates every size-th candidate from r; all ranks then hold every result.
+    std::vector<size_t> mine;
+    for (size_t k = size_t(cluster.rank()); k < todo.size(); k += size_t(cluster.size())) mine.push_back(todo[k]);
+    evaluate_on_threads(by_index, items, mine, chip, threads, results);
+    if (cluster.size() > 1) {
+      nlohmann::json payload = {{"stop", settings.seconds > 0 && elapsed() > settings.seconds}, {"results", nlohmann::json::array()}};
+      for (size_t i : mine) payload["results"].push_back({i, int(results[i].kind), results[i].cycles, results[i].error});
+      std::vector<std::string> all = cluster.allgather(payload.dump());
+      for (size_t r = 0; r < all.size(); ++r) {
+        nlohmann::json j = nlohmann::json::parse(all[r]);
+        if (r == 0) stop = j["stop"].get<bool>();
+        for (const auto& e : j["results"])
+          results[e[0].get<size_t>()] = {Kind(e[1].get<int>()), e[2].get<uint64_t>(), e[3].get<std::string>(), false};
+      }
+    } else {
+      stop = settings.seconds > 0 && elapsed() > settings.seconds;
+    }
+    for (size_t i : todo) fresh += results[i].kind != Kind::Pruned;
+    std::vector<std::vector<std::pair<Item, Result>>> per(searches.size());
+    std::vector<std::vector<Candidate>> record(searches.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      const Result& r = results[i];
+      if (!r.cached && r.kind != Kind::Pruned)
+        record[items[i].problem].push_back({items[i].params, r.kind == Kind::Evaluated ? std::optional<uint64_t>(r.cycles) : std::nullopt, r.error});
+      per[items[i].problem].push_back({std::move(items[i]), r});
+    }
+    for (size_t i = 0; i < searches.size(); ++i) {
+      if (per[i].empty()) continue;
+      searches[i].observe(per[i]);
+      if (db && cluster.rank() == 0) db->record(chip_hash, chip.name, problems[i].kernel, problems[i].key(), record[i]);
+    }
+    Progress p;
+    p.seconds = elapsed();
+    p.fresh = fresh;
+    p.rate = p.seconds > 0 ? double(fresh) / p.seconds : 0;
+    p.problems = int(searches.size());
+    for (size_t i = 0; i < searches.size(); ++i) {
+      p.done += searches[i].progress();
+      p.total += searches[i].budget();
+      if (searches[i].done()) {
+        ++p.problems_done;
+        if (finished[i] < 0) finished[i] = p.seconds;
+      }
+    }
+    if (progress) {
+      Outcome latest;
+      for (size_t i = 0; i < searches.size(); ++i)
+        if (!per[i].empty()) latest = searches[i].outcome(p.seconds);
+      p.best = &latest;
+      progress(p);
+    }
+  }
+  std::vector<Outcome> out;
+  for (size_t i = 0; i < searches.size(); ++i) {
+    out.push_back(searches[i].outcome(finished[i] < 0 ? elapsed() : finished[i]));
+    if (db && cluster.rank() == 0) db->set_best(chip_hash, chip.name, problems[i].kernel, problems[i].key(), out.back().best);
+  }
+  return out;
+}
+
+}  // namespace cubekit::tune
