@@ -132,9 +132,9 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
     sched::ContractionPlan plan = conv ? sched::plan_conv(producer, chip) : sched::plan_contraction(producer, chip);
     if (epilogue) sched::attach_epilogue(plan, f);
     if (sub) sched::attach_subsampled(plan, *sub);
-    if (plan_only) return {};
     log("schedule", [&] { return plan.str() + (epilogue ? ", epilogue " + f.name() : "") + "\n"; });
     k = fit_strips(plan, chip, graph);             // loops, scopes, Move and Mmad, the strips UB holds
+    if (plan_only) return {};
   } else if (sub) {
     user_error("{}.store_with({}): a second output is a convolution's; {} is not one", sub->name(), f.name(), f.name());
   } else if (pool) {                               // a pooling on the vector unit
@@ -145,9 +145,9 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
     k = lower_stages(graph, chip);
   } else {                                         // the vector path
     sched::VectorPlan plan = sched::plan_vector(f, chip);
-    if (plan_only) return {};
     log("schedule", [&] { return plan.str() + "\n"; });
     k = fit_row_tiles(graph, plan, chip);          // the tile UB holds, lowered from the graph
+    if (plan_only) return {};
   }
   if (stages.empty()) stages = graph.str();
   log("stage graph", [&] { return stages; });

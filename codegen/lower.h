@@ -23,9 +23,10 @@ struct Compiled {
 Compiled compile(const dsl::Func& f, const ChipConfig& chip);
 // f and a second output its kernel writes (Func::store_with), in that order.
 Compiled compile(const std::vector<dsl::Func>& outputs, const ChipConfig& chip);
-// The checks compile() makes before lowering: the outputs' definitions and their schedule's plan
-// (sched::plan_*: buffer capacities, alignment, copies against event ids). A user error where
-// compile() would give the same one; the tuner prunes its space with it.
+// The checks compile() makes before its passes: the outputs' definitions, their schedule's plan
+// (sched::plan_*: buffer capacities, alignment, copies against event ids) and the fit of strips
+// and row tiles in UB. A user error where compile() would give the same one; the tuner prunes its
+// space with it.
 void check_schedule(const std::vector<dsl::Func>& outputs, const ChipConfig& chip);
 // f with another schedule (f's own is left as it is): one Func, many schedules side by side.
 Compiled compile(const dsl::Func& f, const dsl::Schedule& schedule, const ChipConfig& chip);

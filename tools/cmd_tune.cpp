@@ -68,12 +68,12 @@ std::string with_commas(uint64_t v) {
 
 void print_table(const std::vector<tune::Outcome>& outcomes, const std::vector<int>& counts, const ChipConfig& chip,
                  double seconds, int64_t fresh, int ranks, int threads, const std::string& db) {
-  fmt::print("{:<22} {:<10} {:<36} {:>3} {:>13} {:>13} {:>7} {:>11}  {}\n", "problem", "kernel", "shape", "n",
+  fmt::print("{:<22} {:<10} {:<44} {:>3} {:>13} {:>13} {:>7} {:>11}  {}\n", "problem", "kernel", "shape", "n",
              "default", "tuned", "speedup", "evaluated", "schedule");
   double log_sum = 0, total_default = 0, total_tuned = 0;
   for (size_t i = 0; i < outcomes.size(); ++i) {
     const tune::Outcome& o = outcomes[i];
-    fmt::print("{:<22} {:<10} {:<36} {:>3} {:>13} {:>13} {:>6.3f}x {:>5}/{:<5}  {}\n",
+    fmt::print("{:<22} {:<10} {:<44} {:>3} {:>13} {:>13} {:>6.3f}x {:>5}/{:<5}  {}\n",
                o.problem.label.empty() ? "-" : o.problem.label, o.problem.kernel, o.problem.shape(), counts[i],
                with_commas(o.best.default_cycles), with_commas(o.best.cycles), o.speedup(), o.best.evaluated,
                o.best.space, o.best.params.empty() ? "(the default)" : tune::params_text(o.best.params));
@@ -87,8 +87,14 @@ void print_table(const std::vector<tune::Outcome>& outcomes, const std::vector<i
   fmt::print("{} candidates evaluated in {:.1f} s ({:.2f}/s) on {} rank{} x {} thread{}; ", fresh, seconds,
              seconds > 0 ? double(fresh) / seconds : 0.0, ranks, ranks > 1 ? "s" : "", threads, threads > 1 ? "s" : "");
   fmt::print("{}\n", db.empty() ? "no database (--db off): nothing kept" : "kept in " + db);
-  for (const tune::Outcome& o : outcomes)
-    for (const std::string& e : o.errors) fmt::print("warning: {} {}: a candidate failed: {}\n", o.problem.kernel, o.problem.shape(), e);
+  constexpr size_t kShown = 3;  // failures per problem shown; the database keeps every one
+  for (const tune::Outcome& o : outcomes) {
+    for (size_t i = 0; i < std::min(kShown, o.errors.size()); ++i)
+      fmt::print("warning: {} {}: a candidate failed: {}\n", o.problem.kernel, o.problem.shape(), o.errors[i]);
+    if (o.errors.size() > kShown)
+      fmt::print("warning: {} {}: {} more candidates failed (cubekit tune --list, or the database's candidates table)\n",
+                 o.problem.kernel, o.problem.shape(), o.errors.size() - kShown);
+  }
 }
 
 nlohmann::json outcome_json(const tune::Outcome& o, int count) {

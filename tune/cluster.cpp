@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 
 namespace cubekit::tune {
 
@@ -51,6 +52,7 @@ class MpiCluster : public Cluster {
     std::atexit([] { finalizer()(); });
     finalizer() = b_.finalize;
     rank_ = b_.rank(), size_ = b_.size();
+    if (int rc = b_.counter_open()) user_error("tune: MPI could not open the shared counter window (error {})", rc);
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -63,6 +65,10 @@ class MpiCluster : public Cluster {
       user_error("tune: MPI_Allgather failed (error {}) on rank {}", rc, rank_);
     return all;
   }
+  int64_t claim() override {
+    std::lock_guard lock(mpi_);  // MPI_THREAD_SERIALIZED: one MPI call at a time from this rank
+    return b_.fetch_add(1);
+  }
 
  private:
   static void (*&finalizer())() {
@@ -71,6 +77,7 @@ class MpiCluster : public Cluster {
   }
   const mpi::Backend& b_;
   int rank_ = 0, size_ = 1;
+  std::mutex mpi_;
 };
 
 }  // namespace

@@ -5,6 +5,8 @@
 // writes the database.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +20,12 @@ class Cluster {
   virtual int size() const { return 1; }
   // Every rank's `mine`, in rank order (a collective: every rank calls it the same number of times).
   virtual std::vector<std::string> allgather(const std::string& mine) { return {mine}; }
+  // The next number of a counter shared by every thread of every rank (0, 1, 2, ...): whoever is
+  // free takes the next candidate, so uneven candidates even out. Thread-safe.
+  virtual int64_t claim() { return next_++; }
+
+ private:
+  std::atomic<int64_t> next_{0};
 };
 
 // Whether this process was started by mpirun (OpenMPI's or a PMI launcher's environment).

@@ -6,7 +6,7 @@
 
 namespace cubekit::tune::mpi {
 
-inline constexpr int kBackendAbi = 1;
+inline constexpr int kBackendAbi = 2;
 
 // Receives rank r's bytes of an allgather.
 using Sink = void (*)(void* context, int rank, const char* data, size_t size);
@@ -20,6 +20,10 @@ struct Backend {
   int (*size)();
   // Every rank's bytes, handed to `sink` in rank order; 0 on success.
   int (*allgather)(const char* data, size_t size, void* context, Sink sink);
+  // A counter every rank adds to atomically (a one-sided window on rank 0), for handing out work:
+  // counter_open is collective (0 on success); fetch_add returns the value before adding `n`.
+  int (*counter_open)();
+  long (*fetch_add)(long n);
   void (*finalize)();
 };
 

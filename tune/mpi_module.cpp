@@ -11,11 +11,16 @@
 
 namespace {
 
+MPI_Win g_counter = MPI_WIN_NULL;
+long* g_counter_base = nullptr;
+
 int init() {
   int started = 0;
   MPI_Initialized(&started);
   if (started) return 0;
-  return MPI_Init(nullptr, nullptr);
+  int provided = 0;  // serialized: a rank's threads call MPI one at a time (tune/cluster.cpp locks)
+  int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+  return rc ? rc : provided < MPI_THREAD_SERIALIZED ? -1 : 0;
 }
 
 int rank() {
@@ -44,16 +49,39 @@ int allgather(const char* data, size_t bytes, void* context, cubekit::tune::mpi:
   return 0;
 }
 
+int counter_open() {
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Aint bytes = me == 0 ? MPI_Aint(sizeof(long)) : 0;
+  if (int rc = MPI_Win_allocate(bytes, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &g_counter_base, &g_counter)) return rc;
+  if (me == 0) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, g_counter);
+    *g_counter_base = 0;
+    MPI_Win_unlock(0, g_counter);
+  }
+  return MPI_Barrier(MPI_COMM_WORLD);
+}
+
+long fetch_add(long n) {
+  long before = 0;
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, g_counter);
+  MPI_Fetch_and_op(&n, &before, MPI_LONG, 0, 0, MPI_SUM, g_counter);
+  MPI_Win_unlock(0, g_counter);
+  return before;
+}
+
 void finalize() {
   int done = 0;
   MPI_Finalized(&done);
-  if (!done) MPI_Finalize();
+  if (done) return;
+  if (g_counter != MPI_WIN_NULL) MPI_Win_free(&g_counter);
+  MPI_Finalize();
 }
 
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const cubekit::tune::mpi::Backend* cubekit_mpi_backend() {
   static const cubekit::tune::mpi::Backend b{cubekit::tune::mpi::kBackendAbi, CUBEKIT_BUILD_ID, init, rank, size,
-                                             allgather, finalize};
+                                             allgather, counter_open, fetch_add, finalize};
   return &b;
 }

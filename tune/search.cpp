@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <thread>
 
 namespace cubekit::tune {
@@ -215,6 +216,7 @@ class ProblemSearch {
   std::vector<std::string> errors_;
 };
 
+// Validates, then compiles and runs the candidate: pruned, evaluated, or failed.
 Result evaluate_item(const Problem& problem, const Item& it, const ChipConfig& chip) {
   try {
     if (!it.is_default) problem.validate(it.params, chip);
@@ -230,19 +232,41 @@ Result evaluate_item(const Problem& problem, const Item& it, const ChipConfig& c
   }
 }
 
-// Evaluates items[i] for the indices given, on `threads` host threads; results by index.
-void evaluate_on_threads(const std::vector<const Problem*>& problems, const std::vector<Item>& items,
-                         const std::vector<size_t>& mine, const ChipConfig& chip, int threads,
-                         std::vector<Result>& results) {
-  std::atomic<size_t> next{0};
+// What this rank evaluated of a batch, and how many numbers its threads drew past the batch's end.
+struct Claimed {
+  std::vector<size_t> mine;  // indices into the items, ascending
+  int64_t past = 0;
+};
+
+// Evaluates todo's candidates on `threads` host threads, each thread taking the next number of the
+// counter every thread of every rank shares (Cluster::claim): numbers base .. base + todo.size() - 1
+// are the batch's, so a rank that drew cheap candidates takes more of them. Results by index.
+Claimed evaluate_claimed(const std::vector<const Problem*>& problems, const std::vector<Item>& items,
+                         const std::vector<size_t>& todo, int64_t base, const ChipConfig& chip, int threads,
+                         Cluster& cluster, std::vector<Result>& results) {
+  Claimed c;
+  std::mutex m;
   auto work = [&] {
-    for (size_t k = next++; k < mine.size(); k = next++) results[mine[k]] = evaluate_item(*problems[items[mine[k]].problem], items[mine[k]], chip);
+    for (;;) {
+      const int64_t n = cluster.claim() - base;
+      if (n >= int64_t(todo.size())) {
+        std::lock_guard lock(m);
+        ++c.past;
+        return;
+      }
+      const size_t i = todo[size_t(n)];
+      results[i] = evaluate_item(*problems[items[i].problem], items[i], chip);
+      std::lock_guard lock(m);
+      c.mine.push_back(i);
+    }
   };
-  int n = std::max(1, std::min<int>(threads, int(mine.size())));
+  const int n = std::max(1, std::min<int>(threads, int(todo.size())));
   std::vector<std::thread> pool;
   for (int t = 1; t < n; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
+  std::sort(c.mine.begin(), c.mine.end());
+  return c;
 }
 
 }  // namespace
@@ -278,6 +302,11 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
   }
   for (const ProblemSearch& s : searches) by_index.push_back(&s.problem());
   std::vector<double> finished(problems.size(), -1);
+  // The shared counter's first number for the next batch: past what any earlier search on this
+  // cluster drew (each rank draws one here; the largest plus one is where the counter stands).
+  int64_t base = cluster.claim() + 1;
+  if (cluster.size() > 1)
+    for (const std::string& b : cluster.allgather(std::to_string(base))) base = std::max<int64_t>(base, std::stoll(b));
   int64_t fresh = 0;
   bool stop = false;
   while (!stop) {
@@ -296,23 +325,26 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
       const Candidate& c = hit->second;
       results[i] = {c.cycles ? Kind::Evaluated : Kind::Failed, c.cycles.value_or(0), c.error, true};
     }
-    // Rank r evaluates every size-th candidate from r; all ranks then hold every result.
-    std::vector<size_t> mine;
-    for (size_t k = size_t(cluster.rank()); k < todo.size(); k += size_t(cluster.size())) mine.push_back(todo[k]);
-    evaluate_on_threads(by_index, items, mine, chip, threads, results);
+    // Whoever is free takes the next candidate; all ranks then hold every result.
+    Claimed claimed = evaluate_claimed(by_index, items, todo, base, chip, threads, cluster, results);
+    int64_t past = claimed.past;
     if (cluster.size() > 1) {
-      nlohmann::json payload = {{"stop", settings.seconds > 0 && elapsed() > settings.seconds}, {"results", nlohmann::json::array()}};
-      for (size_t i : mine) payload["results"].push_back({i, int(results[i].kind), results[i].cycles, results[i].error});
+      nlohmann::json payload = {{"stop", settings.seconds > 0 && elapsed() > settings.seconds}, {"past", claimed.past},
+                                {"results", nlohmann::json::array()}};
+      for (size_t i : claimed.mine) payload["results"].push_back({i, int(results[i].kind), results[i].cycles, results[i].error});
       std::vector<std::string> all = cluster.allgather(payload.dump());
+      past = 0;
       for (size_t r = 0; r < all.size(); ++r) {
         nlohmann::json j = nlohmann::json::parse(all[r]);
         if (r == 0) stop = j["stop"].get<bool>();
+        past += j["past"].get<int64_t>();
         for (const auto& e : j["results"])
           results[e[0].get<size_t>()] = {Kind(e[1].get<int>()), e[2].get<uint64_t>(), e[3].get<std::string>(), false};
       }
     } else {
       stop = settings.seconds > 0 && elapsed() > settings.seconds;
     }
+    base += int64_t(todo.size()) + past;  // every number drawn in this batch, the same on every rank
     for (size_t i : todo) fresh += results[i].kind != Kind::Pruned;
     std::vector<std::vector<std::pair<Item, Result>>> per(searches.size());
     std::vector<std::vector<Candidate>> record(searches.size());
