@@ -21,12 +21,12 @@ namespace cubekit::cli {
 namespace {
 
 struct TuneArgs {
-  std::string chip = "ascend910b2", suite;
+  std::string chip = "ascend910", suite;  // as every command's default
   int64_t batch = 8, budget = tune::kDefaultBudget;
   double seconds = 0;
   uint64_t seed = 0;
   int threads = 0;
-  bool exhaustive = false, json = false, quiet = false, list = false;
+  bool exhaustive = false, json = false, quiet = false, list = false, budget_given = false;
   std::function<tune::Problem()> problem;  // set by the kernel's subcommand
 };
 
@@ -35,19 +35,21 @@ class ProgressBar {
  public:
   explicit ProgressBar(bool quiet) : quiet_(quiet), tty_(isatty(2)) {}
   void operator()(const tune::Progress& p) {
-    if (quiet_ || p.total == 0) return;
-    const double f = double(p.done) / double(p.total);
+    if (quiet_) return;
+    // The candidates done, or with no budget (--time only) the time gone.
+    const double f = std::min(1.0, p.total ? double(p.done) / double(p.total) : p.limit > 0 ? p.seconds / p.limit : 0.0);
     if (!tty_ && int(f * 10) == last_tenth_ && p.problems_done < p.problems) return;
     last_tenth_ = int(f * 10);
     constexpr int kWidth = 24;
     const int filled = int(f * kWidth);
-    const double eta = p.rate > 0 ? double(p.total - p.done) / p.rate : 0;
+    const double eta = p.total ? (p.rate > 0 ? double(p.total - p.done) / p.rate : 0) : std::max(0.0, p.limit - p.seconds);
     std::string best;
     if (p.best && p.best->best.cycles)
       best = fmt::format("  {}: {:.2f}x", p.best->problem.label.empty() ? p.best->problem.shape() : p.best->problem.label,
                          p.best->speedup());
     fmt::print(stderr, "{}[{}{}] {}/{} candidates, {}/{} problems, {:.1f}/s, ETA {:.0f} s{}{}", tty_ ? "\r\x1b[K" : "",
-               std::string(size_t(filled), '#'), std::string(size_t(kWidth - filled), '.'), p.done, p.total,
+               std::string(size_t(filled), '#'), std::string(size_t(kWidth - filled), '.'), p.done,
+               p.total ? std::to_string(p.total) : std::string("-"),
                p.problems_done, p.problems, p.rate, eta, best, tty_ ? "" : "\n");
     std::fflush(stderr);
   }
@@ -133,7 +135,9 @@ int run_tune(const TuneArgs& a) {
   }
   std::unique_ptr<tune::Cluster> cluster = tune::under_mpi() ? tune::mpi_cluster() : std::make_unique<tune::Cluster>();
   tune::Settings s;
-  s.budget = a.budget, s.seconds = a.seconds, s.seed = a.seed, s.exhaustive = a.exhaustive;
+  // --time alone: the time is the limit; --budget with it: both are.
+  s.budget = a.seconds > 0 && !a.budget_given ? 0 : a.budget;
+  s.seconds = a.seconds, s.seed = a.seed, s.exhaustive = a.exhaustive;
   s.threads = a.threads ? a.threads : (cluster->size() > 1 ? 1 : 0);
   // Rank 0 creates the database before the others open it to read what it already holds.
   const std::string path = tune::database_path();
@@ -193,7 +197,8 @@ void add_tune(CLI::App& app, int& exit_code) {
   t->add_option("--chip", ta->chip, "chip preset or JSON config")->capture_default_str();
   t->add_option("--budget", ta->budget, "candidates evaluated per problem, the default schedule's included (a space "
                                         "no larger is enumerated)")->capture_default_str();
-  t->add_option("--time", ta->seconds, "stop starting new candidates after this many seconds (the best so far is kept)");
+  t->add_option("--time", ta->seconds, "stop starting new candidates after this many seconds (the best so far is kept); "
+                                      "alone, the time is the only limit");
   t->add_option("--seed", ta->seed, "the search's seed (the same seed, the same search)")->capture_default_str();
   t->add_option("--threads", ta->threads, "candidates evaluated at once (default: every core; 1 per rank under mpirun)");
   t->add_flag("--exhaustive", ta->exhaustive, "evaluate every point of the space");
@@ -216,7 +221,10 @@ void add_tune(CLI::App& app, int& exit_code) {
     add_kernel_subcommand<VectorArgs>(t, name, fmt::format("tune {}'s tile rows and buffer copies", name), *ta,
         [name](CLI::App* c, VectorArgs& a) { a.name = name; add_vector_options(c, a, true); },
         [name](const VectorArgs& a) { Problem p; p.kernel = name; p.vector = options_of(a); return p; });
-  t->final_callback([ta, &exit_code] { exit_code = run_tune(*ta); });
+  t->final_callback([ta, t, &exit_code] {
+    ta->budget_given = t->count("--budget") > 0;
+    exit_code = run_tune(*ta);
+  });
 }
 
 }  // namespace cubekit::cli

@@ -50,7 +50,7 @@ class ProblemSearch {
   ProblemSearch(Problem p, Space s, const Settings& settings)
       : problem_(std::move(p)), space_(std::move(s)), settings_(settings) {
     rng_ = settings.seed ^ stable_hash(problem_.key());
-    exhaustive_ = settings.exhaustive || space_.grid() + 1 <= uint64_t(std::max<int64_t>(settings.budget, 0));
+    exhaustive_ = settings.exhaustive || (settings.budget > 0 && space_.grid() + 1 <= uint64_t(settings.budget));
     current_ = space_.start;
   }
   const Problem& problem() const { return problem_; }
@@ -58,9 +58,12 @@ class ProblemSearch {
   bool exhaustive() const { return exhaustive_; }
   int64_t evaluated() const { return evaluated_; }
   // How far along, against budget(): points visited (exhaustive) or evaluations (local).
-  int64_t progress() const { return exhaustive_ ? int64_t(next_) + (started_ ? 1 : 0) : std::min(evaluated_, settings_.budget); }
+  // A budget of 0: no limit but the time (Settings::seconds).
+  int64_t progress() const {
+    return exhaustive_ ? int64_t(next_) + (started_ ? 1 : 0) : settings_.budget ? std::min(evaluated_, settings_.budget) : evaluated_;
+  }
   int64_t budget() const { return exhaustive_ ? int64_t(space_.grid()) + 1 : settings_.budget; }
-  bool done() const { return done_ || (!exhaustive_ && evaluated_ >= settings_.budget); }
+  bool done() const { return done_ || (!exhaustive_ && settings_.budget && evaluated_ >= settings_.budget); }
 
   std::vector<Item> propose() {
     std::vector<Item> out;
@@ -77,11 +80,11 @@ class ProblemSearch {
       if (out.empty()) done_ = true;
       return out;
     }
-    if (++rounds_ > 64 * std::max<int64_t>(settings_.budget, 1)) {  // only invalid points left to find
+    if (settings_.budget && ++rounds_ > 64 * settings_.budget) {  // only invalid points left to find
       done_ = true;
       return out;
     }
-    const int64_t remaining = settings_.budget - evaluated_;
+    const int64_t remaining = settings_.budget ? settings_.budget - evaluated_ : INT64_MAX;
     if (phase_ == Phase::Descend) {
       std::vector<std::vector<int>> near = neighbours(current_);
       if (!near.empty()) {
@@ -283,8 +286,10 @@ uint64_t evaluate(const Problem& problem, const Params& params, const ChipConfig
 
 std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig& chip, const Settings& settings,
                           Database* db, Cluster& cluster, const std::function<void(const Progress&)>& progress) {
-  if (!settings.exhaustive && settings.budget < 2)
+  if (!settings.exhaustive && (settings.budget < 0 || settings.budget == 1))
     user_error("tune: --budget {} is too small; give at least 2 (the default schedule and one candidate)", settings.budget);
+  if (!settings.exhaustive && settings.budget == 0 && settings.seconds <= 0)
+    user_error("tune: no budget and no time limit: give --budget N (candidates per problem), --time S or --exhaustive");
   if (settings.seconds < 0) user_error("tune: --time {} must be positive (seconds)", settings.seconds);
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -361,6 +366,7 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
     }
     Progress p;
     p.seconds = elapsed();
+    p.limit = settings.seconds;
     p.fresh = fresh;
     p.rate = p.seconds > 0 ? double(fresh) / p.seconds : 0;
     p.problems = int(searches.size());

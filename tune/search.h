@@ -28,7 +28,7 @@ namespace cubekit::tune {
 inline constexpr int64_t kDefaultBudget = 64;
 
 struct Settings {
-  int64_t budget = kDefaultBudget;  // evaluations per problem, the default's included
+  int64_t budget = kDefaultBudget;  // evaluations per problem, the default's included; 0: no limit but `seconds`
   double seconds = 0;               // 0: no limit; else no new batch after this long (best so far kept)
   uint64_t seed = 0;
   bool exhaustive = false;          // every point of the space, whatever the budget
@@ -49,6 +49,7 @@ struct Outcome {
 struct Progress {
   int64_t done = 0, total = 0;  // evaluations over every problem
   double seconds = 0;           // since the start
+  double limit = 0;             // Settings::seconds
   int64_t fresh = 0;            // candidates compiled and run (not answered by the database, not pruned)
   double rate = 0;              // fresh per second
   int problems_done = 0, problems = 0;

@@ -18,20 +18,22 @@ _SCHEDULE_FIELDS = {"schedule", "tm", "tn", "tk_l0", "tk_l1", "core_group", "l1_
                     "stagger", "rows", "channels", "images", "tile_q", "tile_kv", "tile_rows", "copies", "use_tuned"}
 
 
-def tune(kernel=None, *, suite=None, batch=8, chip="ascend910b2", budget=64, time=None, seed=0, exhaustive=False,
+def tune(kernel=None, *, suite=None, batch=8, chip="ascend910", budget=None, time=None, seed=0, exhaustive=False,
          threads=0, db=None, **problem):
     """Tunes one problem (kernel= and its shape as the options' fields: m, n, k, dtype, ... for
     matmul; n, c, h, w, k, kh, kw, stride, pad, ... for conv2d; batch, heads, seq_q, dim, ... for
     attention; shape, dtype, ... for a vector kernel) or every layer of suite= ("resnet50",
-    "bert-large") at batch=. budget: candidates per problem (a space no larger is enumerated);
-    time: seconds after which no new candidate starts; the same seed gives the same search.
+    "bert-large") at batch=. budget: candidates per problem (default 64; a space no larger is
+    enumerated); time: seconds after which no new candidate starts (alone, the only limit); the
+    same seed gives the same search. chip: as the kernels' (default "ascend910").
     Returns a dict (one problem) or a list of dicts (a suite): params, cycles, default_cycles,
     speedup, evaluated, space, strategy, ..."""
     where = "tune"
     if (kernel is None) == (suite is None):
         raise _cubekit.Error("tune: give a kernel (tune('matmul', m=..., n=..., k=...)) or suite= "
                              f"({' or '.join(_cubekit.tune_suites())}), one of the two")
-    budget = _opt.integer(where, "budget", budget)
+    # time alone: the time is the only limit; budget with it: both are.
+    budget = (0 if time is not None else 64) if budget is None else _opt.integer(where, "budget", budget)
     seed = _opt.integer(where, "seed", seed)
     threads = _opt.integer(where, "threads", threads)
     exhaustive = _opt.boolean(where, "exhaustive", exhaustive)

@@ -93,6 +93,14 @@ TEST(TuneErrors, BudgetTooSmall) {
                     {"--budget 1 is too small", "at least 2"});
 }
 
+TEST(TuneErrors, NoBudgetAndNoTime) {
+  tune::Settings s;
+  s.budget = 0;
+  tune::Cluster one;
+  expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); },
+                    {"no budget and no time limit", "--budget N", "--time S", "--exhaustive"});
+}
+
 TEST(TuneErrors, NegativeTime) {
   tune::Settings s;
   s.seconds = -1;

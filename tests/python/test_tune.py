@@ -98,3 +98,9 @@ def test_two_mpi_ranks_write_the_database_one_process_writes(tmp_path):
     assert "on 2 ranks" in r2.stdout
     assert _database(one) == _database(two)
     assert len(_database(one)[1]) == 7
+
+
+def test_time_alone_is_the_limit():
+    best = ck.tune("matmul", m=256, n=256, k=256, chip="ascend910b2", time=1.0, db="off")
+    assert best["strategy"] == "local" and best["evaluated"] >= 2
+    assert best["cycles"] <= best["default_cycles"]
