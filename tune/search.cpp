@@ -291,6 +291,7 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
   if (!settings.exhaustive && settings.budget == 0 && settings.seconds <= 0)
     user_error("tune: no budget and no time limit: give --budget N (candidates per problem), --time S or --exhaustive");
   if (settings.seconds < 0) user_error("tune: --time {} must be positive (seconds)", settings.seconds);
+  if (settings.threads < 0) user_error("tune: --threads {} must be positive (0: every core)", settings.threads);
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const int threads = settings.threads > 0 ? settings.threads : int(std::max(1u, std::thread::hardware_concurrency()));

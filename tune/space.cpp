@@ -145,7 +145,7 @@ std::string Problem::shape() const {
     return fmt::format("b{} h{}/{} s{}x{} d{}{}", o.batch, o.heads, o.kv_heads ? o.kv_heads : o.heads, o.seq_q,
                        o.seq_kv ? o.seq_kv : o.seq_q, o.dim, o.causal ? " causal" : "");
   }
-  return fmt::format("{} [{}] {}", kernel, fmt::join(vector.shape, ","), dtype_name(vector.dtype));
+  return fmt::format("[{}] {}", fmt::join(vector.shape, ","), dtype_name(vector.dtype));
 }
 
 std::vector<dsl::Func> Problem::build(const Params& p, const ChipConfig& chip) const {
@@ -222,8 +222,11 @@ std::vector<int> Space::point(uint64_t ordinal) const {
 
 Space space_of(const Problem& problem, const ChipConfig& chip) {
   check_tunable(problem.kernel);
+  // A problem the kernel rejects (a zero extent, an unknown epilogue) says so itself; a default
+  // schedule the chip cannot hold leaves no point to search.
+  std::vector<dsl::Func> outputs = problem.build({}, chip);
   try {
-    problem.validate({}, chip);  // the default itself: a problem the kernel rejects is the user's to fix
+    codegen::check_schedule(outputs, chip);
   } catch (const UserError& e) {
     user_error("tune {} {}: the schedule space has no valid point on {}: its default schedule is rejected: {}",
                problem.kernel, problem.shape(), chip.name, e.what());

@@ -37,7 +37,7 @@ struct Problem {
   kernels::VectorOptions vector;
 
   std::string key() const;    // the database's problem key (kernels::problem_key)
-  std::string shape() const;  // "1024x1024x1024 f16 -> f32", "64x56x56 -> 64 3x3/1 +bn,relu", ...
+  std::string shape() const;  // "1024x1024x1024 f16", "8x64x56x56 -> 64 3x3/1 +bn,relu", "[4096,1024] f16", ...
   // The Funcs to compile with these schedule parameters (empty: the default schedule), never
   // taking a tuned schedule. A user error when the kernel or its schedule rejects them.
   std::vector<dsl::Func> build(const Params& p, const ChipConfig& chip) const;

@@ -78,11 +78,14 @@ TEST(TuneErrors, DatabaseThatDoesNotExist) {
                     {"'/nonexistent/dir/tuning.db' does not exist", "run `cubekit tune` with --db"});
 }
 
+// A softmax row longer than UB holds: no tile rows and copies fit, the default's included.
 TEST(TuneErrors, SpaceWithNoValidPoint) {
-  ChipConfig chip = load_chip("ascend910b2");
-  chip.set_buffer_size(Space::L0C, 512);  // less than one 16x16 f32 accumulator tile
-  expect_user_error([&] { tune::space_of(small_matmul(), chip); },
-                    {"tune matmul 64x64x64", "has no valid point", "default schedule is rejected", "L0C has 512 bytes"});
+  tune::Problem p;
+  p.kernel = "softmax";
+  p.vector.shape = {4, 1 << 20};
+  p.vector.dtype = DType::f32;
+  expect_user_error([&] { tune::space_of(p, load_chip("ascend910b2")); },
+                    {"tune softmax", "has no valid point on ascend910b2", "default schedule is rejected", "UB"});
 }
 
 TEST(TuneErrors, BudgetTooSmall) {
@@ -99,6 +102,21 @@ TEST(TuneErrors, NoBudgetAndNoTime) {
   tune::Cluster one;
   expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); },
                     {"no budget and no time limit", "--budget N", "--time S", "--exhaustive"});
+}
+
+TEST(TuneErrors, NegativeThreads) {
+  tune::Settings s;
+  s.threads = -2;
+  tune::Cluster one;
+  expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); },
+                    {"--threads -2 must be positive"});
+}
+
+// A problem the kernel itself rejects is reported as the kernel reports it, not as an empty space.
+TEST(TuneErrors, ProblemTheKernelRejects) {
+  tune::Problem p = small_matmul();
+  p.matmul.m = 0;
+  expect_user_error([&] { tune::space_of(p, load_chip("ascend910b2")); }, {"matmul: m, n and k must be at least 1"});
 }
 
 TEST(TuneErrors, NegativeTime) {
