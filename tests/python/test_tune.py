@@ -88,7 +88,9 @@ def _database(path):
 def test_two_mpi_ranks_write_the_database_one_process_writes(tmp_path):
     mpirun = shutil.which("mpirun")
     assert mpirun, "mpirun is missing: scripts/setup.sh installs Debian's openmpi-bin"
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+    # Local ranks: root allowed (CI), more ranks than cores allowed, and no ssh needed (a bare machine has none).
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_plm_rsh_agent="")
     args = ["tune", "--suite", "bert-large", "--batch", "1", "--budget", "6", "--chip", "ascend910b2", "--quiet"]
     one, two = str(tmp_path / "one.db"), str(tmp_path / "two.db")
     r1 = subprocess.run([CLI, *args, "--db", one, "--threads", "1"], capture_output=True, text=True, timeout=300, env=env)
