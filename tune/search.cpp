@@ -241,29 +241,29 @@ struct Claimed {
   int64_t past = 0;
 };
 
-// Evaluates todo's candidates on `threads` host threads, each thread taking the next number of the
-// counter every thread of every rank shares (Cluster::claim): numbers base .. base + todo.size() - 1
+// Evaluates the pending candidates on `threads` host threads, each thread taking the next number of the
+// counter every thread of every rank shares (Cluster::claim): numbers base .. base + pending.size() - 1
 // are the batch's, so a rank that drew cheap candidates takes more of them. Results by index.
 Claimed evaluate_claimed(const std::vector<const Problem*>& problems, const std::vector<Item>& items,
-                         const std::vector<size_t>& todo, int64_t base, const ChipConfig& chip, int threads,
+                         const std::vector<size_t>& pending, int64_t base, const ChipConfig& chip, int threads,
                          Cluster& cluster, std::vector<Result>& results) {
   Claimed c;
   std::mutex m;
   auto work = [&] {
     for (;;) {
       const int64_t n = cluster.claim() - base;
-      if (n >= int64_t(todo.size())) {
+      if (n >= int64_t(pending.size())) {
         std::lock_guard lock(m);
         ++c.past;
         return;
       }
-      const size_t i = todo[size_t(n)];
+      const size_t i = pending[size_t(n)];
       results[i] = evaluate_item(*problems[items[i].problem], items[i], chip);
       std::lock_guard lock(m);
       c.mine.push_back(i);
     }
   };
-  const int n = std::max(1, std::min<int>(threads, int(todo.size())));
+  const int n = std::max(1, std::min<int>(threads, int(pending.size())));
   std::vector<std::thread> pool;
   for (int t = 1; t < n; ++t) pool.emplace_back(work);
   work();
@@ -321,18 +321,18 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
       for (Item& it : searches[i].propose()) it.problem = i, items.push_back(std::move(it));
     if (items.empty()) break;
     std::vector<Result> results(items.size());
-    std::vector<size_t> todo;
+    std::vector<size_t> pending;
     for (size_t i = 0; i < items.size(); ++i) {
       auto hit = cache[items[i].problem].find(params_json(items[i].params));
       if (hit == cache[items[i].problem].end()) {
-        todo.push_back(i);
+        pending.push_back(i);
         continue;
       }
       const Candidate& c = hit->second;
       results[i] = {c.cycles ? Kind::Evaluated : Kind::Failed, c.cycles.value_or(0), c.error, true};
     }
     // Whoever is free takes the next candidate; all ranks then hold every result.
-    Claimed claimed = evaluate_claimed(by_index, items, todo, base, chip, threads, cluster, results);
+    Claimed claimed = evaluate_claimed(by_index, items, pending, base, chip, threads, cluster, results);
     int64_t past = claimed.past;
     if (cluster.size() > 1) {
       nlohmann::json payload = {{"stop", settings.seconds > 0 && elapsed() > settings.seconds}, {"past", claimed.past},
@@ -350,8 +350,8 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
     } else {
       stop = settings.seconds > 0 && elapsed() > settings.seconds;
     }
-    base += int64_t(todo.size()) + past;  // every number drawn in this batch, the same on every rank
-    for (size_t i : todo) fresh += results[i].kind != Kind::Pruned;
+    base += int64_t(pending.size()) + past;  // every number drawn in this batch, the same on every rank
+    for (size_t i : pending) fresh += results[i].kind != Kind::Pruned;
     std::vector<std::vector<std::pair<Item, Result>>> per(searches.size());
     std::vector<std::vector<Candidate>> record(searches.size());
     for (size_t i = 0; i < items.size(); ++i) {
