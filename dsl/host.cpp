@@ -66,14 +66,10 @@ const host::Backend* load_backend() {
                forced, why, CUBEKIT_HALIDE_MODULE_NAME);
   }
   std::string tried;
-  for (const std::filesystem::path& p : module_candidates(CUBEKIT_HALIDE_MODULE_NAME, reinterpret_cast<const void*>(&load_backend),
-                                                               CUBEKIT_HALIDE_MODULE_INSTALLED, CUBEKIT_HALIDE_MODULE_BUILT)) {
-    std::error_code ec;
-    if (!std::filesystem::exists(p, ec)) continue;
-    std::string why;
-    if (const host::Backend* b = open_module(p.lexically_normal().string(), why)) return b;
-    tried += fmt::format("; {}", why);
-  }
+  if (const host::Backend* b = first_module(module_candidates(CUBEKIT_HALIDE_MODULE_NAME, reinterpret_cast<const void*>(&load_backend),
+                                                              CUBEKIT_HALIDE_MODULE_INSTALLED, CUBEKIT_HALIDE_MODULE_BUILT),
+                                            open_module, tried))
+    return b;
   user_error("the Halide host reference ({}) was not found beside this program, in the install prefix or in the "
              "build tree{}: build it (cmake --build build) or install it with the libraries (cmake --install build), "
              "or set CUBEKIT_HALIDE_MODULE to its path",

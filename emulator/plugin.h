@@ -16,4 +16,19 @@ namespace cubekit {
 std::vector<std::filesystem::path> module_candidates(const std::string& name, const void* anchor,
                                                      const std::string& installed, const std::string& built);
 
+// The first candidate that exists and `open(path, why)` accepts (a pointer; null with `why` set
+// when it refuses), or null with `tried` listing every refusal ("; why" each).
+template <class Open>
+auto first_module(const std::vector<std::filesystem::path>& candidates, Open open, std::string& tried)
+    -> decltype(open(std::string(), tried)) {
+  for (const std::filesystem::path& p : candidates) {
+    std::error_code ec;
+    if (!std::filesystem::exists(p, ec)) continue;
+    std::string why;
+    if (auto module = open(p.lexically_normal().string(), why)) return module;
+    tried += "; " + why;
+  }
+  return nullptr;
+}
+
 }  // namespace cubekit

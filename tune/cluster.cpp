@@ -32,14 +32,10 @@ const mpi::Backend* open_module(const std::string& path, std::string& why) {
 
 const mpi::Backend& load() {
   std::string tried;
-  for (const std::filesystem::path& p : module_candidates(CUBEKIT_MPI_MODULE_NAME, reinterpret_cast<const void*>(&load),
-                                                          CUBEKIT_MPI_MODULE_INSTALLED, CUBEKIT_MPI_MODULE_BUILT)) {
-    std::error_code ec;
-    if (!std::filesystem::exists(p, ec)) continue;
-    std::string why;
-    if (const mpi::Backend* b = open_module(p.lexically_normal().string(), why)) return *b;
-    tried += "; " + why;
-  }
+  if (const mpi::Backend* b = first_module(module_candidates(CUBEKIT_MPI_MODULE_NAME, reinterpret_cast<const void*>(&load),
+                                                             CUBEKIT_MPI_MODULE_INSTALLED, CUBEKIT_MPI_MODULE_BUILT),
+                                           open_module, tried))
+    return *b;
   user_error("tune: this process runs under mpirun, but no loadable MPI module ({}) is beside this program, in the "
              "install prefix or in the build tree{}: install Debian's libopenmpi-dev and build cubekit again, or run "
              "without mpirun", CUBEKIT_MPI_MODULE_NAME, tried);
