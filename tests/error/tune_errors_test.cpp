@@ -18,6 +18,12 @@ tune::Problem small_matmul() {
   return p;
 }
 
+// Tuning a small matmul with these settings must fail with a message holding every one of `expected`.
+void expect_settings_error(const tune::Settings& s, const std::vector<std::string>& expected) {
+  tune::Cluster one;
+  expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); }, expected);
+}
+
 // Runs `cubekit ARGS`; the exit code and what it printed on stderr.
 std::pair<int, std::string> cli(const std::string& args) {
   std::string command = "timeout 120 '" CUBEKIT_CLI "' " + args + " 2>&1 >/dev/null";
@@ -91,25 +97,19 @@ TEST(TuneErrors, SpaceWithNoValidPoint) {
 TEST(TuneErrors, BudgetTooSmall) {
   tune::Settings s;
   s.budget = 1;
-  tune::Cluster one;
-  expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); },
-                    {"--budget 1 is too small", "at least 2"});
+  expect_settings_error(s, {"--budget 1 is too small", "at least 2"});
 }
 
 TEST(TuneErrors, NoBudgetAndNoTime) {
   tune::Settings s;
   s.budget = 0;
-  tune::Cluster one;
-  expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); },
-                    {"no budget and no time limit", "--budget N", "--time S", "--exhaustive"});
+  expect_settings_error(s, {"no budget and no time limit", "--budget N", "--time S", "--exhaustive"});
 }
 
 TEST(TuneErrors, NegativeThreads) {
   tune::Settings s;
   s.threads = -2;
-  tune::Cluster one;
-  expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); },
-                    {"--threads -2 must be positive"});
+  expect_settings_error(s, {"--threads -2 must be positive"});
 }
 
 // A problem the kernel itself rejects is reported as the kernel reports it, not as an empty space.
@@ -122,9 +122,7 @@ TEST(TuneErrors, ProblemTheKernelRejects) {
 TEST(TuneErrors, NegativeTime) {
   tune::Settings s;
   s.seconds = -1;
-  tune::Cluster one;
-  expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); },
-                    {"--time -1 must be positive"});
+  expect_settings_error(s, {"--time -1 must be positive"});
 }
 
 TEST(TuneErrors, TunedScheduleWithAnUnknownParameter) {
