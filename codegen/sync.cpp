@@ -1,9 +1,10 @@
 #include "codegen/sync.h"
 
+#include "codegen/accesses.h"
+#include "codegen/slot_values.h"
 #include "codegen/var_bounds.h"
 
 #include "emulator/error.h"
-#include "emulator/executor.h"
 
 #include <fmt/format.h>
 
@@ -12,80 +13,12 @@
 #include <memory>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 namespace cubekit::codegen {
 
 namespace {
-
-// The bytes an access touches, relative to its Ref's address: sorted, disjoint [lo, hi) chunks
-// (a strided footprint, e.g. a load2d that skips fractals, is not one range).
-using Chunks = std::shared_ptr<const std::vector<std::pair<int64_t, int64_t>>>;
-
-Chunks chunks_of(const Region& r) {
-  auto c = std::make_shared<std::vector<std::pair<int64_t, int64_t>>>();
-  for (int64_t i2 = 0; i2 < r.n2; ++i2)
-    for (int64_t i1 = 0; i1 < r.n1; ++i1) {
-      int64_t lo = r.base + i1 * r.s1 + i2 * r.s2;
-      c->push_back({lo, lo + r.bytes});
-    }
-  std::sort(c->begin(), c->end());
-  std::vector<std::pair<int64_t, int64_t>> merged;
-  for (auto [lo, hi] : *c) {
-    if (!merged.empty() && lo <= merged.back().second) merged.back().second = std::max(merged.back().second, hi);
-    else merged.push_back({lo, hi});
-  }
-  *c = std::move(merged);
-  return c;
-}
-
-// Whether the chunks of `a` shifted by `shift` bytes meet those of `b`.
-bool chunks_meet(const Chunks& a, int64_t shift, const Chunks& b) {
-  size_t i = 0, j = 0;
-  while (i < a->size() && j < b->size()) {
-    int64_t alo = (*a)[i].first + shift, ahi = (*a)[i].second + shift;
-    auto [blo, bhi] = (*b)[j];
-    if (alo < bhi && blo < ahi) return true;
-    if (ahi <= blo) ++i;
-    else ++j;
-  }
-  return false;
-}
-
-// One memory access of an instruction.
-struct Access {
-  int ref;
-  bool write;
-  Chunks chunks;
-};
-
-std::vector<Access> accesses_of(const Kernel& k, const Node& n, const ChipConfig& chip) {
-  Instr in = to_instr(k, n);
-  std::vector<Access> out;
-  if (!spec_of(in).footprint) return out;  // the scalar unit's (set_fmatrix): no memory
-  // What load3d reads depends on the FMATRIX register, which this pass does not follow: as far as
-  // ordering goes, it reads the whole buffer copy.
-  bool whole_read = spec_of(in).mnemonic == "load3d";
-  ScalarState state;
-  if (whole_read) state.fmatrix.h = state.fmatrix.w = 1;
-  Issued I = issue(in, 0, state);
-  Footprint fp;
-  spec_of(in).footprint(I, chip, fp);
-  std::map<int, int> ref_of_slot;  // positional operand -> ref
-  int slot = 0;
-  for (const Arg& a : n.args) {
-    if (!a.key.empty()) continue;
-    if (a.kind == Arg::Kind::Mem) ref_of_slot[slot] = ref_index(a);
-    ++slot;
-  }
-  for (int i = 0; i < fp.count; ++i) {
-    Region r = fp.regions[size_t(i)];
-    int ref = ref_of_slot.at(r.operand);
-    if (whole_read && !r.write) r.bytes = k.buffers[size_t(n.refs[size_t(ref)].buffer)].bytes, r.n1 = r.n2 = 1;
-    out.push_back({ref, r.write, chunks_of(r)});
-  }
-  return out;
-}
 
 struct Group {
   std::vector<int> buffers;  // sorted
@@ -118,6 +51,7 @@ class SyncPass {
     bounds_ = VarBounds(k_, body_);
     State state;
     barriers(body_, state);
+    accesses_.clear();
     insert_barriers(body_);
   }
 
@@ -326,6 +260,7 @@ class SyncPass {
     bool staged = false;  // made inside a scope staging the buffer: part of its token protocol
     uint64_t released = 0;  // bit g: single-copy token group g's consumer released after it (follow_token)
     int copy = -1;          // the buffer copy, when a constant selects it (zeroing each copy at the start)
+    SlotFacts slots = {};   // the slot values of its offset's variables (slot_values.h)
   };
   // Whether a pending access is one a token orders before the next scope of its buffer: only an
   // access of that protocol is (one outside every scope of the buffer, e.g. zeroing its padding
@@ -335,11 +270,15 @@ class SyncPass {
   }
   using State = std::array<std::vector<Pending>, kNumPipes>;
 
-  // Offsets known only at run time may meet unless they differ by a constant.
-  static bool may_overlap(const Affine& a, const Chunks& ac, const Affine& b, const Chunks& bc) {
-    Affine d = a - b;
-    if (!d.constant()) return true;
-    return chunks_meet(ac, d.c, bc);
+  // Offsets known only at run time may meet unless they differ by a constant (or by slot
+  // variables whose values are known to differ).
+  static bool may_overlap(const Affine& a, const Chunks& ac, const Affine& b, const Chunks& bc, const SlotFacts& as = {},
+                          const SlotFacts& bs = {}) {
+    const std::vector<int64_t> distances = slot_distances(a, as, b, bs);
+    if (distances.empty()) return true;
+    for (int64_t distance : distances)
+      if (chunks_meet(ac, distance, bc)) return true;
+    return false;
   }
 
   // A buffer of the partner core (the 950's FixPipe into a vector core's UB, a vector core's UB ->
@@ -354,10 +293,19 @@ class SyncPass {
     return false;
   }
 
+  // An instruction's accesses, which barriers() asks for on every pass over a loop (the nodes
+  // stay in place until insert_barriers()).
+  const std::vector<Access>& accesses(const Node& n) {
+    auto [it, fresh] = accesses_.try_emplace(&n);
+    if (fresh) it->second = accesses_of(k_, n, chip_);
+    return it->second;
+  }
+
   // Adds an access unless the same one is pending already (branches and loop passes repeat them).
   static void add(std::vector<Pending>& pending, Pending x) {
     for (Pending& y : pending)
-      if (y.buffer == x.buffer && y.write == x.write && y.copy == x.copy && (y.offset - x.offset).constant() && (y.offset - x.offset).c == 0 &&
+      if (y.buffer == x.buffer && y.write == x.write && y.copy == x.copy && y.slots == x.slots && (y.offset - x.offset).constant() &&
+          (y.offset - x.offset).c == 0 &&
           (y.chunks == x.chunks || *y.chunks == *x.chunks) && (!y.staged || x.staged)) {
         y.released &= x.released;  // released only if released on every path that made it
         return;  // (an access outside the scopes stands for the same one inside them, not the reverse)
@@ -403,16 +351,22 @@ class SyncPass {
         case Node::Kind::Loop: {
           // An access in the body that meets one pending from before the loop gets one barrier
           // before the loop, not one in every iteration.
+          State before;  // what the loop's barriers order
           for (int p = 0; p < kNumPipes; ++p)
             if (!st[size_t(p)].empty() && meets(n.body, Pipe(p), st[size_t(p)])) {
               n.loop_barriers |= uint8_t(1u << p);
-              st[size_t(p)].clear();
+              before[size_t(p)] = std::exchange(st[size_t(p)], {});
             }
+          const SlotValues::Outer outer = slots_.begin_loop();
           barriers(n.body, st);  // the first iteration
-          if (n.step.constant())  // what the previous iteration left, seen from the next one
-            for (auto& pending : st)
-              for (Pending& x : pending) x.offset = x.offset - Affine(x.offset.coefficient(n.var) * n.step.c);
-          barriers(n.body, st);  // a later iteration: barriers found here repeat every iteration
+          // A later iteration: barriers found here repeat every iteration. An access to a slot
+          // meets the same slot `slots` iterations on, so as many later iterations are walked.
+          for (int64_t later = slots_.most_slots(); later > 0; --later) {
+            if (n.step.constant())  // what the previous iteration left, seen from the next one
+              for (auto& pending : st)
+                for (Pending& x : pending) x.offset = x.offset - Affine(x.offset.coefficient(n.var) * n.step.c);
+            barriers(n.body, st);
+          }
           const bool runs = bounds_.positive(n.end - n.begin);
           if (runs && n.step.constant() && n.step.c == 1 && at_.var < 0) {
             // What the loop leaves is what its last iteration leaves (var = end - 1), following
@@ -425,15 +379,19 @@ class SyncPass {
             barriers(n.body, st);
             at_ = {-1, {}};
           }
-          // A barrier the body has before its first access of a pipe runs in the first iteration
-          // too, so it orders what came before the loop: the one before the loop is redundant.
-          // So does one the first iteration meets, where that iteration surely runs and the
-          // branches it takes are known (var = begin: a flash nest's key loop starts with the
-          // softmax, whose first access has its barrier, not with the output's update).
+          // The trip count is not known: nor is what the loop added to its counters.
+          const std::set<int> changed = slots_.end_loop(outer);
+          for (auto& pending : st)
+            for (Pending& x : pending) SlotValues::forget(x.slots, changed);
+          // A barrier the body has before its first access of a pipe that meets what came before
+          // the loop runs in the first iteration too, so it orders that: the one before the loop
+          // is redundant. So does one the first iteration meets, where that iteration surely runs
+          // and the branches it takes are known (var = begin: a flash nest's key loop starts with
+          // the softmax, which resets the running max after its barrier).
           for (int p = 0; p < kNumPipes; ++p)
             if ((n.loop_barriers & (1u << p)) &&
-                (first_access(n.body, Pipe(p)) == First::Barrier ||
-                 (runs && first_access(n.body, Pipe(p), 0, {n.var, n.begin}) == First::Barrier)))
+                (first_access(n.body, Pipe(p), 0, {-1, {}}, &before[size_t(p)]) == First::Barrier ||
+                 (runs && first_access(n.body, Pipe(p), 0, {n.var, n.begin}, &before[size_t(p)]) == First::Barrier)))
               n.loop_barriers &= uint8_t(~(1u << p));
           break;
         }
@@ -445,10 +403,13 @@ class SyncPass {
           }
           State other = st;
           const std::map<int, int64_t> before = constant_;
+          const SlotValues slots_before = slots_;
           barriers(n.body, st);
+          const SlotValues slots_body = std::exchange(slots_, slots_before);
           constant_ = before;
           barriers(n.orelse, other);
           constant_.clear();  // (which branch set what is not known after them)
+          slots_.merge(slots_body);
           for (int p = 0; p < kNumPipes; ++p)
             for (Pending& x : other[size_t(p)]) add(st[size_t(p)], std::move(x));
           break;
@@ -462,17 +423,23 @@ class SyncPass {
         case Node::Kind::Let:  // a counter set to a constant selects a known copy
           if (n.a.constant() && n.let_op == LetOp::Add) constant_[n.var] = n.a.c + n.b;
           else constant_.erase(n.var);
+          {
+            const CounterChange change = slots_.let(n);
+            for (auto& pending : st)
+              for (Pending& x : pending) change.apply(x.slots);
+          }
           break;
         case Node::Kind::Instr: {
           auto& pending = st[size_t(n.pipe)];
-          std::vector<Access> accs = accesses_of(k_, n, chip_);
+          const std::vector<Access>& accs = accesses(n);
           for (const Access& a : accs) {
             const Ref& r = n.refs[size_t(a.ref)];
             if (r.buffer < 0 || partner(r.buffer)) continue;
             const int copy = copy_of(r);
+            const SlotFacts facts = slots_.facts(r.offset);
             for (const Pending& x : pending)
               if (x.buffer == r.buffer && (x.write || a.write) && (copy < 0 || x.copy < 0 || copy == x.copy) &&
-                  may_overlap(r.offset, a.chunks, x.offset, x.chunks))
+                  may_overlap(r.offset, a.chunks, x.offset, x.chunks, facts, x.slots))
                 n.barrier_before = true;
           }
           if (n.barrier_before) pending.clear();
@@ -480,7 +447,7 @@ class SyncPass {
             const Ref& r = n.refs[size_t(a.ref)];
             if (r.buffer >= 0 && !partner(r.buffer))
               add(pending, {r.buffer, r.offset, a.chunks, a.write, std::count(staged_.begin(), staged_.end(), r.buffer) > 0,
-                            0, copy_of(r)});
+                            0, copy_of(r), slots_.facts(r.offset)});
           }
           break;
         }
@@ -490,7 +457,7 @@ class SyncPass {
   }
 
   // What comes first for pipe p in these nodes, on every path: a barrier of p, an access of p
-  // without one, or neither.
+  // without one, or neither. With `meeting`, only accesses that meet one of those count.
   enum class First { None, Barrier, Access };
   // With `at` (a variable and its value: a loop's first iteration), an If whose condition that
   // value decides takes only its branch.
@@ -498,54 +465,68 @@ class SyncPass {
     int var;  // -1: none
     Affine value;
   };
-  First first_access(const std::vector<Node>& body, Pipe p, size_t from = 0) const { return first_access(body, p, from, At{-1, {}}); }
-  First first_access(const std::vector<Node>& body, Pipe p, size_t from, const At& at) const {
+  First first_access(const std::vector<Node>& body, Pipe p, size_t from = 0) { return first_access(body, p, from, At{-1, {}}); }
+  First first_access(const std::vector<Node>& body, Pipe p, size_t from, const At& at, const std::vector<Pending>* meeting = nullptr) {
     for (size_t i = from; i < body.size(); ++i) {
       const Node& n = body[i];
       if (n.kind == Node::Kind::If && at.var >= 0) {
         const int taken = bounds_.decided(n, at.var, at.value);  // 1: the body, 0: the orelse, -1: either
         if (taken >= 0) {
-          const First inner = first_access(taken ? n.body : n.orelse, p, 0, at);
+          const First inner = first_access(taken ? n.body : n.orelse, p, 0, at, meeting);
           if (inner != First::None) return inner;
           continue;
         }
       }
       if (n.kind == Node::Kind::Sync && n.sync == SyncKind::Barrier && (n.from == p || n.from == Pipe::All)) return First::Barrier;
-      if (n.kind == Node::Kind::Instr && n.pipe == p) return n.barrier_before ? First::Barrier : First::Access;
+      if (n.kind == Node::Kind::Instr && n.pipe == p) {
+        if (n.barrier_before) return First::Barrier;
+        if (!meeting || meets(n, p, *meeting)) return First::Access;
+        continue;
+      }
       if (n.kind == Node::Kind::Loop && (n.loop_barriers & (1u << int(p)))) return First::Barrier;
       First inner = First::None;
       if (n.kind == Node::Kind::If) {
-        First a = first_access(n.body, p, 0, at), b = first_access(n.orelse, p, 0, at);
+        First a = first_access(n.body, p, 0, at, meeting), b = first_access(n.orelse, p, 0, at, meeting);
         if (a == First::None && b == First::None) continue;
         inner = a == First::Access || b == First::Access ? First::Access : First::Barrier;
         if (a == First::None || b == First::None) {  // one path has no access of p: the rest decides it
-          First rest = first_access(body, p, i + 1, at);
+          First rest = first_access(body, p, i + 1, at, meeting);
           return inner == First::Barrier && rest != First::Access ? First::Barrier : First::Access;
         }
         return inner;
       }
-      if (n.kind == Node::Kind::Loop || n.kind == Node::Kind::Scope) inner = first_access(n.body, p, 0, at);
+      if (n.kind == Node::Kind::Loop) inner = first_access(n.body, p, 0, at, meeting);
+      if (n.kind == Node::Kind::Scope && !meeting) inner = first_access(n.body, p, 0, at);
+      if (n.kind == Node::Kind::Scope && meeting) {  // a token orders the scope's buffers (as barriers() assumes)
+        std::vector<Pending> rest = *meeting;
+        std::erase_if(rest, [&](const Pending& x) { return ordered_by_token(x, n.stages); });
+        inner = first_access(n.body, p, 0, at, &rest);
+      }
       if (inner == First::Access) return First::Access;
       if (inner == First::Barrier) {
         Affine trips = n.end - n.begin;
         bool runs = n.kind == Node::Kind::Scope || (trips.constant() && trips.c > 0);
         if (runs) return First::Barrier;
-        return first_access(body, p, i + 1, at) == First::Access ? First::Access : First::Barrier;  // zero trips: the rest
+        return first_access(body, p, i + 1, at, meeting) == First::Access ? First::Access : First::Barrier;  // zero trips: the rest
       }
     }
     return First::None;
   }
 
   // Whether an access of pipe p in these nodes may meet one of `pending`.
+  bool meets(const Node& n, Pipe p, const std::vector<Pending>& pending) {
+    if (n.kind != Node::Kind::Instr || n.pipe != p) return false;
+    for (const Access& a : accesses(n)) {
+      const Ref& r = n.refs[size_t(a.ref)];
+      for (const Pending& x : pending)
+        if (r.buffer >= 0 && x.buffer == r.buffer && (x.write || a.write) && may_overlap(r.offset, a.chunks, x.offset, x.chunks))
+          return true;
+    }
+    return false;
+  }
   bool meets(const std::vector<Node>& body, Pipe p, const std::vector<Pending>& pending) {
     for (const Node& n : body) {
-      if (n.kind == Node::Kind::Instr && n.pipe == p)
-        for (const Access& a : accesses_of(k_, n, chip_)) {
-          const Ref& r = n.refs[size_t(a.ref)];
-          for (const Pending& x : pending)
-            if (r.buffer >= 0 && x.buffer == r.buffer && (x.write || a.write) && may_overlap(r.offset, a.chunks, x.offset, x.chunks))
-              return true;
-        }
+      if (meets(n, p, pending)) return true;
       if (n.kind == Node::Kind::Scope) {  // a token orders the scope's buffers (as barriers() assumes)
         std::vector<Pending> rest = pending;
         std::erase_if(rest, [&](const Pending& x) { return ordered_by_token(x, n.stages); });
@@ -582,6 +563,8 @@ class SyncPass {
   std::map<int, std::set<Pipe>> writers_, readers_;
   std::vector<int> staged_;  // buffers the scopes around the node barriers() is at stage
   std::map<int, int64_t> constant_;  // variables a Let set to a constant, on the path barriers() walks
+  SlotValues slots_;                 // the slot variables' values, on that path
+  std::unordered_map<const Node*, std::vector<Access>> accesses_;  // accesses(): barriers() runs with the nodes in place
   VarBounds bounds_;                 // what the program's variables can hold
   At at_{-1, {}};                    // barriers() in a loop's last iteration: its variable's value
 };

@@ -149,11 +149,10 @@ TEST(Attention, DeletingAnyExecutedSynchronisationIsReported) {
   test::expect_every_sync_needed(small_causal(test::chip()), test::chip(), "generated flash attention", 10);
 }
 
-// The split chips' kernel: deleting any synchronisation is reported, but on the 950 one barrier of
-// the vector cores' program, before the in-place scaling of S in its UB slot: over-synchronisation
-// the sync pass cannot yet prove redundant (a run-time slot offset, so it cannot tell it from the
-// other slot's accesses), counted here so that a change shows.
-// On the 910B2 the hand-offs go through GM; on the 950 by FixPipe into UB and UB -> L1.
+// The split chips' kernel: deleting any synchronisation is reported. On the 910B2 the hand-offs
+// go through GM; on the 950 by FixPipe into UB and UB -> L1, where the vector cores scale S in
+// place in one UB slot while the previous tile's P is read from the other (the sync pass tells
+// the slots apart by the hand-off counter: codegen/slot_values.h), so no barrier orders the two.
 class AttentionSplit : public testing::TestWithParam<const char*> {};
 
 TEST_P(AttentionSplit, DeletingAnyFlagIsReported) {
@@ -168,8 +167,7 @@ TEST_P(AttentionSplit, DeletingAnyFlagIsReported) {
   test::Mutations m = test::delete_each_sync(p, run);
   EXPECT_GE(m.mutants, 100);
   EXPECT_GT(m.cross, 0);
-  for (const std::string& s : m.survivors) EXPECT_NE(s.find("`barrier V`"), std::string::npos) << s;
-  EXPECT_LE(m.survivors.size(), sched::attention_direct(chip) ? 1u : 0u) << fmt::format("{}", fmt::join(m.survivors, "\n"));
+  for (const std::string& s : m.survivors) ADD_FAILURE() << s;
   std::printf("generated flash attention on %s: %d of %d executed deletions reported\n", GetParam(), m.reported, m.mutants);
 }
 
