@@ -20,7 +20,6 @@ constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), in
 TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch)
     : ctx_(ctx), core_(core), kind_(*ctx.chip.kind(launch.kind)), entry_(launch.entry), subblock_(launch.subblock),
       blocks_(launch.blocks), fired_(kFlagKeys), pending_sets_(kFlagKeys, 0), last_set_(kFlagKeys, -1) {
-  for (PipeState& p : pipes_) p.ring.resize(size_t(ctx.chip.timing.queue_depth));
   // The rate of each transfer's path on this kind (launch checked that the kind has the paths it reaches).
   rates_.assign(ctx.program.code.size(), 0);
   for (size_t i = 0; i < ctx.program.code.size(); ++i) {
@@ -330,7 +329,7 @@ void TimingCore::scalar_one(uint64_t t) {
   }
   int p = ctx_.pipes[pc_];
   PipeState& q = pipes_[p];
-  if (q.count == q.ring.size()) {
+  if (q.count == size_t(ctx_.chip.timing.queue_depth)) {
     waiting_queue_ = p;
     return;
   }
@@ -357,7 +356,7 @@ void TimingCore::scalar_one(uint64_t t) {
       --pending_sets_[key];
     }
   }
-  Entry& slot = q.ring[(q.head + q.count) % q.ring.size()];
+  Entry& slot = q.push();
   issue_into(slot.I, in, int(pc_), regs_);
   slot.ready = t + scalar, slot.order = issued_++, slot.kind = kind;
   if (q.count++ == 0) q.dirty = true;

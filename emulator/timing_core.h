@@ -97,6 +97,15 @@ class TimingCore {
     mutable uint64_t ready = 0;  // cached pipe_ready(); valid unless `dirty`
     mutable bool dirty = true;
     Entry& front() { return ring[head]; }
+    // The slot after the last entry. The ring grows to the queue's depth as entries arrive (most
+    // programs never fill a queue, and 32 cores' rings of Issued were a tenth of a small run):
+    // when full below that depth it is rotated to start at 0 and grows by one.
+    Entry& push() {
+      if (count < ring.size()) return ring[(head + count) % ring.size()];
+      std::rotate(ring.begin(), ring.begin() + std::ptrdiff_t(head), ring.end());
+      head = 0;
+      return ring.emplace_back();
+    }
   };
   struct Fire {
     uint64_t time;

@@ -172,15 +172,17 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
 
   auto ma = std::make_shared<MatmulArgs>();
   auto* mm = kernel->add_subcommand("matmul", "C = A x B on the cube, optionally with a fused epilogue");
-  add_matmul_options(mm, *ma);
+  options_when_chosen(mm, [ma](CLI::App* c) { add_matmul_options(c, *ma); });
   mm->callback([ma, run, &exit_code] {
     if (run) exit_code = run_matmul(*ma);
     else exit_code = validate_kernel({kernels::matmul(options_of(*ma), load_chip(ma->chip)).out}, *ma);
   });
   auto ca = std::make_shared<MatmulArgs>();
   auto* cm = compile->add_subcommand("matmul", "C = A x B on the cube");
-  add_matmul_options(cm, *ca);
-  cm->add_option("-o,--output", ca->output, "the program file to write")->required();
+  options_when_chosen(cm, [ca](CLI::App* c) {
+    add_matmul_options(c, *ca);
+    c->add_option("-o,--output", ca->output, "the program file to write")->required();
+  });
   cm->callback([ca, run, &exit_code] {
     kernels::MatmulOptions o = options_of(*ca);
     kernels::Matmul mm = kernels::matmul(o, load_chip(ca->chip));
@@ -189,15 +191,17 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
 
   auto cva = std::make_shared<ConvArgs>();
   auto* cvk = kernel->add_subcommand("conv2d", "2-D convolution on the cube (NCHW in and out, an implicit GEMM by load3d)");
-  add_conv_options(cvk, *cva);
+  options_when_chosen(cvk, [cva](CLI::App* c) { add_conv_options(c, *cva); });
   cvk->callback([cva, run, &exit_code] {
     if (run) exit_code = run_conv(*cva);
     else exit_code = validate_kernel(kernels::conv2d(options_of(*cva), load_chip(cva->chip)).outputs(), *cva);
   });
   auto cvc = std::make_shared<ConvArgs>();
   auto* cvcc = compile->add_subcommand("conv2d", "2-D convolution on the cube");
-  add_conv_options(cvcc, *cvc);
-  cvcc->add_option("-o,--output", cvc->output, "the program file to write")->required();
+  options_when_chosen(cvcc, [cvc](CLI::App* c) {
+    add_conv_options(c, *cvc);
+    c->add_option("-o,--output", cvc->output, "the program file to write")->required();
+  });
   cvcc->callback([cvc, run, &exit_code] {
     kernels::Conv2dOptions o = options_of(*cvc);
     kernels::Conv2d cv = kernels::conv2d(o, load_chip(cvc->chip));
@@ -206,15 +210,17 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
 
   auto aa = std::make_shared<AttentionArgs>();
   auto* ak = kernel->add_subcommand("attention", "softmax(scale Q Kᵀ) V as flash attention (torch's scaled_dot_product_attention)");
-  add_attention_options(ak, *aa);
+  options_when_chosen(ak, [aa](CLI::App* c) { add_attention_options(c, *aa); });
   ak->callback([aa, run, &exit_code] {
     if (run) exit_code = run_attention(*aa);
     else exit_code = validate_kernel(kernels::attention(options_of(*aa), load_chip(aa->chip)).outputs(), *aa);
   });
   auto ac = std::make_shared<AttentionArgs>();
   auto* acc = compile->add_subcommand("attention", "flash attention");
-  add_attention_options(acc, *ac);
-  acc->add_option("-o,--output", ac->output, "the program file to write")->required();
+  options_when_chosen(acc, [ac](CLI::App* c) {
+    add_attention_options(c, *ac);
+    c->add_option("-o,--output", ac->output, "the program file to write")->required();
+  });
   acc->callback([ac, run, &exit_code] {
     kernels::AttentionOptions o = options_of(*ac);
     kernels::Attention at = kernels::attention(o, load_chip(ac->chip));
@@ -228,7 +234,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     auto pa = std::make_shared<PoolArgs>();
     pa->name = name;
     auto* pk = kernel->add_subcommand(name, what);
-    add_pool_options(pk, *pa);
+    options_when_chosen(pk, [pa](CLI::App* c) { add_pool_options(c, *pa); });
     pk->callback([pa, run, &exit_code] {
       if (run) exit_code = run_pool(*pa);
       else exit_code = validate_kernel({kernels::pool2d(options_of(*pa), load_chip(pa->chip)).out}, *pa);
@@ -236,8 +242,10 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     auto pc = std::make_shared<PoolArgs>();
     pc->name = name;
     auto* pcc = compile->add_subcommand(name, what);
-    add_pool_options(pcc, *pc);
-    pcc->add_option("-o,--output", pc->output, "the program file to write")->required();
+    options_when_chosen(pcc, [pc](CLI::App* c) {
+      add_pool_options(c, *pc);
+      c->add_option("-o,--output", pc->output, "the program file to write")->required();
+    });
     pcc->callback([pc, run, &exit_code] {
       kernels::Pool2dOptions o = options_of(*pc);
       kernels::Pool2d p = kernels::pool2d(o, load_chip(pc->chip));
@@ -249,7 +257,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     auto va = std::make_shared<VectorArgs>();
     va->name = name;
     auto* vk = kernel->add_subcommand(name, fmt::format("{} on the vector unit", name));
-    add_vector_options(vk, *va);
+    options_when_chosen(vk, [va](CLI::App* c) { add_vector_options(c, *va); });
     vk->callback([va, run, &exit_code] {
       if (run) exit_code = run_vector(*va);
       else exit_code = validate_kernel({kernels::vector_kernel(va->name, options_of(*va), load_chip(va->chip)).out}, *va);
@@ -257,8 +265,10 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     auto vc = std::make_shared<VectorArgs>();
     vc->name = name;
     auto* vcc = compile->add_subcommand(name, fmt::format("{} on the vector unit", name));
-    add_vector_options(vcc, *vc);
-    vcc->add_option("-o,--output", vc->output, "the program file to write")->required();
+    options_when_chosen(vcc, [vc](CLI::App* c) {
+      add_vector_options(c, *vc);
+      c->add_option("-o,--output", vc->output, "the program file to write")->required();
+    });
     vcc->callback([vc, run, &exit_code] {
       kernels::VectorOptions o = options_of(*vc);
       kernels::VectorKernel k = kernels::vector_kernel(vc->name, o, load_chip(vc->chip));

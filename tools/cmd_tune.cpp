@@ -181,7 +181,7 @@ void add_kernel_subcommand(CLI::App* tune, const std::string& name, const std::s
                            const std::function<tune::Problem(const Args&)>& make) {
   auto args = std::make_shared<Args>();
   CLI::App* sub = tune->add_subcommand(name, what);
-  add(sub, *args);
+  options_when_chosen(sub, [add, args](CLI::App* c) { add(c, *args); });
   sub->fallthrough();  // the tuning options (--budget, --db, ...) belong to `tune`
   sub->callback([args, make, &ta] { ta.problem = [args, make] { return make(*args); }; });
 }

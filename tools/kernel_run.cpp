@@ -24,6 +24,10 @@ DType dtype_option(const std::string& v, const char* option) {
   return *t;
 }
 
+void options_when_chosen(CLI::App* sub, std::function<void(CLI::App*)> add) {
+  sub->preparse_callback([sub, add = std::move(add)](std::size_t) { add(sub); });
+}
+
 void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--chip", a.chip, "chip preset or JSON config")->capture_default_str();
   cmd->add_option("--schedule", a.schedule, "default or naive")->capture_default_str();
