@@ -494,6 +494,22 @@ std::string print_instr(const Program& p, const Instr& in) {
   return out;
 }
 
+// The lines print_program writes before the code: .kernel, .block_dim unless 1, the tensors, the
+// entries (number_lines counts them the same way).
+static int header_lines(const Program& p) { return 1 + (p.block_dim != 1) + int(p.tensors.size()) + int(p.entries.size()); }
+
+void number_lines(Program& p) {
+  uint32_t line = uint32_t(header_lines(p));
+  size_t next_label = 0;
+  std::vector<int> label_at;
+  for (const Label& l : p.labels) label_at.push_back(l.index);
+  std::sort(label_at.begin(), label_at.end());
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    while (next_label < label_at.size() && label_at[next_label] == int(i)) ++line, ++next_label;
+    p.code[i].line = ++line;
+  }
+}
+
 std::string print_program(const Program& p) {
   std::string out = fmt::format(".kernel {}\n", p.name);
   if (p.block_dim != 1) out += fmt::format(".block_dim {}\n", p.block_dim);

@@ -140,6 +140,9 @@ Program without_instructions(const Program& program, std::vector<int> indices);
 Program parse_program(std::string_view text, std::string_view source_name = "<input>");
 Program load_program(const std::string& path);
 std::string print_program(const Program& program);
+// Sets each instruction's line to the one print_program gives it: a built program then names the
+// lines of the text `cubekit compile` writes, without printing and parsing it back.
+void number_lines(Program& program);
 std::string print_instr(const Program& program, const Instr& in);
 
 }  // namespace cubekit
