@@ -391,8 +391,11 @@ class SyncPass {
           for (int p = 0; p < kNumPipes; ++p)
             if ((n.loop_barriers & (1u << p)) &&
                 (first_access(n.body, Pipe(p), 0, {-1, {}}, &before[size_t(p)]) == First::Barrier ||
-                 (runs && first_access(n.body, Pipe(p), 0, {n.var, n.begin}, &before[size_t(p)]) == First::Barrier)))
+                 (runs && first_access(n.body, Pipe(p), 0, {n.var, n.begin}, &before[size_t(p)]) == First::Barrier))) {
               n.loop_barriers &= uint8_t(~(1u << p));
+              if (!runs)  // a loop of no trips orders nothing: what came before is still pending after it
+                for (Pending& x : before[size_t(p)]) add(st[size_t(p)], std::move(x));
+            }
           break;
         }
         case Node::Kind::If: {
