@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -71,13 +72,21 @@ void for_each_tensor(const std::vector<TensorDecl>& decls, F f) {
     return;
   }
   std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t t; (t = next++) < decls.size();) f(t);
+  std::vector<std::exception_ptr> failed(threads);  // a helper's exception (bad_alloc) goes to the caller
+  auto work = [&](size_t i) {
+    try {
+      for (size_t t; (t = next++) < decls.size();) f(t);
+    } catch (...) {
+      failed[i] = std::current_exception();
+      next = decls.size();
+    }
   };
   std::vector<std::thread> helpers;
-  for (size_t i = 1; i < threads; ++i) helpers.emplace_back(work);
-  work();
+  for (size_t i = 1; i < threads; ++i) helpers.emplace_back(work, i);
+  work(0);
   for (std::thread& h : helpers) h.join();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
 }
 
 }  // namespace
