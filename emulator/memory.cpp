@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <system_error>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -82,7 +83,10 @@ void for_each_tensor(const std::vector<TensorDecl>& decls, F f) {
     }
   };
   std::vector<std::thread> helpers;
-  for (size_t i = 1; i < threads; ++i) helpers.emplace_back(work, i);
+  try {
+    for (size_t i = 1; i < threads; ++i) helpers.emplace_back(work, i);
+  } catch (const std::system_error&) {  // no thread to be had: fewer helpers (the caller works on)
+  }
   work(0);
   for (std::thread& h : helpers) h.join();
   for (const std::exception_ptr& e : failed)
