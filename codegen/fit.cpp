@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 namespace cubekit::codegen {
 
 namespace {
@@ -103,7 +105,37 @@ Kernel widest_strips(const sched::ContractionPlan& plan, const ChipConfig& chip,
              ub, ub_buffers(k), legend, chip.name, chip.buffer_size(Space::UB), fix);
 }
 
+Kernel lower_flash(const sched::AttentionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph) {
+  graph = sched::stage_graph(plan);
+  return lower_stages(graph, chip);
+}
+
+// The first level of the flash nest's buffers that its chip cannot hold, as plan_storage counts them.
+Space overflow_of(const Kernel& k, const ChipConfig& chip) {
+  for (Space s : {Space::UB, Space::L1, Space::L0A, Space::L0B, Space::L0C})
+    if (space_bytes(k, s, chip) > chip.buffer_size(s)) return s;
+  return Space::GM;
+}
+
 }  // namespace
+
+Kernel fit_attention(const sched::AttentionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph) {
+  Kernel k = lower_flash(plan, chip, graph);
+  const Space full = overflow_of(k, chip);
+  if (full == Space::GM) return k;
+  std::string where(space_name(full)), list;
+  for (char& c : where) c = char(std::toupper(static_cast<unsigned char>(c)));
+  for (const Buffer& b : k.buffers)
+    if (b.space == full) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, round_up(b.bytes, chip.alignment(full)), b.copies);
+  user_error("{}.flash({}, {}): tiles of {} queries x {} keys with head dim {} need {} bytes of {} and {} has {}; use smaller "
+             "tiles ({}: {})", plan.func_name, plan.tile_q, plan.tile_kv, plan.tile_q, plan.tile_kv, plan.dim,
+             space_bytes(k, full, chip), where, chip.name, chip.buffer_size(full), where, list);
+}
+
+Space attention_overflow(const sched::AttentionPlan& plan, const ChipConfig& chip) {
+  sched::StageGraph graph;
+  return overflow_of(lower_flash(plan, chip, graph), chip);
+}
 
 Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph) {
   if (plan.split && !plan.vector_epilogue) return with_strips(plan, 0, chip, graph);

@@ -21,4 +21,13 @@ Kernel fit_row_tiles(sched::StageGraph& graph, const sched::VectorPlan& plan, co
 // and the graph it was lowered from in `graph`.
 Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph);
 
+// Flash attention: the nest lowered from the plan's stage graph (`graph` becomes it) at its flash()
+// tiles, or the user's error naming the first buffer level they overflow. The kernels' default
+// tiles are chosen by the same measure (attention_overflow), so a tiling is refused exactly when
+// storage planning could not place its buffers.
+Kernel fit_attention(const sched::AttentionPlan& plan, const ChipConfig& chip, sched::StageGraph& graph);
+// The first level (UB, L1, L0A, L0B, L0C) whose buffers the plan's tiles overflow, or Space::GM
+// when they fit.
+Space attention_overflow(const sched::AttentionPlan& plan, const ChipConfig& chip);
+
 }  // namespace cubekit::codegen

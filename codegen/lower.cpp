@@ -3,8 +3,6 @@
 
 #include "codegen/emit.h"
 #include "codegen/fit.h"
-#include "codegen/lower_attention.h"
-#include "codegen/lower_attention_split.h"
 #include "codegen/lower_stages.h"
 #include "codegen/select.h"
 #include "codegen/simplify.h"
@@ -123,10 +121,10 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
   if (sched::is_attention(f)) {                    // flash attention: two products and the softmax between
     sched::AttentionPlan plan = sched::plan_attention(f, chip);
     if (sub) sched::attach_lse(plan, *sub);
-    if (plan_only) return {};
     log("schedule", [&] { return plan.str() + "\n"; });
-    k = chip.split() ? lower_attention_split(plan, chip) : lower_attention(plan, chip);
-    stages = plan.str() + "\n";
+    k = fit_attention(plan, chip, graph);          // the nest, or the user's error for tiles its buffers cannot hold
+    if (plan_only) return {};
+    stages = plan.str() + "\n" + graph.str();
   } else if (epilogue || conv || directive(dsl::Directive::Kind::Cube) || sched::is_contraction(f)) {  // the cube path
     dsl::Func producer = epilogue ? dsl::Func(epilogue->func) : f;  // with a fused epilogue, the contraction it reads
     sched::ContractionPlan plan = conv ? sched::plan_conv(producer, chip) : sched::plan_contraction(producer, chip);

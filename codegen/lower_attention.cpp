@@ -14,38 +14,38 @@ namespace {
 
 class FlashNest {
  public:
-  FlashNest(const sched::AttentionPlan& p, const ChipConfig& chip)
-      : p_(p), chip_(chip), m16_(round_up(p.tile_q, 16)), kv16_(round_up(p.tile_kv, 16)), in_size_(dtype_size(p.in)) {}
+  FlashNest(const sched::StageGraph& g, const ChipConfig& chip)
+      : g_(g), p_(*g.attention), chip_(chip), m16_(round_up(g.attention->tile_q, 16)), kv16_(round_up(g.attention->tile_kv, 16)),
+        in_size_(dtype_size(g.attention->in)) {}
 
   Kernel lower() {
     k_ = attention_kernel(p_, {{"_p", p_.in}});
-    const int64_t d = p_.dim;
-    l1q_ = k_.new_buffer("L1Q", Space::L1, m16_ * d * in_size_, 1);
-    l1k_ = k_.new_buffer("L1K", Space::L1, kv16_ * d * in_size_, 2);
-    l1v_ = k_.new_buffer("L1V", Space::L1, kv16_ * d * in_size_, 1);
-    l1p_ = k_.new_buffer("L1P", Space::L1, m16_ * kv16_ * in_size_, 1);
-    l0a_ = k_.new_buffer("L0A", Space::L0A, m16_ * std::max(d, kv16_) * in_size_, 2);
-    l0b_ = k_.new_buffer("L0B", Space::L0B, kv16_ * d * in_size_, 2);
-    l0s_ = k_.new_buffer("L0S", Space::L0C, m16_ * kv16_ * 4, 1);
-    l0o_ = k_.new_buffer("L0O", Space::L0C, m16_ * d * 4, 2);
-    ub_s_ = k_.new_buffer("S", Space::UB, m16_ * kv16_ * 4, 1);
-    ub_p_ = k_.new_buffer("P", Space::UB, m16_ * kv16_ * in_size_, 2);
-    ub_pv_ = k_.new_buffer("PV", Space::UB, m16_ * d * 4, 1);
-    ub_o_ = k_.new_buffer("O", Space::UB, m16_ * d * 4, 1);
-    ub_r_ = k_.new_buffer("R", Space::UB, m16_ * d * dtype_size(p_.out), 1);
-    const int64_t row_bytes = vbytes(VShape::Row, DType::f32, {m16_, 16, 16});
-    max_ = k_.new_buffer("M", Space::UB, row_bytes, 1);
-    sum_ = k_.new_buffer("L", Space::UB, row_bytes, 1);
-    tile_max_ = k_.new_buffer("MT", Space::UB, row_bytes, 1);
-    row_bytes_ = row_bytes;
-    alpha_ = k_.new_buffer("A", Space::UB, 2 * row_bytes, 1);  // a key tile's, and the previous one's
-    tile_sum_ = k_.new_buffer("LT", Space::UB, row_bytes, 1);
-    if (!p_.lse.empty()) lse_ = k_.new_buffer("LSE", Space::UB, row_bytes, 1);
+    auto buffer = [&](const char* stage, bool slots = false) { return flash_buffer(k_, g_, stage, slots); };
+    l1q_ = buffer("Q.l1");
+    l1k_ = buffer("K.l1");
+    l1v_ = buffer("V.l1");
+    l1p_ = buffer("P.l1");
+    l0a_ = buffer("QP.l0a");
+    l0b_ = buffer("KV.l0b");
+    l0s_ = buffer("S");
+    l0o_ = buffer("PV");
+    ub_s_ = buffer("S.ub");
+    ub_p_ = buffer("P");
+    ub_pv_ = buffer("PV.ub");
+    ub_o_ = buffer("O.acc");
+    ub_r_ = buffer("O.ub");
+    max_ = buffer("M");
+    sum_ = buffer("L");
+    tile_max_ = buffer("MT");
+    alpha_ = buffer("A", true);  // a key tile's, and the previous one's
+    row_bytes_ = k_.buffers[size_t(alpha_)].bytes / 2;
+    tile_sum_ = buffer("LT");
+    if (!p_.lse.empty()) lse_ = buffer("LSE");
     if (p_.mask) {  // the mask's tile as S holds it (NZ), or its row of keys
-      mk_ = k_.new_buffer("MK", Space::UB, p_.mask_i ? m16_ * kv16_ * 4 : kv16_ * 4, 1);
+      mk_ = buffer("mask.ub");
       mask_t_ = tensor_named(k_, p_.mask->name);
     }
-    spread_ = k_.new_buffer("SP", Space::UB, m16_ * 64, 1);
+    spread_ = buffer("SP");
     pool_ = std::make_unique<ScratchPool>(k_);
 
     const TileSpace space = attention_items(p_);
@@ -123,7 +123,7 @@ class FlashNest {
     return {scope({l1q_}, std::move(body))};
   }
 
-  // S_j = Q K_jᵀ into L0S (the fill of its one copy; the drain is its use): K_j stored (keys, d)
+  // S_j = Q K_jᵀ into S (L0C) (the fill of its one copy; the drain is its use): K_j stored (keys, d)
   // is the transposed right operand; all m16_ rows of the query tile, those past a partial tile's
   // zeros.
   std::vector<Node> scores(const View& q, const Affine& j, const Affine& kvh, int64_t nt) {
@@ -136,7 +136,7 @@ class FlashNest {
                   Node::Phase::Fill)};
   }
 
-  // Key tile j of nt keys, its S in L0S: the softmax, `next` (the next tile's S, on the cube
+  // Key tile j of nt keys, its S in S (L0C): the softmax, `next` (the next tile's S, on the cube
   // meanwhile), then P V_j.
   std::vector<Node> key_tile(const Affine& j, const Affine& qi, const Affine& kvh, int64_t nt, Node next, int par, int prev) {
     const int64_t d = p_.dim, n16 = round_up(nt, 16);
@@ -162,7 +162,7 @@ class FlashNest {
     hand_off.push_back(flag(SyncKind::Set, true));
     out.push_back(scope({ub_p_}, std::move(hand_off)));
     out.push_back(std::move(next));
-    // P V_j into L0O (two copies: the previous tile's waits there for the vector unit), then the
+    // P V_j into PV (L0C) (two copies: the previous tile's waits there for the vector unit), then the
     // previous tile's O update: the vector unit makes P_j before it waits for P V_{j-1}.
     Node v{Node::Kind::Move};
     v.src = {{2, -1, kv_off}, Layout::ND, p_.in, nt, d, d};
@@ -175,7 +175,7 @@ class FlashNest {
     return out;
   }
 
-  // O = a O + P V of the key tile whose a is copy `parity` and whose P V is L0O's next use.
+  // O = a O + P V of the key tile whose a is copy `parity` and whose P V is PV's next use.
   std::vector<Node> update(int parity) {
     const int64_t d = p_.dim;
     Node pv{Node::Kind::Move};
@@ -321,6 +321,7 @@ class FlashNest {
     return out += std::move(body);
   }
 
+  const sched::StageGraph& g_;
   const sched::AttentionPlan& p_;
   const ChipConfig& chip_;
   const int64_t m16_, kv16_, in_size_;
@@ -449,6 +450,22 @@ Node CubeBuffers::mmad(int l0c, int64_t m, int64_t n, int64_t k) const {
   return mm;
 }
 
-Kernel lower_attention(const sched::AttentionPlan& plan, const ChipConfig& chip) { return FlashNest(plan, chip).lower(); }
+Kernel lower_attention(const sched::StageGraph& graph, const ChipConfig& chip) { return FlashNest(graph, chip).lower(); }
+
+int flash_buffer(Kernel& k, const sched::StageGraph& g, const std::string& name, bool slots) {
+  for (const sched::GraphStage& s : g.stages) {
+    if (s.name != name) continue;
+    const Space space = s.place == sched::Place::L1  ? Space::L1
+                      : s.place == sched::Place::L0A ? Space::L0A
+                      : s.place == sched::Place::L0B ? Space::L0B
+                      : s.place == sched::Place::L0C ? Space::L0C
+                                                     : Space::UB;
+    CUBEKIT_ASSERT(s.place != sched::Place::GM && s.place != sched::Place::Workspace, "{}: stage {} is in GM", g.kernel, name);
+    const int64_t bytes = sched::stage_bytes(s);
+    return slots ? k.new_buffer(name, space, bytes * s.copies, 1) : k.new_buffer(name, space, bytes, s.copies);
+  }
+  CUBEKIT_ASSERT(false, "{}: the flash graph has no stage {}", g.kernel, name);
+  return -1;
+}
 
 }  // namespace cubekit::codegen

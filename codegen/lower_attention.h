@@ -1,13 +1,13 @@
 // The nest of flash attention (schedules/attention.h) on a coupled core, per core:
 //
 //   for w = 0; w < my items; w += 1                 item = (batch x head, query tile), over the cores
-//     scope [L1Q]  Q tile -> L1 (nd2nz)
-//       S_0 = Q K_0ᵀ (mmad into L0S)
+//     scope [Q.l1] Q tile -> L1 (nd2nz)
+//       S_0 = Q K_0ᵀ (mmad into S, L0C)
 //       for j = 0; j < key tiles; j += 1            causal: j <= the query tile (the diagonal's masked)
 //         S_j: L0C -> UB (mov_l0c_ub); the online softmax on V (schedules/attention.h); P_j cast
 //         P_j: UB -> GM workspace -> L1 (the 910 has no UB -> L1 path), under full / free flags
 //         S_{j+1} = Q K_{j+1}ᵀ (when there is one)  the cube works while V makes P_j
-//         P_j V_j (mmad into L0O, two copies)
+//         P_j V_j (mmad into PV, L0C, two copies)
 //         j > 0: O = a_{j-1} O + P_{j-1} V_{j-1}    behind softmax j: V waits less for the cube
 //       O = a O + P V of the last tile; O / l, cast -> GM
 //
@@ -16,11 +16,17 @@
 
 #include "codegen/core_tiles.h"
 #include "codegen/ir.h"
-#include "schedules/attention.h"
+#include "schedules/stages.h"
 
 namespace cubekit::codegen {
 
-Kernel lower_attention(const sched::AttentionPlan& plan, const ChipConfig& chip);
+// The graph's plan's nest (graph.attention, a coupled chip's), its buffers the graph's stages.
+Kernel lower_attention(const sched::StageGraph& graph, const ChipConfig& chip);
+
+// The buffer of the flash graph's stage `name` (schedules/attention_stages.cpp), named after it
+// and sized by its form: its copies the buffer's, or with `slots` one buffer of them all that the
+// nest addresses slot by slot itself (hand-off slots taken in the order of a counter).
+int flash_buffer(Kernel& k, const sched::StageGraph& graph, const std::string& name, bool slots = false);
 
 // A flash nest's kernel before its buffers: named, its block_idx and block_num, and the tensors
 // Q, K, V (inputs) and O (the output), then `workspaces` (name suffix, type), then the mask input

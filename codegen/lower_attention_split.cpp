@@ -45,9 +45,9 @@ enum Tensor : int { kQ = 0, kK = 1, kV = 2, kO = 3, kWsS = 4, kWsP = 5, kWsPv = 
 
 class SplitFlash {
  public:
-  SplitFlash(const sched::AttentionPlan& p, const ChipConfig& chip)
-      : p_(p), chip_(chip), m16_(round_up(p.tile_q, 16)), kv16_(round_up(p.tile_kv, 16)), h_(m16_ / 2),
-        in_size_(dtype_size(p.in)), direct_(sched::attention_direct(chip)) {}
+  SplitFlash(const sched::StageGraph& g, const ChipConfig& chip)
+      : g_(g), p_(*g.attention), chip_(chip), m16_(round_up(g.attention->tile_q, 16)), kv16_(round_up(g.attention->tile_kv, 16)),
+        h_(m16_ / 2), in_size_(dtype_size(g.attention->in)), direct_(g.attention->direct) {}
 
   Kernel lower() {
     k_ = direct_ ? attention_kernel(p_, {}) : attention_kernel(p_, {{"_s", DType::f32}, {"_p", p_.in}, {"_pv", DType::f32}});
@@ -55,36 +55,34 @@ class SplitFlash {
     par_ = k_.new_var("par_v");
     prev_ = k_.new_var("prev_v");
     const int64_t d = p_.dim;
-    l1q_ = k_.new_buffer("L1Q", Space::L1, m16_ * d * in_size_, 1);
-    l1k_ = k_.new_buffer("L1K", Space::L1, kv16_ * d * in_size_, 2);
-    l1v_ = k_.new_buffer("L1V", Space::L1, kv16_ * d * in_size_, 2);
+    auto buffer = [&](const char* stage, bool slots = false) { return flash_buffer(k_, g_, stage, slots); };
+    l1q_ = buffer("Q.l1");
+    l1k_ = buffer("K.l1");
+    l1v_ = buffer("V.l1");
     // P: on the 950 its slots in L1, written by the vector cores (UB -> L1); else from GM, two copies.
-    l1p_ = direct_ ? k_.new_buffer("L1P", Space::L1, kSlots * p_bytes(), 1) : k_.new_buffer("L1P", Space::L1, p_bytes(), 2);
-    l0a_ = k_.new_buffer("L0A", Space::L0A, m16_ * std::max(d, kv16_) * in_size_, 2);
-    l0b_ = k_.new_buffer("L0B", Space::L0B, kv16_ * d * in_size_, 2);
-    l0c_ = k_.new_buffer("L0C", Space::L0C, m16_ * std::max(d, kv16_) * 4, 2);
-    if (direct_) {  // S and P V: slots in UB the cube core's FixPipe writes (L0C -> UB), S scaled in place
-      ub_s_ = k_.new_buffer("S", Space::UB, kUbSlots * h_ * kv16_ * 4, 1);
-      ub_pv_ = k_.new_buffer("PV", Space::UB, kUbSlots * h_ * d * 4, 1);
-    } else {
-      ub_sw_ = k_.new_buffer("SW", Space::UB, h_ * kv16_ * 4, 1);  // S as the slot holds it (MTE2's)
-      ub_s_ = k_.new_buffer("S", Space::UB, h_ * kv16_ * 4, 1);    // S scaled and on (the vector unit's)
-      ub_pv_ = k_.new_buffer("PV", Space::UB, h_ * d * 4, 1);
-    }
-    ub_p_ = k_.new_buffer("P", Space::UB, h_ * kv16_ * in_size_, 1);
-    ub_o_ = k_.new_buffer("O", Space::UB, h_ * d * 4, 1);
-    ub_r_ = k_.new_buffer("R", Space::UB, h_ * d * dtype_size(p_.out), 1);
-    row_bytes_ = vbytes(VShape::Row, DType::f32, {h_, 16, 16});
-    max_ = k_.new_buffer("M", Space::UB, row_bytes_, 1);
-    sum_ = k_.new_buffer("L", Space::UB, row_bytes_, 1);
-    tile_max_ = k_.new_buffer("MT", Space::UB, row_bytes_, 1);
-    tile_sum_ = k_.new_buffer("LT", Space::UB, row_bytes_, 1);
-    alpha_ = k_.new_buffer("A", Space::UB, kSlots * row_bytes_, 1);  // a_t at copy t % kSlots
-    spread_ = k_.new_buffer("SP", Space::UB, h_ * 32, 1);
-    if (!p_.lse.empty()) lse_ = k_.new_buffer("LSE", Space::UB, row_bytes_, 1);
+    l1p_ = buffer("P.l1", direct_);
+    l0a_ = buffer("QP.l0a");
+    l0b_ = buffer("KV.l0b");
+    l0c_ = buffer("SPV.l0c");
+    // S and P V: on the 950 slots in UB the cube core's FixPipe writes (L0C -> UB), S scaled in
+    // place; else S as its slot in GM holds it (MTE2's), scaled on by the vector unit.
+    if (!direct_) ub_sw_ = buffer("S.in");
+    ub_s_ = buffer("S.ub", direct_);
+    ub_pv_ = buffer("PV.ub", direct_);
+    ub_p_ = buffer("P");
+    ub_o_ = buffer("O.acc");
+    ub_r_ = buffer("O.ub");
+    max_ = buffer("M");
+    sum_ = buffer("L");
+    tile_max_ = buffer("MT");
+    tile_sum_ = buffer("LT");
+    row_bytes_ = k_.buffers[size_t(max_)].bytes;
+    alpha_ = buffer("A", true);  // a_t at slot t % kSlots
+    spread_ = buffer("SP");
+    if (!p_.lse.empty()) lse_ = buffer("LSE");
     if (p_.mask) {  // the mask's tile as this core holds S (its rows), or its row of keys: where S
       // is loaded through GM (free once scaled into S), its own buffer on the 950
-      mk_ = direct_ ? k_.new_buffer("MK", Space::UB, p_.mask_i ? h_ * kv16_ * 4 : kv16_ * 4, 1) : ub_sw_;
+      mk_ = direct_ ? buffer("mask.ub") : ub_sw_;
       mask_t_ = tensor_named(k_, p_.mask->name);
     }
     pool_ = std::make_unique<ScratchPool>(k_);
@@ -105,9 +103,9 @@ class SplitFlash {
   }
 
  private:
-  static constexpr int kPreload = 4, kSlots = kPreload + 1;
+  static constexpr int kPreload = sched::kAttentionPreload, kSlots = kPreload + 1;
   // S and P V slots in UB (950): two each. S is freed once P is made from it, P V once O took it.
-  static constexpr int kUbSlots = 2;
+  static constexpr int kUbSlots = sched::kAttentionUbSlots;
   int s_slots() const { return direct_ ? kUbSlots : kSlots; }
   // The pipe that first touches what the other side handed over, and that gives the slot back.
   Pipe aiv_in() const { return direct_ ? Pipe::V : Pipe::MTE2; }
@@ -491,6 +489,7 @@ class SplitFlash {
     return out += std::move(body);
   }
 
+  const sched::StageGraph& g_;
   const sched::AttentionPlan& p_;
   const ChipConfig& chip_;
   const int64_t m16_, kv16_, h_, in_size_;
@@ -511,8 +510,8 @@ class SplitFlash {
 
 }  // namespace
 
-Kernel lower_attention_split(const sched::AttentionPlan& plan, const ChipConfig& chip) {
-  return SplitFlash(plan, chip).lower();
+Kernel lower_attention_split(const sched::StageGraph& graph, const ChipConfig& chip) {
+  return SplitFlash(graph, chip).lower();
 }
 
 }  // namespace cubekit::codegen

@@ -2,10 +2,10 @@
 #pragma once
 
 #include "codegen/ir.h"
-#include "schedules/attention.h"
+#include "schedules/stages.h"
 
 namespace cubekit::codegen {
 
-Kernel lower_attention_split(const sched::AttentionPlan& plan, const ChipConfig& chip);
+Kernel lower_attention_split(const sched::StageGraph& graph, const ChipConfig& chip);
 
 }  // namespace cubekit::codegen

@@ -1,5 +1,7 @@
 #include "codegen/lower_stages.h"
 
+#include "codegen/lower_attention.h"
+#include "codegen/lower_attention_split.h"
 #include "codegen/lower_contraction.h"
 #include "codegen/lower_pool.h"
 #include "codegen/storage.h"
@@ -302,6 +304,7 @@ class VectorStages {
 Kernel lower_stages(const StageGraph& graph, const ChipConfig& chip) {
   if (graph.contraction) return detail::ContractionStages(graph, chip).lower();
   if (graph.pool) return lower_pool(graph, chip);
+  if (graph.attention) return graph.attention->split ? lower_attention_split(graph, chip) : lower_attention(graph, chip);
   return VectorStages(graph, chip).lower();
 }
 

@@ -1,6 +1,8 @@
 #include "kernels/attention.h"
 #include "kernels/tuned.h"
 
+#include "codegen/fit.h"
+
 #include "emulator/arith.h"
 #include "emulator/error.h"
 
@@ -32,17 +34,47 @@ void check(const AttentionOptions& o) {
     if (e <= 0) user_error("attention: --mask {} has an extent {}; each must be positive", fmt::join(o.mask, ","), e);
 }
 
+// The options' Funcs, O scheduled flash(tq, tkv) (and LSE stored with it when asked for).
+Attention define(const AttentionOptions& o, int64_t tq, int64_t tkv) {
+  const int64_t kv_heads = o.kv_heads ? o.kv_heads : o.heads, seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
+  dsl::Input q("q", o.dtype, {o.batch, o.heads, o.seq_q, o.dim}), k("k", o.dtype, {o.batch, kv_heads, seq_kv, o.dim}),
+      v("v", o.dtype, {o.batch, kv_heads, seq_kv, o.dim});
+  const double scale = o.scale ? o.scale : 1.0 / std::sqrt(double(o.dim));
+  sched::AttentionForm form{q, k, v, scale, o.causal, o.dtype};
+  if (!o.mask.empty()) {
+    std::vector<int64_t> shape(4 - o.mask.size(), 1);
+    shape.insert(shape.end(), o.mask.begin(), o.mask.end());
+    form.mask = dsl::Input("mask", DType::f32, shape);
+  }
+  Attention a{q, k, v, form.mask, sched::attention_form(form)};
+  a.funcs.o.flash(tq, tkv);
+  if (o.lse) a.funcs.lse.store_with(a.funcs.o);
+  a.lse = o.lse;
+  a.tile_q = tq, a.tile_kv = tkv;
+  return a;
+}
+
+// Whether the chip's buffers hold the flash nest at these tiles: the lowering's own measure.
+bool fits(const AttentionOptions& o, int64_t tq, int64_t tkv, const ChipConfig& chip) {
+  Attention a = define(o, tq, tkv);
+  sched::AttentionPlan plan = sched::plan_attention(a.funcs.o, chip);
+  if (o.lse) sched::attach_lse(plan, a.funcs.lse);
+  return codegen::attention_overflow(plan, chip) == Space::GM;
+}
+
 }  // namespace
 
 std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, const ChipConfig& chip) {
+  check(o);
   const int64_t seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
-  // Tiles given are kept as given (plan_attention checks them); a causal mask's open one follows the other.
+  // Tiles given are kept as given (compile checks them); a causal mask's open one follows the other.
   auto tiles = [&](int64_t q) {
     int64_t tq = o.tile_q ? o.tile_q : std::min(q, round_up(o.seq_q, 16));
     int64_t tkv = o.tile_kv ? o.tile_kv : o.causal ? tq : std::min<int64_t>(128, round_up(seq_kv, 16));
     if (o.causal && !o.tile_q && o.tile_kv) tq = tkv;
     return std::pair{tq, tkv};
   };
+  if (o.tile_q) return tiles(o.tile_q);
   // Of the query tiles that fit, the one whose rounds over the cores cost least: a core runs
   // ceil(items / cores) items one after another, each costing its rows plus what a tile pays
   // whatever its rows (the K/V stream, the hand-offs of every key tile): about 11 rows' worth on
@@ -55,10 +87,9 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
   int64_t best_rows = INT64_MAX;
   for (int64_t q : {128, 64, 32}) {
     auto [tq, tkv] = tiles(q);
-    if (sched::attention_overflow(tq, tkv, o.dim, chip, !o.mask.empty()) != Space::GM) continue;
+    if (!fits(o, tq, tkv, chip)) continue;
     const int64_t rows = cdiv(heads * cdiv(o.seq_q, tq), chip.cores) * (tq + kTileRows);
     if (rows < best_rows) best = {tq, tkv}, best_rows = rows;
-    if (o.tile_q) break;  // given: kept
   }
   return best;
 }
@@ -67,22 +98,8 @@ Attention attention(const AttentionOptions& options, const ChipConfig& chip) {
   check(options);
   AttentionOptions o = options;
   std::optional<tune::Tuned> tuned = take_tuned(o, chip);
-  const int64_t kv_heads = o.kv_heads ? o.kv_heads : o.heads, seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
-  dsl::Input q("q", o.dtype, {o.batch, o.heads, o.seq_q, o.dim}), k("k", o.dtype, {o.batch, kv_heads, seq_kv, o.dim}),
-      v("v", o.dtype, {o.batch, kv_heads, seq_kv, o.dim});
-  const double scale = o.scale ? o.scale : 1.0 / std::sqrt(double(o.dim));
-  sched::AttentionForm form{q, k, v, scale, o.causal, o.dtype};
-  if (!o.mask.empty()) {
-    std::vector<int64_t> shape(4 - o.mask.size(), 1);
-    shape.insert(shape.end(), o.mask.begin(), o.mask.end());
-    form.mask = dsl::Input("mask", DType::f32, shape);
-  }
-  Attention a{q, k, v, form.mask, sched::attention_form(form)};
   auto [tq, tkv] = default_attention_tiles(o, chip);
-  a.funcs.o.flash(tq, tkv);
-  if (o.lse) a.funcs.lse.store_with(a.funcs.o);
-  a.lse = o.lse;
-  a.tile_q = tq, a.tile_kv = tkv;
+  Attention a = define(o, tq, tkv);
   a.tuned = tuned;
   return a;
 }

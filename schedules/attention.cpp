@@ -1,11 +1,9 @@
 #include "schedules/attention.h"
 
-#include "emulator/arith.h"
 #include "emulator/error.h"
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -151,50 +149,6 @@ bool attention_direct(const ChipConfig& chip) {
   return aic && aiv && aic->path(Space::L0C, Space::UB) && aiv->path(Space::UB, Space::L1);
 }
 
-AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split, bool direct, bool mask) {
-  const int64_t rows = round_up(tile_q, 16), keys = round_up(tile_kv, 16);
-  AttentionBytes b;
-  if (split && direct) {  // the 950: P's five slots in L1; S's and P V's two slots each in UB, S scaled in place
-    const int64_t h = rows / 2;
-    b.l1 = (rows * dim + 4 * keys * dim + 5 * rows * keys) * 2;
-    b.l0a = 2 * rows * std::max(dim, keys) * 2;
-    b.l0b = 2 * keys * dim * 2;
-    b.l0c = 2 * rows * std::max(dim, keys) * 4;
-    b.ub = h * keys * (2 * 4 + 2) + h * dim * (2 * 4 + 4 + 2) + 10 * h * 4 + 4 * 32 * h + h * 64 * 4 + (mask ? h * keys * 4 : 0);
-    return b;
-  }
-  if (split) {  // codegen/lower_attention_split.cpp: each vector core holds half of the rows
-    const int64_t h = rows / 2;
-    b.l1 = (rows * dim + 4 * keys * dim + 2 * rows * keys) * 2;  // Q; K and V (two copies each); P (two copies)
-    b.l0a = 2 * rows * std::max(dim, keys) * 2;                   // Q or P, two copies
-    b.l0b = 2 * keys * dim * 2;                                   // K or V, two copies
-    b.l0c = 2 * rows * std::max(dim, keys) * 4;                   // S or P V, two copies
-    // S as loaded and S (f32), P (16-bit); P V, O (f32) and the result; the row statistics (m, l,
-    // the tile's max and sum, a in D + 1 = 5 copies, the logsumexp), the spreads of rows (a 32 B
-    // block per row) and a reduction's partial sums.
-    // (A mask's tile goes where S was loaded, once S is scaled out of it: no more.)
-    b.ub = h * keys * (4 + 4 + 2) + h * dim * (4 + 4 + 2) + 10 * h * 4 + 4 * 32 * h + h * 64 * 4;
-    return b;
-  }
-  b.l1 = (rows * dim + 3 * keys * dim + rows * keys) * 2;  // Q; K (two copies) and V; P
-  b.l0a = 2 * rows * std::max(dim, keys) * 2;              // Q or P, two copies
-  b.l0b = 2 * keys * dim * 2;                              // K or V, two copies
-  b.l0c = rows * keys * 4 + 2 * rows * dim * 4;            // S; P V (two copies)
-  // S (f32) and P (16-bit, two copies) per key tile, P V's tile, the running O (f32) and the
-  // result (16-bit); the row statistics (the logsumexp's too), the spread rows and the reductions'
-  // scratch.
-  b.ub = rows * keys * (4 + 2 * 2) + rows * dim * (4 + 4 + 2) + rows * 16 * 4 * 2 + 8 * 32 * rows + (mask ? rows * keys * 4 : 0);
-  return b;
-}
-
-Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip, bool mask) {
-  const AttentionBytes b = attention_bytes(tile_q, tile_kv, dim, chip.split(), attention_direct(chip), mask);
-  for (auto [space, bytes] : {std::pair{Space::UB, b.ub}, {Space::L1, b.l1}, {Space::L0A, b.l0a}, {Space::L0B, b.l0b},
-                              {Space::L0C, b.l0c}})
-    if (bytes > chip.buffer_size(space)) return space;
-  return Space::GM;
-}
-
 std::string AttentionPlan::str() const {
   return fmt::format("attention {}: batch {}, heads {} ({} K/V heads), seq {} x {}, dim {}{}, flash tiles {} x {}", func_name,
                      batch, heads, kv_heads, seq_q, seq_kv, dim, causal ? ", causal" : "", tile_q, tile_kv);
@@ -212,6 +166,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
                "is {}", f.name(), flash->text, f.name(), in.size(), form_text());
   AttentionPlan p;
   p.func_name = f.name();
+  p.split = chip.split(), p.direct = attention_direct(chip);
   // In first-use order: Q and K (the scores), the mask where there is one, V (the second product).
   p.q = in[0], p.k = in[1], p.v = in.back();
   if (in.size() == 4) p.mask = in[2];
@@ -267,15 +222,6 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   if (p.causal && p.tile_q != p.tile_kv)
     user_error("{}.{}: a causal mask needs tile_q == tile_kv, so that one key tile per query tile holds the diagonal; got {} and {}",
                f.name(), flash->text, p.tile_q, p.tile_kv);
-  const Space full = attention_overflow(p.tile_q, p.tile_kv, p.dim, chip, p.mask != nullptr);
-  if (full != Space::GM) {
-    const AttentionBytes b = attention_bytes(p.tile_q, p.tile_kv, p.dim, chip.split(), attention_direct(chip), p.mask != nullptr);
-    const int64_t need = full == Space::UB ? b.ub : full == Space::L1 ? b.l1 : full == Space::L0A ? b.l0a : full == Space::L0B ? b.l0b : b.l0c;
-    std::string where(space_name(full));
-    for (char& c : where) c = char(std::toupper(static_cast<unsigned char>(c)));
-    user_error("{}.{}: tiles of {} queries x {} keys with head dim {} need {} bytes of {} and {} has {}; use smaller tiles",
-               f.name(), flash->text, p.tile_q, p.tile_kv, p.dim, need, where, chip.name, chip.buffer_size(full));
-  }
   return p;
 }
 

@@ -51,6 +51,12 @@ struct AttentionFuncs {
 };
 AttentionFuncs attention_form(const AttentionForm& form, const std::string& name = "attention");
 
+// On a split chip the cube core computes S this many key tiles ahead of its vector cores (the
+// published 910B kernels' QK preload), through this many hand-off slots plus one; on the 950 S and
+// P V each have two slots in the vector cores' UB.
+inline constexpr int kAttentionPreload = 4;
+inline constexpr int kAttentionUbSlots = 2;
+
 struct AttentionPlan {
   std::string func_name;
   std::shared_ptr<dsl::InputImpl> q, k, v;
@@ -63,6 +69,9 @@ struct AttentionPlan {
   std::shared_ptr<dsl::InputImpl> mask;  // the additive mask (f32), or null
   // Which of the mask's batch, head and query dims it has (the others broadcast: extent 1).
   bool mask_b = false, mask_h = false, mask_i = false;
+  // The chip's nest: the split chips' cube and vector cores (`split`), the 950's on-chip hand-offs
+  // (`direct`: attention_direct).
+  bool split = false, direct = false;
   int64_t group() const { return heads / kv_heads; }
   int64_t q_tiles() const { return (seq_q + tile_q - 1) / tile_q; }
   int64_t kv_tiles() const { return (seq_kv + tile_kv - 1) / tile_kv; }
@@ -72,27 +81,17 @@ struct AttentionPlan {
 // Whether the Func carries a flash() schedule.
 bool is_attention(const dsl::Func& f);
 
-// Checks that the Func is attention in the form above (a user error naming what differs) and that
-// its flash() tiles fit the chip, and plans it.
+// Checks that the Func is attention in the form above (a user error naming what differs) and plans
+// it. Whether its flash() tiles fit the chip's buffers is the lowering's measure
+// (codegen::fit_attention).
 AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip);
 
 // Makes `lse` (LSE.store_with(O)) the plan's second output, after checking it is the logsumexp of
 // the plan's attention in the form above (a user error naming the form otherwise).
 void attach_lse(AttentionPlan& plan, const dsl::Func& lse);
 
-// The bytes one core's flash attention holds in each buffer for these tiles (16-bit inputs and
-// output), copies included: what codegen/lower_attention (split: lower_attention_split) allocates,
-// and the fit's measure.
-struct AttentionBytes {
-  int64_t l1 = 0, l0a = 0, l0b = 0, l0c = 0, ub = 0;
-};
-// `mask`: with an additive mask's tile (over queries and keys) in UB too.
-AttentionBytes attention_bytes(int64_t tile_q, int64_t tile_kv, int64_t dim, bool split = false, bool direct = false,
-                               bool mask = false);
 // Whether the split nest hands S and P V to the vector cores by the cube core's FixPipe into their
 // UB and P back by UB -> L1 (the 950's paths), rather than through GM.
 bool attention_direct(const ChipConfig& chip);
-// The first buffer the tiles overflow on the chip, or Space::GM when they fit.
-Space attention_overflow(int64_t tile_q, int64_t tile_kv, int64_t dim, const ChipConfig& chip, bool mask = false);
 
 }  // namespace cubekit::sched

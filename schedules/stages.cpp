@@ -21,6 +21,7 @@ std::string_view at_name(At a) {
     case At::Step: return "L0 step of k";
     case At::Strip: return "strip";
     case At::RowStrip: return "strip of rows";
+    case At::KeyTile: return "key tile";
   }
   return "?";
 }

@@ -17,6 +17,7 @@
 //     C.gm  GM on MTE3 <- C.ub (copy)
 #pragma once
 
+#include "schedules/attention.h"
 #include "schedules/contraction.h"
 #include "schedules/pool.h"
 #include "schedules/vector.h"
@@ -50,6 +51,7 @@ enum class At : uint8_t {
   Step,      // once per L0 step of k
   Strip,     // once per strip of a tile's columns on the way out of L0C
   RowStrip,  // once per strip of a tile's rows (the split chips' vector cores)
+  KeyTile,   // once per key tile of a query tile (flash attention)
 };
 std::string_view at_name(At a);
 std::string_view engine_name(Engine e);
@@ -129,6 +131,8 @@ struct StageGraph {
   int64_t step(At at) const;
   // A pooling's graph: its plan (the window, the bands of output rows and the planes per tile).
   std::shared_ptr<const PoolPlan> pool;
+  // Flash attention's graph: its plan (the shapes, the tiles, the chip's paths).
+  std::shared_ptr<const AttentionPlan> attention;
   std::vector<GraphStage> stages;  // producers first
   std::vector<Edge> edges;
   int add(GraphStage s);
@@ -143,5 +147,7 @@ StageGraph stage_graph(const ContractionPlan& plan, int64_t strip = -1);
 // the plan's (-1; 0: to be chosen, printed "rows" or "elements").
 StageGraph stage_graph(const VectorPlan& plan, int64_t tile_rows = -1);
 StageGraph stage_graph(const PoolPlan& plan);
+// Flash attention's graph (schedules/attention_stages.cpp): every buffer of its nest a stage.
+StageGraph stage_graph(const AttentionPlan& plan);
 
 }  // namespace cubekit::sched

@@ -7,10 +7,12 @@
 #include "codegen/lower_stages.h"
 #include "emulator/error.h"
 #include "codegen_test_util.h"
+#include "kernels/attention.h"
 #include "kernels/conv.h"
 #include "kernels/matmul.h"
 #include "kernels/pool.h"
 #include "kernels/vector.h"
+#include "schedules/attention.h"
 #include "schedules/conv.h"
 #include "schedules/pool.h"
 #include "schedules/stages.h"
@@ -21,6 +23,82 @@ namespace cubekit {
 namespace {
 
 using test::mm;
+
+// Flash attention's graph: every buffer of the nest a stage, the key tile a loop of its own, the
+// buffers the cube fills alternately one stage with two producers; on the coupled 910 with a mask
+// over queries and keys and the logsumexp, and on the 950, whose hand-offs stay on chip (the
+// vector cores' stages hold half of a query tile's rows each).
+std::string flash_graph(const char* chip_name, kernels::AttentionOptions o) {
+  const ChipConfig chip = load_chip(chip_name);
+  kernels::Attention a = kernels::attention(o, chip);
+  sched::AttentionPlan plan = sched::plan_attention(a.funcs.o, chip);
+  if (o.lse) sched::attach_lse(plan, a.funcs.lse);
+  return sched::stage_graph(plan).str();
+}
+
+TEST(StageGraph, FlashAttentionOnTheCoupledCore) {
+  kernels::AttentionOptions o;
+  o.seq_q = 100, o.seq_kv = 200, o.dim = 64, o.tile_q = 32, o.tile_kv = 64, o.mask = {100, 200}, o.lse = true;
+  EXPECT_EQ(flash_graph("ascend910", o),
+            "stages of attention:\n"
+            "  q             GM (given)\n"
+            "  k             GM (given)\n"
+            "  v             GM (given)\n"
+            "  mask          GM (given)\n"
+            "  Q.l1          L1 on MTE2 [32 x 64] per tile <- q (nd2nz)\n"
+            "  K.l1          L1 on MTE2 [64 x 64] per key tile, 2 copies <- k (nd2nz)\n"
+            "  V.l1          L1 on MTE2 [64 x 64] per key tile <- v (nd2nz)\n"
+            "  P.l1          L1 on MTE2 [32 x 64] per key tile <- P.ws (copy)\n"
+            "  QP.l0a        L0A on MTE1 [32 x 64] per key tile, 2 copies <- Q.l1 (load2d), P.l1 (load2d)\n"
+            "  KV.l0b        L0B on MTE1 [64 x 64] per key tile, 2 copies <- K.l1 (load2d), V.l1 (load2d)\n"
+            "  S             L0C on Cube [32 x 64] per key tile <- QP.l0a (mmad), KV.l0b (mmad)\n"
+            "  PV            L0C on Cube [32 x 64] per key tile, 2 copies <- QP.l0a (mmad), KV.l0b (mmad)\n"
+            "  S.ub          UB on Vector [32 x 64] per key tile <- S (mov_l0c_ub)\n"
+            "  mask.ub       UB on MTE2 [32 x 64] per key tile <- mask (copy)\n"
+            "  PV.ub         UB on Vector [32 x 64] per key tile <- PV (mov_l0c_ub)\n"
+            "  M             UB on Vector [32] per tile <- S.ub (vector)\n"
+            "  MT            UB on Vector [32] per tile <- S.ub (vector)\n"
+            "  A             UB on Vector [32] per key tile, 2 copies <- M (vector), MT (vector)\n"
+            "  P             UB on Vector [32 x 64] per key tile, 2 copies <- S.ub (vector), M (vector)\n"
+            "  LT            UB on Vector [32] per tile <- P (vector)\n"
+            "  L             UB on Vector [32] per tile <- A (vector), LT (vector)\n"
+            "  P.ws          GM workspace on MTE3 per key tile <- P (copy)\n"
+            "  SP            UB on Vector [32 x 16] per key tile <- A (vector)\n"
+            "  O.acc         UB on Vector [32 x 64] per tile <- PV.ub (vector), A (vector)\n"
+            "  O.ub          UB on Vector [32 x 64] per tile <- O.acc (vector), L (vector)\n"
+            "  attention     GM on MTE3 <- O.ub (copy)\n"
+            "  LSE           UB on Vector [32] per tile <- M (vector), L (vector)\n"
+            "  attention_lse GM on MTE3 <- LSE (copy)\n");
+}
+
+TEST(StageGraph, FlashAttentionOnThe950) {
+  kernels::AttentionOptions o;
+  o.seq_q = 100, o.seq_kv = 200, o.dim = 128, o.tile_q = 64, o.tile_kv = 128;
+  EXPECT_EQ(flash_graph("ascend950pr", o),
+            "stages of attention:\n"
+            "  q         GM (given)\n"
+            "  k         GM (given)\n"
+            "  v         GM (given)\n"
+            "  Q.l1      L1 on MTE2 [64 x 128] per tile <- q (nd2nz)\n"
+            "  K.l1      L1 on MTE2 [128 x 128] per key tile, 2 copies <- k (nd2nz)\n"
+            "  V.l1      L1 on MTE2 [128 x 128] per key tile, 2 copies <- v (nd2nz)\n"
+            "  P.l1      L1 on MTE3 [64 x 128] per key tile, 5 copies <- P (copy)\n"
+            "  QP.l0a    L0A on MTE1 [64 x 128] per key tile, 2 copies <- Q.l1 (load2d), P.l1 (load2d)\n"
+            "  KV.l0b    L0B on MTE1 [128 x 128] per key tile, 2 copies <- K.l1 (load2d), V.l1 (load2d)\n"
+            "  SPV.l0c   L0C on Cube [64 x 128] per key tile, 2 copies <- QP.l0a (mmad), KV.l0b (mmad)\n"
+            "  S.ub      UB on FixPipe [32 x 128] per key tile, 2 copies <- SPV.l0c (fixpipe)\n"
+            "  PV.ub     UB on FixPipe [32 x 128] per key tile, 2 copies <- SPV.l0c (fixpipe)\n"
+            "  M         UB on Vector [32] per tile <- S.ub (vector)\n"
+            "  MT        UB on Vector [32] per tile <- S.ub (vector)\n"
+            "  A         UB on Vector [32] per key tile, 5 copies <- M (vector), MT (vector)\n"
+            "  P         UB on Vector [32 x 128] per key tile <- S.ub (vector), M (vector)\n"
+            "  LT        UB on Vector [32] per tile <- P (vector)\n"
+            "  L         UB on Vector [32] per tile <- A (vector), LT (vector)\n"
+            "  SP        UB on Vector [32 x 8] per key tile <- A (vector)\n"
+            "  O.acc     UB on Vector [32 x 128] per tile <- PV.ub (vector), A (vector)\n"
+            "  O.ub      UB on Vector [32 x 128] per tile <- O.acc (vector), L (vector)\n"
+            "  attention GM on MTE3 <- O.ub (copy)\n");
+}
 
 TEST(StageGraph, Matmul) {
   auto o = mm(300, 200, 1000);
