@@ -20,8 +20,8 @@ std::optional<DType> atomic_type(const Issued& I) {
 }  // namespace
 
 FunctionalCore::FunctionalCore(const ChipConfig& chip, CoreKind kind, const Program& program, const GlobalMemory& gm,
-                               int core, bool checks)
-    : chip_(chip), program_(program), gm_(gm), core_(core), memory_(chip, *chip.kind(kind)), window_(gm, core) {
+                               int core, bool checks, CoreMemory memory)
+    : chip_(chip), program_(program), gm_(gm), core_(core), memory_(std::move(memory)), window_(gm, core) {
   if (checks) shadow_ = std::make_unique<LocalShadow>(chip), gm_checked_ = gm_tensors_to_check(program);
   for (const auto& t : gm.data) views_.push_back({const_cast<uint8_t*>(t.data()), 0});
   const CoreConfig& k = *chip.kind(kind);

@@ -20,8 +20,9 @@ namespace cubekit {
 class FunctionalCore {
  public:
   // `kind`: the core's buffers (per-kind core memory).
+  // `memory`: its buffers (CoreArena::memory).
   FunctionalCore(const ChipConfig& chip, CoreKind kind, const Program& program, const GlobalMemory& gm, int core,
-                 bool checks);
+                 bool checks, CoreMemory memory);
 
   // The cores of this core's group in the launch (-1 / empty when it has none: a coupled chip or
   // a launch of one kind): its cube core, and its vector cores by subblock_idx.

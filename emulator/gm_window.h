@@ -18,7 +18,7 @@ struct GmWrite {
   int core = 0;
   uint64_t seq = 0;
   Region region;               // space GM: which tensor and which bytes
-  std::vector<uint8_t> data;   // the region's chunks, packed in order
+  int64_t at = 0;              // where in its window's log the region's chunks are, packed in order
   std::optional<DType> atomic; // add instead of store
 };
 
@@ -32,13 +32,16 @@ class GmWindow {
   // Logs region r's bytes, taken from `staged` (the tensor's bytes from offset lo); with `atomic`
   // they are increments.
   void log_write(const Region& r, const uint8_t* staged, int64_t lo, uint64_t time, std::optional<DType> atomic);
-  std::vector<GmWrite>& writes() { return writes_; }
+  const std::vector<GmWrite>& writes() const { return writes_; }
+  const uint8_t* bytes(const GmWrite& w) const { return log_.data() + w.at; }
+  void clear() { writes_.clear(), log_.clear(); }  // the log's memory kept for the next window
 
  private:
   const GlobalMemory& gm_;
   int core_;
   uint64_t seq_ = 0;
   std::vector<GmWrite> writes_;
+  std::vector<uint8_t> log_;  // the writes' bytes: one buffer reused window after window, not one allocation a write
 };
 
 // Applies every window's writes to GM in (time, core, order) order and empties the logs.

@@ -10,17 +10,94 @@
 #pragma once
 
 #include "emulator/error.h"
+#include "emulator/memory.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <vector>
 
 namespace cubekit {
+
+// The memory of one map's nodes (all of one size): chunks that double from 1 KB, from the heap up
+// to 64 KB and then from 2 MB on in huge pages (ZeroedBytes), and a free list. A tensor's shadow
+// holds 10^5 intervals and more: from malloc each 4 KB page of them cost a page fault (on a virtual
+// machine some 30 us: 10,000 faults in a functional matmul of 2048^3). A small map (a core's UB)
+// stays a kilobyte or two.
+class NodePool {
+ public:
+  void* take(size_t bytes) {
+    if (free_) {
+      void* p = free_;
+      free_ = *static_cast<void**>(p);
+      return p;
+    }
+    const size_t size = (std::max(bytes, sizeof(void*)) + 15) / 16 * 16;
+    if (chunks_.empty() || used_ + size > chunks_.back().size) grow(size);
+    void* p = chunks_.back().data + used_;
+    used_ += size;
+    return p;
+  }
+  void give(void* p) {
+    *static_cast<void**>(p) = free_;
+    free_ = p;
+  }
+
+ private:
+  struct Chunk {
+    std::unique_ptr<uint8_t[]> heap;
+    ZeroedBytes huge;
+    uint8_t* data = nullptr;
+    size_t size = 0;
+  };
+  void grow(size_t at_least) {
+    // Up to 64 KB from the heap, which small maps share; then 2 MB and more in huge pages.
+    constexpr size_t kHuge = size_t(2) << 20, kLastFromHeap = size_t(64) << 10;
+    Chunk c;
+    const size_t last = chunks_.empty() ? 0 : chunks_.back().size;
+    c.size = std::max(at_least, last == 0 ? size_t(1024) : last < kLastFromHeap ? last * 2 : std::max(kHuge, std::min(last * 2, size_t(32) << 20)));
+    if (c.size >= kHuge) c.huge = ZeroedBytes(c.size, true), c.data = c.huge.data();
+    else c.heap = std::make_unique_for_overwrite<uint8_t[]>(c.size), c.data = c.heap.get();
+    chunks_.push_back(std::move(c));
+    used_ = 0;
+  }
+  std::vector<Chunk> chunks_;
+  size_t used_ = 0;
+  void* free_ = nullptr;
+};
+
+// std::map's allocator over a NodePool: nodes one at a time from the pool (a map allocates
+// nothing else); without a pool, the heap's.
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  NodePool* pool;
+  explicit PoolAllocator(NodePool* p) : pool(p) {}
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>& o) : pool(o.pool) {}
+  T* allocate(size_t n) {
+    if (pool && n == 1) return static_cast<T*>(pool->take(sizeof(T)));
+    return std::allocator<T>().allocate(n);
+  }
+  void deallocate(T* p, size_t n) {
+    if (pool && n == 1) pool->give(p);
+    else std::allocator<T>().deallocate(p, n);
+  }
+  template <class U>
+  bool operator==(const PoolAllocator<U>& o) const { return pool == o.pool; }
+};
 
 template <class Entry>
 class IntervalShadow {
  public:
+  // `pooled`: the intervals' nodes from a pool of their own (NodePool: for a shadow that may hold
+  // 10^5 of them, a GM tensor's), else from the heap (a core's buffers: a few each).
+  explicit IntervalShadow(bool pooled = false)
+      : pool_(pooled ? std::make_unique<NodePool>() : nullptr), pieces_(PoolAllocator<std::pair<const int64_t, Piece>>(pool_.get())) {}
+  IntervalShadow(IntervalShadow&&) = default;  // the pool moves with its nodes
+  IntervalShadow& operator=(IntervalShadow&&) = delete;
   // `bytes` bytes, all starting as `initial`.
   void resize(int64_t bytes, const Entry& initial = {}) {
     size_ = bytes, initial_ = initial;
@@ -51,7 +128,7 @@ class IntervalShadow {
     int64_t end;
     Entry entry;
   };
-  using Map = std::map<int64_t, Piece>;
+  using Map = std::map<int64_t, Piece, std::less<int64_t>, PoolAllocator<std::pair<const int64_t, Piece>>>;
 
   // The interval starting at `at` (cutting the one that holds it in two); end() at the buffer's end.
   typename Map::iterator split(int64_t at) {
@@ -78,6 +155,8 @@ class IntervalShadow {
     }
   }
 
+  // The pool first: the map's nodes go back to it. Held by pointer, so that the shadow can move.
+  std::unique_ptr<NodePool> pool_;
   Map pieces_;
   Entry initial_{};
   int64_t size_ = 0;

@@ -18,18 +18,14 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors)
     first_line_.push_back(lines);
     lines += uint64_t((t.bytes() + t_.l2_line_bytes - 1) / t_.l2_line_bytes);
   }
-  // Both grow to megabytes for big tensors: whole, in huge pages (no copies as lines_ fills).
-  index_.reserve(size_t(lines));
-  advise_huge_pages(index_.data(), lines * sizeof(int32_t));
-  index_.assign(size_t(lines), -1);
-  lines_.reserve(capacity_);
-  advise_huge_pages(lines_.data(), capacity_ * sizeof(Line));
+  slot_ = ZeroedArray<int32_t>(size_t(lines));
+  lines_ = ZeroedArray<Line>(capacity_);
 }
 
 // Sampled LRU: the oldest of a few pseudo-random lines, never one the current request fetched
 // (it is still in flight) while another can go.
 size_t L2Model::victim() {
-  const size_t n = lines_.size();
+  const size_t n = used_;
   size_t best = n;
   for (int k = 0; k < t_.l2_replacement_candidates; ++k) {
     size_t i = size_t(splitmix64(random_) % n);
@@ -45,15 +41,14 @@ size_t L2Model::victim() {
 
 int32_t L2Model::insert(uint64_t key, uint64_t ready) {
   size_t i;
-  if (lines_.size() < capacity_) {
-    i = lines_.size();
-    lines_.push_back({});
+  if (used_ < capacity_) {
+    i = used_++;
   } else {
     i = victim();
-    index_[lines_[i].key] = -1;
+    slot_[lines_[i].key] = 0;
   }
   lines_[i] = {key, ready, request_};
-  index_[key] = int32_t(i);
+  slot_[key] = int32_t(i) + 1;
   return int32_t(i);
 }
 
@@ -116,7 +111,7 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   int64_t hits = 0, merged = 0;
   uint64_t data_ready = time;  // when the last line this read shares with an earlier fill arrives
   for_each_line(fp, false, [&](uint64_t key, int64_t run) {
-    int32_t i = index_[key];
+    int32_t i = slot_[key] - 1;
     if (i < 0) {  // a miss: fetched by this request, its arrival time set below
       missed_.push_back(insert(key, UINT64_MAX));
       scattered_missed_ += run < t_.hbm_page_bytes;
@@ -163,7 +158,7 @@ L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, 
   // for a first write, none for a rewrite of lines still in L2.
   int64_t sectors = 0, fresh = 0;
   for_each_written_sector(fp, [&](uint64_t key, uint64_t mask) {
-    int32_t i = index_[key];
+    int32_t i = slot_[key] - 1;
     if (i < 0) i = insert(key, time);
     Line& l = lines_[size_t(i)];
     l.request = request_;

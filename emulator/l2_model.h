@@ -23,6 +23,7 @@
 
 #include "emulator/chip_config.h"
 #include "emulator/isa.h"
+#include "emulator/memory.h"
 #include "emulator/program.h"
 
 #include <cstdint>
@@ -73,8 +74,11 @@ class L2Model {
 
   const TimingConfig& t_;
   std::vector<uint64_t> first_line_;  // per tensor: the id of its first line (lines are numbered densely)
-  std::vector<int32_t> index_;        // per line id: its slot in lines_, -1 when not in L2
-  std::vector<Line> lines_;
+  // Both megabytes for big tensors and L2s, in huge pages: a 4 KB page fault each 128 lines cost
+  // a timing-only add of 4096^2 a third of its run on a virtual machine.
+  ZeroedArray<int32_t> slot_;  // per line id: its slot in lines_ plus one, 0 when not in L2
+  ZeroedArray<Line> lines_;    // the first `used_` of `capacity_`
+  size_t used_ = 0;
   uint64_t random_ = 0;               // the replacement's pseudo-random sequence (splitmix64 state)
   size_t capacity_;
   double hbm_free_ = 0;  // when HBM can start the next transfer

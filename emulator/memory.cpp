@@ -18,14 +18,36 @@
 
 namespace cubekit {
 
-ZeroedBytes::ZeroedBytes(size_t n) : n_(n) {
-  const size_t mapped = std::max<size_t>(n, 1);
+ZeroedBytes::ZeroedBytes(size_t n, bool huge) : n_(n) {
+  constexpr size_t kHuge = size_t(2) << 20;
+  const size_t whole = (std::max<size_t>(n, 1) + kHuge - 1) / kHuge * kHuge;  // the huge pages it spans
+  const size_t mapped = huge ? whole + kHuge : std::max<size_t>(n, 1);
   void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  p_ = std::unique_ptr<uint8_t, Free>(static_cast<uint8_t*>(p), Free{mapped});
+  mapping_ = std::unique_ptr<uint8_t, Unmap>(static_cast<uint8_t*>(p), Unmap{mapped});
+  p_ = static_cast<uint8_t*>(p);
+  if (!huge) return;
+  p_ = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + kHuge - 1) / kHuge * kHuge);
+  madvise(p_, whole, MADV_HUGEPAGE);  // a hint: refused, it changes nothing
 }
 
-void ZeroedBytes::Free::operator()(uint8_t* p) const { munmap(p, n); }
+ZeroedBytes ZeroedBytes::slice(uint8_t* p, size_t n) {
+  ZeroedBytes z;
+  z.p_ = p, z.n_ = n;
+  return z;
+}
+
+void ZeroedBytes::Unmap::operator()(uint8_t* base) const {
+  if (n) munmap(base, n);
+}
+
+std::array<size_t, kNumSpaces> CoreMemory::sizes(const ChipConfig& chip, const CoreConfig& kind) {
+  std::array<size_t, kNumSpaces> n{};
+  for (int s = 1; s < kNumSpaces; ++s) n[size_t(s)] = size_t(kind.size[s]);
+  for (const DataPathRate& p : kind.paths)
+    if (p.dst != Space::GM && !kind.has_buffer(p.dst)) n[size_t(p.dst)] = size_t(chip.buffer_size(p.dst));
+  return n;
+}
 
 CoreMemory::CoreMemory(const ChipConfig& chip) {
   for (int s = 1; s < kNumSpaces; ++s) buffer[s] = ZeroedBytes(size_t(chip.buffer_size(Space(s))));
@@ -35,9 +57,32 @@ CoreMemory::CoreMemory(const CoreConfig& kind) {
   for (int s = 1; s < kNumSpaces; ++s) buffer[s] = ZeroedBytes(size_t(kind.size[s]));
 }
 
-CoreMemory::CoreMemory(const ChipConfig& chip, const CoreConfig& kind) : CoreMemory(kind) {
-  for (const DataPathRate& p : kind.paths)
-    if (p.dst != Space::GM && !kind.has_buffer(p.dst)) buffer[int(p.dst)] = ZeroedBytes(size_t(chip.buffer_size(p.dst)));
+CoreMemory::CoreMemory(const ChipConfig& chip, const CoreConfig& kind) {
+  const std::array<size_t, kNumSpaces> n = sizes(chip, kind);
+  for (int s = 1; s < kNumSpaces; ++s) buffer[s] = ZeroedBytes(n[size_t(s)]);
+}
+
+CoreArena::CoreArena(const ChipConfig& chip, const std::vector<CoreKind>& kinds, int64_t tensor_bytes) {
+  size_t total[kNumSpaces] = {};
+  for (CoreKind k : kinds) {
+    size_.push_back(CoreMemory::sizes(chip, *chip.kind(k)));
+    offset_.emplace_back();
+    for (int s = 1; s < kNumSpaces; ++s) {
+      offset_.back()[size_t(s)] = total[s];
+      const size_t n = (size_.back()[size_t(s)] + 4095) / 4096 * 4096;  // each core's buffers page-aligned
+      total[s] += n;
+    }
+  }
+  for (int s = 1; s < kNumSpaces; ++s)
+    if (total[s]) level_[s] = ZeroedBytes(total[s], size_t(tensor_bytes) * 2 >= total[s]);
+}
+
+CoreMemory CoreArena::memory(int core) {
+  CoreMemory m;
+  for (int s = 1; s < kNumSpaces; ++s)
+    if (const size_t n = size_[size_t(core)][size_t(s)])
+      m.buffer[s] = ZeroedBytes::slice(level_[s].data() + offset_[size_t(core)][size_t(s)], n);
+  return m;
 }
 
 void advise_huge_pages(const void* p, size_t bytes) {

@@ -242,7 +242,9 @@ std::vector<bool> gm_tensors_to_check(const Program& program) {
 }
 
 GmShadow::GmShadow(const GlobalMemory& gm, bool cross_core)
-    : tensors_(gm.decls.size()), gm_(gm), cross_core_(cross_core) {}
+    : gm_(gm), cross_core_(cross_core) {
+  for (size_t t = 0; t < gm.decls.size(); ++t) tensors_.emplace_back(true);
+}
 
 void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& program, std::vector<RunResult*>& sinks) {
   std::sort(accesses.begin(), accesses.end(), [](const GmAccess* a, const GmAccess* b) {

@@ -13,6 +13,7 @@
 #include "emulator/functional_core.h"
 
 #include <algorithm>
+#include <optional>
 #include <queue>
 #include <thread>
 
@@ -99,11 +100,17 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
     ctx.gm_touching.push_back(gm_operand);
     ctx.pipes.push_back(uint8_t(k == Kind::Scalar || k == Kind::BarrierAll ? Pipe::S : issue_pipe(in)));
   }
+  std::vector<CoreKind> kinds;
+  for (const LaunchCore& c : plan.cores) kinds.push_back(c.kind);
+  std::optional<CoreArena> arena;  // before the cores, which hold slices of it
+  int64_t tensor_bytes = 0;
+  for (size_t t = 0; t < gm.decls.size(); ++t) tensor_bytes += gm.tensor_bytes(t);
+  if (functional) arena.emplace(chip, kinds, tensor_bytes);
   std::vector<std::unique_ptr<TimingCore>> timing;
   std::vector<std::unique_ptr<FunctionalCore>> data;
   for (int c = 0; c < ncores; ++c) {
     timing.push_back(std::make_unique<TimingCore>(ctx, c, plan.cores[size_t(c)]));
-    if (functional) data.push_back(std::make_unique<FunctionalCore>(chip, plan.cores[size_t(c)].kind, program, gm, c, checks));
+    if (functional) data.push_back(std::make_unique<FunctionalCore>(chip, kinds[size_t(c)], program, gm, c, checks, arena->memory(c)));
   }
   if (functional && plan.mixed) set_groups(plan, chip.vector_cores_per_cube, data);
   int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));

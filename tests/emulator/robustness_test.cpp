@@ -24,7 +24,7 @@ namespace {
 using testing::HasSubstr;
 using testing::Not;
 
-const ChipConfig& chip() { return chip_presets().at(0); }
+const ChipConfig& first_preset() { return chip_presets().at(0); }
 
 struct Ran {
   Program program;
@@ -32,7 +32,7 @@ struct Ran {
   SimResult sim;
 };
 
-Ran simulate_text(const std::string& text, const SimOptions& options, const ChipConfig& c = chip()) {
+Ran simulate_text(const std::string& text, const SimOptions& options, const ChipConfig& c = first_preset()) {
   Ran r{parse_program(text, "t.s"), {}, {}};
   r.gm = GlobalMemory::for_program(r.program);
   r.gm.fill_inputs(3);
@@ -71,7 +71,7 @@ TEST(RobustnessWork, CountedAsDocumented) {
   EXPECT_EQ(timing.sim.report.work, kMixedTimingWork);
   Program p = parse_program(kMixed, "t.s");
   GlobalMemory gm = GlobalMemory::for_program(p);
-  RunResult in_order = run_in_order(chip(), p, gm);
+  RunResult in_order = run_in_order(first_preset(), p, gm);
   EXPECT_EQ(in_order.instructions, kMixedInstructions);
   EXPECT_EQ(in_order.work, kMixedWork);
 }
@@ -83,8 +83,8 @@ TEST(RobustnessWork, TheBoundIsInclusive) {
   EXPECT_THROW(simulate_text(kMixed, {.timing_only = true, .max_work = kMixedTimingWork - 1}), UserError);
   Program p = parse_program(kMixed, "t.s");
   GlobalMemory gm = GlobalMemory::for_program(p);
-  EXPECT_NO_THROW(run_in_order(chip(), p, gm, {.max_work = kMixedWork}));
-  EXPECT_THROW(run_in_order(chip(), p, gm, {.max_work = kMixedWork - 1}), UserError);
+  EXPECT_NO_THROW(run_in_order(first_preset(), p, gm, {.max_work = kMixedWork}));
+  EXPECT_THROW(run_in_order(first_preset(), p, gm, {.max_work = kMixedWork - 1}), UserError);
 }
 
 // Work is over the whole run: 8 blocks do 8 times the work of one, and the bound sees all of it.
@@ -150,7 +150,7 @@ TEST(RobustnessBlocks, TheCapIsInclusive) {
 TEST(RobustnessInOrder, BarrierAll) {
   Program p = parse_program(".kernel t\n    barrier ALL\n    barrier ALL\n    end\n", "b.s");
   GlobalMemory gm = GlobalMemory::for_program(p);
-  RunResult r = run_in_order(chip(), p, gm, {.cores = 3});
+  RunResult r = run_in_order(first_preset(), p, gm, {.cores = 3});
   EXPECT_TRUE(r.clean());
   EXPECT_EQ(r.instructions, 9);
   EXPECT_EQ(r.per_pipe[int(Pipe::S)], 3 * 3);
@@ -161,11 +161,11 @@ TEST(RobustnessInOrder, BarrierAll) {
 Diagnostic wild(const std::string& instruction, int64_t x1) {
   Program p = parse_program(".kernel w\n.tensor X f16 [128] inout\n" + instruction + "\n    end\n", "w.s");
   GlobalMemory gm = GlobalMemory::for_program(p);
-  CoreMemory memory(chip());
+  CoreMemory memory(first_preset());
   ScalarState s;
   s.x[1] = x1;
   RunResult r;
-  run_core_in_order(chip(), p, gm, memory, s, {}, r);
+  run_core_in_order(first_preset(), p, gm, memory, s, {}, r);
   EXPECT_EQ(r.diagnostics.size(), 1u);
   return r.diagnostics.empty() ? Diagnostic{} : r.diagnostics[0];
 }
@@ -281,7 +281,7 @@ TEST_F(NpyFiles, ReadsVersion3AndDoubleQuotes) {
 // ---- chips at the limits of their figures run ------------------------------------------------------
 
 TEST(RobustnessChip, AnL2OfOneLineAndTheSlowestRates) {
-  ChipConfig c = chip();
+  ChipConfig c = first_preset();
   c.name = "edge";
   c.timing.l2_bytes = c.timing.l2_line_bytes;
   c.timing.gm_read_hbm_rate = c.timing.hbm_rate = 0.01;
