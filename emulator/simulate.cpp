@@ -13,6 +13,8 @@
 #include "emulator/functional_core.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <optional>
 #include <queue>
 #include <thread>
@@ -83,6 +85,13 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   ctx.cores = ncores;
   std::unique_ptr<CrossCore> cross = make_cross_core(chip, program, plan);
   ctx.cross = cross.get();
+  // The program's flags (pipe pair, event id) numbered in order of first use. An event id past
+  // the chip's is reported when issued, before its slot is used.
+  std::map<std::array<int64_t, 3>, int16_t> flags;
+  auto flag_slot = [&](const Instr& in) {
+    auto [it, added] = flags.try_emplace({in.ops[0].imm, in.ops[1].imm, in.ops[2].imm}, int16_t(flags.size()));
+    return it->second;
+  };
   for (const Instr& in : program.code) {
     Kind k = spec_of(in).pipe == Pipe::S ? Kind::Scalar
              : is_set_cross(in)          ? Kind::SetCross
@@ -93,6 +102,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
              : Pipe(in.ops[0].imm) == Pipe::All ? Kind::BarrierAll
                                                 : Kind::Barrier;
     ctx.kinds.push_back(k);
+    ctx.flag_slot.push_back(k == Kind::SetFlag || k == Kind::WaitFlag ? flag_slot(in) : -1);
     ctx.scalar.push_back(spec_of(in).scalar);
     bool gm_operand = false;
     for (size_t k = 0; k < spec_of(in).operands.size(); ++k)
@@ -106,6 +116,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   int64_t tensor_bytes = 0;
   for (size_t t = 0; t < gm.decls.size(); ++t) tensor_bytes += gm.tensor_bytes(t);
   if (functional) arena.emplace(chip, kinds, tensor_bytes);
+  ctx.flags = int(flags.size());
   std::vector<std::unique_ptr<TimingCore>> timing;
   std::vector<std::unique_ptr<FunctionalCore>> data;
   for (int c = 0; c < ncores; ++c) {

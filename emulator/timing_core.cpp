@@ -19,7 +19,7 @@ constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), in
 
 TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch)
     : ctx_(ctx), core_(core), kind_(*ctx.chip.kind(launch.kind)), entry_(launch.entry), subblock_(launch.subblock),
-      blocks_(launch.blocks), fired_(kFlagKeys), pending_sets_(kFlagKeys, 0), last_set_(kFlagKeys, -1) {
+      blocks_(launch.blocks), fired_(size_t(ctx.flags)), pending_sets_(size_t(ctx.flags), 0), last_set_(size_t(ctx.flags), -1) {
   // The rate of each transfer's path on this kind (launch checked that the kind has the paths it reaches).
   rates_.assign(ctx.program.code.size(), 0);
   for (size_t i = 0; i < ctx.program.code.size(); ++i) {
@@ -38,8 +38,6 @@ TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch
   else start_block(uint64_t(ctx.chip.timing.launch_cycles) +
                    uint64_t(launch.start_order) * uint64_t(ctx.chip.timing.core_start_cycles));
 }
-
-int TimingCore::flag_key(const Instr& in) { return (int(in.ops[0].imm) * kNumPipes + int(in.ops[1].imm)) * 16 + int(in.ops[2].imm); }
 
 void TimingCore::report(Diagnostic::Kind kind, int index, std::string message) {
   uint32_t line = index >= 0 && index < int(ctx_.program.code.size()) ? ctx_.program.code[index].line : 0;
@@ -72,7 +70,7 @@ void TimingCore::start_block(uint64_t t) {
 }
 
 void TimingCore::finish_block() {
-  for (int key = 0; key < kFlagKeys; ++key) {
+  for (int key = 0; key < ctx_.flags; ++key) {
     if (pending_sets_[key] <= 0) continue;
     const Instr& in = ctx_.program.code[last_set_[key]];
     report(Diagnostic::Kind::Sync, last_set_[key],
@@ -117,7 +115,7 @@ uint64_t TimingCore::compute_ready(int p) const {
   const Entry& e = q.ring[q.head];
   switch (e.kind) {
     case Kind::WaitFlag: {
-      const auto& f = fired_[flag_key(*e.I.instr)];
+      const auto& f = fired_[size_t(ctx_.flag_slot[size_t(e.I.index)])];
       return f.empty() ? kNever : std::max(sync_base(q, e), f.front().time);
     }
     case Kind::WaitCross: {
@@ -342,7 +340,7 @@ void TimingCore::scalar_one(uint64_t t) {
       ++pc_;
       return;
     }
-    int key = flag_key(in);
+    const int key = ctx_.flag_slot[size_t(pc_)];
     if (kind == Kind::SetFlag) {
       if (pending_sets_[key] >= 1)
         report(Diagnostic::Kind::Sync, int(pc_),
@@ -392,12 +390,12 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     pipes_[in.ops[1].imm].dirty = true;  // its waiting pipe may now go
     Clock snapshot = q.known;
     snapshot[p] = q.epoch;
-    fired_[flag_key(in)].push_back({fire, snapshot, q.remote, e.I.index});
+    fired_[size_t(ctx_.flag_slot[size_t(e.I.index)])].push_back({fire, snapshot, q.remote, e.I.index});
     q.last_start = t;
     return;
   }
   if (e.kind == Kind::WaitFlag) {
-    auto& fifo = fired_[flag_key(in)];
+    auto& fifo = fired_[size_t(ctx_.flag_slot[size_t(e.I.index)])];
     Fire f = fifo.front();
     fifo.erase(fifo.begin());
     uint64_t base = sync_base(q, e);
