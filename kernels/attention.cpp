@@ -69,12 +69,14 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
   const int64_t seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
   // Tiles given are kept as given (compile checks them); a causal mask's open one follows the other.
   auto tiles = [&](int64_t q) {
-    int64_t tq = o.tile_q ? o.tile_q : std::min(q, round_up(o.seq_q, 16));
-    int64_t tkv = o.tile_kv ? o.tile_kv : o.causal ? tq : std::min<int64_t>(128, round_up(seq_kv, 16));
+    // (min before round_up: a length near INT64_MAX is the plan's error to report, not an overflow here)
+    int64_t tq = o.tile_q ? o.tile_q : round_up(std::min(q, o.seq_q), 16);
+    int64_t tkv = o.tile_kv ? o.tile_kv : o.causal ? tq : round_up(std::min<int64_t>(128, seq_kv), 16);
     if (o.causal && !o.tile_q && o.tile_kv) tq = tkv;
     return std::pair{tq, tkv};
   };
   if (o.tile_q) return tiles(o.tile_q);
+  define(o, 16, 16);  // tensors too big for the host are the user's error here, before any arithmetic on their sizes
   // Of the query tiles that fit, the one whose rounds over the cores cost least: a core runs
   // ceil(items / cores) items one after another, each costing its rows plus what a tile pays
   // whatever its rows (the K/V stream, the hand-offs of every key tile): about 11 rows' worth on
