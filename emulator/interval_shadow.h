@@ -54,11 +54,12 @@ class NodePool {
   };
   void grow(size_t at_least) {
     // Up to 64 KB from the heap, which small maps share; then 2 MB and more in huge pages.
-    constexpr size_t kHuge = size_t(2) << 20, kLastFromHeap = size_t(64) << 10;
-    Chunk c;
+    constexpr size_t kFirst = 1024, kLastFromHeap = size_t(64) << 10, kLargest = size_t(32) << 20;
     const size_t last = chunks_.empty() ? 0 : chunks_.back().size;
-    c.size = std::max(at_least, last == 0 ? size_t(1024) : last < kLastFromHeap ? last * 2 : std::max(kHuge, std::min(last * 2, size_t(32) << 20)));
-    if (c.size >= kHuge) c.huge = ZeroedBytes(c.size, true), c.data = c.huge.data();
+    const size_t next = last == 0 ? kFirst : last < kLastFromHeap ? last * 2 : std::clamp(last * 2, kHugePage, kLargest);
+    Chunk c;
+    c.size = std::max(at_least, next);
+    if (c.size >= kHugePage) c.huge = ZeroedBytes(c.size, true), c.data = c.huge.data();
     else c.heap = std::make_unique_for_overwrite<uint8_t[]>(c.size), c.data = c.heap.get();
     chunks_.push_back(std::move(c));
     used_ = 0;

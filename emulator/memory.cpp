@@ -19,15 +19,14 @@
 namespace cubekit {
 
 ZeroedBytes::ZeroedBytes(size_t n, bool huge) : n_(n) {
-  constexpr size_t kHuge = size_t(2) << 20;
-  const size_t whole = (std::max<size_t>(n, 1) + kHuge - 1) / kHuge * kHuge;  // the huge pages it spans
-  const size_t mapped = huge ? whole + kHuge : std::max<size_t>(n, 1);
+  const size_t whole = (std::max<size_t>(n, 1) + kHugePage - 1) / kHugePage * kHugePage;  // the huge pages it spans
+  const size_t mapped = huge ? whole + kHugePage : std::max<size_t>(n, 1);
   void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   mapping_ = std::unique_ptr<uint8_t, Unmap>(static_cast<uint8_t*>(p), Unmap{mapped});
   p_ = static_cast<uint8_t*>(p);
   if (!huge) return;
-  p_ = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + kHuge - 1) / kHuge * kHuge);
+  p_ = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + kHugePage - 1) / kHugePage * kHugePage);
   madvise(p_, whole, MADV_HUGEPAGE);  // a hint: refused, it changes nothing
 }
 
@@ -86,7 +85,7 @@ CoreMemory CoreArena::memory(int core) {
 }
 
 void advise_huge_pages(const void* p, size_t bytes) {
-  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  constexpr uintptr_t kHuge = kHugePage;
   const uintptr_t at = reinterpret_cast<uintptr_t>(p);
   const uintptr_t lo = (at + kHuge - 1) / kHuge * kHuge, hi = (at + bytes) / kHuge * kHuge;
   if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
@@ -97,9 +96,8 @@ std::vector<uint8_t> big_zeroed(size_t n) {
   // touched: the kernel starts a big mapping at a 2 MB boundary, so with the spare 2 MB at its end
   // the tensor's last bytes lie in a whole 2 MB page of the mapping too (without, the last partial
   // 2 MB of each tensor faulted in 4 KB pages: 1,400 of a functional add of 4096^2's 2,800 faults).
-  constexpr size_t kHuge = size_t(2) << 20;
   std::vector<uint8_t> v;
-  v.reserve(n >= kHuge ? n + kHuge : n);
+  v.reserve(n >= kHugePage ? n + kHugePage : n);
   advise_huge_pages(v.data(), v.capacity());
   v.resize(n);
   return v;

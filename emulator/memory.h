@@ -15,6 +15,9 @@ namespace cubekit {
 // megabyte of L1 costs what its program touches (a 910's 32 cores' buffers are 53 MB). Not calloc:
 // once the process has freed a big block, glibc serves calloc from its heap and zeroes every byte
 // (a third of a 128^3 matmul's run went to zeroing 32 cores' buffers).
+// A transparent huge page of x86-64 Linux, the unit the huge-page allocations below round to.
+inline constexpr size_t kHugePage = size_t(2) << 20;
+
 class ZeroedBytes {
  public:
   ZeroedBytes() = default;
