@@ -89,8 +89,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   // the chip's is reported when issued, before its slot is used.
   std::map<std::array<int64_t, 3>, int16_t> flags;
   auto flag_slot = [&](const Instr& in) {
-    auto [it, added] = flags.try_emplace({in.ops[0].imm, in.ops[1].imm, in.ops[2].imm}, int16_t(flags.size()));
-    return it->second;
+    return flags.try_emplace({in.ops[0].imm, in.ops[1].imm, in.ops[2].imm}, int16_t(flags.size())).first->second;
   };
   for (const Instr& in : program.code) {
     Kind k = spec_of(in).pipe == Pipe::S ? Kind::Scalar

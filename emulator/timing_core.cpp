@@ -115,7 +115,7 @@ uint64_t TimingCore::compute_ready(int p) const {
   const Entry& e = q.ring[q.head];
   switch (e.kind) {
     case Kind::WaitFlag: {
-      const auto& f = fired_[size_t(ctx_.flag_slot[size_t(e.I.index)])];
+      const auto& f = fired_of(e.I.index);
       return f.empty() ? kNever : std::max(sync_base(q, e), f.front().time);
     }
     case Kind::WaitCross: {
@@ -390,12 +390,12 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     pipes_[in.ops[1].imm].dirty = true;  // its waiting pipe may now go
     Clock snapshot = q.known;
     snapshot[p] = q.epoch;
-    fired_[size_t(ctx_.flag_slot[size_t(e.I.index)])].push_back({fire, snapshot, q.remote, e.I.index});
+    fired_of(e.I.index).push_back({fire, snapshot, q.remote, e.I.index});
     q.last_start = t;
     return;
   }
   if (e.kind == Kind::WaitFlag) {
-    auto& fifo = fired_[size_t(ctx_.flag_slot[size_t(e.I.index)])];
+    auto& fifo = fired_of(e.I.index);
     Fire f = fifo.front();
     fifo.erase(fifo.begin());
     uint64_t base = sync_base(q, e);

@@ -169,6 +169,8 @@ class TimingCore {
   uint64_t issued_ = 0;  // instructions issued in this block
 
   std::array<PipeState, kNumPipes> pipes_;
+  std::vector<Fire>& fired_of(int instr) { return fired_[size_t(ctx_.flag_slot[size_t(instr)])]; }  // its flag's
+  const std::vector<Fire>& fired_of(int instr) const { return fired_[size_t(ctx_.flag_slot[size_t(instr)])]; }
   std::vector<std::vector<Fire>> fired_;  // per flag (SimContext::flag_slot): fired, not yet consumed (oldest first)
   std::vector<int> pending_sets_;        // per flag: sets minus waits, in dispatch order
   std::vector<int32_t> last_set_;        // per flag: the last set_flag dispatched
