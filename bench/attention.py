@@ -15,7 +15,10 @@ schedule, and the board's time for the published kernel (hw-native-sys/pto-isa
 kernels/manual/common/flash_atten/README.md), with TFLOPS at 4 S^2 128 operations, and where the
 cycles go (the cube cores' mac and fixpipe ratios, the vector cores' vec ratio); and, from the
 Chrome trace of one cube core and its vector cores running one query tile against 1K and 32K keys,
-how much of the run the cube side (M or FIX) and a vector core's V pipe are busy, and both at once.
+how much of the run the cube side (M or FIX) and a vector core's V pipe are busy, and both at once;
+and the published tiling at S = 1K and 8K with the cube's preload (the key tiles it computes S
+ahead of the vector cores, flash()'s third argument; the published kernel's qkPreloadNum is 4)
+from 1 to 8.
 """
 
 import json
@@ -88,6 +91,21 @@ def long_sequences(build):
     return rows
 
 
+PRELOADS = (1, 2, 3, 4, 6, 8)
+
+
+def preloads(build):
+    """The published tiling at S = 1K and 8K on the 910B2 with each preload: us and where the cycles go."""
+    rows = []
+    for s in (1024, 8192):
+        for p in PRELOADS:
+            r = cubekit(build, ["kernel", "attention", "--seq-q", str(s), "--dim", "128", "--tile-q", "128", "--tile-kv", "128",
+                                "--preload", str(p), "--chip", "ascend910b2"])
+            aic, aiv = r["kinds"]["aic"]["ratios"], r["kinds"]["aiv"]["ratios"]
+            rows.append((s, p, r["microseconds"], aic["mac_ratio"], aic["fixpipe_ratio"], aiv["vec_ratio"]))
+    return rows
+
+
 SYNC = ("set_flag", "wait_flag", "barrier", "set_cross", "wait_cross")
 
 
@@ -155,4 +173,11 @@ def main(build, chips, long):
         for keys in (1024, 32768):
             run, cube, vec, both = overlap(build, keys)
             print(f"| {keys} | {run:.2f} | {cube:.0%} | {vec:.0%} | {both:.0%} |")
+        print("\nThe cube's preload (published tiling, ascend910b2; 4 is the published kernel's and the default):\n")
+        print("| S | preload | us | / preload 4 | aic mac_ratio | aic fixpipe_ratio | aiv vec_ratio |")
+        print("|---|---|---|---|---|---|---|")
+        rows = preloads(build)
+        for s, p, us, mac, fix, vec in rows:
+            base = next(r[2] for r in rows if r[0] == s and r[1] == 4)
+            print(f"| {s} | {p} | {us:.2f} | {us / base:.3f} | {mac:.3f} | {fix:.3f} | {vec:.3f} |")
     return 0

@@ -127,9 +127,10 @@ Kernel fit_attention(const sched::AttentionPlan& plan, const ChipConfig& chip, s
   for (char& c : where) c = char(std::toupper(static_cast<unsigned char>(c)));
   for (const Buffer& b : k.buffers)
     if (b.space == full) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, round_up(b.bytes, chip.alignment(full)), b.copies);
-  user_error("{}.flash({}, {}): tiles of {} queries x {} keys with head dim {} need {} bytes of {} and {} has {}; use smaller "
-             "tiles ({}: {})", plan.func_name, plan.tile_q, plan.tile_kv, plan.tile_q, plan.tile_kv, plan.dim,
-             space_bytes(k, full, chip), where, chip.name, chip.buffer_size(full), where, list);
+  // A split chip's nest holds preload + 1 slots of some hand-offs (P in the 950's L1, a per row in UB).
+  user_error("{}.{}: tiles of {} queries x {} keys with head dim {} need {} bytes of {} and {} has {}; use smaller tiles{} ({}: "
+             "{})", plan.func_name, plan.schedule, plan.tile_q, plan.tile_kv, plan.dim, space_bytes(k, full, chip), where,
+             chip.name, chip.buffer_size(full), plan.split && plan.preload > 1 ? " or a smaller preload" : "", where, list);
 }
 
 Space attention_overflow(const sched::AttentionPlan& plan, const ChipConfig& chip) {

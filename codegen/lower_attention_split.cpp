@@ -2,7 +2,7 @@
 // two vector cores (AIV) the online softmax between them and the output's update, each stage's
 // result handed to the other side through a GM workspace slot under cross-core flags, as the
 // published 910B kernels do (pto-isa kernels/manual/common/flash_atten: compute_qk, compute_p,
-// compute_pv, compute_gu). With D = kPreload, both sides run the key tiles of a query tile as
+// compute_pv, compute_gu). With D = the plan's preload, both sides run the key tiles of a query tile as
 //
 //   AIC  for t < n + D:  if t < n:  S_t = Q K_tᵀ (L0C) -> fixpipe -> S slot      set S ready
 //                        if t >= D: P_{t-D} (P slot) -> L1, V -> L1, P V -> L0C -> PV slot
@@ -47,7 +47,8 @@ class SplitFlash {
  public:
   SplitFlash(const sched::StageGraph& g, const ChipConfig& chip)
       : g_(g), p_(*g.attention), chip_(chip), m16_(round_up(g.attention->tile_q, 16)), kv16_(round_up(g.attention->tile_kv, 16)),
-        h_(m16_ / 2), in_size_(dtype_size(g.attention->in)), direct_(g.attention->direct) {}
+        h_(m16_ / 2), in_size_(dtype_size(g.attention->in)), direct_(g.attention->direct), preload_(int(g.attention->preload)),
+        slots_(preload_ + 1) {}
 
   Kernel lower() {
     k_ = direct_ ? attention_kernel(p_, {}) : attention_kernel(p_, {{"_s", DType::f32}, {"_p", p_.in}, {"_pv", DType::f32}});
@@ -77,7 +78,7 @@ class SplitFlash {
     tile_max_ = buffer("MT");
     tile_sum_ = buffer("LT");
     row_bytes_ = k_.buffers[size_t(max_)].bytes;
-    alpha_ = buffer("A", true);  // a_t at slot t % kSlots
+    alpha_ = buffer("A", true);  // a_t at slot t % slots_
     spread_ = buffer("SP");
     if (!p_.lse.empty()) lse_ = buffer("LSE");
     if (p_.mask) {  // the mask's tile as this core holds S (its rows), or its row of keys: where S
@@ -92,8 +93,8 @@ class SplitFlash {
     k_.block_dim = int(std::min<int64_t>(items, chip_.cores));
     const int64_t groups = k_.block_dim;
     if (!direct_) {
-      k_.tensors[kWsS].shape = {groups, kSlots, m16_, kv16_};
-      k_.tensors[kWsP].shape = {groups, kSlots, m16_, kv16_};
+      k_.tensors[kWsS].shape = {groups, slots_, m16_, kv16_};
+      k_.tensors[kWsP].shape = {groups, slots_, m16_, kv16_};
       k_.tensors[kWsPv].shape = {groups, 2, m16_, d};
     }
     k_.body = program(space, items, false);
@@ -103,10 +104,9 @@ class SplitFlash {
   }
 
  private:
-  static constexpr int kPreload = sched::kAttentionPreload, kSlots = kPreload + 1;
   // S and P V slots in UB (950): two each. S is freed once P is made from it, P V once O took it.
   static constexpr int kUbSlots = sched::kAttentionUbSlots;
-  int s_slots() const { return direct_ ? kUbSlots : kSlots; }
+  int s_slots() const { return direct_ ? kUbSlots : slots_; }
   // The pipe that first touches what the other side handed over, and that gives the slot back.
   Pipe aiv_in() const { return direct_ ? Pipe::V : Pipe::MTE2; }
   Pipe aic_p_in() const { return direct_ ? Pipe::MTE1 : Pipe::MTE2; }
@@ -119,7 +119,7 @@ class SplitFlash {
     // The hand-off counters (slot = counter % slots), over the core's whole run.
     const int cs = k_.new_var("n_s" + sfx), cp = k_.new_var("n_p" + sfx), cpv = k_.new_var("n_pv" + sfx);
     for (int c : {cs, cp, cpv}) body.push_back(let(c, Affine(0), LetOp::Add, 0));
-    for (int i = 0; i < (aiv ? s_slots() : kSlots); ++i)
+    for (int i = 0; i < (aiv ? s_slots() : slots_); ++i)
       body.push_back(aiv ? set_cross(aiv_in(), 2, kSFree) : set_cross(aic_p_in(), 2, kPFree));
     for (int i = 0; aiv && i < 2; ++i) body.push_back(set_cross(aiv_in(), 2, kPvFree));
     body += std::move(tiles.setup);
@@ -135,7 +135,7 @@ class SplitFlash {
       return aiv ? vector_item(bh, qi, mt, n) : cube_item(bh, qi, Affine::var(kvh), mt, n);
     });
     body.push_back(tiles.loop(std::move(item)));
-    for (int i = 0; i < (aiv ? kSlots : s_slots()); ++i)
+    for (int i = 0; i < (aiv ? slots_ : s_slots()); ++i)
       body.push_back(aiv ? wait_cross(Pipe::MTE3, kPFree) : wait_cross(Pipe::FIX, kSFree));
     for (int i = 0; !aiv && i < 2; ++i) body.push_back(wait_cross(Pipe::FIX, kPvFree));
     return body;
@@ -154,8 +154,8 @@ class SplitFlash {
       const int t = k_.new_var("kt" + sfx);
       const Affine tv = Affine::var(t);
       std::vector<Node> each = {when_less(tv - end, 0, first(tv), {})};
-      each.push_back(when_less(tv, kPreload, {}, second(tv - Affine(kPreload))));
-      return std::vector<Node>{loop(t, Affine(0), end + Affine(kPreload), Affine(1), std::move(each))};
+      each.push_back(when_less(tv, preload_, {}, second(tv - Affine(preload_))));
+      return std::vector<Node>{loop(t, Affine(0), end + Affine(preload_), Affine(1), std::move(each))};
     };
     if (p_.causal && p_.q_tiles() <= n) return run(qi + Affine(1));
     if (p_.causal) return {when_less(qi, n, run(qi + Affine(1)), run(Affine(n)))};
@@ -201,7 +201,7 @@ class SplitFlash {
     const int slot = k_.new_var("s_slot");
     Node fix{Node::Kind::Move};
     fix.src = {{-1, l0c_, 0}, Layout::NZ16, DType::f32, m16_, round_up(nt, 16), m16_};
-    fix.dst = {{kWsS, -1, slot_at(slot, kSlots, s_bytes())}, Layout::ND, DType::f32, m16_, round_up(nt, 16), kv16_};
+    fix.dst = {{kWsS, -1, slot_at(slot, slots_, s_bytes())}, Layout::ND, DType::f32, m16_, round_up(nt, 16), kv16_};
     std::vector<Node> out = take_slot(counter, slot, s_slots());
     std::vector<Node> product = {scope({l1k_}, {k, scope({l0a_, l0b_}, {cube().to_l0a(q, m16_, d), cube().to_l0b(k.dst, d, nt), cube().mmad(l0c_, m16_, nt, d)})}),
                                  wait_cross(Pipe::FIX, kSFree)};
@@ -232,7 +232,7 @@ class SplitFlash {
     const int64_t d = p_.dim, n16 = round_up(nt, 16);
     const int ps = k_.new_var("p_slot"), vs = k_.new_var("pv_slot");
     Node p{Node::Kind::Move};
-    p.src = {{kWsP, -1, slot_at(ps, kSlots, p_bytes())}, Layout::ND, p_.in, m16_, n16, kv16_};
+    p.src = {{kWsP, -1, slot_at(ps, slots_, p_bytes())}, Layout::ND, p_.in, m16_, n16, kv16_};
     p.dst = {{-1, l1p_, 0}, Layout::NZ, p_.in, m16_, n16, m16_};
     Node v{Node::Kind::Move};
     v.src = {{kV, -1, (kvh * p_.seq_kv + t * p_.tile_kv) * (d * in_size_)}, Layout::ND, p_.in, nt, d, d};
@@ -242,7 +242,7 @@ class SplitFlash {
     Node fix{Node::Kind::Move};
     fix.src = {{-1, l0c_, 0}, Layout::NZ16, DType::f32, m16_, d, m16_};
     fix.dst = {{kWsPv, -1, slot_at(vs, 2, pv_bytes())}, Layout::ND, DType::f32, m16_, d, d};
-    std::vector<Node> out = take_slot(n.p, ps, kSlots);
+    std::vector<Node> out = take_slot(n.p, ps, slots_);
     out += take_slot(n.pv, vs, 2);
     if (direct_) {  // P in its L1 slot already (the vector cores' UB -> L1), P V to their UB
       pl.at = {-1, l1p_, Affine::var(ps, p_bytes())};
@@ -271,11 +271,11 @@ class SplitFlash {
     std::vector<Node> body = key_loop(
         qi, "_v",
         [&](const Affine& t) {
-          std::vector<Node> out = {let(par_, t, LetOp::Rem, kSlots)};
+          std::vector<Node> out = {let(par_, t, LetOp::Rem, slots_)};
           return out += tail_of(t, [&](int64_t nt) { return softmax(t, qi, nt, n); });
         },
         [&](const Affine& t) {
-          std::vector<Node> out = {let(prev_, t, LetOp::Rem, kSlots)};
+          std::vector<Node> out = {let(prev_, t, LetOp::Rem, slots_)};
           return out += update(n.pv);
         });
     const int64_t d = p_.dim;
@@ -320,7 +320,7 @@ class SplitFlash {
   std::vector<Node> softmax(const Affine& t, const Affine& qi, int64_t nt, const Counters& n) {
     const int ss = k_.new_var("s_slot_v"), ps = k_.new_var("p_slot_v");
     std::vector<Node> out = take_slot(n.s, ss, s_slots());
-    out += take_slot(n.p, ps, kSlots);
+    out += take_slot(n.p, ps, slots_);
     // The columns the cube wrote (whole fractals of nt): UB holds them as rows of n16, the slots
     // as rows of kv16.
     const int64_t n16 = round_up(nt, 16);
@@ -328,7 +328,7 @@ class SplitFlash {
     s_at_ = direct_ ? Affine::var(ss, s_tile_bytes()) : Affine(0);
     if (direct_) return out += softmax_of(t, qi, nt, ps, {wait_cross(Pipe::V, kSReady)});
     std::vector<Arg> args = rows_args(4, "src_gap");
-    Node load = instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_sw_, Affine(0)}, {kWsS, -1, slot_at(ss, kSlots, s_bytes()) + my_rows(kv16_ * 4)}},
+    Node load = instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_sw_, Affine(0)}, {kWsS, -1, slot_at(ss, slots_, s_bytes()) + my_rows(kv16_ * 4)}},
                       std::move(args));
     std::vector<Node> scaled = {wait_cross(Pipe::MTE2, kSReady), load, set_cross(Pipe::MTE2, 2, kSFree)};
     VectorOps(k_, *pool_, scaled, tile(n16)).binary(VBinary::Mul, full(ub_s_), full(ub_sw_), VValue::scalar(DType::f32, p_.scale));
@@ -395,7 +395,7 @@ class SplitFlash {
     hand_off.push_back(wait_cross(Pipe::MTE3, kPFree));
     if (direct_) hand_off += p_to_l1(ps);
     else
-      hand_off.push_back(instr("copy_ub_gm", Pipe::MTE3, {{kWsP, -1, slot_at(ps, kSlots, p_bytes()) + my_rows(kv16_ * in_size_)}, {-1, ub_p_, Affine(0)}},
+      hand_off.push_back(instr("copy_ub_gm", Pipe::MTE3, {{kWsP, -1, slot_at(ps, slots_, p_bytes()) + my_rows(kv16_ * in_size_)}, {-1, ub_p_, Affine(0)}},
                                rows_args(in_size_, "dst_gap")));
     hand_off.push_back(set_cross(Pipe::MTE3, 2, kPReady));
     make.push_back(scope({ub_p_}, std::move(hand_off)));
@@ -505,6 +505,7 @@ class SplitFlash {
   int64_t n16_ = 0;  // the key tile's columns in UB (whole fractals of its keys)
   Affine s_at_;      // where the key tile's S is in the S buffer (its slot on the 950)
   const bool direct_;  // the 950: S and P V by FixPipe into UB, P UB -> L1; else all through GM
+  const int preload_, slots_;  // the key tiles S runs ahead of the softmax (D), and the S and P slots (D + 1)
   std::unique_ptr<ScratchPool> pool_;
 };
 

@@ -119,6 +119,7 @@ struct Directive {
   std::shared_ptr<InputImpl> input;
   std::string text;  // "split(k, ko, ki, 64)", for messages
   std::shared_ptr<FuncImpl> func;  // epilogue_of, store_with
+  int64_t ahead = 0;               // flash: key tiles the scores run ahead (0: the chip's nest's own)
 };
 
 // The schedule calls, written on a Func (its own schedule) or on a Schedule (a value to compile a
@@ -166,7 +167,11 @@ class Scheduling {
   // stream through in tiles of `tile_kv`, the softmax made online (a running row maximum and sum,
   // the partial output rescaled when the maximum grows) instead of S and P going through GM. A
   // reassociation of the key reduction, as stagger is of k: the result changes by rounding only.
-  Self& flash(int64_t tile_q, int64_t tile_kv);
+  // `preload`: how many key tiles ahead of the softmax the cube computes the scores (the published
+  // 910B kernels' qkPreloadNum), through as many hand-off slots plus one. Only a split chip's cube
+  // and vector cores can run more than one ahead; 0 takes the chip's nest's own (4 there, 1 on a
+  // coupled core).
+  Self& flash(int64_t tile_q, int64_t tile_kv, int64_t preload = 0);
 
 
  private:

@@ -104,8 +104,11 @@ Self& Scheduling<Self>::stagger() { return add({Directive::Kind::Stagger, {}, 0,
 
 
 template <class Self>
-Self& Scheduling<Self>::flash(int64_t tile_q, int64_t tile_kv) {
-  return add({Directive::Kind::Flash, {}, tile_q, tile_kv, Level::GM, nullptr, fmt::format("flash({}, {})", tile_q, tile_kv)});
+Self& Scheduling<Self>::flash(int64_t tile_q, int64_t tile_kv, int64_t preload) {
+  Directive d{Directive::Kind::Flash, {}, tile_q, tile_kv, Level::GM, nullptr,
+              preload ? fmt::format("flash({}, {}, {})", tile_q, tile_kv, preload) : fmt::format("flash({}, {})", tile_q, tile_kv)};
+  d.ahead = preload;
+  return add(std::move(d));
 }
 
 template class Scheduling<Schedule>;

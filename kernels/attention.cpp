@@ -34,7 +34,7 @@ void check(const AttentionOptions& o) {
     if (e <= 0) user_error("attention: --mask {} has an extent {}; each must be positive", fmt::join(o.mask, ","), e);
 }
 
-// The options' Funcs, O scheduled flash(tq, tkv) (and LSE stored with it when asked for).
+// The options' Funcs, O scheduled flash(tq, tkv, preload) (and LSE stored with it when asked for).
 Attention define(const AttentionOptions& o, int64_t tq, int64_t tkv) {
   const int64_t kv_heads = o.kv_heads ? o.kv_heads : o.heads, seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
   dsl::Input q("q", o.dtype, {o.batch, o.heads, o.seq_q, o.dim}), k("k", o.dtype, {o.batch, kv_heads, seq_kv, o.dim}),
@@ -47,7 +47,7 @@ Attention define(const AttentionOptions& o, int64_t tq, int64_t tkv) {
     form.mask = dsl::Input("mask", DType::f32, shape);
   }
   Attention a{q, k, v, form.mask, sched::attention_form(form)};
-  a.funcs.o.flash(tq, tkv);
+  a.funcs.o.flash(tq, tkv, o.preload);
   if (o.lse) a.funcs.lse.store_with(a.funcs.o);
   a.lse = o.lse;
   a.tile_q = tq, a.tile_kv = tkv;
@@ -102,6 +102,7 @@ Attention attention(const AttentionOptions& options, const ChipConfig& chip) {
   std::optional<tune::Tuned> tuned = take_tuned(o, chip);
   auto [tq, tkv] = default_attention_tiles(o, chip);
   Attention a = define(o, tq, tkv);
+  a.preload = sched::plan_attention(a.funcs.o, chip).preload;
   a.tuned = tuned;
   return a;
 }

@@ -24,6 +24,7 @@ struct AttentionOptions {
   DType dtype = DType::f16;  // Q, K, V and O (f16 or bf16)
   double scale = 0;          // 0: 1 / sqrt(dim)
   int64_t tile_q = 0, tile_kv = 0;  // flash() tiles; 0: the default
+  int64_t preload = 0;               // flash()'s preload: key tiles S runs ahead; 0: the chip's own
   bool lse = false;  // also the logsumexp of the scaled scores (funcs.lse, f32 [batch, heads, seq_q])
   // An additive f32 mask (torch's attn_mask as a float), an input named "mask" of this shape: 1 to 4
   // dims, taken as the trailing dims of (batch, heads, seq_q, seq_kv), each 1 (broadcast) or that
@@ -40,11 +41,12 @@ struct Attention {
   sched::AttentionFuncs funcs;  // funcs.o is what to compile (with funcs.lse when options.lse)
   bool lse = false;
   int64_t tile_q = 0, tile_kv = 0;   // the flash() tiles scheduled
+  int64_t preload = 0;               // the preload, as the plan takes it (sched::AttentionPlan::preload)
   std::optional<tune::Tuned> tuned;  // the tuned schedule the options took, if any
   std::vector<dsl::Func> outputs() const;
 };
 
-// Defines the Funcs and schedules the output with flash(tile_q, tile_kv).
+// Defines the Funcs and schedules the output with flash(tile_q, tile_kv, preload).
 Attention attention(const AttentionOptions& options, const ChipConfig& chip);
 
 // The flash() tiles the kernels use where the options leave them open: key tiles of 128 (a causal

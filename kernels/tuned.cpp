@@ -83,7 +83,8 @@ void apply_params(Conv2dOptions& o, const tune::Params& p) {
 void apply_params(AttentionOptions& o, const tune::Params& p) {
   using F = std::pair<const char*, std::function<void(int64_t)>>;
   apply("attention", p, std::vector<F>{{"tile_q", [&](int64_t v) { o.tile_q = v; }},
-                                       {"tile_kv", [&](int64_t v) { o.tile_kv = v; }}});
+                                       {"tile_kv", [&](int64_t v) { o.tile_kv = v; }},
+                                       {"preload", [&](int64_t v) { o.preload = v; }}});
 }
 
 void apply_params(VectorOptions& o, const tune::Params& p) {
@@ -100,7 +101,7 @@ bool has_overrides(const Conv2dOptions& o) {
   return o.schedule != Conv2dOptions::Schedule::Default || o.rows || o.tn || o.channels || o.l1_copies || o.images ||
          o.double_buffer || o.use_cores;
 }
-bool has_overrides(const AttentionOptions& o) { return o.tile_q || o.tile_kv; }
+bool has_overrides(const AttentionOptions& o) { return o.tile_q || o.tile_kv || o.preload; }
 bool has_overrides(const VectorOptions& o) {
   return o.schedule != VectorOptions::Schedule::Default || o.tile_rows || o.double_buffer || o.use_cores || o.copies;
 }

@@ -150,8 +150,8 @@ bool attention_direct(const ChipConfig& chip) {
 }
 
 std::string AttentionPlan::str() const {
-  return fmt::format("attention {}: batch {}, heads {} ({} K/V heads), seq {} x {}, dim {}{}, flash tiles {} x {}", func_name,
-                     batch, heads, kv_heads, seq_q, seq_kv, dim, causal ? ", causal" : "", tile_q, tile_kv);
+  return fmt::format("attention {}: batch {}, heads {} ({} K/V heads), seq {} x {}, dim {}{}, flash tiles {} x {}, preload {}",
+                     func_name, batch, heads, kv_heads, seq_q, seq_kv, dim, causal ? ", causal" : "", tile_q, tile_kv, preload);
 }
 
 AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
@@ -213,6 +213,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}: the cube of {} multiplies {}, but Q, K and V are {}", f.name(), chip.name, types, dtype_name(p.in));
   }
   p.tile_q = flash->factor, p.tile_kv = flash->min;
+  p.schedule = flash->text;
   auto tile = [&](const char* what, int64_t v) {
     if (v <= 0 || v % 16 != 0 || v > 256)
       user_error("{}.{}: {} {} must be a multiple of 16 from 16 to 256 (the cube's fractals)", f.name(), flash->text, what, v);
@@ -222,6 +223,18 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   if (p.causal && p.tile_q != p.tile_kv)
     user_error("{}.{}: a causal mask needs tile_q == tile_kv, so that one key tile per query tile holds the diagonal; got {} and {}",
                f.name(), flash->text, p.tile_q, p.tile_kv);
+  p.preload = flash->ahead ? flash->ahead : p.split ? kAttentionPreload : 1;
+  if (p.preload < 0)
+    user_error("{}.{}: preload {} is negative; it counts the key tiles the cube computes the scores ahead of the softmax (0: the "
+               "chip's own)", f.name(), flash->text, p.preload);
+  if (!p.split && p.preload != 1)
+    user_error("{}.{}: preload {}: {}'s coupled core computes the scores one key tile ahead of its softmax; running further ahead "
+               "needs a split chip's cube and vector cores (ascend910b2, ascend950pr). Use preload 1, or leave it out",
+               f.name(), flash->text, p.preload, chip.name);
+  if (p.preload > kAttentionMaxPreload)
+    user_error("{}.{}: preload {}: the cube core hands the scores over through preload + 1 slots, which a cross-core flag counts, "
+               "and its counter holds at most {}; use a preload from 1 to {}", f.name(), flash->text, p.preload,
+               kCrossMaxOutstanding, kAttentionMaxPreload);
   return p;
 }
 

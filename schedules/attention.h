@@ -27,6 +27,7 @@
 
 #include "dsl/func.h"
 #include "emulator/chip_config.h"
+#include "emulator/cross_core.h"
 
 #include <memory>
 #include <optional>
@@ -51,10 +52,13 @@ struct AttentionFuncs {
 };
 AttentionFuncs attention_form(const AttentionForm& form, const std::string& name = "attention");
 
-// On a split chip the cube core computes S this many key tiles ahead of its vector cores (the
-// published 910B kernels' QK preload), through this many hand-off slots plus one; on the 950 S and
-// P V each have two slots in the vector cores' UB.
-inline constexpr int kAttentionPreload = 4;
+// On a split chip the cube core computes S `preload` key tiles ahead of its vector cores
+// (flash()'s third argument; by default 4, the published 910B kernels' qkPreloadNum), through as
+// many hand-off slots plus one, whose credits a cross-core flag counts (kCrossMaxOutstanding at
+// most). On the 950 S and P V each have two slots in the vector cores' UB. A coupled core's one
+// nest computes S one key tile ahead.
+inline constexpr int64_t kAttentionPreload = 4;
+inline constexpr int64_t kAttentionMaxPreload = kCrossMaxOutstanding - 1;
 inline constexpr int kAttentionUbSlots = 2;
 
 struct AttentionPlan {
@@ -65,6 +69,8 @@ struct AttentionPlan {
   double scale = 1;
   bool causal = false;
   int64_t tile_q = 0, tile_kv = 0;
+  int64_t preload = 1;  // key tiles the cube computes S ahead of the softmax (kAttentionPreload)
+  std::string schedule;  // "flash(128, 128)", as written, for messages
   std::string lse;  // the logsumexp output's name (f32, batch x heads x seq_q), or empty
   std::shared_ptr<dsl::InputImpl> mask;  // the additive mask (f32), or null
   // Which of the mask's batch, head and query dims it has (the others broadcast: extent 1).

@@ -33,7 +33,7 @@ class FlashGraph {
     // P's way back to the cube: through a GM workspace (copies: the split nest's slots, which it
     // reuses once the vector cores have handed them back), or on the 950 from UB straight into L1.
     const int pl1 = add("P.l1", p_.direct ? Engine::MTE3 : Engine::MTE2, Place::L1, {tq, tkv}, At::KeyTile,
-                        p_.direct ? kAttentionPreload + 1 : p_.split ? 2 : 1, Form::NZ, p_.in, {});
+                        p_.direct ? p_.preload + 1 : p_.split ? 2 : 1, Form::NZ, p_.in, {});
     const int l0a = add("QP.l0a", Engine::MTE1, Place::L0A, {tq, std::max(d, tkv)}, At::KeyTile, 2, Form::NZ, p_.in,
                         {{ql1, Path::Load2d}, {pl1, Path::Load2d}});
     const int l0b = add("KV.l0b", Engine::MTE1, Place::L0B, {tkv, d}, At::KeyTile, 2, Form::ZN, p_.in,
@@ -70,7 +70,7 @@ class FlashGraph {
     // 32 B block, and the logsumexp.
     const int m = row("M", {{sub, Path::Compute}});
     const int mt = row("MT", {{sub, Path::Compute}});
-    const int a = add("A", Engine::Vector, Place::UB, {rows_}, At::KeyTile, p_.split ? kAttentionPreload + 1 : 2, Form::Vector,
+    const int a = add("A", Engine::Vector, Place::UB, {rows_}, At::KeyTile, p_.split ? p_.preload + 1 : 2, Form::Vector,
                       DType::f32, {{m, Path::Compute}, {mt, Path::Compute}});
     const int pub = add("P", Engine::Vector, Place::UB, {rows_, tkv}, At::KeyTile, p_.split ? 1 : 2, p_.split ? Form::Rows : Form::NZ,
                         p_.in, {{sub, Path::Compute}, {m, Path::Compute}});

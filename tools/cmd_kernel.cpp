@@ -84,11 +84,11 @@ int run_attention(const AttentionArgs& a) {
   const int64_t tile_q = at.tile_q, tile_kv = at.tile_kv;  // the tiles attention() gave flash()
   nlohmann::json extra = {{"shape", {{"batch", o.batch}, {"heads", o.heads}, {"kv_heads", o.kv_heads ? o.kv_heads : o.heads},
                                      {"seq_q", o.seq_q}, {"seq_kv", seq_kv}, {"dim", o.dim}, {"causal", o.causal}}},
-                          {"tiles", {{"q", tile_q}, {"kv", tile_kv}}}};
+                          {"tiles", {{"q", tile_q}, {"kv", tile_kv}}}, {"preload", at.preload}};
   // Two products of 2 * seq_q * seq_kv * dim each (the published kernels' count, 4 S0 S1 D); a
   // causal mask does about half.
   double flops = 4.0 * double(o.batch * o.heads) * double(o.seq_q) * double(seq_kv) * double(o.dim) * (o.causal ? 0.5 : 1.0);
-  return run_kernel(at.outputs(), a, fmt::format("{}, flash {} x {}", attention_headline(o), tile_q, tile_kv), -1, extra, flops,
+  return run_kernel(at.outputs(), a, fmt::format("{}, flash {} x {}, preload {}", attention_headline(o), tile_q, tile_kv, at.preload), -1, extra, flops,
                     at.tuned);
 }
 

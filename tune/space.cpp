@@ -97,6 +97,8 @@ Space attention_space(const Problem& p, const ChipConfig& chip) {
   Space s;
   add(s, "tile_q", values_up_to({16, 32, 64, 128, 256}, std::min<int64_t>(sq, 257), sq <= 256, tq), tq);
   add(s, "tile_kv", values_up_to({16, 32, 64, 128, 256, 512}, std::min<int64_t>(skv, 513), skv <= 512, tkv), tkv);
+  // How far the cube runs ahead of the vector cores: only a split chip's nest has the choice.
+  if (chip.split()) add(s, "preload", {1, 2, 3, 4, 6, 8}, sched::kAttentionPreload);
   return s;
 }
 

@@ -7,7 +7,7 @@ from . import _options as _opt
 from ._elementwise import array as _array
 from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics, tuned as _tuned
 
-ATTENTION_OVERRIDES = ("tile_q", "tile_kv")
+ATTENTION_OVERRIDES = ("tile_q", "tile_kv", "preload")
 
 
 def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, return_lse=False, chip="ascend910", timing_only=False,
@@ -21,7 +21,8 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, return_lse=F
     L, S) with its last dim S: boolean (True: the key takes part) or float (added to the scaled
     scores; computed in float32). scale: None is 1 / sqrt(E). E is a multiple of
     16 up to 128. The kernel is flash attention (Func.flash): the statistics in float32, P cast to
-    q's type for the second product. overrides: tile_q, tile_kv (the flash() tiles). Returns (O,
+    q's type for the second product. overrides: tile_q, tile_kv (the flash() tiles), preload (the key
+    tiles the cube computes the scores ahead of the softmax on a split chip; 4 by default). Returns (O,
     report), O shaped as q; with return_lse=True (O, lse, report), lse the float32 logsumexp of the
     scaled scores per query, shaped as q without its head dim (what torch's flash kernels return
     beside O: log(sum_j exp(scale * q_i . k_j)), the masked keys left out).

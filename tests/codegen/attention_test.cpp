@@ -2,10 +2,12 @@
 // same Funcs (S, its softmax and P V through GM as three stages, computed unfused on the host),
 // and the reference itself against loops written here.
 #include "codegen/lower.h"
+#include "codegen/lower_stages.h"
 #include "codegen_test_util.h"
 #include "dsl/host.h"
 #include "emulator/rounding.h"
 #include "kernels/attention.h"
+#include "schedules/stages.h"
 
 #include <fmt/ranges.h>
 
@@ -136,11 +138,12 @@ TEST(Attention, TheReferenceIsAttention) {
 
 // Deleting any synchronisation the generated kernel executes is reported: two key tiles, a
 // partial one, the causal diagonal, the logsumexp output, an additive mask.
-Program small_causal(const ChipConfig& chip) {
+Program small_causal(const ChipConfig& chip, int64_t preload = 0) {
   AttentionOptions o = attn(1, 1, 1, 32, 40, 64, true);
   o.tile_q = o.tile_kv = 16;
   o.lse = true;
   o.mask = {32, 40};
+  o.preload = preload;
   kernels::Attention a = kernels::attention(o, chip);
   return parse_program(print_program(codegen::compile(a.outputs(), chip).program));
 }
@@ -153,11 +156,14 @@ TEST(Attention, DeletingAnyExecutedSynchronisationIsReported) {
 // go through GM; on the 950 by FixPipe into UB and UB -> L1, where the vector cores scale S in
 // place in one UB slot while the previous tile's P is read from the other (the sync pass tells
 // the slots apart by the hand-off counter: codegen/slot_values.h), so no barrier orders the two.
-class AttentionSplit : public testing::TestWithParam<const char*> {};
+// At the default preload (4: more than the two key tiles) and at 1 and 2, where the cube reuses
+// each slot within a query tile.
+class AttentionSplit : public testing::TestWithParam<std::tuple<const char*, int64_t>> {};
 
 TEST_P(AttentionSplit, DeletingAnyFlagIsReported) {
-  const ChipConfig chip = load_chip(GetParam());
-  const Program p = small_causal(chip);
+  const auto [name, preload] = GetParam();
+  const ChipConfig chip = load_chip(name);
+  const Program p = small_causal(chip, preload);
   auto run = [&](const Program& program) {
     GlobalMemory gm = GlobalMemory::for_program(program);
     gm.fill_inputs(9);
@@ -168,10 +174,59 @@ TEST_P(AttentionSplit, DeletingAnyFlagIsReported) {
   EXPECT_GE(m.mutants, 100);
   EXPECT_GT(m.cross, 0);
   for (const std::string& s : m.survivors) ADD_FAILURE() << s;
-  std::printf("generated flash attention on %s: %d of %d executed deletions reported\n", GetParam(), m.reported, m.mutants);
+  std::printf("generated flash attention on %s, preload %lld: %d of %d executed deletions reported\n", name, (long long)preload,
+              m.reported, m.mutants);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, AttentionSplit, testing::Values("ascend910b2", "ascend950pr"));
+INSTANTIATE_TEST_SUITE_P(Presets, AttentionSplit,
+                         testing::Combine(testing::Values("ascend910b2", "ascend950pr"), testing::Values(0, 1, 2)));
+
+// The split nest at depths of preload below, at and beyond the key tiles of a query tile (5 key
+// tiles of 16; causal: 1 to 3), against the reference, checker-clean.
+class AttentionPreload : public testing::TestWithParam<const char*> {};
+
+TEST_P(AttentionPreload, EveryDepthMatchesTheReference) {
+  const ChipConfig chip = load_chip(GetParam());
+  for (int64_t preload : {1, 2, 3, 5, 8}) {
+    AttentionOptions o = attn(1, 2, 1, 40, 72, 64, preload % 2 == 1);
+    o.tile_q = o.tile_kv = 16;
+    o.preload = preload;
+    o.lse = preload == 2;
+    SCOPED_TRACE(fmt::format("preload {}", preload));
+    expect_correct(o, chip);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, AttentionPreload, testing::Values("ascend910b2", "ascend950pr"));
+
+// The preload sets the S and P hand-off slots: preload + 1 of each per group in GM (910B2), P's
+// in the cube core's L1 (950); the kernel reports the preload it took (the chip's own: 4).
+TEST(AttentionPreload, SetsTheHandOffSlots) {
+  for (int64_t preload : {0, 1, 6}) {
+    const ChipConfig chip = load_chip("ascend910b2");
+    AttentionOptions o = attn(1, 2, 1, 100, 150, 64);
+    o.preload = preload;
+    kernels::Attention a = kernels::attention(o, chip);
+    EXPECT_EQ(a.preload, preload ? preload : 4);
+    const Program p = codegen::compile(a.funcs.o, chip).program;
+    for (const TensorDecl& t : p.tensors)
+      if (t.role == TensorRole::Workspace && t.name != "attention_pv") {
+        ASSERT_EQ(t.shape.size(), 4u) << t.name;
+        EXPECT_EQ(t.shape[1], a.preload + 1) << t.name << " at preload " << preload;
+      }
+  }
+  const ChipConfig chip = load_chip("ascend950pr");
+  AttentionOptions o = attn(1, 2, 1, 100, 150, 64);
+  o.tile_q = o.tile_kv = 64, o.preload = 6;
+  const codegen::Kernel k = codegen::lower_stages(sched::stage_graph(sched::plan_attention(kernels::attention(o, chip).funcs.o, chip)), chip);
+  bool found = false;
+  for (const codegen::Buffer& b : k.buffers)
+    if (b.name == "P.l1") {
+      found = true;
+      EXPECT_EQ(b.bytes, 7 * 64 * 64 * 2);  // 7 slots of 64 x 64 f16
+    }
+  EXPECT_TRUE(found);
+}
 
 // The 950 hands S, P and P V over on chip: no GM workspace, the FixPipe into the vector cores' UB
 // and their UB -> L1; the 910B2, which has neither path, through its three workspaces.

@@ -140,6 +140,35 @@ TEST(AttentionErrors, TilesTooBigForUB) {
                              "bytes of UB and ascend910 has 262144; use smaller tiles"});
 }
 
+TEST(AttentionErrors, PreloadOnTheCoupledCore) {
+  auto o = bert();
+  o.tile_q = o.tile_kv = 64, o.preload = 2;
+  expect_attention_error(o, {"attention.flash(64, 64, 2): preload 2: ascend910's coupled core computes the scores one key tile "
+                             "ahead of its softmax", "Use preload 1, or leave it out"});
+}
+
+TEST(AttentionErrors, PreloadBeyondTheCrossCoreCounter) {
+  auto o = bert();
+  o.tile_q = o.tile_kv = 64, o.preload = 16;
+  expect_attention_error(o, {"attention.flash(64, 64, 16): preload 16: the cube core hands the scores over through preload + 1 "
+                             "slots", "its counter holds at most 16; use a preload from 1 to 15"}, "ascend910b2");
+}
+
+TEST(AttentionErrors, NegativePreload) {
+  auto o = bert();
+  o.tile_q = o.tile_kv = 64, o.preload = -3;
+  expect_attention_error(o, {"attention.flash(64, 64, -3): preload -3 is negative"}, "ascend910b2");
+}
+
+TEST(AttentionErrors, PreloadSlotsTooManyForL1) {
+  // On the 950 P's preload + 1 slots sit in the cube core's L1: 16 of 128 x 128 f16 are 512 KB.
+  auto o = bert();
+  o.dim = 128, o.seq_q = 256, o.tile_q = o.tile_kv = 128, o.preload = 15;
+  expect_attention_error(o, {"attention.flash(128, 128, 15): tiles of 128 queries x 128 keys with head dim 128 need",
+                             "bytes of L1 and ascend950pr has 524288; use smaller tiles or a smaller preload (L1:",
+                             "P.l1 524288 x 1)"}, "ascend950pr");
+}
+
 TEST(AttentionErrors, AnotherScheduleCall) {
   dsl::Func f = form({1, 1, 64, 64}, {1, 1, 64, 64}, {1, 1, 64, 64});
   f.double_buffer();

@@ -42,6 +42,19 @@ def test_split_chips_match_sdpa(rng, chip):
         assert report["cycles"] > 0
 
 
+@pytest.mark.parametrize("chip", ["ascend910b2", "ascend950pr"])
+def test_preload_keeps_the_result(rng, chip):
+    """The cube's preload (key tiles ahead of the softmax) changes when work happens, not what it makes."""
+    q, k, v = (rng.standard_normal((1, 2, 40, 64)).astype(np.float16) for _ in range(3))
+    want = sdpa(q, k, v, causal=True)
+    for preload in (1, 2, 6):
+        o, _ = kernels.attention(q, k, v, causal=True, chip=chip, tile_q=16, tile_kv=16, preload=preload,
+                                      raise_on_diagnostics=True)
+        np.testing.assert_allclose(o.astype(np.float64), want, atol=2e-2, rtol=2e-2)
+    with pytest.raises(ck.Error, match="coupled core computes the scores one key tile ahead"):
+        kernels.attention(q, k, v, chip="ascend910", preload=2)
+
+
 def logsumexp(q, k, causal=False, scale=None):
     """log(sum_j exp(scale q_i . k_j)) over the keys each query sees, in float64."""
     q, k = q.astype(np.float64), k.astype(np.float64)

@@ -113,6 +113,25 @@ TEST(TuneSpace, StartIsTheDefaultSchedule) {
   }
 }
 
+// Attention's space has the cube's preload where the chip's nest can run ahead (a split chip's),
+// and a point of it compiles with that preload.
+TEST(TuneSpace, AttentionPreloadOnSplitChipsOnly) {
+  Problem att;
+  att.kernel = "attention";
+  att.attention.seq_q = 256, att.attention.dim = 64;
+  for (const char* name : {"ascend910", "ascend910b2", "ascend950pr"}) {
+    const ChipConfig chip = load_chip(name);
+    Space s = space_of(att, chip);
+    auto it = std::find_if(s.params.begin(), s.params.end(), [](const auto& p) { return p.name == "preload"; });
+    EXPECT_EQ(it != s.params.end(), chip.split()) << name;
+    if (it == s.params.end()) continue;
+    EXPECT_EQ(it->values, (std::vector<int64_t>{1, 2, 3, 4, 6, 8})) << name;
+    kernels::AttentionOptions o = att.attention;
+    kernels::apply_params(o, {{"preload", 2}});
+    EXPECT_EQ(kernels::attention(o, chip).preload, 2) << name;
+  }
+}
+
 TEST(TuneSearch, SameSeedSameSearchOnAnyThreadCount) {
   const ChipConfig chip = load_chip("ascend910b2");
   TempDb a("seed_a"), b("seed_b");
