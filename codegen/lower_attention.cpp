@@ -2,6 +2,7 @@
 
 #include "codegen/core_tiles.h"
 #include "codegen/tile_loop.h"
+#include "codegen/vector_eval.h"
 #include "codegen/vector_ops.h"
 #include "emulator/arith.h"
 #include "emulator/error.h"
@@ -194,6 +195,7 @@ class FlashNest {
       VectorOps ops(k_, *pool_, out, nz(nt));
       ops.binary(VBinary::Mul, full(ub_s_), full(ub_s_), VValue::scalar(DType::f32, p_.scale));
     }
+    modify_scores(k_, *pool_, p_, out, nz(nt), full(ub_s_));
     if (p_.mask) {  // S += the mask's tile
       std::vector<Node> add = load_mask(p_, {mask_t_, mk_, plane_, qi * p_.tile_q, j * p_.tile_kv, mt_, nt, 0, m16_});
       VValue m = p_.mask_i ? full(mk_) : VValue{VShape::Col, DType::f32, {-1, mk_, Affine(0)}, 0};
@@ -367,6 +369,32 @@ Kernel attention_kernel(const sched::AttentionPlan& p, const std::vector<std::pa
   if (p.mask) k.tensors.push_back({p.mask->name, DType::f32, p.mask->shape, TensorRole::In});
   if (!p.lse.empty()) k.tensors.push_back({p.lse, DType::f32, {q_shape[0], q_shape[1], q_shape[2]}, TensorRole::Out});
   return k;
+}
+
+namespace {
+int uses(const dsl::Expr& e, const dsl::ExprNode* leaf) {
+  if (e.get() == leaf) return 1;
+  int n = 0;
+  for (const dsl::Expr& a : e.node().args) n += uses(a, leaf);
+  return n;
+}
+}  // namespace
+
+void modify_scores(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, std::vector<Node>& out, VTile tile,
+                   const VValue& s) {
+  if (!plan.score_mod.defined()) return;
+  VectorOps ops(k, pool, out, tile);
+  const std::map<const dsl::InputImpl*, VValue> inputs;
+  const std::map<const dsl::FuncImpl*, VValue> funcs = {{plan.score.node().func.get(), s}};
+  Evaluator ev(ops, inputs, funcs);
+  if (uses(plan.score_mod, plan.score.get()) == 1) {  // in place, step by step, in S
+    ev.scribble(s);
+    ev.eval(plan.score_mod, &s);
+    return;
+  }
+  VValue v = ev.materialize(plan.score_mod, VShape::Full);
+  ops.binary(VBinary::Add, s, v, VValue::scalar(DType::f32, 0));
+  ops.done(v);
 }
 
 std::vector<Node> zero_before_loads(Kernel& k, ScratchPool& pool, int buffer) {

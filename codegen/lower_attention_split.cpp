@@ -362,6 +362,7 @@ class SplitFlash {
   std::vector<Node> softmax_of(const Affine& t, const Affine& qi, int64_t nt, int ps, std::vector<Node> make) {
     const int64_t n16 = n16_;
     if (direct_) VectorOps(k_, *pool_, make, tile(n16)).binary(VBinary::Mul, s_tile(), s_tile(), VValue::scalar(DType::f32, p_.scale));
+    modify_scores(k_, *pool_, p_, make, tile(n16), s_tile());
     if (p_.mask) add_mask(make, t, qi, nt);
     if (nt < n16) mask_columns(make, nt);
     if (p_.causal) {

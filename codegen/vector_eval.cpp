@@ -77,7 +77,7 @@ void Evaluator::release(const VValue& v) {
 VValue Evaluator::result(VShape s, DType t, const VValue* into, std::initializer_list<const VValue*> operands) {
   if (into && into->shape == s && into->dtype == t) return *into;
   for (const VValue* o : operands)  // in place, over an operand this evaluator made and no longer needs
-    if (o->shape == s && o->dtype == t && owned_.count(o->at.buffer)) return *o;
+    if (o->shape == s && o->dtype == t && (owned_.count(o->at.buffer) || scribble_.count(o->at.buffer))) return *o;
   VValue v = ops_.temp(s, t);
   owned_.insert(v.at.buffer);
   return v;

@@ -30,6 +30,9 @@ class Evaluator {
   // A value the evaluator may overwrite and gives back once used (a computed Func read for the
   // last time, and only once, by the next expression).
   void adopt(const VValue& v) { owned_.insert(v.at.buffer); }
+  // A value the evaluator may compute over in place but does not give back (the caller's, which
+  // the expression reads once: a step in place would otherwise clobber a later read).
+  void scribble(const VValue& v) { scribble_.insert(v.at.buffer); }
   void release(const VValue& v);  // gives back a value this evaluator made
 
  private:
@@ -46,7 +49,7 @@ class Evaluator {
   VectorOps& ops_;
   const std::map<const dsl::InputImpl*, VValue>& inputs_;
   const std::map<const dsl::FuncImpl*, VValue>& funcs_;
-  std::set<int> owned_;
+  std::set<int> owned_, scribble_;
 };
 
 }  // namespace cubekit::codegen

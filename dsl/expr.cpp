@@ -39,6 +39,22 @@ Expr make(Op op, Type type, std::vector<Expr> args) {
   return Expr(std::move(n));
 }
 
+Expr substitute(const Expr& e, const ExprNode* target, const Expr& with) {
+  if (e.get() == target) return with;
+  const ExprNode& n = e.node();
+  std::vector<Expr> args;
+  bool changed = false;
+  for (const Expr& a : n.args) {
+    args.push_back(substitute(a, target, with));
+    changed |= args.back().get() != a.get();
+  }
+  if (!changed) return e;
+  auto m = std::make_shared<ExprNode>(n);
+  m->args = std::move(args);
+  set_depth(*m, n.op == Op::Func ? n.depth - 1 : 0);
+  return Expr(std::move(m));
+}
+
 namespace {
 
 Expr literal(double value, Type type, bool untyped) {

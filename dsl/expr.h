@@ -111,6 +111,10 @@ Expr sum(const Expr& e);
 Expr maximum(const Expr& e);
 Expr minimum(const Expr& e);
 
+// e with the node `target` (compared by identity) replaced by `with` wherever it occurs; e itself
+// when it does not. Calls of Funcs are leaves here: their definitions are not entered.
+Expr substitute(const Expr& e, const ExprNode* target, const Expr& with);
+
 // The distinct reduction variables an expression uses, in first-use order.
 std::vector<std::shared_ptr<VarImpl>> rvars_of(const Expr& e);
 

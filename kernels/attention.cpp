@@ -26,6 +26,8 @@ void check(const AttentionOptions& o) {
   if (o.kv_heads < 0) user_error("attention: --kv-heads {} must be positive (0: as many as --heads)", o.kv_heads);
   if (o.seq_kv < 0) user_error("attention: --seq-kv {} must be positive (0: as long as --seq-q)", o.seq_kv);
   if (o.scale < 0 || !std::isfinite(o.scale)) user_error("attention: scale {} must be a positive number (0: 1 / sqrt(dim))", o.scale);
+  if (o.softcap < 0 || !std::isfinite(o.softcap))
+    user_error("attention: softcap {} must be a positive number (the cap of the scaled scores; 0: none)", o.softcap);
   if (o.tile_q < 0 || o.tile_kv < 0) user_error("attention: tiles {} x {} must be positive (0: the default)", o.tile_q, o.tile_kv);
   if (o.mask.size() > 4)
     user_error("attention: --mask has {} dims; it is at most (batch, heads, seq-q, seq-kv), its leading dims of 1 left out",
@@ -34,6 +36,11 @@ void check(const AttentionOptions& o) {
     if (e <= 0) user_error("attention: --mask {} has an extent {}; each must be positive", fmt::join(o.mask, ","), e);
 }
 
+// c tanh(s / c) = c - 2c / (exp(2 s / c) + 1) (the DSL has exp, not tanh), written so that each
+// step is one vector instruction over the tile (a scalar over a tile: vrec then vmuls): finite
+// for every s, exp's overflow to inf giving the cap itself.
+dsl::Expr softcap(const dsl::Expr& s, double c) { return (-2.0 * c) / (dsl::exp(s * (2.0 / c)) + 1.0) + c; }
+
 // The options' Funcs, O scheduled flash(tq, tkv, preload) (and LSE stored with it when asked for).
 Attention define(const AttentionOptions& o, int64_t tq, int64_t tkv) {
   const int64_t kv_heads = o.kv_heads ? o.kv_heads : o.heads, seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
@@ -41,6 +48,7 @@ Attention define(const AttentionOptions& o, int64_t tq, int64_t tkv) {
       v("v", o.dtype, {o.batch, kv_heads, seq_kv, o.dim});
   const double scale = o.scale ? o.scale : 1.0 / std::sqrt(double(o.dim));
   sched::AttentionForm form{q, k, v, scale, o.causal, o.dtype};
+  if (o.softcap > 0) form.score_mod = [c = o.softcap](const dsl::Expr& s) { return softcap(s, c); };
   if (!o.mask.empty()) {
     std::vector<int64_t> shape(4 - o.mask.size(), 1);
     shape.insert(shape.end(), o.mask.begin(), o.mask.end());

@@ -23,6 +23,9 @@ struct AttentionOptions {
   bool causal = false;
   DType dtype = DType::f16;  // Q, K, V and O (f16 or bf16)
   double scale = 0;          // 0: 1 / sqrt(dim)
+  // Softcapping of the scaled scores, s -> softcap tanh(s / softcap) (Gemma 2's attention logits,
+  // flash-attn's softcap): the form's score modifier. 0: none.
+  double softcap = 0;
   int64_t tile_q = 0, tile_kv = 0;  // flash() tiles; 0: the default
   int64_t preload = 0;               // flash()'s preload: key tiles S runs ahead; 0: the chip's own
   bool lse = false;  // also the logsumexp of the scaled scores (funcs.lse, f32 [batch, heads, seq_q])

@@ -25,6 +25,7 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   Expr kv_head = group == 1 ? Expr(h) : Expr(h) / int(group);
   Expr dot = dsl::sum(dsl::cast(DType::f32, form.q(b, h, i, r)) * dsl::cast(DType::f32, form.k(b, kv_head, j, r)));
   Expr scores = dot * form.scale;
+  if (form.score_mod) scores = form.score_mod(scores);
   if (form.mask) {
     const std::vector<int64_t>& ms = form.mask->shape();
     auto at = [](int64_t extent, const dsl::Var& v) { return extent == 1 ? Expr(0) : Expr(v); };
@@ -86,17 +87,57 @@ class SameForm {
   std::set<std::pair<const dsl::FuncImpl*, const dsl::FuncImpl*>> seen_;
 };
 
-// The constant a score is scaled by: the first `sum(..) * c` in the Funcs the output calls.
-bool find_scale(const Expr& e, double& scale, std::set<const dsl::FuncImpl*>& seen) {
+// The scaled score: the first `sum(..) * c` in the Funcs the output calls, and the Func whose
+// definition holds it (S).
+struct Scaled {
+  const ExprNode* node = nullptr;
+  const dsl::FuncImpl* in = nullptr;
+};
+Scaled find_scaled(const Expr& e, const dsl::FuncImpl* in, std::set<const dsl::FuncImpl*>& seen) {
   const ExprNode& n = e.node();
-  if (n.op == Op::Mul && n.args.size() == 2 && n.args[0].node().op == Op::Sum && n.args[1].node().op == Op::Const) {
-    scale = n.args[1].node().value;
-    return true;
-  }
-  if (n.op == Op::Func && seen.insert(n.func.get()).second && find_scale(n.func->value, scale, seen)) return true;
+  if (n.op == Op::Mul && n.args.size() == 2 && n.args[0].node().op == Op::Sum && n.args[1].node().op == Op::Const)
+    return {&n, in};
+  if (n.op == Op::Func && seen.insert(n.func.get()).second)
+    if (Scaled s = find_scaled(n.func->value, n.func.get(), seen); s.node) return s;
   for (const Expr& a : n.args)
-    if (find_scale(a, scale, seen)) return true;
+    if (Scaled s = find_scaled(a, in, seen); s.node) return s;
+  return {};
+}
+
+bool reads_input(const Expr& e, const dsl::InputImpl* input) {
+  const ExprNode& n = e.node();
+  if ((n.op == Op::Input || n.op == Op::Exterior) && n.input.get() == input) return true;
+  for (const Expr& a : n.args)
+    if (reads_input(a, input)) return true;
   return false;
+}
+
+// What of S's definition is g(scaled): S without its causal select and its mask.
+Expr modified_score(const dsl::FuncImpl& s, const AttentionPlan& p) {
+  Expr v = s.value;
+  const ExprNode& n = v.node();
+  if (n.op == Op::Select && n.args.size() == 3 && n.args[2].node().op == Op::Const && n.args[2].node().value == kMaskedScore)
+    v = n.args[1];
+  const ExprNode& m = v.node();
+  if (p.mask && m.op == Op::Add && m.args.size() == 2 && reads_input(m.args[1], p.mask.get())) v = m.args[0];
+  return v;
+}
+
+// A score modifier is elementwise in the score alone: what it may not read or do, a user error.
+void check_modifier(const Expr& e, const ExprNode* scaled, const std::string& where) {
+  if (e.get() == scaled) return;
+  const ExprNode& n = e.node();
+  const std::string what = n.op == Op::Var         ? fmt::format("reads the index {}", n.var->name)
+                           : n.op == Op::Input || n.op == Op::Exterior ? fmt::format("reads the input {}", n.input->name)
+                           : n.op == Op::Func                          ? fmt::format("calls the Func {}", n.func->name)
+                           : n.op == Op::Sum || n.op == Op::Maximum || n.op == Op::Minimum
+                               ? fmt::format("reduces ({})", op_name(n.op))
+                               : "";
+  if (!what.empty())
+    user_error("{}: the scores' modifier {}; flash() evaluates it on each tile of scaled scores, so it may use the score, "
+               "constants and elementwise operations only (an additive mask is the mask input; causal is its own form)",
+               where, what);
+  for (const Expr& a : n.args) check_modifier(a, scaled, where);
 }
 
 const dsl::Directive* flash_directive(const dsl::Func& f) {
@@ -105,10 +146,15 @@ const dsl::Directive* flash_directive(const dsl::Func& f) {
   return nullptr;
 }
 
-// The form a plan's inputs and parameters make.
+// The form a plan's inputs and parameters make, its score modifier `modified` (the user's S with
+// the scaled score `scaled` in it replaced by the form's own).
 AttentionForm form_of(const AttentionPlan& p, bool causal) {
   AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, causal, p.out};
   if (p.mask) form.mask = dsl::Input(p.mask);
+  if (p.score_mod.defined()) {
+    const Expr g = p.score_mod, score = p.score;
+    form.score_mod = [g, score](const Expr& s) { return dsl::substitute(g, score.get(), s); };
+  }
   return form;
 }
 
@@ -134,7 +180,8 @@ void check_mask(AttentionPlan& p, const std::string& name) {
 }
 
 std::string form_text() {
-  return "S(b, h, i, j) = sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r)) * scale (+ f32(mask(b, h, i, j)), its dims of "
+  return "S(b, h, i, j) = g(sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r)) * scale) (g: an optional elementwise modifier of "
+         "the scaled score) (+ f32(mask(b, h, i, j)), its dims of "
          "extent 1 read at 0) (causal: select(j <= i, .., -1e30)), "
          "M = maximum_t S, E = exp(S - M), L = sum_t E, O(b, h, i, d) = cast(out, sum_t E * f32(V(b, h / g, t, d)) / L): "
          "sched::attention_form or kernels::attention builds it";
@@ -198,8 +245,18 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
                "dim that is a multiple of 16 up to 128 (64 and 128 are the usual)", f.name(), p.dim);
   if (p.mask) check_mask(p, f.name());
   std::set<const dsl::FuncImpl*> seen;
-  if (!find_scale(f.impl->value, p.scale, seen))
+  const Scaled scaled = find_scaled(f.impl->value, f.impl.get(), seen);
+  if (!scaled.node)
     user_error("{}.{}: no scaled score (sum(..) * scale) in {}; the form is {}", f.name(), flash->text, f.name(), form_text());
+  p.scale = scaled.node->args[1].node().value;
+  if (Expr g = modified_score(*scaled.in, p); g.get() != scaled.node) {
+    check_modifier(g, scaled.node, fmt::format("{}.{}: {}", f.name(), flash->text, scaled.in->name));
+    dsl::Var b("b"), h("h"), i("i"), j("j");
+    dsl::Func score(f.name() + "_scaled_score");
+    score(b, h, i, j) = Expr(0.0);
+    p.score = score(b, h, i, j);
+    p.score_mod = dsl::substitute(g, scaled.node, p.score);
+  }
   bool matched = false;
   for (bool causal : {false, true}) {
     AttentionFuncs want = attention_form(form_of(p, causal));

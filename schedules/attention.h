@@ -1,14 +1,18 @@
 // Attention, softmax(scale * Q Kᵀ) V per batch and head, and how a flash() schedule maps it.
 //
 // The algorithm is written as Funcs (`attention_form`), the way a user reads it:
-//   S(b, h, i, j) = scale * sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r))   [+ f32(A(b', h', i', j))]
-//                                                                               [causal: -big where j > i]
+//   S(b, h, i, j) = g(scale * sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r)))   [+ f32(A(b', h', i', j))]
+//                                                                                  [causal: -big where j > i]
 //   M(b, h, i)    = maximum_t S(b, h, i, t)
 //   E(b, h, i, j) = exp(S(b, h, i, j) - M(b, h, i))
 //   L(b, h, i)    = sum_t E(b, h, i, t)
 //   O(b, h, i, d) = cast(out, sum_t E(b, h, i, t) * f32(V(b, h / g, t, d)) / L(b, h, i))
 //   LSE(b, h, i)  = M(b, h, i) + log(L(b, h, i))     the logsumexp of the scaled scores (optional:
 //                                                    LSE.store_with(O) makes it O's kernel's too)
+// g, the score modifier, is any elementwise function of the scaled score alone, made of constants
+// and the DSL's arithmetic, math, comparisons and select (the identity when there is none):
+// softcapping's c tanh(s / c), a clamp, a temperature. It is written in S's definition; flash()
+// evaluates it on each score tile on the vector unit, before the mask.
 // g = heads / kv_heads (grouped-query attention: g query heads share a K/V head). A, the optional
 // additive mask (torch's attn_mask as a float), is (B or 1, H or 1, L or 1, S): b', h', i' are 0
 // where its extent is 1 (broadcast), else b, h, i.
@@ -29,6 +33,7 @@
 #include "emulator/chip_config.h"
 #include "emulator/cross_core.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +49,7 @@ struct AttentionForm {
   bool causal = false;
   DType out = DType::f16;
   std::optional<dsl::Input> mask;  // additive, f32, (B or 1, H or 1, L or 1, S)
+  std::function<dsl::Expr(const dsl::Expr&)> score_mod;  // g of the scaled score (null: none)
 };
 // The Funcs of the form above, named <name>_scores, _max, _exp, _sum, <name> (the output) and
 // <name>_lse.
@@ -73,6 +79,9 @@ struct AttentionPlan {
   std::string schedule;  // "flash(128, 128)", as written, for messages
   std::string lse;  // the logsumexp output's name (f32, batch x heads x seq_q), or empty
   std::shared_ptr<dsl::InputImpl> mask;  // the additive mask (f32), or null
+  // The score modifier g as an expression of `score`, a call of a Func that stands for the scaled
+  // score a tile holds; both undefined when there is none.
+  dsl::Expr score_mod, score;
   // Which of the mask's batch, head and query dims it has (the others broadcast: extent 1).
   bool mask_b = false, mask_h = false, mask_i = false;
   // The chip's nest: the split chips' cube and vector cores (`split`), the 950's on-chip hand-offs

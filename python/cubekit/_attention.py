@@ -10,7 +10,8 @@ from ._running import empty_report as _empty_report, raise_diagnostics as _raise
 ATTENTION_OVERRIDES = ("tile_q", "tile_kv", "preload")
 
 
-def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, return_lse=False, chip="ascend910", timing_only=False,
+def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None, return_lse=False, chip="ascend910",
+              timing_only=False,
               trace=None, raise_on_diagnostics=False, **overrides):
     """O = softmax(scale * Q Kᵀ) V, as torch.nn.functional.scaled_dot_product_attention computes it.
 
@@ -19,7 +20,9 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, return_lse=F
     h // (heads // kv_heads), torch's enable_gqa=True). causal=True: query i sees keys 0..i (torch's
     is_causal, the mask's top left on the diagonal). attn_mask: torch's, broadcastable to (batch, heads,
     L, S) with its last dim S: boolean (True: the key takes part) or float (added to the scaled
-    scores; computed in float32). scale: None is 1 / sqrt(E). E is a multiple of
+    scores; computed in float32). scale: None is 1 / sqrt(E). softcap: None, or c > 0 capping each
+    scaled score s to c tanh(s / c) before the mask (flash-attn's softcap, Gemma 2's attention logit
+    softcapping). E is a multiple of
     16 up to 128. The kernel is flash attention (Func.flash): the statistics in float32, P cast to
     q's type for the second product. overrides: tile_q, tile_kv (the flash() tiles), preload (the key
     tiles the cube computes the scores ahead of the softmax on a split chip; 4 by default). Returns (O,
@@ -67,6 +70,10 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, return_lse=F
         scale = _opt.real(kernel, "scale", scale)
         if not scale > 0:
             raise _cubekit.Error(f"{kernel}: scale must be positive (None: 1 / sqrt(E)), got {scale}")
+    if softcap is not None:
+        softcap = _opt.real(kernel, "softcap", softcap)
+        if not softcap > 0:
+            raise _cubekit.Error(f"{kernel}: softcap must be positive (None: no capping), got {softcap}")
     if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched
         out = _np.zeros(q.shape, _np.float16)
         report = _empty_report(kernel, q.shape, chip)
@@ -81,6 +88,7 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, return_lse=F
     o.kv_heads, o.seq_kv = k.shape[1], k.shape[2]
     o.causal, o.dtype = causal, "f16"
     o.scale = 0.0 if scale is None else scale
+    o.softcap = 0.0 if softcap is None else softcap
     o.lse = return_lse
     if mask is not None:
         o.mask = list(mask.shape)

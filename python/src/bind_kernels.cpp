@@ -214,6 +214,7 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("tile_q", &AttentionOptions::tile_q, "0: the default")
       .def_readwrite("tile_kv", &AttentionOptions::tile_kv, "0: the default")
       .def_readwrite("preload", &AttentionOptions::preload, "key tiles S runs ahead of the softmax; 0: the chip's own")
+      .def_readwrite("softcap", &AttentionOptions::softcap, "scaled scores s -> softcap tanh(s / softcap); 0: none")
       .def_readwrite("lse", &AttentionOptions::lse, "also the logsumexp of the scaled scores (f32, a second output)")
       .def_readwrite("mask", &AttentionOptions::mask, "the shape of an additive f32 mask input named 'mask' (empty: none)")
       .def_property("dtype", [](const AttentionOptions& o) { return std::string(dtype_name(o.dtype)); },

@@ -85,6 +85,35 @@ TEST_P(AttentionOn, RandomShapesMatchTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, AttentionOn, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
 
+// A score modifier written in the DSL (the form's g, sched::AttentionForm::score_mod), on every
+// preset against the Halide reference of the same Funcs: softcapping through the kernel's option
+// (with a mask, causal, the logsumexp, partial tiles), and a clamp of the user's own that reads the
+// score twice (select(s > 1.5, 1.5, s): evaluated into scratch, then into S).
+class AttentionModifier : public testing::TestWithParam<const char*> {};
+
+TEST_P(AttentionModifier, MatchesTheReference) {
+  const ChipConfig chip = load_chip(GetParam());
+  AttentionOptions o = attn(1, 2, 1, 40, 72, 64, true);
+  o.tile_q = o.tile_kv = 16;
+  o.softcap = 1.5, o.lse = true, o.mask = {40, 72};
+  SCOPED_TRACE("softcap");
+  expect_correct(o, chip);
+
+  dsl::Input q("q", DType::f16, {1, 2, 50, 64}), k("k", DType::f16, {1, 1, 90, 64}), v("v", DType::f16, {1, 1, 90, 64});
+  sched::AttentionForm form{q, k, v, 0.125, false, DType::f16};
+  form.score_mod = [](const dsl::Expr& s) { return dsl::select(s > 1.5, dsl::Expr(1.5), s); };
+  sched::AttentionFuncs f = sched::attention_form(form);
+  f.o.flash(32, 32);
+  kernels::RunSettings settings;
+  settings.seed = 7;
+  kernels::KernelRun run = kernels::compile_and_run({f.o}, chip, settings);
+  EXPECT_TRUE(run.sim.report.clean()) << test::describe(run);
+  ASSERT_TRUE(run.checked);
+  EXPECT_TRUE(run.check.pass) << "clamp: max abs " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, AttentionModifier, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
+
 // The reference the kernel is checked against is attention: the Funcs on the host against loops
 // written here (double precision, softmax over the keys a query sees).
 TEST(Attention, TheReferenceIsAttention) {

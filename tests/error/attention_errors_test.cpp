@@ -169,6 +169,40 @@ TEST(AttentionErrors, PreloadSlotsTooManyForL1) {
                              "P.l1 524288 x 1)"}, "ascend950pr");
 }
 
+// Scores modified by what is not the score alone: an index, another input.
+TEST(AttentionErrors, ScoreModifierReadsAnIndex) {
+  // The form written out by hand, its scores biased by the key's index (ALiBi-like).
+  dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
+  dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
+  dsl::RDom r(0, 64, "r"), t(0, 64, "t");
+  dsl::Func s("s"), m("m"), e("e"), l("l"), o("o");
+  dsl::Expr dot = dsl::sum(dsl::cast(DType::f32, q(b, h, i, r)) * dsl::cast(DType::f32, k(b, h, j, r)));
+  s(b, h, i, j) = dot * 0.125 + dsl::cast(DType::f32, dsl::Expr(j));
+  m(b, h, i) = dsl::maximum(s(b, h, i, t));
+  e(b, h, i, j) = dsl::exp(s(b, h, i, j) - m(b, h, i));
+  l(b, h, i) = dsl::sum(e(b, h, i, t));
+  o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(e(b, h, i, t) * dsl::cast(DType::f32, v(b, h, t, d))) / l(b, h, i));
+  o.flash(64, 64);
+  expect_form_error(o, {"o.flash(64, 64): s: the scores' modifier reads the index j; flash() evaluates it on each tile of "
+                        "scaled scores, so it may use the score, constants and elementwise operations only"});
+}
+
+TEST(AttentionErrors, ScoreModifierReadsAnotherInput) {
+  dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
+  sched::AttentionForm form{q, k, v, 0.125, false, DType::f16};
+  form.score_mod = [q](const dsl::Expr& x) { return x * dsl::cast(DType::f32, q(0, 0, 0, 0)); };
+  sched::AttentionFuncs f = sched::attention_form(form);
+  f.o.flash(64, 64);
+  expect_form_error(f.o, {"attention.flash(64, 64): attention_scores: the scores' modifier reads the input q"});
+}
+
+TEST(AttentionErrors, NegativeSoftcap) {
+  auto o = bert();
+  o.softcap = -2;
+  expect_user_error([&] { kernels::attention(o, attention_chip()); },
+                    {"attention: softcap -2 must be a positive number (the cap of the scaled scores; 0: none)"});
+}
+
 TEST(AttentionErrors, AnotherScheduleCall) {
   dsl::Func f = form({1, 1, 64, 64}, {1, 1, 64, 64}, {1, 1, 64, 64});
   f.double_buffer();

@@ -6,12 +6,14 @@ import cubekit as ck
 from cubekit import kernels
 
 
-def sdpa(q, k, v, causal=False, scale=None):
+def sdpa(q, k, v, causal=False, scale=None, softcap=None):
     """Attention in float64, written out: softmax over the keys each query sees."""
     q, k, v = (x.astype(np.float64) for x in (q, k, v))
     group = q.shape[-3] // k.shape[-3]
     k, v = np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3)
     s = q @ np.swapaxes(k, -1, -2) * (1 / np.sqrt(q.shape[-1]) if scale is None else scale)
+    if softcap is not None:
+        s = softcap * np.tanh(s / softcap)
     if causal:
         s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
     p = np.exp(s - s.max(-1, keepdims=True))
@@ -53,6 +55,18 @@ def test_preload_keeps_the_result(rng, chip):
         np.testing.assert_allclose(o.astype(np.float64), want, atol=2e-2, rtol=2e-2)
     with pytest.raises(ck.Error, match="coupled core computes the scores one key tile ahead"):
         kernels.attention(q, k, v, chip="ascend910", preload=2)
+
+
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2", "ascend950pr"])
+def test_softcap_caps_the_scaled_scores(rng, chip):
+    """softcap=c: each scaled score s becomes c tanh(s / c) before the softmax (flash-attn's softcap)."""
+    q, k, v = (3 * rng.standard_normal((1, 2, 50, 64)).astype(np.float16) for _ in range(3))
+    o, _ = kernels.attention(q, k, v, causal=True, softcap=2.0, chip=chip, raise_on_diagnostics=True)
+    want = sdpa(q, k, v, causal=True, softcap=2.0)
+    np.testing.assert_allclose(o.astype(np.float64), want, atol=2e-2, rtol=2e-2)
+    assert np.abs(want - sdpa(q, k, v, causal=True)).max() > 0.1  # the cap matters at these scores
+    with pytest.raises(ck.Error, match="softcap must be positive"):
+        kernels.attention(q, k, v, softcap=-1.0)
 
 
 def logsumexp(q, k, causal=False, scale=None):
