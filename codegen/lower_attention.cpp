@@ -371,15 +371,6 @@ Kernel attention_kernel(const sched::AttentionPlan& p, const std::vector<std::pa
   return k;
 }
 
-namespace {
-int uses(const dsl::Expr& e, const dsl::ExprNode* leaf) {
-  if (e.get() == leaf) return 1;
-  int n = 0;
-  for (const dsl::Expr& a : e.node().args) n += uses(a, leaf);
-  return n;
-}
-}  // namespace
-
 void modify_scores(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, std::vector<Node>& out, VTile tile,
                    const VValue& s) {
   if (!plan.score_mod.defined()) return;
@@ -387,7 +378,7 @@ void modify_scores(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& pla
   const std::map<const dsl::InputImpl*, VValue> inputs;
   const std::map<const dsl::FuncImpl*, VValue> funcs = {{plan.score.node().func.get(), s}};
   Evaluator ev(ops, inputs, funcs);
-  if (uses(plan.score_mod, plan.score.get()) == 1) {  // in place, step by step, in S
+  if (dsl::occurrences(plan.score_mod, plan.score.get()) == 1) {  // in place, step by step, in S
     ev.scribble(s);
     ev.eval(plan.score_mod, &s);
     return;

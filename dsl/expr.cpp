@@ -55,6 +55,13 @@ Expr substitute(const Expr& e, const ExprNode* target, const Expr& with) {
   return Expr(std::move(m));
 }
 
+int occurrences(const Expr& e, const ExprNode* target) {
+  if (e.get() == target) return 1;
+  int n = 0;
+  for (const Expr& a : e.node().args) n += occurrences(a, target);
+  return n;
+}
+
 namespace {
 
 Expr literal(double value, Type type, bool untyped) {

@@ -28,6 +28,9 @@ void check(const AttentionOptions& o) {
   if (o.scale < 0 || !std::isfinite(o.scale)) user_error("attention: scale {} must be a positive number (0: 1 / sqrt(dim))", o.scale);
   if (o.softcap < 0 || !std::isfinite(o.softcap))
     user_error("attention: softcap {} must be a positive number (the cap of the scaled scores; 0: none)", o.softcap);
+  if (o.softcap > 0 && o.score_mod)
+    user_error("attention: both softcap {} and a score_mod are given; give one (write the cap into the score_mod: "
+               "c tanh(s / c) = c - 2c / (exp(2s / c) + 1))", o.softcap);
   if (o.tile_q < 0 || o.tile_kv < 0) user_error("attention: tiles {} x {} must be positive (0: the default)", o.tile_q, o.tile_kv);
   if (o.mask.size() > 4)
     user_error("attention: --mask has {} dims; it is at most (batch, heads, seq-q, seq-kv), its leading dims of 1 left out",
@@ -49,6 +52,7 @@ Attention define(const AttentionOptions& o, int64_t tq, int64_t tkv) {
   const double scale = o.scale ? o.scale : 1.0 / std::sqrt(double(o.dim));
   sched::AttentionForm form{q, k, v, scale, o.causal, o.dtype};
   if (o.softcap > 0) form.score_mod = [c = o.softcap](const dsl::Expr& s) { return softcap(s, c); };
+  if (o.score_mod) form.score_mod = o.score_mod;
   if (!o.mask.empty()) {
     std::vector<int64_t> shape(4 - o.mask.size(), 1);
     shape.insert(shape.end(), o.mask.begin(), o.mask.end());

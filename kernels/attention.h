@@ -9,6 +9,7 @@
 #include "schedules/attention.h"
 #include "tune/database.h"
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -26,6 +27,11 @@ struct AttentionOptions {
   // Softcapping of the scaled scores, s -> softcap tanh(s / softcap) (Gemma 2's attention logits,
   // flash-attn's softcap): the form's score modifier. 0: none.
   double softcap = 0;
+  // Any other modifier of the scaled scores, elementwise in the score alone (FlexAttention's
+  // score_mod; sched::AttentionForm::score_mod): given the score's expression, what it becomes.
+  // Null: none. Not with softcap (write the cap into it). The tuning database does not tell
+  // modifiers apart, so a kernel with one takes no tuned schedule.
+  std::function<dsl::Expr(const dsl::Expr&)> score_mod;
   int64_t tile_q = 0, tile_kv = 0;  // flash() tiles; 0: the default
   int64_t preload = 0;               // flash()'s preload: key tiles S runs ahead; 0: the chip's own
   bool lse = false;  // also the logsumexp of the scaled scores (funcs.lse, f32 [batch, heads, seq_q])

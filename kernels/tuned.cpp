@@ -49,9 +49,13 @@ std::string problem_key(const Conv2dOptions& o) {
 }
 
 std::string problem_key(const AttentionOptions& o) {
+  if (o.score_mod)
+    user_error("tune: attention with a score_mod cannot be tuned: the tuning database keys a problem by its options, and a "
+               "score_mod is code (softcap can: it is a number)");
   nlohmann::json j = {{"batch", o.batch}, {"heads", o.heads}, {"kv_heads", o.kv_heads ? o.kv_heads : o.heads},
                       {"seq_q", o.seq_q}, {"seq_kv", o.seq_kv ? o.seq_kv : o.seq_q}, {"dim", o.dim},
                       {"causal", o.causal}, {"dtype", dtype_name(o.dtype)}, {"lse", o.lse}, {"mask", o.mask}};
+  if (o.softcap) j["softcap"] = o.softcap;  // (absent when 0: the keys of problems tuned before it stay valid)
   return key_text(j);
 }
 
@@ -113,6 +117,7 @@ std::optional<tune::Tuned> take_tuned(Conv2dOptions& o, const ChipConfig& chip) 
   return take(o, chip, "conv2d", problem_key(o));
 }
 std::optional<tune::Tuned> take_tuned(AttentionOptions& o, const ChipConfig& chip) {
+  if (o.score_mod) return std::nullopt;  // the key cannot tell one modifier from another
   return take(o, chip, "attention", problem_key(o));
 }
 std::optional<tune::Tuned> take_tuned(const std::string& name, VectorOptions& o, const ChipConfig& chip) {

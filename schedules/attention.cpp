@@ -25,7 +25,14 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   Expr kv_head = group == 1 ? Expr(h) : Expr(h) / int(group);
   Expr dot = dsl::sum(dsl::cast(DType::f32, form.q(b, h, i, r)) * dsl::cast(DType::f32, form.k(b, kv_head, j, r)));
   Expr scores = dot * form.scale;
-  if (form.score_mod) scores = form.score_mod(scores);
+  if (form.score_mod) {
+    const Expr scaled = scores;
+    scores = form.score_mod(scaled);
+    if (!scores.defined() || dsl::occurrences(scores, scaled.get()) == 0)
+      user_error("{}: the score modifier's result does not read the score; a softmax over scores that do not depend on the "
+                 "keys is uniform, and flash() computes the keys' scores on the cube. Return an expression of the score",
+                 name);
+  }
   if (form.mask) {
     const std::vector<int64_t>& ms = form.mask->shape();
     auto at = [](int64_t extent, const dsl::Var& v) { return extent == 1 ? Expr(0) : Expr(v); };

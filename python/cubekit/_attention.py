@@ -10,8 +10,19 @@ from ._running import empty_report as _empty_report, raise_diagnostics as _raise
 ATTENTION_OVERRIDES = ("tile_q", "tile_kv", "preload")
 
 
-def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None, return_lse=False, chip="ascend910",
-              timing_only=False,
+def _score_expr(score_mod, s):
+    """What score_mod makes of the score s, as an Expr (a plain number is a constant)."""
+    got = score_mod(s)
+    if isinstance(got, _cubekit.Expr):
+        return got
+    if _opt.is_real(got):
+        return _cubekit.Expr(float(got))
+    raise _cubekit.Error(f"attention: score_mod returned {type(got).__name__}; it must return an expression of the score "
+                         "(an Expr, from Python's operators and cubekit's exp, select, ...)")
+
+
+def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None, score_mod=None, return_lse=False,
+              chip="ascend910", timing_only=False,
               trace=None, raise_on_diagnostics=False, **overrides):
     """O = softmax(scale * Q Kᵀ) V, as torch.nn.functional.scaled_dot_product_attention computes it.
 
@@ -22,7 +33,11 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     L, S) with its last dim S: boolean (True: the key takes part) or float (added to the scaled
     scores; computed in float32). scale: None is 1 / sqrt(E). softcap: None, or c > 0 capping each
     scaled score s to c tanh(s / c) before the mask (flash-attn's softcap, Gemma 2's attention logit
-    softcapping). E is a multiple of
+    softcapping). score_mod: None, or a function of the scaled score as an Expr returning what it
+    becomes, elementwise (FlexAttention's score_mod without indices): built with Python's operators
+    and cubekit's exp, log, sqrt, abs, min, max, select, e.g. lambda s: ck.select(s > 5, 5.0, s).
+    It is called once, to build the kernel's Funcs; the Halide reference computes the same Funcs.
+    Not with softcap. E is a multiple of
     16 up to 128. The kernel is flash attention (Func.flash): the statistics in float32, P cast to
     q's type for the second product. overrides: tile_q, tile_kv (the flash() tiles), preload (the key
     tiles the cube computes the scores ahead of the softmax on a split chip; 4 by default). Returns (O,
@@ -74,6 +89,8 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
         softcap = _opt.real(kernel, "softcap", softcap)
         if not softcap > 0:
             raise _cubekit.Error(f"{kernel}: softcap must be positive (None: no capping), got {softcap}")
+    if score_mod is not None and not callable(score_mod):
+        _opt.fail(kernel, "score_mod", score_mod, "a function of the score's Expr (or None)")
     if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched
         out = _np.zeros(q.shape, _np.float16)
         report = _empty_report(kernel, q.shape, chip)
@@ -89,6 +106,8 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     o.causal, o.dtype = causal, "f16"
     o.scale = 0.0 if scale is None else scale
     o.softcap = 0.0 if softcap is None else softcap
+    if score_mod is not None:
+        o.score_mod = lambda s: _score_expr(score_mod, s)
     o.lse = return_lse
     if mask is not None:
         o.mask = list(mask.shape)

@@ -8,6 +8,7 @@
 #include "kernels/vector.h"
 #include "python/src/common.h"
 
+#include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
 namespace cubekit::py_bind {
@@ -215,6 +216,8 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("tile_kv", &AttentionOptions::tile_kv, "0: the default")
       .def_readwrite("preload", &AttentionOptions::preload, "key tiles S runs ahead of the softmax; 0: the chip's own")
       .def_readwrite("softcap", &AttentionOptions::softcap, "scaled scores s -> softcap tanh(s / softcap); 0: none")
+      .def_readwrite("score_mod", &AttentionOptions::score_mod,
+                     "a function of the scaled score's Expr, elementwise in it (FlexAttention's score_mod); None: none")
       .def_readwrite("lse", &AttentionOptions::lse, "also the logsumexp of the scaled scores (f32, a second output)")
       .def_readwrite("mask", &AttentionOptions::mask, "the shape of an additive f32 mask input named 'mask' (empty: none)")
       .def_property("dtype", [](const AttentionOptions& o) { return std::string(dtype_name(o.dtype)); },

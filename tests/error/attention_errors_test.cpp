@@ -3,6 +3,7 @@
 #include "codegen/lower.h"
 #include "error_test_util.h"
 #include "kernels/attention.h"
+#include "kernels/tuned.h"
 
 namespace cubekit::test {
 namespace {
@@ -201,6 +202,27 @@ TEST(AttentionErrors, NegativeSoftcap) {
   o.softcap = -2;
   expect_user_error([&] { kernels::attention(o, attention_chip()); },
                     {"attention: softcap -2 must be a positive number (the cap of the scaled scores; 0: none)"});
+}
+
+TEST(AttentionErrors, SoftcapAndScoreModBoth) {
+  auto o = bert();
+  o.softcap = 2;
+  o.score_mod = [](const dsl::Expr& s) { return s * 0.5; };
+  expect_user_error([&] { kernels::attention(o, attention_chip()); },
+                    {"attention: both softcap 2 and a score_mod are given; give one"});
+}
+
+TEST(AttentionErrors, ScoreModThatIgnoresTheScore) {
+  auto o = bert();
+  o.score_mod = [](const dsl::Expr&) { return dsl::Expr(1.0); };
+  expect_user_error([&] { kernels::attention(o, attention_chip()); },
+                    {"attention: the score modifier's result does not read the score", "Return an expression of the score"});
+}
+
+TEST(AttentionErrors, TuningAScoreMod) {
+  auto o = bert();
+  o.score_mod = [](const dsl::Expr& s) { return s * 0.5; };
+  expect_user_error([&] { kernels::problem_key(o); }, {"tune: attention with a score_mod cannot be tuned"});
 }
 
 TEST(AttentionErrors, AnotherScheduleCall) {

@@ -69,6 +69,34 @@ def test_softcap_caps_the_scaled_scores(rng, chip):
         kernels.attention(q, k, v, softcap=-1.0)
 
 
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2", "ascend950pr"])
+def test_score_mod_is_any_elementwise_function_of_the_score(rng, chip):
+    """score_mod (FlexAttention's, without indices): here a clamp that reads the score twice, times 2."""
+    q, k, v = (3 * rng.standard_normal((1, 2, 40, 64)).astype(np.float16) for _ in range(3))
+    o, _ = kernels.attention(q, k, v, causal=True, score_mod=lambda s: ck.select(s > 1.0, 1.0, s) * 2.0, chip=chip,
+                             raise_on_diagnostics=True)
+    qq, kk, vv = (x.astype(np.float64) for x in (q, k, v))
+    s = qq @ np.swapaxes(kk, -1, -2) / 8.0
+    s = np.where(np.tril(np.ones(s.shape[-2:], bool)), np.minimum(s, 1.0) * 2.0, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(o.astype(np.float64), (p / p.sum(-1, keepdims=True)) @ vv, atol=2e-2, rtol=2e-2)
+
+
+def test_score_mod_errors_name_what_is_wrong():
+    x = np.ones((1, 1, 16, 16), np.float16)
+    with pytest.raises(ck.Error, match="score_mod returned str; it must return an expression of the score"):
+        kernels.attention(x, x, x, score_mod=lambda s: "s")
+    with pytest.raises(ck.Error, match="both softcap 2 and a score_mod are given"):
+        kernels.attention(x, x, x, softcap=2.0, score_mod=lambda s: s)
+    with pytest.raises(ck.Error, match="i is used on the right but is not one of attention_scores's variables"):
+        i = ck.Var("i")  # not the scores' own i: a score_mod sees the score alone
+        kernels.attention(x, x, x, score_mod=lambda s: s + ck.cast("f32", i))
+    with pytest.raises(ck.Error, match="attention with a score_mod cannot be tuned"):
+        ck.tune("attention", seq_q=16, dim=16, score_mod=lambda s: s, budget=2)
+    with pytest.raises(ck.Error, match="the score modifier's result does not read the score"):
+        kernels.attention(x, x, x, score_mod=lambda s: 0.5)
+
+
 def logsumexp(q, k, causal=False, scale=None):
     """log(sum_j exp(scale q_i . k_j)) over the keys each query sees, in float64."""
     q, k = q.astype(np.float64), k.astype(np.float64)

@@ -51,7 +51,7 @@ KINDS = {
     "double_buffer": "optbool", "use_cores": "optbool", "stagger": "optbool",
     "stride": "pair", "dilation": "pair", "padding": "padding", "groups": "int", "bn": "bn", "relu": "bool",
     "residual": "array", "rows": "int", "channels": "int", "images": "int", "subsampled": "int",
-    "causal": "bool", "tile_q": "int", "tile_kv": "int", "preload": "int", "softcap": "real", "return_lse": "bool", "attn_mask": "array",
+    "causal": "bool", "tile_q": "int", "tile_kv": "int", "preload": "int", "softcap": "real", "score_mod": "function", "return_lse": "bool", "attn_mask": "array",
 }
 NEEDS = {"bias": {"epilogue": ["bias"]}, "scale": {"epilogue": ["scale"]}}
 
@@ -71,6 +71,7 @@ BAD = {
     "pair": [0, 1.5, "2", (1,), (1, 2, 3), [1.5, 1], None, True, 2**40],
     "padding": ["full", 1.5, (1,), None, True, -1],
     "bn": [1.0, "a", (np.ones(8, np.float32),), [1, 2]],
+    "function": [1, "s", [None]],
 }
 
 
