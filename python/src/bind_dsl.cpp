@@ -141,6 +141,11 @@ Returns self, so schedules chain.)")
       .def("store_with", &T::store_with, py::arg("producer"), py::return_value_policy::reference_internal,
            "This Func, a convolution `producer` at every s-th row and column (F(n, k, y, x) = producer(n, k, y * s, x * s)), "
            "is written by producer's kernel as a second output: run producer with also=[this].")
+      .def("flash", &T::flash, py::arg("tile_q"), py::arg("tile_kv"), py::arg("preload") = 0,
+           py::return_value_policy::reference_internal,
+           "This Func, softmax(S) V over a key axis in the form kernels.attention builds (S may be modified elementwise), is "
+           "computed as flash attention: tile_q query rows stay on the chip while keys and values stream in tiles of tile_kv, "
+           "the softmax made online. preload: key tiles the cube computes S ahead on a split chip (0: the chip's own).")
 ;
 }
 
