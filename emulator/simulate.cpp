@@ -116,6 +116,8 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   for (size_t t = 0; t < gm.decls.size(); ++t) tensor_bytes += gm.tensor_bytes(t);
   if (functional) arena.emplace(chip, kinds, tensor_bytes);
   ctx.flags = int(flags.size());
+  ZeroedBytes queues(size_t(ncores) * TimingCore::queue_bytes(chip), true);  // before the cores, which hold slices of it
+  ctx.queues = queues.data();
   std::vector<std::unique_ptr<TimingCore>> timing;
   std::vector<std::unique_ptr<FunctionalCore>> data;
   for (int c = 0; c < ncores; ++c) {

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
+#include <type_traits>
 
 namespace cubekit {
 
@@ -30,6 +32,11 @@ TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch
       continue;
     if (const DataPathRate* p = kind_.path(in.ops[src].space, in.ops[dst].space)) rates_[i] = p->rate;
   }
+  // This core's queues: value-initialised in place (the zeroed mapping is touched once, in huge pages).
+  const size_t depth = size_t(ctx.chip.timing.queue_depth);
+  Entry* queues = reinterpret_cast<Entry*>(ctx.queues + size_t(core) * queue_bytes(ctx.chip));
+  std::uninitialized_value_construct_n(queues, depth * kNumPipes);
+  for (int p = 0; p < kNumPipes; ++p) pipes_[p].ring = queues + size_t(p) * depth, pipes_[p].depth = depth;
   stats_.core = core;
   stats_.kind = launch.kind;
   stats_.line_cycles.assign(ctx.program.code.size(), 0);
@@ -37,6 +44,11 @@ TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch
   if (blocks_.empty()) done_ = true;
   else start_block(uint64_t(ctx.chip.timing.launch_cycles) +
                    uint64_t(launch.start_order) * uint64_t(ctx.chip.timing.core_start_cycles));
+}
+
+size_t TimingCore::queue_bytes(const ChipConfig& chip) {
+  static_assert(std::is_trivially_destructible_v<Entry>, "queues are unmapped, not destroyed");
+  return size_t(chip.timing.queue_depth) * kNumPipes * sizeof(Entry);
 }
 
 void TimingCore::report(Diagnostic::Kind kind, int index, std::string message) {
@@ -377,7 +389,7 @@ void TimingCore::step_scalar(uint64_t t) {
 void TimingCore::step_pipe(int p, uint64_t t) {
   PipeState& q = pipes_[p];
   const Entry& e = q.front();  // stays valid: only S adds to queues, and not during this step
-  q.head = (q.head + 1) % q.ring.size();
+  q.head = (q.head + 1) % q.depth;
   --q.count;
   q.dirty = true;
   if (waiting_queue_ == p) {

@@ -40,6 +40,10 @@ struct SimContext {
   // alone: for every possible one it was 19 KB a core, 32 cores' worth of page faults.
   std::vector<int16_t> flag_slot;
   int flags = 0;
+  // Every core's pipe queues, TimingCore::queue_bytes(chip) a core from core 0 on, zeroed: one
+  // mapping in huge pages (simulate.cpp). Grown entry by entry on the heap, the queues of a 32-core
+  // vector kernel cost 150 page faults, a tenth of a timing-only add of 4096^2 on a virtual machine.
+  uint8_t* queues = nullptr;
 };
 
 // A work instruction as it started, for the functional replay and the race checker.
@@ -59,6 +63,8 @@ class TimingCore {
  public:
   // Core `core` of the run (its place in the launch plan) runs `launch`'s blocks from its entry.
   TimingCore(const SimContext& ctx, int core, const LaunchCore& launch);
+  // The bytes of one core's pipe queues (SimContext::queues).
+  static size_t queue_bytes(const ChipConfig& chip);
 
   uint64_t next_event() const;  // UINT64_MAX when done
   void step();                  // processes the core's earliest event
@@ -92,8 +98,8 @@ class TimingCore {
     Kind kind;
   };
   struct PipeState {
-    std::vector<Entry> ring;
-    size_t head = 0, count = 0;
+    Entry* ring = nullptr;  // `depth` entries in SimContext::queues
+    size_t depth = 0, head = 0, count = 0;
     uint64_t next_start = 0, barrier_floor = 0, last_completion = 0, last_start = 0;
     uint32_t epoch = 0;
     Clock known{};
@@ -101,15 +107,7 @@ class TimingCore {
     mutable uint64_t ready = 0;  // cached pipe_ready(); valid unless `dirty`
     mutable bool dirty = true;
     Entry& front() { return ring[head]; }
-    // The slot after the last entry. The ring grows to the queue's depth as entries arrive (most
-    // programs never fill a queue, and 32 cores' rings of Issued were a tenth of a small run):
-    // when full below that depth it is rotated to start at 0 and grows by one.
-    Entry& push() {
-      if (count < ring.size()) return ring[(head + count) % ring.size()];
-      std::rotate(ring.begin(), ring.begin() + std::ptrdiff_t(head), ring.end());
-      head = 0;
-      return ring.emplace_back();
-    }
+    Entry& push() { return ring[(head + count) % depth]; }  // the slot after the last entry (count < depth)
   };
   struct Fire {
     uint64_t time;
