@@ -471,20 +471,23 @@ Node CubeBuffers::mmad(int l0c, int64_t m, int64_t n, int64_t k) const {
 
 Kernel lower_attention(const sched::StageGraph& graph, const ChipConfig& chip) { return FlashNest(graph, chip).lower(); }
 
-int flash_buffer(Kernel& k, const sched::StageGraph& g, const std::string& name, bool slots) {
-  for (const sched::GraphStage& s : g.stages) {
-    if (s.name != name) continue;
-    const Space space = s.place == sched::Place::L1  ? Space::L1
-                      : s.place == sched::Place::L0A ? Space::L0A
-                      : s.place == sched::Place::L0B ? Space::L0B
-                      : s.place == sched::Place::L0C ? Space::L0C
-                                                     : Space::UB;
-    CUBEKIT_ASSERT(s.place != sched::Place::GM && s.place != sched::Place::Workspace, "{}: stage {} is in GM", g.kernel, name);
-    const int64_t bytes = sched::stage_bytes(s);
-    return slots ? k.new_buffer(name, space, bytes * s.copies, 1) : k.new_buffer(name, space, bytes, s.copies);
-  }
+const sched::GraphStage& flash_stage(const sched::StageGraph& g, const std::string& name) {
+  for (const sched::GraphStage& s : g.stages)
+    if (s.name == name) return s;
   CUBEKIT_ASSERT(false, "{}: the flash graph has no stage {}", g.kernel, name);
-  return -1;
+  return g.stages.front();
+}
+
+int flash_buffer(Kernel& k, const sched::StageGraph& g, const std::string& name, bool slots) {
+  const sched::GraphStage& s = flash_stage(g, name);
+  const Space space = s.place == sched::Place::L1  ? Space::L1
+                    : s.place == sched::Place::L0A ? Space::L0A
+                    : s.place == sched::Place::L0B ? Space::L0B
+                    : s.place == sched::Place::L0C ? Space::L0C
+                                                   : Space::UB;
+  CUBEKIT_ASSERT(s.place != sched::Place::GM && s.place != sched::Place::Workspace, "{}: stage {} is in GM", g.kernel, name);
+  const int64_t bytes = sched::stage_bytes(s);
+  return slots ? k.new_buffer(name, space, bytes * s.copies, 1) : k.new_buffer(name, space, bytes, s.copies);
 }
 
 }  // namespace cubekit::codegen

@@ -28,6 +28,8 @@ Kernel lower_attention(const sched::StageGraph& graph, const ChipConfig& chip);
 // and sized by its form: its copies the buffer's, or with `slots` one buffer of them all that the
 // nest addresses slot by slot itself (hand-off slots taken in the order of a counter).
 int flash_buffer(Kernel& k, const sched::StageGraph& graph, const std::string& name, bool slots = false);
+// The flash graph's stage `name` (an internal error when it has none).
+const sched::GraphStage& flash_stage(const sched::StageGraph& graph, const std::string& name);
 
 // A flash nest's kernel before its buffers: named, its block_idx and block_num, and the tensors
 // Q, K, V (inputs) and O (the output), then `workspaces` (name suffix, type), then the mask input

@@ -48,7 +48,8 @@ class SplitFlash {
   SplitFlash(const sched::StageGraph& g, const ChipConfig& chip)
       : g_(g), p_(*g.attention), chip_(chip), m16_(round_up(g.attention->tile_q, 16)), kv16_(round_up(g.attention->tile_kv, 16)),
         h_(m16_ / 2), in_size_(dtype_size(g.attention->in)), direct_(g.attention->direct), preload_(int(g.attention->preload)),
-        slots_(preload_ + 1) {}
+        slots_(copies("A")), s_slots_(copies(direct_ ? "S.ub" : "S.ws")), p_slots_(copies(direct_ ? "P.l1" : "P.ws")),
+        pv_slots_(copies(direct_ ? "PV.ub" : "PV.ws")) {}
 
   Kernel lower() {
     k_ = direct_ ? attention_kernel(p_, {}) : attention_kernel(p_, {{"_s", DType::f32}, {"_p", p_.in}, {"_pv", DType::f32}});
@@ -93,9 +94,9 @@ class SplitFlash {
     k_.block_dim = int(std::min<int64_t>(items, chip_.cores));
     const int64_t groups = k_.block_dim;
     if (!direct_) {
-      k_.tensors[kWsS].shape = {groups, slots_, m16_, kv16_};
-      k_.tensors[kWsP].shape = {groups, slots_, m16_, kv16_};
-      k_.tensors[kWsPv].shape = {groups, 2, m16_, d};
+      k_.tensors[kWsS].shape = {groups, s_slots_, m16_, kv16_};
+      k_.tensors[kWsP].shape = {groups, p_slots_, m16_, kv16_};
+      k_.tensors[kWsPv].shape = {groups, pv_slots_, m16_, d};
     }
     k_.body = program(space, items, false);
     std::vector<Node> vec = program(space, items, true);
@@ -104,9 +105,9 @@ class SplitFlash {
   }
 
  private:
-  // S and P V slots in UB (950): two each. S is freed once P is made from it, P V once O took it.
-  static constexpr int kUbSlots = sched::kAttentionUbSlots;
-  int s_slots() const { return direct_ ? kUbSlots : slots_; }
+  // The copies of a stage of the graph: the hand-off slots the nest rotates (S and P V in UB on
+  // the 950, two each: S is freed once P is made from it, P V once O took it).
+  int copies(const char* stage) const { return flash_stage(g_, stage).copies; }
   // The pipe that first touches what the other side handed over, and that gives the slot back.
   Pipe aiv_in() const { return direct_ ? Pipe::V : Pipe::MTE2; }
   Pipe aic_p_in() const { return direct_ ? Pipe::MTE1 : Pipe::MTE2; }
@@ -119,9 +120,9 @@ class SplitFlash {
     // The hand-off counters (slot = counter % slots), over the core's whole run.
     const int cs = k_.new_var("n_s" + sfx), cp = k_.new_var("n_p" + sfx), cpv = k_.new_var("n_pv" + sfx);
     for (int c : {cs, cp, cpv}) body.push_back(let(c, Affine(0), LetOp::Add, 0));
-    for (int i = 0; i < (aiv ? s_slots() : slots_); ++i)
+    for (int i = 0; i < (aiv ? s_slots_ : p_slots_); ++i)
       body.push_back(aiv ? set_cross(aiv_in(), 2, kSFree) : set_cross(aic_p_in(), 2, kPFree));
-    for (int i = 0; aiv && i < 2; ++i) body.push_back(set_cross(aiv_in(), 2, kPvFree));
+    for (int i = 0; aiv && i < pv_slots_; ++i) body.push_back(set_cross(aiv_in(), 2, kPvFree));
     body += std::move(tiles.setup);
     std::vector<int> index;
     std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), sfx, index);
@@ -135,9 +136,9 @@ class SplitFlash {
       return aiv ? vector_item(bh, qi, mt, n) : cube_item(bh, qi, Affine::var(kvh), mt, n);
     });
     body.push_back(tiles.loop(std::move(item)));
-    for (int i = 0; i < (aiv ? slots_ : s_slots()); ++i)
+    for (int i = 0; i < (aiv ? p_slots_ : s_slots_); ++i)
       body.push_back(aiv ? wait_cross(Pipe::MTE3, kPFree) : wait_cross(Pipe::FIX, kSFree));
-    for (int i = 0; !aiv && i < 2; ++i) body.push_back(wait_cross(Pipe::FIX, kPvFree));
+    for (int i = 0; !aiv && i < pv_slots_; ++i) body.push_back(wait_cross(Pipe::FIX, kPvFree));
     return body;
   }
 
@@ -201,8 +202,8 @@ class SplitFlash {
     const int slot = k_.new_var("s_slot");
     Node fix{Node::Kind::Move};
     fix.src = {{-1, l0c_, 0}, Layout::NZ16, DType::f32, m16_, round_up(nt, 16), m16_};
-    fix.dst = {{kWsS, -1, slot_at(slot, slots_, s_bytes())}, Layout::ND, DType::f32, m16_, round_up(nt, 16), kv16_};
-    std::vector<Node> out = take_slot(counter, slot, s_slots());
+    fix.dst = {{kWsS, -1, slot_at(slot, s_slots_, s_bytes())}, Layout::ND, DType::f32, m16_, round_up(nt, 16), kv16_};
+    std::vector<Node> out = take_slot(counter, slot, s_slots_);
     std::vector<Node> product = {scope({l1k_}, {k, scope({l0a_, l0b_}, {cube().to_l0a(q, m16_, d), cube().to_l0b(k.dst, d, nt), cube().mmad(l0c_, m16_, nt, d)})}),
                                  wait_cross(Pipe::FIX, kSFree)};
     if (direct_) product += fix_to_ub(round_up(nt, 16), ub_s_, Affine::var(slot, s_tile_bytes()), round_up(nt, 16));
@@ -232,7 +233,7 @@ class SplitFlash {
     const int64_t d = p_.dim, n16 = round_up(nt, 16);
     const int ps = k_.new_var("p_slot"), vs = k_.new_var("pv_slot");
     Node p{Node::Kind::Move};
-    p.src = {{kWsP, -1, slot_at(ps, slots_, p_bytes())}, Layout::ND, p_.in, m16_, n16, kv16_};
+    p.src = {{kWsP, -1, slot_at(ps, p_slots_, p_bytes())}, Layout::ND, p_.in, m16_, n16, kv16_};
     p.dst = {{-1, l1p_, 0}, Layout::NZ, p_.in, m16_, n16, m16_};
     Node v{Node::Kind::Move};
     v.src = {{kV, -1, (kvh * p_.seq_kv + t * p_.tile_kv) * (d * in_size_)}, Layout::ND, p_.in, nt, d, d};
@@ -241,9 +242,9 @@ class SplitFlash {
     pl.cols = nt;
     Node fix{Node::Kind::Move};
     fix.src = {{-1, l0c_, 0}, Layout::NZ16, DType::f32, m16_, d, m16_};
-    fix.dst = {{kWsPv, -1, slot_at(vs, 2, pv_bytes())}, Layout::ND, DType::f32, m16_, d, d};
-    std::vector<Node> out = take_slot(n.p, ps, slots_);
-    out += take_slot(n.pv, vs, 2);
+    fix.dst = {{kWsPv, -1, slot_at(vs, pv_slots_, pv_bytes())}, Layout::ND, DType::f32, m16_, d, d};
+    std::vector<Node> out = take_slot(n.p, ps, p_slots_);
+    out += take_slot(n.pv, vs, pv_slots_);
     if (direct_) {  // P in its L1 slot already (the vector cores' UB -> L1), P V to their UB
       pl.at = {-1, l1p_, Affine::var(ps, p_bytes())};
       // P's slots are no scope: this core never writes them (the sync pass orders a buffer's writer
@@ -319,8 +320,8 @@ class SplitFlash {
   // a_t kept, P_t = exp(S - m) into the next P slot.
   std::vector<Node> softmax(const Affine& t, const Affine& qi, int64_t nt, const Counters& n) {
     const int ss = k_.new_var("s_slot_v"), ps = k_.new_var("p_slot_v");
-    std::vector<Node> out = take_slot(n.s, ss, s_slots());
-    out += take_slot(n.p, ps, slots_);
+    std::vector<Node> out = take_slot(n.s, ss, s_slots_);
+    out += take_slot(n.p, ps, p_slots_);
     // The columns the cube wrote (whole fractals of nt): UB holds them as rows of n16, the slots
     // as rows of kv16.
     const int64_t n16 = round_up(nt, 16);
@@ -328,7 +329,7 @@ class SplitFlash {
     s_at_ = direct_ ? Affine::var(ss, s_tile_bytes()) : Affine(0);
     if (direct_) return out += softmax_of(t, qi, nt, ps, {wait_cross(Pipe::V, kSReady)});
     std::vector<Arg> args = rows_args(4, "src_gap");
-    Node load = instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_sw_, Affine(0)}, {kWsS, -1, slot_at(ss, slots_, s_bytes()) + my_rows(kv16_ * 4)}},
+    Node load = instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_sw_, Affine(0)}, {kWsS, -1, slot_at(ss, s_slots_, s_bytes()) + my_rows(kv16_ * 4)}},
                       std::move(args));
     std::vector<Node> scaled = {wait_cross(Pipe::MTE2, kSReady), load, set_cross(Pipe::MTE2, 2, kSFree)};
     VectorOps(k_, *pool_, scaled, tile(n16)).binary(VBinary::Mul, full(ub_s_), full(ub_sw_), VValue::scalar(DType::f32, p_.scale));
@@ -396,7 +397,7 @@ class SplitFlash {
     hand_off.push_back(wait_cross(Pipe::MTE3, kPFree));
     if (direct_) hand_off += p_to_l1(ps);
     else
-      hand_off.push_back(instr("copy_ub_gm", Pipe::MTE3, {{kWsP, -1, slot_at(ps, slots_, p_bytes()) + my_rows(kv16_ * in_size_)}, {-1, ub_p_, Affine(0)}},
+      hand_off.push_back(instr("copy_ub_gm", Pipe::MTE3, {{kWsP, -1, slot_at(ps, p_slots_, p_bytes()) + my_rows(kv16_ * in_size_)}, {-1, ub_p_, Affine(0)}},
                                rows_args(in_size_, "dst_gap")));
     hand_off.push_back(set_cross(Pipe::MTE3, 2, kPReady));
     make.push_back(scope({ub_p_}, std::move(hand_off)));
@@ -421,12 +422,12 @@ class SplitFlash {
   // O = a O + P V of the key tile whose a is copy prev_, its P V from the next P V slot.
   std::vector<Node> update(int counter) {
     const int vs = k_.new_var("pv_slot_v");
-    std::vector<Node> out = take_slot(counter, vs, 2);
+    std::vector<Node> out = take_slot(counter, vs, pv_slots_);
     const int64_t d = p_.dim;
     const VValue pv{VShape::Full, DType::f32, {-1, ub_pv_, direct_ ? Affine::var(vs, pv_tile_bytes()) : Affine(0)}, 0};
     std::vector<Node> make = {wait_cross(aiv_in(), kPvReady)};
     if (!direct_) {
-      make.push_back(instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_pv_, Affine(0)}, {kWsPv, -1, slot_at(vs, 2, pv_bytes()) + my_rows(d * 4)}},
+      make.push_back(instr("copy_gm_ub", Pipe::MTE2, {{-1, ub_pv_, Affine(0)}, {kWsPv, -1, slot_at(vs, pv_slots_, pv_bytes()) + my_rows(d * 4)}},
                            {mem_arg(0), mem_arg(1), kw("nburst", imm(1)), kw("len", imm(h_ * d * 4 / 32))}));
       make.push_back(set_cross(Pipe::MTE2, 2, kPvFree));
     }
@@ -506,7 +507,9 @@ class SplitFlash {
   int64_t n16_ = 0;  // the key tile's columns in UB (whole fractals of its keys)
   Affine s_at_;      // where the key tile's S is in the S buffer (its slot on the 950)
   const bool direct_;  // the 950: S and P V by FixPipe into UB, P UB -> L1; else all through GM
-  const int preload_, slots_;  // the key tiles S runs ahead of the softmax (D), and the S and P slots (D + 1)
+  // The key tiles S runs ahead of the softmax (D); the slots of a (A, D + 1), of S (S.ws, D + 1,
+  // or S.ub), of P (P.ws or P.l1, D + 1) and of P V (PV.ws or PV.ub, 2): the graph's copies.
+  const int preload_, slots_, s_slots_, p_slots_, pv_slots_;
   std::unique_ptr<ScratchPool> pool_;
 };
 

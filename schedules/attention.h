@@ -66,6 +66,9 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
 inline constexpr int64_t kAttentionPreload = 4;
 inline constexpr int64_t kAttentionMaxPreload = kCrossMaxOutstanding - 1;
 inline constexpr int kAttentionUbSlots = 2;
+// P V's hand-off slots on a split chip: the cube core makes the next tile's P V in one while the
+// vector cores take this one's from the other.
+inline constexpr int kAttentionPvSlots = 2;
 
 struct AttentionPlan {
   std::string func_name;

@@ -2,7 +2,8 @@
 // lower_attention_split) is one of its stages, sized by the stage's form, so that what the nest
 // holds is stated once; `cubekit compile attention` prints it. Stages the cube loads alternately
 // share a buffer and are one stage with two producers (Q and P in L0A, K and V in L0B; on a
-// split chip S and P V in L0C). Copies a nest rotates itself (hand-off slots) are its copies too.
+// split chip S and P V in L0C). Copies a nest rotates itself (hand-off slots) are its copies too,
+// in GM workspaces as on chip: the split nest takes its slot counts from them.
 // On a split chip the vector cores' stages hold one core's half of a query tile's rows.
 #include "schedules/stages.h"
 
@@ -51,14 +52,16 @@ class FlashGraph {
     if (p_.direct) {  // the FixPipe writes S and P V into slots in the vector cores' UB; S is scaled in place
       sub = add("S.ub", Engine::FixPipe, Place::UB, {rows_, tkv}, At::KeyTile, kAttentionUbSlots, Form::Rows, DType::f32, {{s, Path::FixPipe}});
       if (mask >= 0) add("mask.ub", Engine::MTE2, Place::UB, mask_tile(), At::KeyTile, 1, Form::Rows, DType::f32, {{mask, Path::Copy}});
-      pvub = add("PV.ub", Engine::FixPipe, Place::UB, {rows_, d}, At::KeyTile, kAttentionUbSlots, Form::Rows, DType::f32, {{pv, Path::FixPipe}});
+      pvub = add("PV.ub", Engine::FixPipe, Place::UB, {rows_, d}, At::KeyTile, kAttentionPvSlots, Form::Rows, DType::f32, {{pv, Path::FixPipe}});
     } else if (p_.split) {  // S and P V through GM workspace slots; the mask's tile where S was loaded
-      const int sws = add("S.ws", Engine::FixPipe, Place::Workspace, {}, At::KeyTile, 1, Form::None, DType::f32, {{s, Path::FixPipe}});
+      const int sws = add("S.ws", Engine::FixPipe, Place::Workspace, {}, At::KeyTile, p_.preload + 1, Form::None, DType::f32,
+                          {{s, Path::FixPipe}});
       std::vector<std::pair<int, Path>> in = {{sws, Path::CrossCore}};
       if (mask >= 0) in.push_back({mask, Path::Copy});
       const int sin = add("S.in", Engine::MTE2, Place::UB, {rows_, tkv}, At::KeyTile, 1, Form::Rows, DType::f32, in);
       sub = add("S.ub", Engine::Vector, Place::UB, {rows_, tkv}, At::KeyTile, 1, Form::Rows, DType::f32, {{sin, Path::Compute}});
-      const int pvws = add("PV.ws", Engine::FixPipe, Place::Workspace, {}, At::KeyTile, 1, Form::None, DType::f32, {{pv, Path::FixPipe}});
+      const int pvws = add("PV.ws", Engine::FixPipe, Place::Workspace, {}, At::KeyTile, kAttentionPvSlots, Form::None, DType::f32,
+                           {{pv, Path::FixPipe}});
       pvub = add("PV.ub", Engine::MTE2, Place::UB, {rows_, d}, At::KeyTile, 1, Form::Rows, DType::f32, {{pvws, Path::CrossCore}});
     } else {  // the coupled core: L0C drained into UB on the vector pipe
       sub = add("S.ub", Engine::Vector, Place::UB, {tq, tkv}, At::KeyTile, 1, Form::Acc, DType::f32, {{s, Path::Drain}});
@@ -79,7 +82,8 @@ class FlashGraph {
     if (p_.direct) {
       g_.connect(pub, pl1, Path::Copy);
     } else {
-      const int pws = add("P.ws", Engine::MTE3, Place::Workspace, {}, At::KeyTile, 1, Form::None, p_.in, {{pub, Path::Copy}});
+      const int pws = add("P.ws", Engine::MTE3, Place::Workspace, {}, At::KeyTile, p_.split ? p_.preload + 1 : 1, Form::None, p_.in,
+                          {{pub, Path::Copy}});
       g_.connect(pws, pl1, Path::Copy);
     }
     add("SP", Engine::Vector, Place::UB, {rows_, p_.split ? 8 : 16}, At::KeyTile, 1, Form::Vector, DType::f32, {{a, Path::Compute}});

@@ -100,6 +100,41 @@ TEST(StageGraph, FlashAttentionOnThe950) {
             "  attention GM on MTE3 <- O.ub (copy)\n");
 }
 
+// The 910B2's: S, P and P V handed over through GM workspace slots, as many as the graph's copies
+// (the split nest takes its slot counts from them): preload + 1 of S and P, 2 of P V.
+TEST(StageGraph, FlashAttentionOnThe910B2AtPreload2) {
+  kernels::AttentionOptions o;
+  o.seq_q = 100, o.seq_kv = 200, o.dim = 64, o.tile_q = 32, o.tile_kv = 64, o.preload = 2;
+  EXPECT_EQ(flash_graph("ascend910b2", o),
+            "stages of attention:\n"
+            "  q         GM (given)\n"
+            "  k         GM (given)\n"
+            "  v         GM (given)\n"
+            "  Q.l1      L1 on MTE2 [32 x 64] per tile <- q (nd2nz)\n"
+            "  K.l1      L1 on MTE2 [64 x 64] per key tile, 2 copies <- k (nd2nz)\n"
+            "  V.l1      L1 on MTE2 [64 x 64] per key tile, 2 copies <- v (nd2nz)\n"
+            "  P.l1      L1 on MTE2 [32 x 64] per key tile, 2 copies <- P.ws (copy)\n"
+            "  QP.l0a    L0A on MTE1 [32 x 64] per key tile, 2 copies <- Q.l1 (load2d), P.l1 (load2d)\n"
+            "  KV.l0b    L0B on MTE1 [64 x 64] per key tile, 2 copies <- K.l1 (load2d), V.l1 (load2d)\n"
+            "  SPV.l0c   L0C on Cube [32 x 64] per key tile, 2 copies <- QP.l0a (mmad), KV.l0b (mmad)\n"
+            "  S.ws      GM workspace on FixPipe per key tile, 3 copies <- SPV.l0c (fixpipe)\n"
+            "  S.in      UB on MTE2 [16 x 64] per key tile <- S.ws (cross-core)\n"
+            "  S.ub      UB on Vector [16 x 64] per key tile <- S.in (vector)\n"
+            "  PV.ws     GM workspace on FixPipe per key tile, 2 copies <- SPV.l0c (fixpipe)\n"
+            "  PV.ub     UB on MTE2 [16 x 64] per key tile <- PV.ws (cross-core)\n"
+            "  M         UB on Vector [16] per tile <- S.ub (vector)\n"
+            "  MT        UB on Vector [16] per tile <- S.ub (vector)\n"
+            "  A         UB on Vector [16] per key tile, 3 copies <- M (vector), MT (vector)\n"
+            "  P         UB on Vector [16 x 64] per key tile <- S.ub (vector), M (vector)\n"
+            "  LT        UB on Vector [16] per tile <- P (vector)\n"
+            "  L         UB on Vector [16] per tile <- A (vector), LT (vector)\n"
+            "  P.ws      GM workspace on MTE3 per key tile, 3 copies <- P (copy)\n"
+            "  SP        UB on Vector [16 x 8] per key tile <- A (vector)\n"
+            "  O.acc     UB on Vector [16 x 64] per tile <- PV.ub (vector), A (vector)\n"
+            "  O.ub      UB on Vector [16 x 64] per tile <- O.acc (vector), L (vector)\n"
+            "  attention GM on MTE3 <- O.ub (copy)\n");
+}
+
 TEST(StageGraph, Matmul) {
   auto o = mm(300, 200, 1000);
   kernels::Matmul m = kernels::matmul(o, test::chip());
