@@ -18,7 +18,8 @@ Chrome trace of one cube core and its vector cores running one query tile agains
 how much of the run the cube side (M or FIX) and a vector core's V pipe are busy, and both at once;
 and the published tiling at S = 1K and 8K with the cube's preload (the key tiles it computes S
 ahead of the vector cores, flash()'s third argument; the published kernel's qkPreloadNum is 4)
-from 1 to 8.
+from 1 to 8, and with its scores softcapped (s -> 50 tanh(s / 50), Gemma 2's; a score modifier the
+vector cores evaluate on each S tile).
 """
 
 import json
@@ -106,6 +107,16 @@ def preloads(build):
     return rows
 
 
+def softcapped(build, s):
+    """The published tiling at S on the 910B2 with and without a softcap of 50: us and vec_ratio."""
+    out = []
+    for cap in ([], ["--softcap", "50"]):
+        r = cubekit(build, ["kernel", "attention", "--seq-q", str(s), "--dim", "128", "--tile-q", "128", "--tile-kv", "128",
+                            "--chip", "ascend910b2"] + cap)
+        out.append((r["microseconds"], r["kinds"]["aiv"]["ratios"]["vec_ratio"]))
+    return out
+
+
 SYNC = ("set_flag", "wait_flag", "barrier", "set_cross", "wait_cross")
 
 
@@ -180,4 +191,7 @@ def main(build, chips, long):
         for s, p, us, mac, fix, vec in rows:
             base = next(r[2] for r in rows if r[0] == s and r[1] == 4)
             print(f"| {s} | {p} | {us:.2f} | {us / base:.3f} | {mac:.3f} | {fix:.3f} | {vec:.3f} |")
+        (plain, pvec), (capped, cvec) = softcapped(build, 8192)
+        print(f"\nSoftcapped scores (50 tanh(s / 50)) at S = 8192, published tiling: {capped:.2f} us against {plain:.2f} "
+              f"({capped / plain:.2f}x; aiv vec_ratio {cvec:.3f} against {pvec:.3f})")
     return 0
