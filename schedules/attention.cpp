@@ -153,8 +153,8 @@ const dsl::Directive* flash_directive(const dsl::Func& f) {
   return nullptr;
 }
 
-// The form a plan's inputs and parameters make, its score modifier `modified` (the user's S with
-// the scaled score `scaled` in it replaced by the form's own).
+// The form a plan's inputs and parameters make, with the plan's score modifier (applied to the
+// form's own scaled score in place of `score`).
 AttentionForm form_of(const AttentionPlan& p, bool causal) {
   AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, causal, p.out};
   if (p.mask) form.mask = dsl::Input(p.mask);
