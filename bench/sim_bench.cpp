@@ -4,6 +4,7 @@
 #include "codegen/lower.h"
 #include "emulator/simulator.h"
 #include "kernels/matmul.h"
+#include "kernels/vector.h"
 
 #include <benchmark/benchmark.h>
 
@@ -51,6 +52,21 @@ BENCHMARK(BM_TimingOnly_Gemm6144_910b2)->Unit(benchmark::kMillisecond)->MinTime(
 // 256 blocks of the double-buffered matmul on 32 cores: 8 waves, about 330 thousand instructions.
 void BM_TimingOnly(benchmark::State& state) { run(state, "matmul_f16_db.s", {.blocks = 256, .timing_only = true}); }
 BENCHMARK(BM_TimingOnly)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+
+// The emulator bench's timing-only add of 4096^2 f16 (bench/emulator.py) without its process: three
+// 32 MB tensors streamed once through the 32 MB L2, so mostly the L2 model's misses and evictions.
+void BM_TimingOnly_Add4096(benchmark::State& state) {
+  ChipConfig chip = load_chip("ascend910");
+  kernels::VectorOptions o;
+  o.shape = {4096, 4096};
+  o.use_tuned = false;
+  Program p = codegen::compile(kernels::vector_kernel("add", o, chip).out, chip).program;
+  GlobalMemory gm = GlobalMemory::shape_only(p);
+  int64_t instructions = 0;
+  for (auto _ : state) instructions = simulate(chip, p, gm, {.timing_only = true}).report.instructions;
+  state.counters["instr/s"] = benchmark::Counter(double(instructions), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_TimingOnly_Add4096)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 
 void BM_FullEmulation_matmul_f16(benchmark::State& state) { run(state, "matmul_f16.s", {.threads = 1}); }
 BENCHMARK(BM_FullEmulation_matmul_f16)->Unit(benchmark::kMillisecond)->MinTime(1.0);

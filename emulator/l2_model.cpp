@@ -20,6 +20,16 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors)
   }
   slot_ = ZeroedArray<int32_t>(size_t(lines));
   lines_ = ZeroedArray<Line>(capacity_);
+  age_ = ZeroedArray<uint64_t>(capacity_);
+}
+
+size_t L2Model::draw() {
+  size_t& slot = drawn_[next_draw_++ % kDrawnAhead];
+  const size_t i = slot;
+  slot = size_t(splitmix64(random_) % capacity_);
+  __builtin_prefetch(&age_[slot]);
+  __builtin_prefetch(&lines_[slot]);
+  return i;
 }
 
 // Sampled LRU: the oldest of a few pseudo-random lines, never one the current request fetched
@@ -28,14 +38,14 @@ size_t L2Model::victim() {
   const size_t n = used_;
   size_t best = n;
   for (int k = 0; k < t_.l2_replacement_candidates; ++k) {
-    size_t i = size_t(splitmix64(random_) % n);
-    if (lines_[i].request == request_) continue;
-    if (best == n || lines_[i].request < lines_[best].request) best = i;
+    size_t i = draw();
+    if (age_[i] == request_) continue;
+    if (best == n || age_[i] < age_[best]) best = i;
   }
   if (best < n) return best;
-  size_t start = size_t(splitmix64(random_) % n);  // every candidate was this request's: walk on
+  size_t start = draw();  // every candidate was this request's: walk on
   for (size_t k = 0; k < n; ++k)
-    if (lines_[(start + k) % n].request != request_) return (start + k) % n;
+    if (age_[(start + k) % n] != request_) return (start + k) % n;
   return start;  // one request larger than L2: it evicts its own lines
 }
 
@@ -43,11 +53,14 @@ int32_t L2Model::insert(uint64_t key, uint64_t ready) {
   size_t i;
   if (used_ < capacity_) {
     i = used_++;
+    if (used_ == capacity_)  // full from now on: draw the first slots its evictions probe
+      for (size_t k = 0; k < kDrawnAhead; ++k) draw();
   } else {
     i = victim();
     slot_[lines_[i].key] = 0;
   }
-  lines_[i] = {key, ready, request_};
+  lines_[i] = {key, ready};
+  age_[i] = request_;
   slot_[key] = int32_t(i) + 1;
   return int32_t(i);
 }
@@ -118,8 +131,8 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
       return;
     }
     Line& l = lines_[size_t(i)];
-    if (l.request == request_) return;  // seen already in this request
-    l.request = request_;
+    if (age_[size_t(i)] == request_) return;  // seen already in this request
+    age_[size_t(i)] = request_;
     if (l.ready > time) ++merged;  // a fill in flight: wait for it
     else ++hits;
     data_ready = std::max(data_ready, l.ready);
@@ -161,7 +174,7 @@ L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, 
     int32_t i = slot_[key] - 1;
     if (i < 0) i = insert(key, time);
     Line& l = lines_[size_t(i)];
-    l.request = request_;
+    age_[size_t(i)] = request_;
     sectors += std::popcount(mask);
     fresh += std::popcount(mask & ~l.dirty);  // against the lines as they were before this write
     written_.push_back({i, mask});

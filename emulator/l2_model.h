@@ -55,7 +55,6 @@ class L2Model {
   struct Line {
     uint64_t key;
     uint64_t ready;      // when its data is in L2
-    uint64_t request;    // the last request that visited it (a request counts it once; the LRU age)
     uint64_t dirty = 0;  // the sectors (1/64 of the line each) written since it came into L2
   };
   // Calls f(line id, run) for every line the GM regions of one direction touch (a line may
@@ -67,6 +66,7 @@ class L2Model {
   void for_each_written_sector(const Footprint& fp, F f) const;
   int32_t insert(uint64_t key, uint64_t ready);  // its slot; evicts a line when L2 is full
   size_t victim();                                 // the slot a miss in a full L2 reuses
+  size_t draw();  // the next pseudo-random slot of a full L2
   // When a transfer of `bytes` starting at `time` ends on HBM (`write`: a write-back) or L2's port.
   // `scattered` of the bytes are read in runs shorter than a DRAM page (hbm_page_bytes).
   uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered = 0);
@@ -78,8 +78,16 @@ class L2Model {
   // a timing-only add of 4096^2 a third of its run on a virtual machine.
   ZeroedArray<int32_t> slot_;  // per line id: its slot in lines_ plus one, 0 when not in L2
   ZeroedArray<Line> lines_;    // the first `used_` of `capacity_`
+  // Per slot: the last request that visited its line (a request counts a line once; the LRU age).
+  // Apart from lines_: the replacement compares the ages of several random slots to evict one.
+  ZeroedArray<uint64_t> age_;
   size_t used_ = 0;
   uint64_t random_ = 0;               // the replacement's pseudo-random sequence (splitmix64 state)
+  // The sequence's next slots, drawn ahead and their ages and lines prefetched: the probes of a
+  // streaming kernel's evictions are cache misses on the host (half of a timing-only add of 4096^2).
+  static constexpr size_t kDrawnAhead = 16;
+  size_t drawn_[kDrawnAhead] = {};
+  size_t next_draw_ = 0;  // drawn_[next_draw_ % kDrawnAhead] is the next; all kDrawnAhead are drawn once L2 is full
   size_t capacity_;
   double hbm_free_ = 0;  // when HBM can start the next transfer
   bool hbm_writing_ = false;  // the direction of HBM's last transfer

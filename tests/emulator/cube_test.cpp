@@ -26,7 +26,6 @@ void expect_bytes(const uint8_t* got, const std::vector<uint8_t>& want, const st
     }
 }
 
-std::string s(int64_t v) { return std::to_string(v); }
 
 
 // A random f16 with magnitude in [2^-5, 4) (or zero), built from its fields.

@@ -17,7 +17,6 @@ namespace {
 // The chip these tests run on: one constant, switched when per-chip availability lands.
 constexpr const char* kChip = "ascend910b2";  // the FixPipe is on the split chips' cube cores
 
-std::string s(int64_t v) { return std::to_string(v); }
 
 // ---- the reference --------------------------------------------------------------------------------
 

@@ -71,6 +71,9 @@ class Harness {
 
 // Random fp16 bit patterns drawn from [-range, range] (finite values), and helpers for them.
 // binary16 -> float, decoded independently of the emulator (finite values only).
+// A number as text, for the assembly the tests build (cube_test, fixpipe_test).
+inline std::string s(int64_t v) { return std::to_string(v); }
+
 inline float half(uint16_t h) {
   int e = (h >> 10) & 0x1f;
   float v = e == 0 ? std::ldexp(float(h & 0x3ff), -24) : std::ldexp(float(1024 + (h & 0x3ff)), e - 25);
