@@ -4,7 +4,8 @@
 // destination type (nearest even) -- for + - * / sqrt that is the correctly rounded result;
 // exp/ln/rsqrt are double-precision approximations rounded once. Integer types wrap. A dense
 // repeat of vadd .. vmin in f16 or f32 goes to vector_simd.h instead: float on AVX2 and F16C,
-// the same bits (float has the 2p + 2 bits over f16 that make its one extra rounding innocuous).
+// the same bits (float has the 2p + 2 bits over f16 that make its one extra rounding innocuous);
+// so does a dense vexp in f32, whose polynomial hands std::exp every lane it could round apart.
 // Within one instruction, repeat r reads all its sources before it writes, repeats in order.
 #include "emulator/rounding.h"
 #include "emulator/vector_engine.h"
@@ -71,7 +72,7 @@ struct DomInt {
 
 enum Kinds { kFloat = 1, kInt = 2 };
 
-template <class Op, int NSrc, bool HasScalar, bool ReadsDst, class Dom, SimdBinary Simd>
+template <class Op, int NSrc, bool HasScalar, bool ReadsDst, class Dom, SimdOp Simd>
 void run_elementwise(const Issued& I, const ExecContext& ctx) {
   using T = typename Dom::T;
   constexpr VecSlots S{NSrc, HasScalar};
@@ -101,7 +102,7 @@ void run_elementwise(const Issued& I, const ExecContext& ctx) {
       const int n = m.prefix(r);
       auto on = [&](int i) { return Dense || m.active(r, i); };
       auto at = [&](const VecOperand& o, int i) { return Contiguous ? r * o.rep + int64_t(i) * size : o.offset(r, i); };
-      if constexpr (Dense && Simd != SimdBinary::None && NSrc == 2 && !HasScalar && !ReadsDst)
+      if constexpr (Dense && Simd != SimdOp::None && NSrc == 2 && !HasScalar && !ReadsDst)
         if (simd_binary(Simd, I.type(), {src_base[0] + r * src[0].rep, src[0].blk}, {src_base[1] + r * src[1].rep, src[1].blk},
                         dst_base + r * dst.rep, dst.blk, n))
           continue;
@@ -111,6 +112,11 @@ void run_elementwise(const Issued& I, const ExecContext& ctx) {
         if constexpr (NSrc > 1) b[i] = Dom::get(src_base[1] + at(src[1], i));
         if constexpr (ReadsDst) d[i] = Dom::get(dst_base + at(dst, i));
       }
+      if constexpr (Dense && Simd == SimdOp::Exp && std::is_same_v<Dom, DomF32>)
+        if (simd_exp_to_f32(a, d, n)) {
+          for (int i = 0; i < n; ++i) Dom::put(dst_base + at(dst, i), d[i]);
+          continue;
+        }
       for (int i = 0; i < n; ++i) {
         if (!on(i)) continue;
         auto value = [&] {
@@ -131,7 +137,7 @@ void run_elementwise(const Issued& I, const ExecContext& ctx) {
   else run.template operator()<false, false>();
 }
 
-template <class Op, int NSrc, bool HasScalar, bool ReadsDst, int K, SimdBinary Simd>
+template <class Op, int NSrc, bool HasScalar, bool ReadsDst, int K, SimdOp Simd>
 void elementwise_exec(const Issued& I, const ExecContext& ctx) {
   switch (I.type()) {
     case DType::f16:
@@ -141,13 +147,13 @@ void elementwise_exec(const Issued& I, const ExecContext& ctx) {
       if constexpr (K & kFloat) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomF32, Simd>(I, ctx);
       break;
     case DType::s16:
-      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<int16_t>, SimdBinary::None>(I, ctx);
+      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<int16_t>, SimdOp::None>(I, ctx);
       break;
     case DType::u16:
-      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<uint16_t>, SimdBinary::None>(I, ctx);
+      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<uint16_t>, SimdOp::None>(I, ctx);
       break;
     case DType::s32:
-      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<int32_t>, SimdBinary::None>(I, ctx);
+      if constexpr (K & kInt) return run_elementwise<Op, NSrc, HasScalar, ReadsDst, DomInt<int32_t>, SimdOp::None>(I, ctx);
       break;
     default: break;
   }
@@ -206,7 +212,7 @@ Work elementwise_work(const Issued& I, const ChipConfig&) {
   return {Work::Kind::Vector, vec_mask(I, S.mask(), S.repeat(), 256 / dtype_size(I.type())).repeats, C};
 }
 
-template <int NSrc, bool HasScalar, bool ReadsDst, int K, VecClass C = VecClass::Simple, SimdBinary Simd = SimdBinary::None,
+template <int NSrc, bool HasScalar, bool ReadsDst, int K, VecClass C = VecClass::Simple, SimdOp Simd = SimdOp::None,
           class Op>
 InstrSpec vec_spec(std::string_view mnemonic, std::vector<std::array<DType, kMaxTypes>> types,
                    std::string_view summary, std::string_view semantics, Op) {
@@ -247,23 +253,23 @@ void add_vector_instructions(std::vector<InstrSpec>& t) {
 
 void add_vector_elementwise(std::vector<InstrSpec>& t) {
   constexpr int F = kFloat, FI = kFloat | kInt, I = kInt;
-  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdBinary::Add>("vadd", kArith, "dst = src0 + src1", "`dst[i] = src0[i] + src1[i]`",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdOp::Add>("vadd", kArith, "dst = src0 + src1", "`dst[i] = src0[i] + src1[i]`",
                                             [](auto a, auto b) { return a + b; }));
-  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdBinary::Sub>("vsub", kArith, "dst = src0 - src1", "`dst[i] = src0[i] - src1[i]`",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdOp::Sub>("vsub", kArith, "dst = src0 - src1", "`dst[i] = src0[i] - src1[i]`",
                                             [](auto a, auto b) { return a - b; }));
-  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdBinary::Mul>("vmul", kArith, "dst = src0 * src1", "`dst[i] = src0[i] * src1[i]`",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdOp::Mul>("vmul", kArith, "dst = src0 * src1", "`dst[i] = src0[i] * src1[i]`",
                                             [](auto a, auto b) { return a * b; }));
-  t.push_back(vec_spec<2, false, false, F, VecClass::Complex, SimdBinary::Div>("vdiv", kFloats, "dst = src0 / src1", "`dst[i] = src0[i] / src1[i]` (IEEE: x/0 is inf or NaN)",
+  t.push_back(vec_spec<2, false, false, F, VecClass::Complex, SimdOp::Div>("vdiv", kFloats, "dst = src0 / src1", "`dst[i] = src0[i] / src1[i]` (IEEE: x/0 is inf or NaN)",
                                            [](auto a, auto b) { return a / b; }));
-  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdBinary::Max>("vmax", kArith, "dst = max(src0, src1)", "`dst[i] = max(src0[i], src1[i])`, NaN if either is NaN",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdOp::Max>("vmax", kArith, "dst = max(src0, src1)", "`dst[i] = max(src0[i], src1[i])`, NaN if either is NaN",
                                             [](auto a, auto b) { return max_of(a, b); }));
-  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdBinary::Min>("vmin", kArith, "dst = min(src0, src1)", "`dst[i] = min(src0[i], src1[i])`, NaN if either is NaN",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdOp::Min>("vmin", kArith, "dst = min(src0, src1)", "`dst[i] = min(src0[i], src1[i])`, NaN if either is NaN",
                                             [](auto a, auto b) { return min_of(a, b); }));
   t.push_back(vec_spec<2, false, false, I>("vand", kBits, "dst = src0 & src1 (bitwise)", "`dst[i] = src0[i] & src1[i]`",
                                            [](auto a, auto b) { return a & b; }));
   t.push_back(vec_spec<2, false, false, I>("vor", kBits, "dst = src0 | src1 (bitwise)", "`dst[i] = src0[i] | src1[i]`",
                                            [](auto a, auto b) { return a | b; }));
-  t.push_back(vec_spec<1, false, false, F, VecClass::Complex>("vexp", kFloats, "dst = exp(src)", "`dst[i] = e^src[i]` (double precision, rounded once)",
+  t.push_back(vec_spec<1, false, false, F, VecClass::Complex, SimdOp::Exp>("vexp", kFloats, "dst = exp(src)", "`dst[i] = e^src[i]` (double precision, rounded once)",
                                            [](auto a) { return std::exp(a); }));
   t.push_back(vec_spec<1, false, false, F, VecClass::Complex>("vln", kFloats, "dst = ln(src)", "`dst[i] = ln(src[i])`: -inf at 0, NaN below",
                                            [](auto a) { return std::log(a); }));
