@@ -1,5 +1,7 @@
 """kernels.attention: torch's scaled_dot_product_attention, as flash attention on the cube and vector unit."""
 
+import inspect as _inspect
+
 import numpy as _np
 
 from . import _cubekit
@@ -8,6 +10,15 @@ from ._elementwise import array as _array
 from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics, tuned as _tuned
 
 ATTENTION_OVERRIDES = ("tile_q", "tile_kv", "preload")
+
+
+def _positional_arguments(f):
+    """How many positional arguments f requires (0 when Python cannot tell, as for some builtins)."""
+    try:
+        params = _inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):
+        return 0
+    return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
 
 
 def _score_expr(score_mod, s):
@@ -91,6 +102,11 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
             raise _cubekit.Error(f"{kernel}: softcap must be positive (None: no capping), got {softcap}")
     if score_mod is not None and not callable(score_mod):
         _opt.fail(kernel, "score_mod", score_mod, "a function of the score's Expr (or None)")
+    if score_mod is not None and _positional_arguments(score_mod) > 1:
+        raise _cubekit.Error(
+            f"{kernel}: score_mod takes {_positional_arguments(score_mod)} arguments; cubekit's takes the score alone "
+            "(FlexAttention's also passes b, h, q_idx and kv_idx: a bias by position, as ALiBi's or a sliding window's, "
+            "is an additive attn_mask here)")
     if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched
         out = _np.zeros(q.shape, _np.float16)
         report = _empty_report(kernel, q.shape, chip)

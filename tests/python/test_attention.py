@@ -86,6 +86,8 @@ def test_score_mod_errors_name_what_is_wrong():
     x = np.ones((1, 1, 16, 16), np.float16)
     with pytest.raises(ck.Error, match="score_mod returned str; it must return an expression of the score"):
         kernels.attention(x, x, x, score_mod=lambda s: "s")
+    with pytest.raises(ck.Error, match="score_mod takes 5 arguments; cubekit's takes the score alone"):
+        kernels.attention(x, x, x, score_mod=lambda score, b, h, q_idx, kv_idx: score)  # FlexAttention's signature
     with pytest.raises(ck.Error, match="both softcap 2 and a score_mod are given"):
         kernels.attention(x, x, x, softcap=2.0, score_mod=lambda s: s)
     with pytest.raises(ck.Error, match="i is used on the right but is not one of attention_scores's variables"):
