@@ -19,7 +19,8 @@ how much of the run the cube side (M or FIX) and a vector core's V pipe are busy
 and the published tiling at S = 1K and 8K with the cube's preload (the key tiles it computes S
 ahead of the vector cores, flash()'s third argument; the published kernel's qkPreloadNum is 4)
 from 1 to 8, and with its scores softcapped (s -> 50 tanh(s / 50), Gemma 2's; a score modifier the
-vector cores evaluate on each S tile).
+vector cores evaluate on each S tile); and ALiBi at S = 4K over 8 heads, computed from the scores'
+indices on the vector cores against the same bias read from HBM as an additive mask.
 """
 
 import json
@@ -117,6 +118,17 @@ def softcapped(build, s):
     return out
 
 
+def alibi_biased(build):
+    """8 heads, S = 4K, causal, on the 910B2: plain, ALiBi computed from the score's indices on the
+    vector cores, and the same bias read as an additive (heads, S, S) mask: us, GM MB, vec_ratio."""
+    shape = ["kernel", "attention", "--seq-q", "4096", "--heads", "8", "--dim", "128", "--causal", "--chip", "ascend910b2"]
+    out = []
+    for name, extra in (("plain", []), ("ALiBi, computed", ["--alibi"]), ("the bias as a mask", ["--mask", "8,4096,4096"])):
+        r = cubekit(build, shape + extra)
+        out.append((name, r["microseconds"], gm_bytes(r) / 1e6, r["kinds"]["aiv"]["ratios"]["vec_ratio"]))
+    return out
+
+
 SYNC = ("set_flag", "wait_flag", "barrier", "set_cross", "wait_cross")
 
 
@@ -194,4 +206,9 @@ def main(build, chips, long):
         (plain, pvec), (capped, cvec) = softcapped(build, 8192)
         print(f"\nSoftcapped scores (50 tanh(s / 50)) at S = 8192, published tiling: {capped:.2f} us against {plain:.2f} "
               f"({capped / plain:.2f}x; aiv vec_ratio {cvec:.3f} against {pvec:.3f})")
+        print("\nALiBi (8 heads, S = 4096, causal, default schedule), from the scores' indices or as a mask from HBM:\n")
+        print("| scores | us | GM MB | aiv vec_ratio |")
+        print("|---|---|---|---|")
+        for name, us, mb, vec in alibi_biased(build):
+            print(f"| {name} | {us:.2f} | {mb:.0f} | {vec:.3f} |")
     return 0

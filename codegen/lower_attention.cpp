@@ -1,6 +1,7 @@
 #include "codegen/lower_attention.h"
 
 #include "codegen/core_tiles.h"
+#include "codegen/score_modifier.h"
 #include "codegen/tile_loop.h"
 #include "codegen/vector_eval.h"
 #include "codegen/vector_ops.h"
@@ -48,6 +49,7 @@ class FlashNest {
     }
     spread_ = buffer("SP");
     pool_ = std::make_unique<ScratchPool>(k_);
+    index_ = std::make_unique<ScoreIndices>(k_, p_, m16_, kv16_);
 
     const TileSpace space = attention_items(p_);
     const int64_t items = space.fused();
@@ -64,7 +66,8 @@ class FlashNest {
     item += with_tail(qi, p_.q_tiles(), p_.tile_q, q_tail, [&](int64_t mt) {
       return one_item(Affine::var(index[0]), qi, Affine::var(kvh), mt);
     });
-    std::vector<Node> body = std::move(tiles.setup);
+    std::vector<Node> body = index_->ramp();
+    body += std::move(tiles.setup);
     body.push_back(flag(SyncKind::Set, false));
     body.push_back(tiles.loop(std::move(item)));
     body.push_back(flag(SyncKind::Wait, false));
@@ -85,6 +88,7 @@ class FlashNest {
     mt_ = mt;
     const Affine q_off = (bh * p_.seq_q + qi * p_.tile_q) * d;  // elements into Q and O
     std::vector<Node> body;
+    index_->item(body, {{qi, p_.q_tiles(), p_.tile_q}}, bh);
     Node q{Node::Kind::Move};
     q.src = {{0, -1, q_off * in_size_}, Layout::ND, p_.in, mt, d, d};
     q.dst = {{-1, l1q_, 0}, Layout::NZ, p_.in, mt, d, m16_};
@@ -195,7 +199,8 @@ class FlashNest {
       VectorOps ops(k_, *pool_, out, nz(nt));
       ops.binary(VBinary::Mul, full(ub_s_), full(ub_s_), VValue::scalar(DType::f32, p_.scale));
     }
-    modify_scores(k_, *pool_, p_, out, nz(nt), full(ub_s_));
+    index_->key_tile(out, j);
+    modify_scores(k_, *pool_, p_, out, nz(nt), full(ub_s_), *index_);
     if (p_.mask) {  // S += the mask's tile
       std::vector<Node> add = load_mask(p_, {mask_t_, mk_, plane_, qi * p_.tile_q, j * p_.tile_kv, mt_, nt, 0, m16_});
       VValue m = p_.mask_i ? full(mk_) : VValue{VShape::Col, DType::f32, {-1, mk_, Affine(0)}, 0};
@@ -336,6 +341,7 @@ class FlashNest {
   int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1, spread_ = -1;
   int64_t row_bytes_ = 0;
   std::unique_ptr<ScratchPool> pool_;
+  std::unique_ptr<ScoreIndices> index_;
   std::vector<Node> p_cast_;
 };
 
@@ -369,23 +375,6 @@ Kernel attention_kernel(const sched::AttentionPlan& p, const std::vector<std::pa
   if (p.mask) k.tensors.push_back({p.mask->name, DType::f32, p.mask->shape, TensorRole::In});
   if (!p.lse.empty()) k.tensors.push_back({p.lse, DType::f32, {q_shape[0], q_shape[1], q_shape[2]}, TensorRole::Out});
   return k;
-}
-
-void modify_scores(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, std::vector<Node>& out, VTile tile,
-                   const VValue& s) {
-  if (!plan.score_mod.defined()) return;
-  VectorOps ops(k, pool, out, tile);
-  const std::map<const dsl::InputImpl*, VValue> inputs;
-  const std::map<const dsl::FuncImpl*, VValue> funcs = {{plan.score.node().func.get(), s}};
-  Evaluator ev(ops, inputs, funcs);
-  if (dsl::occurrences(plan.score_mod, plan.score.get()) == 1) {  // in place, step by step, in S
-    ev.scribble(s);
-    ev.eval(plan.score_mod, &s);
-    return;
-  }
-  VValue v = ev.materialize(plan.score_mod, VShape::Full);
-  ops.binary(VBinary::Add, s, v, VValue::scalar(DType::f32, 0));
-  ops.done(v);
 }
 
 std::vector<Node> zero_before_loads(Kernel& k, ScratchPool& pool, int buffer) {

@@ -44,13 +44,6 @@ class ScratchPool;
 std::vector<Node> store_lse(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, int lse, int max, int sum,
                             int64_t tile_rows, const Affine& first, int64_t rows);
 
-// The plan's score modifier (sched::AttentionPlan::score_mod) applied to the scaled scores `s` of a
-// tile in UB, in place, on the vector unit; nothing when the plan has none. A modifier that reads
-// the score once is computed step by step in S itself; one that reads it more is evaluated into
-// scratch first (a step in place would clobber a later read).
-void modify_scores(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, std::vector<Node>& out, VTile tile,
-                   const VValue& s);
-
 // The additive mask's tile of a query tile and a key tile into UB (`mask` its tensor): `rows`
 // rows from query `row0` of the tile (its first row when the mask broadcasts over queries), `nt`
 // keys from key `key0`, f32. `plane` is the element offset of the item's (batch, head) plane

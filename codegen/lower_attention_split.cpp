@@ -29,6 +29,7 @@
 #include "codegen/lower_attention.h"
 
 #include "codegen/core_tiles.h"
+#include "codegen/score_modifier.h"
 #include "codegen/tile_loop.h"
 #include "codegen/vector_ops.h"
 #include "emulator/arith.h"
@@ -88,6 +89,7 @@ class SplitFlash {
       mask_t_ = tensor_named(k_, p_.mask->name);
     }
     pool_ = std::make_unique<ScratchPool>(k_);
+    index_ = std::make_unique<ScoreIndices>(k_, p_, h_, kv16_);
 
     const TileSpace space = attention_items(p_);
     const int64_t items = space.fused();
@@ -116,7 +118,7 @@ class SplitFlash {
   std::vector<Node> program(const TileSpace& space, int64_t items, bool aiv) {
     const std::string sfx = aiv ? "_v" : "";
     CoreTiles tiles = core_tiles(k_, true, items, 1, sfx);
-    std::vector<Node> body;
+    std::vector<Node> body = aiv ? index_->ramp() : std::vector<Node>{};
     // The hand-off counters (slot = counter % slots), over the core's whole run.
     const int cs = k_.new_var("n_s" + sfx), cp = k_.new_var("n_p" + sfx), cpv = k_.new_var("n_pv" + sfx);
     for (int c : {cs, cp, cpv}) body.push_back(let(c, Affine(0), LetOp::Add, 0));
@@ -279,6 +281,9 @@ class SplitFlash {
           std::vector<Node> out = {let(prev_, t, LetOp::Rem, slots_)};
           return out += update(n.pv);
         });
+    std::vector<Node> indices;
+    index_->item(indices, {{qi, p_.q_tiles(), p_.tile_q}, {Affine::var(k_.subblock), 2, h_}}, bh);
+    body.insert(body.begin(), indices.begin(), indices.end());
     const int64_t d = p_.dim;
     std::vector<Node> result;
     // O / l, l spread into a buffer of its own (a block per row, as VectorOps spreads it): the
@@ -363,7 +368,8 @@ class SplitFlash {
   std::vector<Node> softmax_of(const Affine& t, const Affine& qi, int64_t nt, int ps, std::vector<Node> make) {
     const int64_t n16 = n16_;
     if (direct_) VectorOps(k_, *pool_, make, tile(n16)).binary(VBinary::Mul, s_tile(), s_tile(), VValue::scalar(DType::f32, p_.scale));
-    modify_scores(k_, *pool_, p_, make, tile(n16), s_tile());
+    index_->key_tile(make, t);
+    modify_scores(k_, *pool_, p_, make, tile(n16), s_tile(), *index_);
     if (p_.mask) add_mask(make, t, qi, nt);
     if (nt < n16) mask_columns(make, nt);
     if (p_.causal) {
@@ -511,6 +517,7 @@ class SplitFlash {
   // or S.ub), of P (P.ws or P.l1, D + 1) and of P V (PV.ws or PV.ub, 2): the graph's copies.
   const int preload_, slots_, s_slots_, p_slots_, pv_slots_;
   std::unique_ptr<ScratchPool> pool_;
+  std::unique_ptr<ScoreIndices> index_;
 };
 
 }  // namespace

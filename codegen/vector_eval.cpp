@@ -14,10 +14,11 @@ using dsl::Op;
 
 namespace {
 
+// The shape of a result of operands of these shapes: a Row and a Col make a Full value.
 VShape combine(std::initializer_list<VShape> shapes) {
   VShape s = VShape::Scalar;
   for (VShape x : shapes)
-    if (x == VShape::Full || s == VShape::Scalar) s = x == VShape::Scalar ? s : x;
+    if (x != VShape::Scalar) s = s == VShape::Scalar || s == x ? x : VShape::Full;
   return s;
 }
 
@@ -94,6 +95,11 @@ VValue Evaluator::value(const Expr& e, const VValue* into) {
     case Op::Const: return VValue::scalar(t, n.value);
     case Op::Input: return inputs_.at(n.input.get());
     case Op::Func: return funcs_.at(n.func.get());
+    case Op::Var: {
+      auto it = vars_.find(n.var.get());
+      CUBEKIT_ASSERT(it != vars_.end(), "the vector path has no value of the variable {}", n.var->name);
+      return it->second;
+    }
     case Op::Cast: {
       VValue a = value(n.args[0], nullptr);
       if (a.shape == VShape::Scalar) return VValue::scalar(t, a.constant);

@@ -12,15 +12,17 @@
 namespace cubekit::dsl {
 struct InputImpl;
 struct FuncImpl;
+struct VarImpl;
 }  // namespace cubekit::dsl
 
 namespace cubekit::codegen {
 
 class Evaluator {
  public:
+  // `vars`: the values of the variables e may read (an attention score's indices, as f32).
   Evaluator(VectorOps& ops, const std::map<const dsl::InputImpl*, VValue>& inputs,
-            const std::map<const dsl::FuncImpl*, VValue>& funcs)
-      : ops_(ops), inputs_(inputs), funcs_(funcs) {}
+            const std::map<const dsl::FuncImpl*, VValue>& funcs, std::map<const dsl::VarImpl*, VValue> vars = {})
+      : ops_(ops), inputs_(inputs), funcs_(funcs), vars_(std::move(vars)) {}
 
   // The value of e, written into `into` when given (converted to its shape).
   VValue eval(const dsl::Expr& e, const VValue* into = nullptr);
@@ -49,6 +51,7 @@ class Evaluator {
   VectorOps& ops_;
   const std::map<const dsl::InputImpl*, VValue>& inputs_;
   const std::map<const dsl::FuncImpl*, VValue>& funcs_;
+  std::map<const dsl::VarImpl*, VValue> vars_;
   std::set<int> owned_, scribble_;
 };
 

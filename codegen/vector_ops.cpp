@@ -318,7 +318,11 @@ void VectorOps::binary(VBinary op, const VValue& dst, const VValue& a, const VVa
   }
   std::string m = vtyped(binary_mnemonic(op), a.dtype);
   if (a.shape == b.shape) return binary_same(m, dst, a, b, count(a.shape));
-  CUBEKIT_ASSERT(a.shape == VShape::Full || b.shape == VShape::Full, "a Row and a Col operand meet outside a Full value");
+  if (a.shape != VShape::Full && b.shape != VShape::Full) {  // a Row and a Col: a spread over dst, then b
+    CUBEKIT_ASSERT(dst.shape == VShape::Full && dst.at.buffer != b.at.buffer, "a Row and a Col meet outside a Full value of their own");
+    broadcast(dst, a);
+    return binary_broadcast(m, dst, dst, b);
+  }
   binary_broadcast(m, dst, a, b);
 }
 

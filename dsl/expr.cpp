@@ -39,13 +39,16 @@ Expr make(Op op, Type type, std::vector<Expr> args) {
   return Expr(std::move(n));
 }
 
-Expr substitute(const Expr& e, const ExprNode* target, const Expr& with) {
-  if (e.get() == target) return with;
+namespace {
+// e with each node `replace` gives an expression for replaced by it (an undefined Expr: kept).
+template <class Replace>
+Expr substitute_where(const Expr& e, const Replace& replace) {
+  if (Expr r = replace(e.node()); r.defined()) return r;
   const ExprNode& n = e.node();
   std::vector<Expr> args;
   bool changed = false;
   for (const Expr& a : n.args) {
-    args.push_back(substitute(a, target, with));
+    args.push_back(substitute_where(a, replace));
     changed |= args.back().get() != a.get();
   }
   if (!changed) return e;
@@ -53,6 +56,15 @@ Expr substitute(const Expr& e, const ExprNode* target, const Expr& with) {
   m->args = std::move(args);
   set_depth(*m, n.op == Op::Func ? n.depth - 1 : 0);
   return Expr(std::move(m));
+}
+}  // namespace
+
+Expr substitute(const Expr& e, const ExprNode* target, const Expr& with) {
+  return substitute_where(e, [&](const ExprNode& n) { return &n == target ? with : Expr(); });
+}
+
+Expr substitute(const Expr& e, const VarImpl* var, const Expr& with) {
+  return substitute_where(e, [&](const ExprNode& n) { return n.op == Op::Var && n.var.get() == var ? with : Expr(); });
 }
 
 int occurrences(const Expr& e, const ExprNode* target) {

@@ -114,6 +114,8 @@ Expr minimum(const Expr& e);
 // e with the node `target` (compared by identity) replaced by `with` wherever it occurs; e itself
 // when it does not. Calls of Funcs are leaves here: their definitions are not entered.
 Expr substitute(const Expr& e, const ExprNode* target, const Expr& with);
+// e with every use of the variable `var` replaced by `with`.
+Expr substitute(const Expr& e, const VarImpl* var, const Expr& with);
 // How many times the node `target` (compared by identity) occurs in e, Func definitions not entered.
 int occurrences(const Expr& e, const ExprNode* target);
 

@@ -44,6 +44,13 @@ void check(const AttentionOptions& o) {
 // for every s, exp's overflow to inf giving the cap itself.
 dsl::Expr softcap(const dsl::Expr& s, double c) { return (-2.0 * c) / (dsl::exp(s * (2.0 / c)) + 1.0) + c; }
 
+// ALiBi's bias of the score at `at` among `heads` heads: slope_h key (the paper's slope_h (key -
+// query) without the row's constant, a Col: no tile of scratch).
+dsl::Expr alibi_bias(const sched::ScoreIndex& at, int64_t heads) {
+  const dsl::Expr slope = dsl::exp(dsl::cast(DType::f32, at.h + 1) * (-8.0 * std::log(2.0) / double(heads)));
+  return slope * dsl::cast(DType::f32, at.kv);
+}
+
 // The options' Funcs, O scheduled flash(tq, tkv, preload) (and LSE stored with it when asked for).
 Attention define(const AttentionOptions& o, int64_t tq, int64_t tkv) {
   const int64_t kv_heads = o.kv_heads ? o.kv_heads : o.heads, seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
@@ -53,6 +60,10 @@ Attention define(const AttentionOptions& o, int64_t tq, int64_t tkv) {
   sched::AttentionForm form{q, k, v, scale, o.causal, o.dtype};
   if (o.softcap > 0) form.score_mod = [c = o.softcap](const dsl::Expr& s) { return softcap(s, c); };
   if (o.score_mod) form.score_mod = o.score_mod;
+  if (o.alibi)
+    form.score_mod = [g = form.score_mod, heads = o.heads](const dsl::Expr& s, const sched::ScoreIndex& at) {
+      return (g ? g(s, at) : s) + alibi_bias(at, heads);
+    };
   if (!o.mask.empty()) {
     std::vector<int64_t> shape(4 - o.mask.size(), 1);
     shape.insert(shape.end(), o.mask.begin(), o.mask.end());

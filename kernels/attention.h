@@ -27,11 +27,18 @@ struct AttentionOptions {
   // Softcapping of the scaled scores, s -> softcap tanh(s / softcap) (Gemma 2's attention logits,
   // flash-attn's softcap): the form's score modifier. 0: none.
   double softcap = 0;
-  // Any other modifier of the scaled scores, elementwise in the score alone (FlexAttention's
-  // score_mod; sched::AttentionForm::score_mod): given the score's expression, what it becomes.
-  // Null: none. Not with softcap (write the cap into it). The tuning database does not tell
-  // modifiers apart, so a kernel with one takes no tuned schedule.
-  std::function<dsl::Expr(const dsl::Expr&)> score_mod;
+  // Any other modifier of the scaled scores, elementwise (FlexAttention's score_mod;
+  // sched::AttentionForm::score_mod): given the score's expression, and optionally its indices
+  // (sched::ScoreIndex: batch, head, query, key, s32), what it becomes. Null: none. Not with
+  // softcap (write the cap into it). The tuning database does not tell modifiers apart, so a
+  // kernel with one takes no tuned schedule.
+  sched::ScoreMod score_mod;
+  // ALiBi (Press et al. 2022): each scaled score plus slope_h key, the slopes of H heads
+  // 2^(-8 (h + 1) / H) (the paper's for H a power of two), after softcap or score_mod, computed on
+  // the vector unit from the score's indices (no mask read from HBM). The paper's slope_h (key -
+  // query) less its row's constant, which the softmax cancels, as BLOOM's and MPT's add it; the
+  // logsumexp is of these scores.
+  bool alibi = false;
   int64_t tile_q = 0, tile_kv = 0;  // flash() tiles; 0: the default
   int64_t preload = 0;               // flash()'s preload: key tiles S runs ahead; 0: the chip's own
   bool lse = false;  // also the logsumexp of the scaled scores (funcs.lse, f32 [batch, heads, seq_q])

@@ -56,6 +56,7 @@ std::string problem_key(const AttentionOptions& o) {
                       {"seq_q", o.seq_q}, {"seq_kv", o.seq_kv ? o.seq_kv : o.seq_q}, {"dim", o.dim},
                       {"causal", o.causal}, {"dtype", dtype_name(o.dtype)}, {"lse", o.lse}, {"mask", o.mask}};
   if (o.softcap) j["softcap"] = o.softcap;  // (absent when 0: the keys of problems tuned before it stay valid)
+  if (o.alibi) j["alibi"] = true;
   return key_text(j);
 }
 

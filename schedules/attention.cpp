@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -27,7 +28,7 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   Expr scores = dot * form.scale;
   if (form.score_mod) {
     const Expr scaled = scores;
-    scores = form.score_mod(scaled);
+    scores = form.score_mod(scaled, {Expr(b), Expr(h), Expr(i), Expr(j)});
     if (!scores.defined() || dsl::occurrences(scores, scaled.get()) == 0)
       user_error("{}: the score modifier's result does not read the score; a softmax over scores that do not depend on the "
                  "keys is uniform, and flash() computes the keys' scores on the cube. Return an expression of the score",
@@ -130,11 +131,19 @@ Expr modified_score(const dsl::FuncImpl& s, const AttentionPlan& p) {
   return v;
 }
 
-// A score modifier is elementwise in the score alone: what it may not read or do, a user error.
-void check_modifier(const Expr& e, const ExprNode* scaled, const std::string& where) {
-  if (e.get() == scaled) return;
+bool is_index(const ExprNode& n, const dsl::FuncImpl& s) {
+  if (n.op != Op::Var) return false;
+  for (const auto& v : s.args)
+    if (v == n.var) return true;
+  return false;
+}
+
+// A score modifier is elementwise in the score and its indices (S's own variables): what it may
+// not read or do, a user error.
+void check_modifier(const Expr& e, const ExprNode* scaled, const dsl::FuncImpl& s, const std::string& where) {
+  if (e.get() == scaled || is_index(e.node(), s)) return;
   const ExprNode& n = e.node();
-  const std::string what = n.op == Op::Var         ? fmt::format("reads the index {}", n.var->name)
+  const std::string what = n.op == Op::Var         ? fmt::format("reads the variable {}, which is not one of {}'s", n.var->name, s.name)
                            : n.op == Op::Input || n.op == Op::Exterior ? fmt::format("reads the input {}", n.input->name)
                            : n.op == Op::Func                          ? fmt::format("calls the Func {}", n.func->name)
                            : n.op == Op::Sum || n.op == Op::Maximum || n.op == Op::Minimum
@@ -142,10 +151,102 @@ void check_modifier(const Expr& e, const ExprNode* scaled, const std::string& wh
                                : "";
   if (!what.empty())
     user_error("{}: the scores' modifier {}; flash() evaluates it on each tile of scaled scores, so it may use the score, "
-               "constants and elementwise operations only (an additive mask is the mask input; causal is its own form)",
-               where, what);
-  for (const Expr& a : n.args) check_modifier(a, scaled, where);
+               "its indices, constants and elementwise operations only (an additive mask is the mask input; causal is its own "
+               "form)", where, what);
+  for (const Expr& a : n.args) check_modifier(a, scaled, s, where);
 }
+
+// The values an integer expression of the indices takes: [lo, hi].
+struct Range {
+  double lo = 0, hi = 0;
+};
+
+// g with its integer arithmetic of the indices in f32, where the vector unit computes it: exact,
+// since no value it takes exceeds 2^24 (else a user error), and +, -, *, min, max, abs, select and
+// comparisons of integers below 2^24 are exact in f32. Integer division is refused: f32 would not
+// truncate.
+class IndexArithmetic {
+ public:
+  // `vars` the indices, `extents` their extents.
+  IndexArithmetic(std::vector<const dsl::VarImpl*> vars, std::vector<int64_t> extents, std::string where)
+      : vars_(std::move(vars)), extents_(std::move(extents)), where_(std::move(where)) {}
+
+  Expr operator()(const Expr& e) {
+    const ExprNode& n = e.node();
+    if (n.op == Op::Func) return e;  // the score
+    if (n.op == Op::Cast && !is_float(n.args[0].type().dtype)) {
+      Expr x = in_f32(n.args[0], nullptr);
+      return n.type.dtype == DType::f32 ? x : dsl::cast(n.type.dtype, x);
+    }
+    if (!is_float(n.type.dtype) && !n.type.boolean) return in_f32(e, nullptr);
+    if (n.type.boolean && !n.args.empty() && !is_float(n.args[0].type().dtype)) return in_f32(e, nullptr);
+    std::vector<Expr> args;
+    for (const Expr& a : n.args) args.push_back((*this)(a));
+    return rebuilt(n, n.type, std::move(args));
+  }
+
+ private:
+  static Expr rebuilt(const ExprNode& n, dsl::Type t, std::vector<Expr> args) {
+    auto m = std::make_shared<ExprNode>(n);
+    m->type = t;
+    m->args = std::move(args);
+    return Expr(std::move(m));
+  }
+
+  // An integer expression (or a comparison of integers) computed in f32; `range` gets its values.
+  Expr in_f32(const Expr& e, Range* range) {
+    const ExprNode& n = e.node();
+    Range r, a, b;
+    Expr out;
+    if (n.op == Op::Var) {
+      for (size_t d = 0; d < vars_.size(); ++d)
+        if (vars_[d] == n.var.get()) r = {0, double(extents_[d] - 1)};
+      out = dsl::cast(DType::f32, e);  // the evaluator's f32 value of the index
+    } else if (n.op == Op::Const) {
+      r = {n.value, n.value};
+      out = rebuilt(n, {DType::f32, false}, {});
+    } else {
+      std::vector<Expr> args;
+      std::vector<Range> ranges(n.args.size());
+      for (size_t k = 0; k < n.args.size(); ++k)
+        args.push_back(n.op == Op::Select && k == 0 ? (*this)(n.args[k]) : in_f32(n.args[k], &ranges[k]));
+      if (n.op == Op::Select) ranges.erase(ranges.begin());
+      if (!ranges.empty()) a = ranges[0];
+      if (ranges.size() > 1) b = ranges[1];
+      switch (n.op) {
+        case Op::Add: r = {a.lo + b.lo, a.hi + b.hi}; break;
+        case Op::Sub: r = {a.lo - b.hi, a.hi - b.lo}; break;
+        case Op::Mul: {
+          const double p[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+          r = {*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+          break;
+        }
+        case Op::Min: r = {std::min(a.lo, b.lo), std::min(a.hi, b.hi)}; break;
+        case Op::Max: r = {std::max(a.lo, b.lo), std::max(a.hi, b.hi)}; break;
+        case Op::Neg: r = {-a.hi, -a.lo}; break;
+        case Op::Abs: r = {a.lo <= 0 && a.hi >= 0 ? 0 : std::min(std::fabs(a.lo), std::fabs(a.hi)), std::max(std::fabs(a.lo), std::fabs(a.hi))}; break;
+        case Op::Select: r = {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; break;
+        case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: break;
+        default:
+          user_error("{}: the scores' modifier computes `{}` on integers; flash() computes the indices' arithmetic in f32, "
+                     "where {} would not be an integer's: cast the indices to f32 first (cast(f32, i))", where_, e.str(),
+                     op_name(n.op));
+      }
+      out = rebuilt(n, {DType::f32, n.type.boolean}, std::move(args));
+    }
+    constexpr double kExact = 16777216;  // 2^24: f32 holds every integer up to it
+    if (std::max(std::fabs(r.lo), std::fabs(r.hi)) > kExact)
+      user_error("{}: the scores' modifier computes `{}`, whose values reach {}; flash() computes the indices' arithmetic in "
+                 "f32, exact up to 2^24 = 16777216: cast to f32 before scaling the indices up", where_, e.str(),
+                 std::max(std::fabs(r.lo), std::fabs(r.hi)));
+    if (range) *range = r;
+    return out;
+  }
+
+  std::vector<const dsl::VarImpl*> vars_;
+  std::vector<int64_t> extents_;
+  std::string where_;
+};
 
 const dsl::Directive* flash_directive(const dsl::Func& f) {
   for (const dsl::Directive& d : f.schedule())
@@ -158,9 +259,15 @@ const dsl::Directive* flash_directive(const dsl::Func& f) {
 AttentionForm form_of(const AttentionPlan& p, bool causal) {
   AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, causal, p.out};
   if (p.mask) form.mask = dsl::Input(p.mask);
-  if (p.score_mod.defined()) {
-    const Expr g = p.score_mod, score = p.score;
-    form.score_mod = [g, score](const Expr& s) { return dsl::substitute(g, score.get(), s); };
+  if (p.written_mod.defined()) {
+    const Expr g = p.written_mod, score = p.score;
+    const ScoreIndex index = p.index;
+    form.score_mod = [g, score, index](const Expr& s, const ScoreIndex& at) {
+      Expr e = dsl::substitute(g, score.get(), s);
+      for (auto [from, to] : {std::pair{&index.b, &at.b}, {&index.h, &at.h}, {&index.q, &at.q}, {&index.kv, &at.kv}})
+        e = dsl::substitute(e, from->node().var.get(), *to);
+      return e;
+    };
   }
   return form;
 }
@@ -257,12 +364,27 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}.{}: no scaled score (sum(..) * scale) in {}; the form is {}", f.name(), flash->text, f.name(), form_text());
   p.scale = scaled.node->args[1].node().value;
   if (Expr g = modified_score(*scaled.in, p); g.get() != scaled.node) {
-    check_modifier(g, scaled.node, fmt::format("{}.{}: {}", f.name(), flash->text, scaled.in->name));
+    const std::string where = fmt::format("{}.{}: {}", f.name(), flash->text, scaled.in->name);
+    check_modifier(g, scaled.node, *scaled.in, where);
+    if (scaled.in->args.size() != 4)
+      user_error("{}: {} has {} arguments; the scores are S(b, h, i, j). The form is {}", where, scaled.in->name,
+                 scaled.in->args.size(), form_text());
     dsl::Var b("b"), h("h"), i("i"), j("j");
     dsl::Func score(f.name() + "_scaled_score");
     score(b, h, i, j) = Expr(0.0);
     p.score = score(b, h, i, j);
-    p.score_mod = dsl::substitute(g, scaled.node, p.score);
+    p.index = {Expr(b), Expr(h), Expr(i), Expr(j)};
+    const Expr* mine[] = {&p.index.b, &p.index.h, &p.index.q, &p.index.kv};
+    Expr written = dsl::substitute(g, scaled.node, p.score);
+    std::vector<const dsl::VarImpl*> vars;
+    for (size_t d = 0; d < 4; ++d) {
+      const Expr before = written;
+      written = dsl::substitute(written, scaled.in->args[d].get(), *mine[d]);
+      p.reads[d] = written.get() != before.get();
+      vars.push_back(mine[d]->node().var.get());
+    }
+    p.written_mod = written;
+    p.score_mod = IndexArithmetic(vars, {p.batch, p.heads, p.seq_q, p.seq_kv}, where)(written);
   }
   bool matched = false;
   for (bool causal : {false, true}) {

@@ -37,11 +37,39 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace cubekit::sched {
 
 // What masked scores hold: exp of it less any real score is 0 in f32.
 inline constexpr double kMaskedScore = -1e30;
+
+// Where a score is: its batch, head, query and key (FlexAttention's b, h, q_idx and kv_idx), s32
+// expressions a score modifier may read.
+struct ScoreIndex {
+  dsl::Expr b, h, q, kv;
+};
+
+// A score modifier g: what the scaled score becomes, elementwise, given the score and where it is.
+// Made from a function of the score alone or of the score and its ScoreIndex.
+class ScoreMod {
+ public:
+  ScoreMod() = default;
+  ScoreMod(std::nullptr_t) {}
+  template <class F, class = std::enable_if_t<std::is_invocable_v<const F&, const dsl::Expr&, const ScoreIndex&> ||
+                                              std::is_invocable_v<const F&, const dsl::Expr&>>>
+  ScoreMod(F f) {
+    if constexpr (std::is_invocable_v<const F&, const dsl::Expr&, const ScoreIndex&>)
+      f_ = std::move(f);
+    else
+      f_ = [f = std::move(f)](const dsl::Expr& s, const ScoreIndex&) { return dsl::Expr(f(s)); };
+  }
+  explicit operator bool() const { return bool(f_); }
+  dsl::Expr operator()(const dsl::Expr& score, const ScoreIndex& at) const { return f_(score, at); }
+
+ private:
+  std::function<dsl::Expr(const dsl::Expr&, const ScoreIndex&)> f_;
+};
 
 struct AttentionForm {
   dsl::Input q, k, v;
@@ -49,7 +77,7 @@ struct AttentionForm {
   bool causal = false;
   DType out = DType::f16;
   std::optional<dsl::Input> mask;  // additive, f32, (B or 1, H or 1, L or 1, S)
-  std::function<dsl::Expr(const dsl::Expr&)> score_mod;  // g of the scaled score (null: none)
+  ScoreMod score_mod;              // g of the scaled score and its indices (null: none)
 };
 // The Funcs of the form above, named <name>_scores, _max, _exp, _sum, <name> (the output) and
 // <name>_lse.
@@ -83,8 +111,12 @@ struct AttentionPlan {
   std::string lse;  // the logsumexp output's name (f32, batch x heads x seq_q), or empty
   std::shared_ptr<dsl::InputImpl> mask;  // the additive mask (f32), or null
   // The score modifier g as an expression of `score`, a call of a Func that stands for the scaled
-  // score a tile holds; both undefined when there is none.
+  // score a tile holds, and of the Vars in `index` (the score's b, h, q and kv), integer index
+  // arithmetic done in f32 (exact: plan_attention bounds it by 2^24); undefined when there is none.
   dsl::Expr score_mod, score;
+  ScoreIndex index;
+  dsl::Expr written_mod;  // score_mod with its integer arithmetic as written (the form's)
+  bool reads[4] = {};  // which of index's b, h, q, kv score_mod reads
   // Which of the mask's batch, head and query dims it has (the others broadcast: extent 1).
   bool mask_b = false, mask_h = false, mask_i = false;
   // The chip's nest: the split chips' cube and vector cores (`split`), the 950's on-chip hand-offs

@@ -21,9 +21,10 @@ def _positional_arguments(f):
     return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
 
 
-def _score_expr(score_mod, s):
-    """What score_mod makes of the score s, as an Expr (a plain number is a constant)."""
-    got = score_mod(s)
+def _score_expr(score_mod, s, *index):
+    """What score_mod makes of the score s (and its indices b, h, q_idx, kv_idx when it takes them), as
+    an Expr (a plain number is a constant)."""
+    got = score_mod(s, *index) if _positional_arguments(score_mod) == 5 else score_mod(s)
     if isinstance(got, _cubekit.Expr):
         return got
     if _opt.is_real(got):
@@ -32,7 +33,16 @@ def _score_expr(score_mod, s):
                          "(an Expr, from Python's operators and cubekit's exp, select, ...)")
 
 
-def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None, score_mod=None, return_lse=False,
+def score_mod_option(score_mod):
+    """score_mod as AttentionOptions.score_mod takes it: a function of the score and its four indices
+    (None stays None)."""
+    if score_mod is None:
+        return None
+    return lambda s, b, h, q_idx, kv_idx: _score_expr(score_mod, s, b, h, q_idx, kv_idx)
+
+
+def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None, score_mod=None, alibi=False,
+              return_lse=False,
               chip="ascend910", timing_only=False,
               trace=None, raise_on_diagnostics=False, **overrides):
     """O = softmax(scale * Q Kᵀ) V, as torch.nn.functional.scaled_dot_product_attention computes it.
@@ -45,10 +55,15 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     scores; computed in float32). scale: None is 1 / sqrt(E). softcap: None, or c > 0 capping each
     scaled score s to c tanh(s / c) before the mask (flash-attn's softcap, Gemma 2's attention logit
     softcapping). score_mod: None, or a function of the scaled score as an Expr returning what it
-    becomes, elementwise (FlexAttention's score_mod without indices): built with Python's operators
+    becomes, elementwise: score_mod(score), or FlexAttention's score_mod(score, b, h, q_idx, kv_idx)
+    with the score's batch, head, query and key as s32 Exprs (cast them to f32 to mix them with the
+    score; their arithmetic is exact up to 2^24): built with Python's operators
     and cubekit's exp, log, sqrt, abs, min, max, select, e.g. lambda s: ck.select(s > 5, 5.0, s).
     It is called once, to build the kernel's Funcs; the Halide reference computes the same Funcs.
-    Not with softcap. E is a multiple of
+    Not with softcap. alibi: ALiBi's bias, each scaled score plus slope_h kv_idx with the slopes
+    2^(-8 (h + 1) / heads) (the paper's slope_h (kv_idx - q_idx) less its row's constant, which the
+    softmax cancels, as BLOOM's and MPT's add it; return_lse's logsumexp is of these scores), after
+    softcap or score_mod, computed on the chip. E is a multiple of
     16 up to 128. The kernel is flash attention (Func.flash): the statistics in float32, P cast to
     q's type for the second product. overrides: tile_q, tile_kv (the flash() tiles), preload (the key
     tiles the cube computes the scores ahead of the softmax on a split chip; 4 by default). Returns (O,
@@ -102,11 +117,10 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
             raise _cubekit.Error(f"{kernel}: softcap must be positive (None: no capping), got {softcap}")
     if score_mod is not None and not callable(score_mod):
         _opt.fail(kernel, "score_mod", score_mod, "a function of the score's Expr (or None)")
-    if score_mod is not None and _positional_arguments(score_mod) > 1:
+    if score_mod is not None and _positional_arguments(score_mod) not in (0, 1, 5):
         raise _cubekit.Error(
-            f"{kernel}: score_mod takes {_positional_arguments(score_mod)} arguments; cubekit's takes the score alone "
-            "(FlexAttention's also passes b, h, q_idx and kv_idx: a bias by position, as ALiBi's or a sliding window's, "
-            "is an additive attn_mask here)")
+            f"{kernel}: score_mod takes {_positional_arguments(score_mod)} arguments; it takes the score alone, or as "
+            "FlexAttention's the score and its indices b, h, q_idx, kv_idx")
     if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched
         out = _np.zeros(q.shape, _np.float16)
         report = _empty_report(kernel, q.shape, chip)
@@ -122,8 +136,9 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     o.causal, o.dtype = causal, "f16"
     o.scale = 0.0 if scale is None else scale
     o.softcap = 0.0 if softcap is None else softcap
+    o.alibi = _opt.boolean(kernel, "alibi", alibi)
     if score_mod is not None:
-        o.score_mod = lambda s: _score_expr(score_mod, s)
+        o.score_mod = score_mod_option(score_mod)
     o.lse = return_lse
     if mask is not None:
         o.mask = list(mask.shape)

@@ -11,6 +11,7 @@ for the same problem on the same chip: their report then says report["schedule"]
 
 from . import _cubekit
 from . import _options as _opt
+from ._attention import score_mod_option
 
 _OPTIONS = {"matmul": "MatmulOptions", "conv2d": "Conv2dOptions", "attention": "AttentionOptions"}
 # The schedule's own fields: the tuner sets them, a problem does not.
@@ -55,5 +56,7 @@ def tune(kernel=None, *, suite=None, batch=8, chip="ascend910", budget=None, tim
                                  f"({', '.join(fields)})")
         if key not in fields:
             raise _cubekit.Error(f"tune: {kernel} has no option '{key}'; its options are {', '.join(fields)}")
+        if key == "score_mod":
+            value = score_mod_option(value)
         setattr(options, key, list(value) if isinstance(value, tuple) else value)
     return _cubekit._tune_problem(kernel, options, chip, budget, seconds, seed, exhaustive, threads, db)

@@ -216,8 +216,15 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("tile_kv", &AttentionOptions::tile_kv, "0: the default")
       .def_readwrite("preload", &AttentionOptions::preload, "key tiles S runs ahead of the softmax; 0: the chip's own")
       .def_readwrite("softcap", &AttentionOptions::softcap, "scaled scores s -> softcap tanh(s / softcap); 0: none")
-      .def_readwrite("score_mod", &AttentionOptions::score_mod,
-                     "a function of the scaled score's Expr, elementwise in it (FlexAttention's score_mod); None: none")
+      .def_readwrite("alibi", &AttentionOptions::alibi, "ALiBi: scores plus slope_h key (the paper's slope_h (key - query) less its row's constant), slopes 2^(-8 (h + 1) / heads)")
+      .def_property(
+          "score_mod", [](const AttentionOptions& o) { return bool(o.score_mod); },
+          [](AttentionOptions& o, std::function<dsl::Expr(dsl::Expr, dsl::Expr, dsl::Expr, dsl::Expr, dsl::Expr)> f) {
+            o.score_mod = nullptr;
+            if (f) o.score_mod = [f](const dsl::Expr& s, const sched::ScoreIndex& at) { return f(s, at.b, at.h, at.q, at.kv); };
+          },
+          "a function (score, b, h, q_idx, kv_idx) of Exprs, elementwise in the scaled score (FlexAttention's score_mod); "
+          "None: none. Reads as whether there is one")
       .def_readwrite("lse", &AttentionOptions::lse, "also the logsumexp of the scaled scores (f32, a second output)")
       .def_readwrite("mask", &AttentionOptions::mask, "the shape of an additive f32 mask input named 'mask' (empty: none)")
       .def_property("dtype", [](const AttentionOptions& o) { return std::string(dtype_name(o.dtype)); },

@@ -112,6 +112,36 @@ TEST_P(AttentionModifier, MatchesTheReference) {
   EXPECT_TRUE(run.check.pass) << "clamp: max abs " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
 }
 
+// Modifiers that read the scores' indices (FlexAttention's b, h, q_idx, kv_idx): ALiBi's bias by
+// head and distance, on grouped-query heads with a term by batch, and a sliding window under the
+// causal mask with the logsumexp; many query and key tiles (each tile's first index added bit by
+// bit), partial ones included.
+TEST_P(AttentionModifier, ReadsTheScoresIndices) {
+  const ChipConfig chip = load_chip(GetParam());
+  AttentionOptions o = attn(2, 4, 2, 100, 150, 64);
+  o.tile_q = 32, o.tile_kv = 48;
+  o.score_mod = [](const dsl::Expr& s, const sched::ScoreIndex& at) {
+    return s - dsl::cast(DType::f32, at.h + 1) * 0.25 * dsl::cast(DType::f32, at.q - at.kv) + dsl::cast(DType::f32, at.b) * 0.5;
+  };
+  {
+    SCOPED_TRACE("alibi");
+    expect_correct(o, chip);
+  }
+  AttentionOptions a = attn(1, 4, 1, 90, 90, 64, true);  // the kernel's ALiBi, after a softcap
+  a.tile_q = a.tile_kv = 32, a.alibi = true, a.softcap = 4;
+  {
+    SCOPED_TRACE("alibi option");
+    expect_correct(a, chip);
+  }
+  AttentionOptions w = attn(1, 2, 2, 120, 120, 64, true);
+  w.tile_q = w.tile_kv = 32, w.lse = true;
+  w.score_mod = [](const dsl::Expr& s, const sched::ScoreIndex& at) {
+    return dsl::select(at.q - at.kv > 40, dsl::Expr(-1e30), s);
+  };
+  SCOPED_TRACE("sliding window");
+  expect_correct(w, chip);
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, AttentionModifier, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
 
 // The reference the kernel is checked against is attention: the Funcs on the host against loops

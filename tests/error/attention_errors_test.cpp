@@ -170,22 +170,36 @@ TEST(AttentionErrors, PreloadSlotsTooManyForL1) {
                              "P.l1 524288 x 1)"}, "ascend950pr");
 }
 
-// Scores modified by what is not the score alone: an index, another input.
-TEST(AttentionErrors, ScoreModifierReadsAnIndex) {
-  // The form written out by hand, its scores biased by the key's index (ALiBi-like).
+// Scores modified by what flash() cannot evaluate on a tile: integer division of an index, index
+// arithmetic beyond f32's integers, another input.
+namespace {
+// The form written out by hand, its scores S = dot * 0.125 + bias(i, j).
+dsl::Func biased_attention(const std::function<dsl::Expr(const dsl::Var&, const dsl::Var&)>& bias) {
   dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
   dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
   dsl::RDom r(0, 64, "r"), t(0, 64, "t");
   dsl::Func s("s"), m("m"), e("e"), l("l"), o("o");
   dsl::Expr dot = dsl::sum(dsl::cast(DType::f32, q(b, h, i, r)) * dsl::cast(DType::f32, k(b, h, j, r)));
-  s(b, h, i, j) = dot * 0.125 + dsl::cast(DType::f32, dsl::Expr(j));
+  s(b, h, i, j) = dot * 0.125 + bias(i, j);
   m(b, h, i) = dsl::maximum(s(b, h, i, t));
   e(b, h, i, j) = dsl::exp(s(b, h, i, j) - m(b, h, i));
   l(b, h, i) = dsl::sum(e(b, h, i, t));
   o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(e(b, h, i, t) * dsl::cast(DType::f32, v(b, h, t, d))) / l(b, h, i));
   o.flash(64, 64);
-  expect_form_error(o, {"o.flash(64, 64): s: the scores' modifier reads the index j; flash() evaluates it on each tile of "
-                        "scaled scores, so it may use the score, constants and elementwise operations only"});
+  return o;
+}
+}  // namespace
+
+TEST(AttentionErrors, ScoreModifierDividesAnIndex) {
+  dsl::Func o = biased_attention([](const dsl::Var& i, const dsl::Var& j) { return dsl::cast(DType::f32, (dsl::Expr(i) - j) / 2); });
+  expect_form_error(o, {"o.flash(64, 64): s: the scores' modifier computes `((i - j) / 2)` on integers; flash() computes the "
+                        "indices' arithmetic in f32, where / would not be an integer's: cast the indices to f32 first"});
+}
+
+TEST(AttentionErrors, ScoreModifierIndexArithmeticBeyondF32) {
+  dsl::Func o = biased_attention([](const dsl::Var& i, const dsl::Var& j) { return dsl::cast(DType::f32, dsl::Expr(i) * 1000000 - j); });
+  expect_form_error(o, {"o.flash(64, 64): s: the scores' modifier computes `(i * 1000000)`, whose values reach 63000000; "
+                        "flash() computes the indices' arithmetic in f32, exact up to 2^24 = 16777216"});
 }
 
 TEST(AttentionErrors, ScoreModifierReadsAnotherInput) {

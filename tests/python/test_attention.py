@@ -82,12 +82,50 @@ def test_score_mod_is_any_elementwise_function_of_the_score(rng, chip):
     np.testing.assert_allclose(o.astype(np.float64), (p / p.sum(-1, keepdims=True)) @ vv, atol=2e-2, rtol=2e-2)
 
 
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2", "ascend950pr"])
+def test_score_mod_reads_the_indices(rng, chip):
+    """FlexAttention's score_mod(score, b, h, q_idx, kv_idx): ALiBi's bias by head and distance, a batch
+    term, and a window dropping the keys more than 30 behind, over many query and key tiles."""
+    q = rng.standard_normal((2, 4, 70, 64)).astype(np.float16)
+    k, v = (rng.standard_normal((2, 2, 150, 64)).astype(np.float16) for _ in range(2))
+
+    def mod(s, b, h, q_idx, kv_idx):
+        alibi = s - ck.cast("f32", h + 1) * 0.25 * ck.cast("f32", q_idx - kv_idx) + ck.cast("f32", b) * 0.5
+        return ck.select(q_idx - kv_idx > 30, -1e30, alibi)
+
+    o, _ = kernels.attention(q, k, v, score_mod=mod, chip=chip, tile_q=32, tile_kv=48, raise_on_diagnostics=True)
+    qq, kk, vv = (x.astype(np.float64) for x in (q, k, v))
+    kk, vv = np.repeat(kk, 2, axis=1), np.repeat(vv, 2, axis=1)
+    s = qq @ np.swapaxes(kk, -1, -2) / 8.0
+    b, h = np.arange(2)[:, None, None, None], np.arange(4)[None, :, None, None]
+    dist = np.arange(70)[:, None] - np.arange(150)[None, :]
+    s = np.where(dist > 30, -1e30, s - (h + 1) * 0.25 * dist + b * 0.5)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(o.astype(np.float64), (p / p.sum(-1, keepdims=True)) @ vv, atol=2e-2, rtol=2e-2)
+
+
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
+def test_alibi_adds_each_heads_slope_times_the_distance(rng, chip):
+    """alibi=True: each scaled score plus slope_h (j - i), slopes 2^(-8 (h + 1) / H) (Press et al.), causal:
+    the kernel adds slope_h j, which the softmax makes the same."""
+    q, k, v = (rng.standard_normal((1, 4, 96, 64)).astype(np.float16) for _ in range(3))
+    o, _ = kernels.attention(q, k, v, causal=True, alibi=True, chip=chip, raise_on_diagnostics=True)
+    qq, kk, vv = (x.astype(np.float64) for x in (q, k, v))
+    slopes = 2.0 ** (-8.0 * (np.arange(4) + 1) / 4)
+    s = qq @ np.swapaxes(kk, -1, -2) / 8.0 + slopes[:, None, None] * (np.arange(96)[None, :] - np.arange(96)[:, None])
+    s = np.where(np.tril(np.ones((96, 96), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    want = (p / p.sum(-1, keepdims=True)) @ vv
+    np.testing.assert_allclose(o.astype(np.float64), want, atol=2e-2, rtol=2e-2)
+    assert np.abs(want - sdpa(q, k, v, causal=True)).max() > 0.1  # the bias matters here
+
+
 def test_score_mod_errors_name_what_is_wrong():
     x = np.ones((1, 1, 16, 16), np.float16)
     with pytest.raises(ck.Error, match="score_mod returned str; it must return an expression of the score"):
         kernels.attention(x, x, x, score_mod=lambda s: "s")
-    with pytest.raises(ck.Error, match="score_mod takes 5 arguments; cubekit's takes the score alone"):
-        kernels.attention(x, x, x, score_mod=lambda score, b, h, q_idx, kv_idx: score)  # FlexAttention's signature
+    with pytest.raises(ck.Error, match="score_mod takes 3 arguments; it takes the score alone, or as FlexAttention's"):
+        kernels.attention(x, x, x, score_mod=lambda score, q_idx, kv_idx: score)
     with pytest.raises(ck.Error, match="both softcap 2 and a score_mod are given"):
         kernels.attention(x, x, x, softcap=2.0, score_mod=lambda s: s)
     with pytest.raises(ck.Error, match="i is used on the right but is not one of attention_scores's variables"):
