@@ -139,13 +139,15 @@ def test_score_mod_errors_name_what_is_wrong():
 
 @pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
 def test_attention_written_in_the_dsl_and_scheduled_flash(rng, chip):
-    """The pipeline a user reads, written with the DSL (its scores capped at 2), scheduled Func.flash."""
+    """The pipeline a user reads, written with the DSL (its scores capped at 2 and biased by the distance
+    |i - j| of query and key, the score's own variables), scheduled Func.flash."""
     B, H, L, S, E = 1, 2, 48, 80, 64
     q, k, v = ck.Input("q", "f16", [B, H, L, E]), ck.Input("k", "f16", [B, H, S, E]), ck.Input("v", "f16", [B, H, S, E])
     b, h, i, j, d = (ck.Var(n) for n in "bhijd")
     r, t = ck.RDom(0, E, "r"), ck.RDom(0, S, "t")
     s, m, e, l, o = (ck.Func(n) for n in ("s", "m", "e", "l", "o"))
-    s[b, h, i, j] = ck.min(ck.sum(ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, h, j, r])) * 0.125, 2.0)
+    s[b, h, i, j] = (ck.min(ck.sum(ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, h, j, r])) * 0.125, 2.0)
+                     - ck.cast("f32", ck.abs(i - j)) * 0.05)
     m[b, h, i] = ck.maximum(s[b, h, i, t])
     e[b, h, i, j] = ck.exp(s[b, h, i, j] - m[b, h, i])
     l[b, h, i] = ck.sum(e[b, h, i, t])
@@ -154,6 +156,7 @@ def test_attention_written_in_the_dsl_and_scheduled_flash(rng, chip):
     qa, ka, va = (3 * rng.standard_normal(x.shape).astype(np.float16) for x in (q, k, v))
     out, report = o.run({"q": qa, "k": ka, "v": va}, chip=chip, raise_on_diagnostics=True)
     sc = np.minimum(qa.astype(np.float64) @ np.swapaxes(ka.astype(np.float64), -1, -2) * 0.125, 2.0)
+    sc = sc - np.abs(np.arange(L)[:, None] - np.arange(S)[None, :]) * 0.05
     p = np.exp(sc - sc.max(-1, keepdims=True))
     np.testing.assert_allclose(out.astype(np.float64), (p / p.sum(-1, keepdims=True)) @ va.astype(np.float64),
                                atol=2e-2, rtol=2e-2)
