@@ -202,6 +202,21 @@ TEST(AttentionErrors, ScoreModifierIndexArithmeticBeyondF32) {
                         "flash() computes the indices' arithmetic in f32, exact up to 2^24 = 16777216"});
 }
 
+TEST(AttentionErrors, ModifiedScoresWithoutTheirFourIndices) {
+  // The scores of one batch as S(h, i, j), modified: their indices are not the form's b, h, i, j.
+  dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
+  dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
+  dsl::RDom r(0, 64, "r"), t(0, 64, "t");
+  dsl::Func s("s"), m("m"), e("e"), l("l"), o("o");
+  s(h, i, j) = dsl::sum(dsl::cast(DType::f32, q(0, h, i, r)) * dsl::cast(DType::f32, k(0, h, j, r))) * 0.125 + dsl::cast(DType::f32, dsl::Expr(j));
+  m(b, h, i) = dsl::maximum(s(h, i, t));
+  e(b, h, i, j) = dsl::exp(s(h, i, j) - m(b, h, i));
+  l(b, h, i) = dsl::sum(e(b, h, i, t));
+  o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(e(b, h, i, t) * dsl::cast(DType::f32, v(b, h, t, d))) / l(b, h, i));
+  o.flash(64, 64);
+  expect_form_error(o, {"o.flash(64, 64): s: s has 3 arguments; the scores are S(b, h, i, j). The form is"});
+}
+
 TEST(AttentionErrors, ScoreModifierReadsAnotherInput) {
   dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
   sched::AttentionForm form{q, k, v, 0.125, false, DType::f16};
