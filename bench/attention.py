@@ -20,7 +20,8 @@ and the published tiling at S = 1K and 8K with the cube's preload (the key tiles
 ahead of the vector cores, flash()'s third argument; the published kernel's qkPreloadNum is 4)
 from 1 to 8, and with its scores softcapped (s -> 50 tanh(s / 50), Gemma 2's; a score modifier the
 vector cores evaluate on each S tile); and ALiBi at S = 4K over 8 heads, computed from the scores'
-indices on the vector cores against the same bias read from HBM as an additive mask.
+indices on the vector cores against the same bias read from HBM as an additive mask; and sliding
+windows of 4K and 1K keys over S = 16K, causal, against the whole causal kernel.
 """
 
 import json
@@ -129,6 +130,16 @@ def alibi_biased(build):
     return out
 
 
+def windowed(build):
+    """S = 16K, causal, head dim 128, on the 910B2, with sliding windows of 4K and 1K keys: us, GM MB."""
+    shape = ["kernel", "attention", "--seq-q", "16384", "--dim", "128", "--causal", "--chip", "ascend910b2"]
+    out = []
+    for window in (0, 4096, 1024):
+        r = cubekit(build, shape + (["--window", str(window)] if window else []))
+        out.append((window, r["microseconds"], gm_bytes(r) / 1e6))
+    return out
+
+
 SYNC = ("set_flag", "wait_flag", "barrier", "set_cross", "wait_cross")
 
 
@@ -211,4 +222,11 @@ def main(build, chips, long):
         print("|---|---|---|---|")
         for name, us, mb, vec in alibi_biased(build):
             print(f"| {name} | {us:.2f} | {mb:.0f} | {vec:.3f} |")
+        print("\nSliding windows (S = 16384, causal, head dim 128, default schedule): only the key tiles a window reaches "
+              "are read:\n")
+        print("| window | us | GM MB | / causal |")
+        print("|---|---|---|---|")
+        rows = windowed(build)
+        for window, us, mb in rows:
+            print(f"| {window or 'none'} | {us:.2f} | {mb:.0f} | {us / rows[0][1]:.3f} |")
     return 0

@@ -89,6 +89,7 @@ class FlashNest {
     const Affine q_off = (bh * p_.seq_q + qi * p_.tile_q) * d;  // elements into Q and O
     std::vector<Node> body;
     index_->item(body, {{qi, p_.q_tiles(), p_.tile_q}}, bh);
+    first_ = first_key_tile(k_, p_, qi, body, "");
     Node q{Node::Kind::Move};
     q.src = {{0, -1, q_off * in_size_}, Layout::ND, p_.in, mt, d, d};
     q.dst = {{-1, l1q_, 0}, Layout::NZ, p_.in, mt, d, m16_};
@@ -107,8 +108,8 @@ class FlashNest {
       each += with_tail(jv, n, p_.tile_kv, kv_tail, [&](int64_t nt) {
         return key_tile(jv, qi, kvh, nt, when_less(next_from, 0, scores_of(jv + Affine(1)), {}), par, prev);
       });
-      std::vector<Node> out = scores_of(Affine(0));
-      out.push_back(loop(j, Affine(0), end, Affine(1), std::move(each)));
+      std::vector<Node> out = scores_of(first_);
+      out.push_back(loop(j, first_, end, Affine(1), std::move(each)));
       out.push_back(let(last, end + Affine(1), LetOp::Rem, 2));  // (end - 1) % 2
       return out += update(last);
     };
@@ -176,7 +177,7 @@ class FlashNest {
     out.push_back(scope({l0o_}, {scope({l1p_, l1v_}, {flag(SyncKind::Wait, true), to_l1, flag(SyncKind::Set, false), v, scope({l0a_, l0b_}, {cube().to_l0a(p, m16_, nt), cube().to_l0b(v.dst, nt, d),
                                                                                      cube().mmad(l0o_, m16_, d, nt)})})},
                         Node::Phase::Fill));
-    out.push_back(when(j, 0, {}, update(prev)));
+    out.push_back(when(j - first_, 0, {}, update(prev)));
     return out;
   }
 
@@ -213,6 +214,14 @@ class FlashNest {
       mask_diagonal(diag, nt);
       out.push_back(when(j - qi, 0, std::move(diag), {}));
     }
+    if (p_.window) {  // the keys before the window in its first two tiles
+      const int64_t tiles = p_.window_tiles(), shift = p_.window_shift();
+      for (int64_t back : {tiles, tiles - 1}) {
+        std::vector<Node> edge;
+        mask_window(edge, nt, shift - (tiles - back) * p_.tile_kv);
+        if (back >= 0 && !edge.empty()) out.push_back(when(qi - j, back, std::move(edge), {}));
+      }
+    }
     nz_reduce(out, VReduce::Max, tile_max_, nt);
     // At the first key tile the running max starts below every score; the sum and O need no
     // start: the first a = exp(-big - m') is 0, which clears what the previous query tile left
@@ -220,7 +229,7 @@ class FlashNest {
     // loop, where the sync pass would order it by a barrier of its own.
     std::vector<Node> start;
     VectorOps(k_, *pool_, start, nz(nt)).fill(row(max_), sched::kMaskedScore);
-    out.push_back(when(j, 0, std::move(start), {}));
+    out.push_back(when(j - first_, 0, std::move(start), {}));
     {
       VectorOps ops(k_, *pool_, out, nz(nt));
       ops.binary(VBinary::Max, row(tile_max_), row(tile_max_), row(max_));    // m_new
@@ -305,6 +314,27 @@ class FlashNest {
     }
   }
 
+  // The keys c < r + shift of each row r of an NZ tile of nt keys: per 16-column block, the rows it
+  // cuts by masked vdup (4 rows a repeat), the rows below them whole by one fill.
+  void mask_window(std::vector<Node>& out, int64_t nt, int64_t shift) {
+    for (int64_t cb = 0; cb < cdiv(nt, 16); ++cb) {
+      const int64_t base = cb * m16_ * 16 * 4;
+      const int64_t cut = std::max<int64_t>(0, cb * 16 - shift + 1), whole = std::clamp<int64_t>((cb + 1) * 16 - shift, 0, m16_);
+      if (cut >= m16_) continue;
+      const int64_t whole_from = round_up(whole, 4);
+      for (int64_t g = cut / 4; g * 4 < whole_from; ++g) {
+        uint64_t bits = 0;
+        for (int64_t r = 0; r < 4; ++r)
+          for (int64_t c = 0; c < 16; ++c)
+            if (cb * 16 + c < 4 * g + r + shift) bits |= uint64_t(1) << (r * 16 + c);
+        if (bits) masked_dup(out, base + 4 * g * 16 * 4, 1, bits);
+      }
+      if (whole_from < m16_)
+        VectorOps(k_, *pool_, out, {1, (m16_ - whole_from) * 16, (m16_ - whole_from) * 16})
+            .fill({VShape::Col, DType::f32, {-1, ub_s_, Affine(base + whole_from * 64)}, 0}, sched::kMaskedScore);
+    }
+  }
+
   CubeBuffers cube() const { return {l0a_, l0b_, p_.in}; }
 
   // The workspace's flags on the chip's last event id: full (MTE3 -> MTE2) or free (MTE2 -> MTE3).
@@ -338,6 +368,7 @@ class FlashNest {
   int mk_ = -1, mask_t_ = -1;  // the mask's tile in UB, its tensor
   Affine plane_;               // the item's mask plane (elements)
   int64_t mt_ = 0;             // the query tile's rows
+  Affine first_;               // the item's first key tile (first_key_tile)
   int max_ = -1, sum_ = -1, tile_max_ = -1, alpha_ = -1, tile_sum_ = -1, spread_ = -1;
   int64_t row_bytes_ = 0;
   std::unique_ptr<ScratchPool> pool_;
@@ -383,6 +414,14 @@ std::vector<Node> zero_before_loads(Kernel& k, ScratchPool& pool, int buffer) {
   VectorOps(k, pool, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, buffer, Affine(0)}, 0}, 0);
   out.push_back(barrier(Pipe::All));
   return out;
+}
+
+Affine first_key_tile(Kernel& k, const sched::AttentionPlan& plan, const Affine& qi, std::vector<Node>& out, const std::string& sfx) {
+  if (!plan.window) return Affine(0);
+  const int from = k.new_var("key_from" + sfx);
+  out.push_back(let(from, qi, LetOp::Add, -plan.window_tiles()));
+  out.push_back(when_less(Affine::var(from), 0, {let(from, Affine(0), LetOp::Add, 0)}, {}));
+  return Affine::var(from);
 }
 
 int tensor_named(const Kernel& k, const std::string& name) {

@@ -59,6 +59,9 @@ std::vector<Node> load_mask(const sched::AttentionPlan& plan, const MaskTile& m)
 // and head where the mask has them.
 Affine mask_plane(Kernel& k, const sched::AttentionPlan& plan, const Affine& bh, std::vector<Node>& out, const std::string& sfx);
 int tensor_named(const Kernel& k, const std::string& name);
+// The first key tile query tile `qi` reads: 0; with a sliding window max(0, qi - window_tiles()),
+// a variable Lets into `out` compute.
+Affine first_key_tile(Kernel& k, const sched::AttentionPlan& plan, const Affine& qi, std::vector<Node>& out, const std::string& sfx);
 // A buffer zeroed once at the start, before any load into it (the mask's: a partial tile reads rows
 // and keys past the ones it loads); the barrier orders the zeroing (V) before the loads (MTE2),
 // which the sync pass, ordering the buffer's scopes, does not see.

@@ -148,21 +148,27 @@ class SplitFlash {
     int s, p, pv;
   };
 
-  // The loop over the key tiles of a query tile, t < end + D: `first(t)` while t < end, then
-  // `second(t - D)` from t = D on. Causal: the key tiles up to the diagonal (tile qi).
+  // The loop over the key tiles of a query tile, from its first (first_key_tile: 0 but under a
+  // sliding window) t < end + D: `first(t)` while t < end, then `second(t - D)` from the first + D
+  // on. Causal: the key tiles up to the diagonal (tile qi).
   template <class F, class G>
   std::vector<Node> key_loop(const Affine& qi, const std::string& sfx, F first, G second) {
     const int64_t n = p_.kv_tiles();
+    std::vector<Node> out;
+    first_ = first_key_tile(k_, p_, qi, out, sfx);
     auto run = [&](const Affine& end) {
       const int t = k_.new_var("kt" + sfx);
       const Affine tv = Affine::var(t);
       std::vector<Node> each = {when_less(tv - end, 0, first(tv), {})};
-      each.push_back(when_less(tv, preload_, {}, second(tv - Affine(preload_))));
-      return std::vector<Node>{loop(t, Affine(0), end + Affine(preload_), Affine(1), std::move(each))};
+      each.push_back(when_less(tv - first_, preload_, {}, second(tv - Affine(preload_))));
+      return std::vector<Node>{loop(t, first_, end + Affine(preload_), Affine(1), std::move(each))};
     };
-    if (p_.causal && p_.q_tiles() <= n) return run(qi + Affine(1));
-    if (p_.causal) return {when_less(qi, n, run(qi + Affine(1)), run(Affine(n)))};
-    return run(Affine(n));
+    if (p_.causal && p_.q_tiles() <= n) return out += run(qi + Affine(1));
+    if (p_.causal) {
+      out.push_back(when_less(qi, n, run(qi + Affine(1)), run(Affine(n))));
+      return out;
+    }
+    return out += run(Affine(n));
   }
   template <class F>
   std::vector<Node> tail_of(const Affine& t, F f) {
@@ -378,13 +384,24 @@ class SplitFlash {
       mask_diagonal(diag1, h_);
       make.push_back(when(t - qi, 0, {when(Affine::var(k_.subblock), 0, std::move(diag0), std::move(diag1))}, {}));
     }
+    if (p_.window) {  // the keys before the window in its first two tiles, this core's rows
+      const int64_t tiles = p_.window_tiles();
+      for (int64_t back : {tiles, tiles - 1}) {
+        const int64_t shift = p_.window_shift() - (tiles - back) * p_.tile_kv;
+        std::vector<Node> edge0, edge1;
+        mask_window(edge0, 0, shift);
+        mask_window(edge1, h_, shift);
+        if (back >= 0 && (!edge0.empty() || !edge1.empty()))
+          make.push_back(when(qi - t, back, {when(Affine::var(k_.subblock), 0, std::move(edge0), std::move(edge1))}, {}));
+      }
+    }
     {
       VectorOps ops(k_, *pool_, make, tile(n16));
       ops.reduce(VReduce::Max, row(tile_max_), s_tile());
     }
     std::vector<Node> start;
     VectorOps(k_, *pool_, start, tile(n16)).fill(row(max_), sched::kMaskedScore);
-    make.push_back(when(t, 0, std::move(start), {}));
+    make.push_back(when(t - first_, 0, std::move(start), {}));
     {
       VectorOps ops(k_, *pool_, make, tile(n16));
       ops.binary(VBinary::Max, row(tile_max_), row(tile_max_), row(max_));  // m_new
@@ -482,6 +499,10 @@ class SplitFlash {
   void mask_diagonal(std::vector<Node>& out, int64_t row0) {
     for (int64_t r = 0; r < h_; ++r) mask_run(out, r * n16_ * 4, row0 + r + 1, n16_);
   }
+  // A sliding window's first tiles, for the rows from `row0` of the tile: row r's keys c < r + shift.
+  void mask_window(std::vector<Node>& out, int64_t row0, int64_t shift) {
+    for (int64_t r = 0; r < h_; ++r) mask_run(out, r * n16_ * 4, 0, std::min(n16_, row0 + r + shift));
+  }
 
   // The vector cores' buffers zeroed once: what a masked instruction skips holds a defined value.
   std::vector<Node> zero_scratch(std::vector<Node> body) {
@@ -508,6 +529,7 @@ class SplitFlash {
   int mk_ = -1, mask_t_ = -1;  // the mask's tile in UB, its tensor
   Affine plane_;               // the item's mask plane (elements)
   int64_t mt_ = 0;             // the query tile's rows
+  Affine first_;               // the item's first key tile (first_key_tile), as key_loop last set it
   int par_ = -1, prev_ = -1;
   int64_t row_bytes_ = 0;
   int64_t n16_ = 0;  // the key tile's columns in UB (whole fractals of its keys)

@@ -31,6 +31,9 @@ void check(const AttentionOptions& o) {
   if (o.softcap > 0 && o.score_mod)
     user_error("attention: both softcap {} and a score_mod are given; give one (write the cap into the score_mod: "
                "c tanh(s / c) = c - 2c / (exp(2s / c) + 1))", o.softcap);
+  if (o.window < 0) user_error("attention: --window {} must be positive (the keys a query sees; 0: all)", o.window);
+  if (o.window > 0 && !o.causal)
+    user_error("attention: --window {} slides over the keys up to each query (i - window < j <= i); add --causal", o.window);
   if (o.tile_q < 0 || o.tile_kv < 0) user_error("attention: tiles {} x {} must be positive (0: the default)", o.tile_q, o.tile_kv);
   if (o.mask.size() > 4)
     user_error("attention: --mask has {} dims; it is at most (batch, heads, seq-q, seq-kv), its leading dims of 1 left out",
@@ -58,6 +61,7 @@ Attention define(const AttentionOptions& o, int64_t tq, int64_t tkv) {
       v("v", o.dtype, {o.batch, kv_heads, seq_kv, o.dim});
   const double scale = o.scale ? o.scale : 1.0 / std::sqrt(double(o.dim));
   sched::AttentionForm form{q, k, v, scale, o.causal, o.dtype};
+  form.window = o.window;
   if (o.softcap > 0) form.score_mod = [c = o.softcap](const dsl::Expr& s) { return softcap(s, c); };
   if (o.score_mod) form.score_mod = o.score_mod;
   if (o.alibi)

@@ -39,6 +39,9 @@ struct AttentionOptions {
   // query) less its row's constant, which the softmax cancels, as BLOOM's and MPT's add it; the
   // logsumexp is of these scores.
   bool alibi = false;
+  // A sliding window (Mistral's): query i sees keys i - window + 1 .. i; with causal only. The
+  // kernel reads only the key tiles the window reaches. 0: none.
+  int64_t window = 0;
   int64_t tile_q = 0, tile_kv = 0;  // flash() tiles; 0: the default
   int64_t preload = 0;               // flash()'s preload: key tiles S runs ahead; 0: the chip's own
   bool lse = false;  // also the logsumexp of the scaled scores (funcs.lse, f32 [batch, heads, seq_q])

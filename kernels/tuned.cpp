@@ -57,6 +57,7 @@ std::string problem_key(const AttentionOptions& o) {
                       {"causal", o.causal}, {"dtype", dtype_name(o.dtype)}, {"lse", o.lse}, {"mask", o.mask}};
   if (o.softcap) j["softcap"] = o.softcap;  // (absent when 0: the keys of problems tuned before it stay valid)
   if (o.alibi) j["alibi"] = true;
+  if (o.window) j["window"] = o.window;
   return key_text(j);
 }
 

@@ -39,6 +39,10 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
     auto at = [](int64_t extent, const dsl::Var& v) { return extent == 1 ? Expr(0) : Expr(v); };
     scores = scores + dsl::cast(DType::f32, (*form.mask)(at(ms[0], b), at(ms[1], h), at(ms[2], i), Expr(j)));
   }
+  if (form.window < 0 || (form.window > 0 && !form.causal))
+    user_error("{}: a sliding window of {} keys: the window is of the keys up to the query, i - window < j <= i; give it with "
+               "the causal mask and a positive size", name, form.window);
+  if (form.window > 0) scores = dsl::select(Expr(i) - Expr(j) < int(form.window), scores, Expr(kMaskedScore));
   f.s(b, h, i, j) = form.causal ? dsl::select(Expr(j) <= Expr(i), scores, Expr(kMaskedScore)) : scores;
   f.m(b, h, i) = dsl::maximum(f.s(b, h, i, t));
   f.e(b, h, i, j) = dsl::exp(f.s(b, h, i, j) - f.m(b, h, i));
@@ -120,12 +124,31 @@ bool reads_input(const Expr& e, const dsl::InputImpl* input) {
   return false;
 }
 
-// What of S's definition is g(scaled): S without its causal select and its mask.
-Expr modified_score(const dsl::FuncImpl& s, const AttentionPlan& p) {
+bool masks(const ExprNode& n) {
+  return n.op == Op::Select && n.args.size() == 3 && n.args[2].node().op == Op::Const && n.args[2].node().value == kMaskedScore;
+}
+
+// The W of a sliding window select(i - j < W, .., -big), i and j S's own, or 0.
+int64_t window_of(const ExprNode& n, const dsl::FuncImpl& s) {
+  if (!masks(n) || s.args.size() != 4) return 0;
+  const ExprNode& c = n.args[0].node();
+  if (c.op != Op::Lt || c.args[1].node().op != Op::Const) return 0;
+  const ExprNode& d = c.args[0].node();
+  if (d.op != Op::Sub || d.args[0].node().op != Op::Var || d.args[1].node().op != Op::Var) return 0;
+  if (d.args[0].node().var != s.args[2] || d.args[1].node().var != s.args[3]) return 0;
+  const double w = c.args[1].node().value;
+  return w >= 1 && w == std::floor(w) ? int64_t(w) : 0;
+}
+
+// What of S's definition is g(scaled): S without its causal select (and the sliding window inside
+// it, which sets p.window) and its mask.
+Expr modified_score(const dsl::FuncImpl& s, AttentionPlan& p) {
   Expr v = s.value;
   const ExprNode& n = v.node();
-  if (n.op == Op::Select && n.args.size() == 3 && n.args[2].node().op == Op::Const && n.args[2].node().value == kMaskedScore)
+  if (masks(n)) {
     v = n.args[1];
+    if (int64_t w = window_of(v.node(), s)) p.window = w, v = v.node().args[1];
+  }
   const ExprNode& m = v.node();
   if (p.mask && m.op == Op::Add && m.args.size() == 2 && reads_input(m.args[1], p.mask.get())) v = m.args[0];
   return v;
@@ -258,6 +281,7 @@ const dsl::Directive* flash_directive(const dsl::Func& f) {
 // form's own scaled score in place of `score`).
 AttentionForm form_of(const AttentionPlan& p, bool causal) {
   AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, causal, p.out};
+  if (causal) form.window = p.window;
   if (p.mask) form.mask = dsl::Input(p.mask);
   if (p.written_mod.defined()) {
     const Expr g = p.written_mod, score = p.score;
@@ -311,8 +335,9 @@ bool attention_direct(const ChipConfig& chip) {
 }
 
 std::string AttentionPlan::str() const {
-  return fmt::format("attention {}: batch {}, heads {} ({} K/V heads), seq {} x {}, dim {}{}, flash tiles {} x {}, preload {}",
-                     func_name, batch, heads, kv_heads, seq_q, seq_kv, dim, causal ? ", causal" : "", tile_q, tile_kv, preload);
+  return fmt::format("attention {}: batch {}, heads {} ({} K/V heads), seq {} x {}, dim {}{}{}, flash tiles {} x {}, preload {}",
+                     func_name, batch, heads, kv_heads, seq_q, seq_kv, dim, causal ? ", causal" : "",
+                     window ? fmt::format(", window {}", window) : "", tile_q, tile_kv, preload);
 }
 
 AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {

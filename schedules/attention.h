@@ -78,6 +78,9 @@ struct AttentionForm {
   DType out = DType::f16;
   std::optional<dsl::Input> mask;  // additive, f32, (B or 1, H or 1, L or 1, S)
   ScoreMod score_mod;              // g of the scaled score and its indices (null: none)
+  // Causal only: a sliding window of this many keys, query i seeing keys i - window + 1 .. i
+  // (Mistral's); 0: none. S = select(j <= i, select(i - j < window, .., -big), -big).
+  int64_t window = 0;
 };
 // The Funcs of the form above, named <name>_scores, _max, _exp, _sum, <name> (the output) and
 // <name>_lse.
@@ -105,6 +108,7 @@ struct AttentionPlan {
   int64_t batch = 1, heads = 1, kv_heads = 1, seq_q = 0, seq_kv = 0, dim = 0;
   double scale = 1;
   bool causal = false;
+  int64_t window = 0;  // the causal mask's sliding window (AttentionForm::window); 0: none
   int64_t tile_q = 0, tile_kv = 0;
   int64_t preload = 1;  // key tiles the cube computes S ahead of the softmax (kAttentionPreload)
   std::string schedule;  // "flash(128, 128)", as written, for messages
@@ -125,6 +129,12 @@ struct AttentionPlan {
   int64_t group() const { return heads / kv_heads; }
   int64_t q_tiles() const { return (seq_q + tile_q - 1) / tile_q; }
   int64_t kv_tiles() const { return (seq_kv + tile_kv - 1) / tile_kv; }
+  // With a sliding window: the key tiles before the diagonal tile it reaches, ceil((window - 1) /
+  // tile_kv) (tile_q == tile_kv under the causal mask); query tile qi reads key tiles from
+  // max(0, qi - window_tiles()). Its first such tile masks keys c < r + window_shift() of row r, the
+  // next c < r + window_shift() - tile_kv.
+  int64_t window_tiles() const { return (window - 1 + tile_kv - 1) / tile_kv; }
+  int64_t window_shift() const { return window_tiles() * tile_kv - window + 1; }
   std::string str() const;
 };
 

@@ -103,7 +103,7 @@ kernels::AttentionOptions options_of(const AttentionArgs& a) {
   o.use_tuned = !a.no_tuned;
   o.batch = a.batch, o.heads = a.heads, o.kv_heads = a.kv_heads, o.seq_q = a.seq_q, o.seq_kv = a.seq_kv, o.dim = a.dim;
   o.causal = a.causal, o.scale = a.scale, o.tile_q = a.tile_q, o.tile_kv = a.tile_kv, o.preload = a.preload, o.lse = a.lse;
-  o.softcap = a.softcap, o.alibi = a.alibi;
+  o.softcap = a.softcap, o.alibi = a.alibi, o.window = a.window;
   o.mask = a.mask;
   o.dtype = dtype_option(a.dtype, "--dtype");
   if (o.dtype != DType::f16 && o.dtype != DType::bf16) user_error("--dtype must be f16 or bf16 for attention, got '{}'", a.dtype);
@@ -126,6 +126,9 @@ void add_attention_options(CLI::App* cmd, AttentionArgs& a, bool tuning) {
       ->delimiter(',');
   cmd->add_option("--scale", a.scale, "score scale (default 1/sqrt(dim))");
   cmd->add_option("--softcap", a.softcap, "cap the scaled scores: s -> softcap tanh(s / softcap) (Gemma 2's logit softcapping)");
+  cmd->add_option("--window", a.window,
+                  "a sliding window with --causal: query i sees keys i - window + 1 .. i (Mistral's); only the key tiles it "
+                  "reaches are read");
   cmd->add_flag("--alibi", a.alibi,
                 "ALiBi: each scaled score plus slope_h key (the paper's slope_h (key - query) less its row's constant), slopes 2^(-8 (h + 1) / heads), computed on the chip");
   cmd->add_option("--dtype", a.dtype, "Q, K, V and the output: f16 or bf16")->capture_default_str();

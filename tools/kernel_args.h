@@ -40,7 +40,7 @@ struct ConvArgs : RunArgs {
 };
 
 struct AttentionArgs : RunArgs {
-  int64_t batch = 1, heads = 1, kv_heads = 0, seq_q = 0, seq_kv = 0, dim = 0, tile_q = 0, tile_kv = 0, preload = 0;
+  int64_t batch = 1, heads = 1, kv_heads = 0, seq_q = 0, seq_kv = 0, dim = 0, tile_q = 0, tile_kv = 0, preload = 0, window = 0;
   double softcap = 0;
   bool causal = false, lse = false, alibi = false;
   double scale = 0;

@@ -42,7 +42,7 @@ def score_mod_option(score_mod):
 
 
 def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None, score_mod=None, alibi=False,
-              return_lse=False,
+              window=0, return_lse=False,
               chip="ascend910", timing_only=False,
               trace=None, raise_on_diagnostics=False, **overrides):
     """O = softmax(scale * Q Kᵀ) V, as torch.nn.functional.scaled_dot_product_attention computes it.
@@ -63,7 +63,9 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     Not with softcap. alibi: ALiBi's bias, each scaled score plus slope_h kv_idx with the slopes
     2^(-8 (h + 1) / heads) (the paper's slope_h (kv_idx - q_idx) less its row's constant, which the
     softmax cancels, as BLOOM's and MPT's add it; return_lse's logsumexp is of these scores), after
-    softcap or score_mod, computed on the chip. E is a multiple of
+    softcap or score_mod, computed on the chip. window: 0 (none), or with causal=True a sliding window of
+    that many keys, query i seeing keys i - window + 1 .. i (Mistral's): only the key tiles it reaches
+    are read. E is a multiple of
     16 up to 128. The kernel is flash attention (Func.flash): the statistics in float32, P cast to
     q's type for the second product. overrides: tile_q, tile_kv (the flash() tiles), preload (the key
     tiles the cube computes the scores ahead of the softmax on a split chip; 4 by default). Returns (O,
@@ -137,6 +139,7 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     o.scale = 0.0 if scale is None else scale
     o.softcap = 0.0 if softcap is None else softcap
     o.alibi = _opt.boolean(kernel, "alibi", alibi)
+    o.window = _opt.integer(kernel, "window", window)
     if score_mod is not None:
         o.score_mod = score_mod_option(score_mod)
     o.lse = return_lse

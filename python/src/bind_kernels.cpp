@@ -216,6 +216,7 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("tile_kv", &AttentionOptions::tile_kv, "0: the default")
       .def_readwrite("preload", &AttentionOptions::preload, "key tiles S runs ahead of the softmax; 0: the chip's own")
       .def_readwrite("softcap", &AttentionOptions::softcap, "scaled scores s -> softcap tanh(s / softcap); 0: none")
+      .def_readwrite("window", &AttentionOptions::window, "a sliding window with causal: query i sees keys i - window + 1 .. i; 0: none")
       .def_readwrite("alibi", &AttentionOptions::alibi, "ALiBi: scores plus slope_h key (the paper's slope_h (key - query) less its row's constant), slopes 2^(-8 (h + 1) / heads)")
       .def_property(
           "score_mod", [](const AttentionOptions& o) { return bool(o.score_mod); },

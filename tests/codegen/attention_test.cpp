@@ -144,6 +144,40 @@ TEST_P(AttentionModifier, ReadsTheScoresIndices) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, AttentionModifier, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
 
+// A sliding window (causal, query i sees keys i - W + 1 .. i) on every preset against the Halide
+// reference: windows across tile edges and on them, of one key, longer than the sequence; GQA, the
+// logsumexp, partial tiles; with ALiBi. And the key tiles it reaches are all the kernel reads: a
+// window of 256 keys over 4096 takes under half the causal kernel's cycles (7.2x fewer on the 910,
+// 2.9x on the 910B2, 3.1x on the 950, whose cores each wait on their cross-core hand-offs).
+class AttentionWindow : public testing::TestWithParam<const char*> {};
+
+TEST_P(AttentionWindow, MatchesTheReferenceAndSkipsTheTilesOutside) {
+  const ChipConfig chip = load_chip(GetParam());
+  struct Case {
+    int64_t seq, window, tile;
+    bool lse, alibi;
+  };
+  for (const Case& c : {Case{200, 50, 32, true, false}, Case{200, 64, 32, false, false}, Case{150, 33, 48, false, true},
+                        Case{100, 1, 16, true, false}, Case{130, 200, 32, false, false}, Case{240, 70, 64, true, false}}) {
+    // (Some shapes, 4 heads or 300 keys with a window of 100, take Halide's JIT a minute to compile
+    // the reference: LLVM's loop passes; these do not.)
+    AttentionOptions o = attn(1, 2, 1, c.seq, c.seq, 64, true);
+    o.window = c.window, o.tile_q = o.tile_kv = c.tile, o.lse = c.lse, o.alibi = c.alibi;
+    SCOPED_TRACE(fmt::format("window {} over {} keys, tiles {}", c.window, c.seq, c.tile));
+    expect_correct(o, chip);
+  }
+  auto cycles = [&](int64_t window) {
+    AttentionOptions o = attn(1, 2, 2, 4096, 4096, 64, true);
+    o.window = window, o.tile_q = o.tile_kv = 64;
+    kernels::RunSettings s;
+    s.sim.timing_only = true, s.reference = false;
+    return kernels::compile_and_run(kernels::attention(o, chip).outputs(), chip, s).sim.report.cycles;
+  };
+  EXPECT_LT(2 * cycles(256), cycles(0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, AttentionWindow, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
+
 // The reference the kernel is checked against is attention: the Funcs on the host against loops
 // written here (double precision, softmax over the keys a query sees).
 TEST(Attention, TheReferenceIsAttention) {

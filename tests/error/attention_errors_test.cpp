@@ -226,6 +226,28 @@ TEST(AttentionErrors, ScoreModifierReadsAnotherInput) {
   expect_form_error(f.o, {"attention.flash(64, 64): attention_scores: the scores' modifier reads the input q"});
 }
 
+TEST(AttentionErrors, WindowWithoutCausal) {
+  auto o = bert();
+  o.window = 64;
+  expect_user_error([&] { kernels::attention(o, attention_chip()); },
+                    {"attention: --window 64 slides over the keys up to each query (i - window < j <= i); add --causal"});
+}
+
+TEST(AttentionErrors, NegativeWindow) {
+  auto o = bert();
+  o.causal = true, o.window = -4;
+  expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: --window -4 must be positive"});
+}
+
+TEST(AttentionErrors, FormWindowWithoutCausal) {
+  dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
+  sched::AttentionForm form{q, k, v, 0.125, false, DType::f16};
+  form.window = 16;
+  expect_user_error([&] { sched::attention_form(form); },
+                    {"attention: a sliding window of 16 keys: the window is of the keys up to the query, i - window < j <= i; "
+                     "give it with the causal mask and a positive size"});
+}
+
 TEST(AttentionErrors, NegativeSoftcap) {
   auto o = bert();
   o.softcap = -2;

@@ -120,6 +120,20 @@ def test_alibi_adds_each_heads_slope_times_the_distance(rng, chip):
     assert np.abs(want - sdpa(q, k, v, causal=True)).max() > 0.1  # the bias matters here
 
 
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
+def test_window_sees_the_last_keys_only(rng, chip):
+    """window=W with causal=True: query i sees keys i - W + 1 .. i (Mistral's sliding window)."""
+    q, k, v = (rng.standard_normal((1, 2, 200, 64)).astype(np.float16) for _ in range(3))
+    o, _ = kernels.attention(q, k, v, causal=True, window=50, tile_q=32, tile_kv=32, chip=chip, raise_on_diagnostics=True)
+    qq, kk, vv = (x.astype(np.float64) for x in (q, k, v))
+    dist = np.arange(200)[:, None] - np.arange(200)[None, :]
+    s = np.where((dist >= 0) & (dist < 50), qq @ np.swapaxes(kk, -1, -2) / 8.0, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(o.astype(np.float64), (p / p.sum(-1, keepdims=True)) @ vv, atol=2e-2, rtol=2e-2)
+    with pytest.raises(ck.Error, match="add --causal"):
+        kernels.attention(q, k, v, window=50)
+
+
 def test_score_mod_errors_name_what_is_wrong():
     x = np.ones((1, 1, 16, 16), np.float16)
     with pytest.raises(ck.Error, match="score_mod returned str; it must return an expression of the score"):

@@ -51,7 +51,7 @@ KINDS = {
     "double_buffer": "optbool", "use_cores": "optbool", "stagger": "optbool",
     "stride": "pair", "dilation": "pair", "padding": "padding", "groups": "int", "bn": "bn", "relu": "bool",
     "residual": "array", "rows": "int", "channels": "int", "images": "int", "subsampled": "int",
-    "causal": "bool", "tile_q": "int", "tile_kv": "int", "preload": "int", "softcap": "real", "score_mod": "function", "alibi": "bool", "return_lse": "bool", "attn_mask": "array",
+    "causal": "bool", "tile_q": "int", "tile_kv": "int", "preload": "int", "softcap": "real", "score_mod": "function", "alibi": "bool", "window": "int", "return_lse": "bool", "attn_mask": "array",
 }
 NEEDS = {"bias": {"epilogue": ["bias"]}, "scale": {"epilogue": ["scale"]}}
 
