@@ -150,6 +150,7 @@ class Lowering {
     std::vector<std::pair<const VarImpl*, Halide::Expr>> bound;
     // The variables of the innermost reduction around it, innermost first (none: not in one).
     std::vector<const VarImpl*> free;
+    bool selected = false;  // inside a select
   };
 
   Halide::Expr expr(const Expr& e, const Context& c) {
@@ -184,7 +185,11 @@ class Lowering {
       case Op::Ge: return arg(0) >= arg(1);
       case Op::Eq: return arg(0) == arg(1);
       case Op::Ne: return arg(0) != arg(1);
-      case Op::Select: return Halide::select(arg(0), arg(1), arg(2));
+      case Op::Select: {
+        Context inside = c;
+        inside.selected = true;
+        return Halide::select(expr(n.args[0], inside), expr(n.args[1], inside), expr(n.args[2], inside));
+      }
       case Op::Sum: case Op::Maximum: case Op::Minimum: return reduction(n, c);
     }
     internal_error(__FILE__, __LINE__, "unhandled op", std::string(op_name(n.op)));
@@ -224,7 +229,12 @@ class Lowering {
       call.push_back(owner.vars[i]);
       inner.free.push_back(v);
     }
-    bool fused = c.bound.empty() && r.vars.size() == owner.vars.size();
+    // Computed at its owner's tiles, unless a select chooses where it is read: Halide's bounds
+    // inference trims the region a Func is computed over by the select conditions around its
+    // reads, so under a causal or sliding-window mask each tile's rows and vectors would be guarded
+    // one by one, code that took LLVM minutes (attention with a window: 39 s to JIT). Unfused, it
+    // is computed over the owner's whole extents, in whole tiles, as a root Func of its own.
+    bool fused = c.bound.empty() && !c.selected && r.vars.size() == owner.vars.size();
     for (const auto& [v, e] : c.bound) {
       if (!uses(v)) continue;
       Halide::Var hv(unique(v->name));
