@@ -417,6 +417,12 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     if (SameForm().funcs(*f.impl, *want.o.impl)) p.causal = causal, matched = true;
   }
   if (!matched) user_error("{}.{}: {} is not attention in the form flash() computes: {}", f.name(), flash->text, f.name(), form_text());
+  // Query i sees keys i - window + 1 .. i: past seq_kv + window - 1 none, and a softmax over no
+  // scores has no value (the reference's -1e30 would average every key, torch's -inf give NaN).
+  if (p.causal && p.window && p.seq_q >= p.seq_kv + p.window)
+    user_error("{}: a sliding window of {} keys over {} keys leaves queries {}..{} with no key to attend to (query i sees keys "
+               "i - {} .. i); give at most {} queries, a window of at least {} keys, or more keys", f.name(), p.window, p.seq_kv,
+               p.seq_kv + p.window - 1, p.seq_q - 1, p.window - 1, p.seq_kv + p.window - 1, p.seq_q - p.seq_kv + 1);
 
   if (!chip.fractal(p.in)) {
     std::string types;

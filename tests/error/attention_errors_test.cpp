@@ -239,6 +239,14 @@ TEST(AttentionErrors, NegativeWindow) {
   expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: --window -4 must be positive"});
 }
 
+TEST(AttentionErrors, WindowLeavesQueriesNoKey) {
+  auto o = bert();
+  o.causal = true, o.seq_q = 300, o.seq_kv = 120, o.window = 33;
+  expect_user_error([&] { kernels::attention(o, attention_chip()); },
+                    {"attention: a sliding window of 33 keys over 120 keys leaves queries 152..299 with no key to attend to "
+                     "(query i sees keys i - 32 .. i); give at most 152 queries, a window of at least 181 keys, or more keys"});
+}
+
 TEST(AttentionErrors, FormWindowWithoutCausal) {
   dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
   sched::AttentionForm form{q, k, v, 0.125, false, DType::f16};
