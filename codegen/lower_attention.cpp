@@ -457,7 +457,9 @@ std::vector<Node> load_mask(const sched::AttentionPlan& p, const MaskTile& m) {
     if (nburst > 1 && dst_gap) args.push_back(kw("dst_gap", imm(dst_gap)));
     return instr("copy_gm_ub_pad", Pipe::MTE2, {{-1, m.buffer, dst}, {m.tensor, -1, src * 4}}, std::move(args));
   };
-  if (rows == 1 || m.nz_rows == 0)  // rows of `pitch` (a Col: nt contiguous)
+  // Rows of `pitch` (a Col: nt contiguous), or NZ: by what the mask is, not by how many rows this
+  // tile has (a query tile's tail of one row still takes its row in NZ).
+  if (!p.mask_i || m.nz_rows == 0)
     return {copy(Affine(0), first, rows, m.nt * 4, m.pitch / 8 - cdiv(m.nt * 4, 32))};
   std::vector<Node> out;  // NZ: per 16 keys, 64 B of each row, fractal rows 64 B apart
   for (int64_t c = 0; c < cdiv(m.nt, 16); ++c) {
