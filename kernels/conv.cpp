@@ -97,10 +97,8 @@ Conv2d conv2d(const Conv2dOptions& options, const ChipConfig& chip) {
   check_options(o);
   const CubeFractal* frac = chip.fractal(o.in);
   if (!frac) user_error("conv2d: the cube of {} does not multiply {}", chip.name, dtype_name(o.in));
-  DType acc = frac->accumulator;
-  if (!(o.out == acc || (acc == DType::f32 && o.out == DType::f16)))
-    user_error("conv2d: {} inputs make {} results{}, not {}", dtype_name(o.in), dtype_name(acc),
-               acc == DType::f32 ? " (or f16)" : "", dtype_name(o.out));
+  const DType acc = frac->accumulator;
+  sched::check_cube_output("conv2d", acc, o.out, chip);
   int64_t oh = conv_output_extent(o.h, o.kh, o.stride, o.pad, o.dilation);
   int64_t ow = conv_output_extent(o.w, o.kw, o.sw(), o.pw(), o.dw());
   const int64_t cg = o.c / o.groups, kg = o.k / o.groups;

@@ -98,8 +98,8 @@ void check_epilogue(const MatmulOptions& o) {
     if (e != "bias" && e != "relu" && e != "gelu" && e != "scale")
       user_error("matmul: unknown epilogue '{}'; use bias, scale, relu or gelu", e);
   if (has(o.epilogue, "relu") && has(o.epilogue, "gelu")) user_error("matmul: the epilogue takes relu or gelu, not both");
-  if (!o.epilogue.empty() && o.in != DType::f16)
-    user_error("matmul: epilogues run on f32 accumulators, so they take f16 inputs (not {})", dtype_name(o.in));
+  if (!o.epilogue.empty() && o.in == DType::s8)
+    user_error("matmul: epilogues run on f32 accumulators, so they take f16 or bf16 inputs (not {})", dtype_name(o.in));
 }
 
 // The epilogue's steps applied to x in the order written (["relu", "bias"] is relu(x) + bias, a

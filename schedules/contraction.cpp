@@ -66,6 +66,14 @@ void check_layout(const Access& a, const std::vector<std::shared_ptr<VarImpl>>& 
 
 }  // namespace
 
+void check_cube_output(const std::string& fname, DType acc, DType out, const ChipConfig& chip) {
+  const bool bf16 = chip.fractal(DType::bf16) != nullptr;
+  if (out == acc || (acc == DType::f32 && (out == DType::f16 || (out == DType::bf16 && bf16)))) return;
+  user_error("{}: the cube's {} results can be written as {}{}, not {}{}", fname, dtype_name(acc), dtype_name(acc),
+             acc != DType::f32 ? "" : bf16 ? ", f16 or bf16" : " or f16", dtype_name(out),
+             out == DType::bf16 && !bf16 ? fmt::format(" ({} has no bf16 conversion)", chip.name) : "");
+}
+
 Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip) {
   const std::string& fname = f.name();
   if (!f.defined()) user_error("{} has no definition", fname);
@@ -134,10 +142,7 @@ Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}: the cube accumulates {} products in {}: write sum(cast({}, {}(..)) * cast({}, {}(..)))", fname,
                dtype_name(c.in), dtype_name(frac->accumulator), dtype_name(frac->accumulator), a.input->name,
                dtype_name(frac->accumulator), b.input->name);
-  DType acc = frac->accumulator;
-  if (!(c.out == acc || (acc == DType::f32 && c.out == DType::f16)))
-    user_error("{}: the cube's {} results can be written as {}{}, not {}", fname, dtype_name(acc), dtype_name(acc),
-               acc == DType::f32 ? " or f16" : "", dtype_name(c.out));
+  check_cube_output(fname, frac->accumulator, c.out, chip);
   if (c.in == DType::s8 && (c.a_transposed || !c.b_transposed))
     user_error("{}: for s8 the cube needs A as (m, k) and B as (n, k), k contiguous in both: its 8-bit fractals hold 32 "
                "consecutive k and load2d cannot transpose 8-bit data; store {} transposed",
@@ -197,6 +202,7 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
   p.c = recognise_contraction(f, chip);
   p.c0 = 32 / dtype_size(p.c.in);
   p.split = chip.split();
+  p.bf16 = chip.fractal(DType::bf16) != nullptr;
   LoopNest nest = build_loop_nest(f);
 
   // The cube takes the innermost loop of each of m, n and k.

@@ -66,6 +66,10 @@ struct Contraction {
 // Recognises the Func as a contraction the chip's cube can do, or says why not (user error).
 Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip);
 
+// A user error unless the cube's `acc` results can be written out as `out`: as they are, f32 as
+// f16, or f32 as bf16 where the chip's cube takes bf16 (its FixPipe converts F322BF16).
+void check_cube_output(const std::string& fname, DType acc, DType out, const ChipConfig& chip);
+
 struct ContractionPlan {
   enum class Dim : uint8_t { Batch, M, N };
   struct TileLoop {
@@ -86,6 +90,7 @@ struct ContractionPlan {
   bool stagger = false;              // each tile starts its k chunks at (tile indices summed) mod chunks
   int64_t strip = 16;                // columns of the tile per UB strip on the way out
   int64_t c0 = 16;                   // elements per 32 B along k (16 for f16, 32 for s8)
+  bool bf16 = false;                 // the chip converts f32 to bf16 (its cube takes bf16)
 
   // A fused epilogue (Func::epilogue_of): the consumer Func, computed per UB strip from the
   // accumulator, with its inputs per column (indexed by n) or per row (indexed by m). The result

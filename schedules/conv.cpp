@@ -169,9 +169,7 @@ Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}: the cube accumulates {} products in {}: write sum(cast({}, {}(..)) * cast({}, {}(..)))", fname,
                dtype_name(c.in), dtype_name(frac->accumulator), dtype_name(frac->accumulator), c.a->name,
                dtype_name(frac->accumulator), c.b->name);
-  if (!(c.out == c.acc || (c.acc == DType::f32 && c.out == DType::f16)))
-    user_error("{}: the cube's {} results can be written as {}{}, not {}", fname, dtype_name(c.acc), dtype_name(c.acc),
-               c.acc == DType::f32 ? " or f16" : "", dtype_name(c.out));
+  check_cube_output(fname, c.acc, c.out, chip);
   g.c0 = 32 / dtype_size(c.in);
   c.batch = {g.n};
   c.batch_vars = {out[0]};
@@ -212,6 +210,7 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
   const ConvGeometry& g = p.c.g;
   p.c0 = g.c0;
   p.split = chip.split();
+  p.bf16 = chip.fractal(DType::bf16) != nullptr;
   LoopNest nest = build_loop_nest(f);
   const Directive* multi = nullptr;
   for (const Directive& d : f.impl->schedule) {

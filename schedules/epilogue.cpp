@@ -32,8 +32,9 @@ class EpilogueCheck {
       user_error("{}.epilogue_of({}): epilogues run on f32 accumulators (f16 inputs); {} accumulates in {}", f_.name,
                  producer_.name, producer_.name, dtype_name(p_.c.acc));
     DType out = f_.value.type().dtype;
-    if (out != DType::f32 && out != DType::f16)
-      user_error("{}: the epilogue's result must be f32 or f16, not {}", f_.name, dtype_name(out));
+    if (out != DType::f32 && out != DType::f16 && !(out == DType::bf16 && p_.bf16))
+      user_error("{}: the epilogue's result must be f32{}, not {}", f_.name, p_.bf16 ? ", f16 or bf16" : " or f16",
+                 dtype_name(out));
     walk(f_.value);
     if (!calls_producer_)
       user_error("{}.epilogue_of({}): {}'s definition does not read {}", f_.name, producer_.name, f_.name, producer_.name);

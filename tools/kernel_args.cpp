@@ -10,8 +10,9 @@ kernels::MatmulOptions options_of(const MatmulArgs& a) {
   o.use_tuned = !a.no_tuned;
   o.m = a.m, o.n = a.n, o.k = a.k, o.batch = a.batch;
   if (a.dtype == "f16") o.in = DType::f16;
+  else if (a.dtype == "bf16") o.in = DType::bf16;
   else if (a.dtype == "s8") o.in = DType::s8;
-  else user_error("--dtype must be f16 or s8, got '{}'", a.dtype);
+  else user_error("--dtype must be f16, bf16 or s8, got '{}'", a.dtype);
   o.out = dtype_option(a.out.empty() ? (o.in == DType::s8 ? "s32" : "f32") : a.out, "--out");
   o.transpose_a = a.transpose_a;
   o.transpose_b = a.transpose_b || o.in == DType::s8;  // s8 needs B stored (n, k)
@@ -31,8 +32,8 @@ void add_matmul_options(CLI::App* cmd, MatmulArgs& a, bool tuning) {
   cmd->add_option("--n", a.n, "columns of B and C")->required();
   cmd->add_option("--k", a.k, "columns of A, rows of B")->required();
   cmd->add_option("--batch", a.batch, "batch count (0: no batch dimension)");
-  cmd->add_option("--dtype", a.dtype, "input type: f16 or s8 (s8 takes B stored as [n, k])")->capture_default_str();
-  cmd->add_option("--out", a.out, "result type: f32 or f16 for f16 inputs, s32 for s8 (default f32 / s32)");
+  cmd->add_option("--dtype", a.dtype, "input type: f16, bf16 (chips whose cube takes it) or s8 (s8 takes B stored as [n, k])")->capture_default_str();
+  cmd->add_option("--out", a.out, "result type: f32, f16 or (chips with bf16) bf16 for f16/bf16 inputs, s32 for s8 (default f32 / s32)");
   cmd->add_flag("--transpose-a", a.transpose_a, "A is stored [k, m]");
   cmd->add_flag("--transpose-b", a.transpose_b, "B is stored [n, k]");
   cmd->add_option("--epilogue", a.epilogue, "fused on the way out of L0C: bias, scale, relu, gelu (comma-separated, applied in that order: relu,bias is relu(AB)+bias)")
@@ -82,7 +83,7 @@ void add_conv_options(CLI::App* cmd, ConvArgs& a, bool tuning) {
   cmd->add_option("--dilation", a.dilation, "dilation (both axes)")->capture_default_str();
   cmd->add_option("--groups", a.groups, "groups (must divide c and k)")->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "input type: f16, bf16 or s8 (the INT8 inference mode)")->capture_default_str();
-  cmd->add_option("--out", a.out, "result type: f32 or f16 for f16/bf16 inputs, s32 for s8 (default f32 / s32)");
+  cmd->add_option("--out", a.out, "result type: f32, f16 or (chips with bf16) bf16 for f16/bf16 inputs, s32 for s8 (default f32 / s32)");
   cmd->add_option("--epilogue", a.epilogue, "fused on the way out of L0C: bn, residual, relu (comma-separated, in order: "
                                             "bn,residual,relu ends a ResNet block)")->delimiter(',');
   cmd->add_option("--subsampled", a.subsampled, "also write the result at every S-th row and column as a second output Ys "

@@ -146,6 +146,10 @@ TEST(ConvBf16, MatchesHalideOnTheSplitPresets) {
     expect_correct(o, load_chip(preset));
     o.epilogue = {"bn", "relu"}, o.out = DType::f16;
     expect_correct(o, load_chip(preset));
+    o.out = DType::bf16;  // the epilogue's result converted on the vector unit
+    expect_correct(o, load_chip(preset));
+    o.epilogue.clear();  // on the FixPipe (F322BF16)
+    expect_correct(o, load_chip(preset));
   }
 }
 

@@ -28,6 +28,31 @@ double atol_for(const MatmulOptions& o) {
 }
 
 using test::describe;
+using test::mm;
+using test::with;
+
+// bf16 where the chip's cube has it (the split presets): bf16 inputs with f32, f16 and bf16
+// results (bf16 by the FixPipe's F322BF16), with an epilogue (its result converted on the vector
+// unit), transposed, batched; f16 inputs written as bf16.
+TEST(MatmulBf16, MatchesHalideOnTheSplitPresets) {
+  for (const char* preset : {"ascend910b2", "ascend950pr"}) {
+    const ChipConfig c = load_chip(preset);
+    for (DType out : {DType::f32, DType::f16, DType::bf16})
+      for (bool epilogue : {false, true}) {
+        MatmulOptions o = with(mm(77, 131, 45), [&](auto& x) { x.in = DType::bf16, x.out = out; });
+        if (epilogue) o.epilogue = {"bias", "gelu"}, o.batch = 2, o.transpose_a = true;
+        kernels::Matmul m = kernels::matmul(o, c);
+        kernels::KernelRun run = kernels::compile_and_run(m.out, c, {.seed = 3, .atol = atol_for(o)});
+        const std::string what = fmt::format("{} out {}{}", preset, dtype_name(out), epilogue ? " bias,gelu" : "");
+        EXPECT_TRUE(run.sim.report.clean()) << what << "\n" << describe(run);
+        ASSERT_TRUE(run.checked) << what;
+        EXPECT_TRUE(run.check.pass) << what << ": max abs error " << run.check.max_abs;
+      }
+    MatmulOptions o = with(mm(64, 48, 80), [](auto& x) { x.out = DType::bf16; });
+    kernels::KernelRun run = kernels::compile_and_run(kernels::matmul(o, c).out, c, {.seed = 4, .atol = atol_for(o)});
+    EXPECT_TRUE(run.checked && run.check.pass && run.sim.report.clean()) << preset << " f16 -> bf16\n" << describe(run);
+  }
+}
 
 // ---- the shapes of the issue, against Halide ----
 
@@ -36,9 +61,6 @@ struct Shape {
   MatmulOptions o;
 };
 void PrintTo(const Shape& s, std::ostream* os) { *os << s.name; }
-
-using test::mm;
-using test::with;
 
 class HalideShapes : public testing::TestWithParam<Shape> {};
 

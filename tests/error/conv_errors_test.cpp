@@ -443,7 +443,7 @@ TEST(ConvErrors, EpilogueOfAnInt8Convolution) {
 TEST(ConvErrors, ResultTypeForTheInput) {
   auto o = options();
   o.in = DType::s8, o.out = DType::f32;
-  expect_user_error([&] { kernels::conv2d(o, chip()); }, {"conv2d: s8 inputs make s32 results, not f32"});
+  expect_user_error([&] { kernels::conv2d(o, chip()); }, {"conv2d: the cube's s32 results can be written as s32, not f32"});
 }
 
 TEST(ConvErrors, TypeTheCubeDoesNotMultiply) {

@@ -537,7 +537,11 @@ TEST_P(KernelCliError, ExitsTwoWithTheMessage) {
 
 const std::string kSmall = "kernel matmul --m 16 --n 16 --k 16 ";
 const ErrorCase kCli[] = {
-    {"DtypeUnknown", kSmall + "--dtype bf16", {"cubekit: error: --dtype must be f16 or s8, got 'bf16'"}},
+    {"DtypeUnknown", kSmall + "--dtype f64", {"cubekit: error: --dtype must be f16, bf16 or s8, got 'f64'"}},
+    {"Bf16OnTheCoupled910", kSmall + "--dtype bf16",
+     {"cubekit: error: C: the cube of ascend910 multiplies f16 or s8, but A is bf16"}},
+    {"Bf16ResultOnThe910", kSmall + "--out bf16",
+     {"cubekit: error: C: the cube's f32 results can be written as f32 or f16, not bf16 (ascend910 has no bf16 conversion)"}},
     {"OutNotADtype", kSmall + "--out f64", {"cubekit: error: --out must be a dtype (f16, f32, s8, s32), got 'f64'"}},
     {"ScheduleUnknown", kSmall + "--schedule fast", {"cubekit: error: --schedule must be default or naive, got 'fast'"}},
     {"DoubleBufferNotOnOff", kSmall + "--double-buffer yes", {"cubekit: error: --double-buffer must be on or off, got 'yes'"}},

@@ -413,7 +413,7 @@ const ApiCase kKernelOptions[] = {
        o.in = DType::s8, o.out = DType::s32, o.transpose_b = true, o.epilogue = {"relu"};
        kernels::matmul(o, chip910());
      },
-     {"matmul: epilogues run on f32 accumulators, so they take f16 inputs (not s8)"}},
+     {"matmul: epilogues run on f32 accumulators, so they take f16 or bf16 inputs (not s8)"}},
     {"RowKernelOnOneDimension",
      [] {
        kernels::VectorOptions o;
@@ -464,7 +464,7 @@ const ErrorCase kCli[] = {
     {"MatmulEpilogueReluAndGelu", "kernel matmul --m 16 --n 16 --k 16 --epilogue relu,gelu",
      {"cubekit: error: matmul: the epilogue takes relu or gelu, not both"}},
     {"MatmulEpilogueS8", "kernel matmul --m 16 --n 16 --k 32 --dtype s8 --epilogue bias",
-     {"cubekit: error: matmul: epilogues run on f32 accumulators, so they take f16 inputs (not s8)"}},
+     {"cubekit: error: matmul: epilogues run on f32 accumulators, so they take f16 or bf16 inputs (not s8)"}},
     {"MatmulEpilogueUnknown", "kernel matmul --m 16 --n 16 --k 16 --epilogue foo",
      {"cubekit: error: matmul: unknown epilogue 'foo'; use bias, scale, relu or gelu"}},
 };
