@@ -88,13 +88,29 @@ void ScoreIndices::key_tile(std::vector<Node>& out, const Affine& tile) {
   add_terms(out, value(VShape::Col, kv_), &ramp, {{tile, p_.kv_tiles(), p_.tile_kv}});
 }
 
-void modify_scores(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, std::vector<Node>& out, VTile tile,
-                   const VValue& s, const ScoreIndices& index) {
-  if (!plan.score_mod.defined()) return;
+namespace {
+
+// Rows of a strip. A Full value of scratch for the 64 rows a vector core of the 910B2 holds of a
+// 128 x 128 tile is 32 KB, more than its UB has left; for 32 rows of 128 keys it is 16 KB, the
+// size of a buffer the online softmax takes anyway (the pool hands the one to the other), and the
+// tile fits. Measured on the 910B2 (S = 2K, 8 heads, causal, a bias by i - j): whole 64 x 64 tiles
+// 246.8 K cycles; 128 x 128 in strips of 32 rows 232.9 K; of 16 rows UB is 256 B short; of 8, 251.7 K
+// (more instructions than the bigger tile saves).
+constexpr int64_t kStripRows = 32;
+
+// Whether g makes a Full value besides S: it reads the score more than once (evaluated into
+// scratch), or a query's index (a Row) with a key's, a batch's or a head's (Cols).
+bool makes_full_values(const sched::AttentionPlan& plan) {
+  return dsl::occurrences(plan.score_mod, plan.score.get()) > 1 ||
+         (plan.reads[2] && (plan.reads[0] || plan.reads[1] || plan.reads[3]));
+}
+
+void modify_tile(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, std::vector<Node>& out, VTile tile,
+                 const VValue& s, const std::map<const dsl::VarImpl*, VValue>& index) {
   VectorOps ops(k, pool, out, tile);
   const std::map<const dsl::InputImpl*, VValue> inputs;
   const std::map<const dsl::FuncImpl*, VValue> funcs = {{plan.score.node().func.get(), s}};
-  Evaluator ev(ops, inputs, funcs, index.values());
+  Evaluator ev(ops, inputs, funcs, index);
   if (dsl::occurrences(plan.score_mod, plan.score.get()) == 1) {  // in place, step by step, in S
     ev.scribble(s);
     ev.eval(plan.score_mod, &s);
@@ -103,6 +119,23 @@ void modify_scores(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& pla
   VValue v = ev.materialize(plan.score_mod, VShape::Full);
   ops.binary(VBinary::Add, s, v, VValue::scalar(DType::f32, 0));
   ops.done(v);
+}
+
+}  // namespace
+
+void modify_scores(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, std::vector<Node>& out, VTile tile,
+                   const VValue& s, const ScoreIndices& index) {
+  if (!plan.score_mod.defined()) return;
+  if (tile.nz || tile.rows <= kStripRows || !makes_full_values(plan)) return modify_tile(k, pool, plan, out, tile, s, index.values());
+  // Row-major (the split chips): strip by strip, each strip's rows of S and of the query index.
+  for (int64_t r0 = 0; r0 < tile.rows; r0 += kStripRows) {
+    VValue strip = s;
+    strip.at.offset = s.at.offset + Affine(r0 * tile.pitch * 4);
+    std::map<const dsl::VarImpl*, VValue> values = index.values();
+    for (auto& [var, v] : values)
+      if (v.shape == VShape::Row) v.at.offset = v.at.offset + Affine(r0 * 4);
+    modify_tile(k, pool, plan, out, {std::min(kStripRows, tile.rows - r0), tile.cols, tile.pitch, false}, strip, values);
+  }
 }
 
 }  // namespace cubekit::codegen

@@ -63,7 +63,9 @@ class ScoreIndices {
 // The plan's score modifier applied to the scaled scores `s` of a tile in UB, in place, on the
 // vector unit, `index` the values of the indices it reads; nothing when the plan has none. A
 // modifier that reads the score once is computed step by step in S itself; one that reads it more
-// is evaluated into scratch first (a step in place would clobber a later read).
+// is evaluated into scratch first (a step in place would clobber a later read). One that makes Full
+// values besides S (that, or a query index with a key's) runs over a row-major tile in strips of
+// 32 rows, so that its scratch is a strip's: 128 x 128 tiles then fit the 910B2's UB.
 void modify_scores(Kernel& k, ScratchPool& pool, const sched::AttentionPlan& plan, std::vector<Node>& out, VTile tile,
                    const VValue& s, const ScoreIndices& index);
 

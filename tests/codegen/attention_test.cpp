@@ -150,8 +150,21 @@ TEST_P(AttentionModifier, ReadsTheScoresIndices) {
   w.score_mod = [](const dsl::Expr& s, const sched::ScoreIndex& at) {
     return dsl::select(at.q - at.kv > 40, dsl::Expr(-1e30), s);
   };
-  SCOPED_TRACE("sliding window");
-  expect_correct(w, chip);
+  {
+    SCOPED_TRACE("sliding window");
+    expect_correct(w, chip);
+  }
+  // A distance bias |i - j| in 128 x 128 tiles (64 rows a vector core on the split chips; a bias
+  // linear in i alone would cancel in the softmax, hiding a wrong row): the modifier's Full values strip by strip, each strip's query rows from its own offset; a partial
+  // query tile of 100 rows (50 a vector core: a strip of 18). The 910's UB holds no Full value
+  // beside a 128 x 128 NZ tile: 64 x 64 there.
+  AttentionOptions t = attn(1, 2, 1, 228, 200, 64, true);
+  t.tile_q = t.tile_kv = chip.split() ? 128 : 64;
+  t.score_mod = [](const dsl::Expr& s, const sched::ScoreIndex& at) {
+    return s - 0.03 * dsl::abs(dsl::cast(DType::f32, at.q - at.kv)) + dsl::cast(DType::f32, at.h) * 0.5;
+  };
+  SCOPED_TRACE("relative position, 128 x 128");
+  expect_correct(t, chip);
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, AttentionModifier, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
