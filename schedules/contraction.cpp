@@ -67,7 +67,7 @@ void check_layout(const Access& a, const std::vector<std::shared_ptr<VarImpl>>& 
 }  // namespace
 
 void check_cube_output(const std::string& fname, DType acc, DType out, const ChipConfig& chip) {
-  const bool bf16 = chip.fractal(DType::bf16) != nullptr;
+  const bool bf16 = writes_bf16(chip);
   if (out == acc || (acc == DType::f32 && (out == DType::f16 || (out == DType::bf16 && bf16)))) return;
   user_error("{}: the cube's {} results can be written as {}{}, not {}{}", fname, dtype_name(acc), dtype_name(acc),
              acc != DType::f32 ? "" : bf16 ? ", f16 or bf16" : " or f16", dtype_name(out),
@@ -202,7 +202,7 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
   p.c = recognise_contraction(f, chip);
   p.c0 = 32 / dtype_size(p.c.in);
   p.split = chip.split();
-  p.bf16 = chip.fractal(DType::bf16) != nullptr;
+  p.bf16 = writes_bf16(chip);
   LoopNest nest = build_loop_nest(f);
 
   // The cube takes the innermost loop of each of m, n and k.

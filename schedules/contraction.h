@@ -66,8 +66,12 @@ struct Contraction {
 // Recognises the Func as a contraction the chip's cube can do, or says why not (user error).
 Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip);
 
+// Whether the chip writes f32 results as bf16: the chips whose cube takes bf16 (their FixPipe's
+// F322BF16, their vector unit's vconv).
+inline bool writes_bf16(const ChipConfig& chip) { return chip.fractal(DType::bf16) != nullptr; }
+
 // A user error unless the cube's `acc` results can be written out as `out`: as they are, f32 as
-// f16, or f32 as bf16 where the chip's cube takes bf16 (its FixPipe converts F322BF16).
+// f16, or f32 as bf16 where writes_bf16.
 void check_cube_output(const std::string& fname, DType acc, DType out, const ChipConfig& chip);
 
 struct ContractionPlan {

@@ -210,7 +210,7 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
   const ConvGeometry& g = p.c.g;
   p.c0 = g.c0;
   p.split = chip.split();
-  p.bf16 = chip.fractal(DType::bf16) != nullptr;
+  p.bf16 = writes_bf16(chip);
   LoopNest nest = build_loop_nest(f);
   const Directive* multi = nullptr;
   for (const Directive& d : f.impl->schedule) {
