@@ -95,8 +95,10 @@ class EpilogueCheck {
       user_error("{}: `{}` reads {} {} but its shape is [{}]; it needs [{}]", where(), e.str(), n.input->name,
                  per_channel ? "per output channel" : "at every output element", fmt::join(n.input->shape, ", "),
                  fmt::join(want, ", "));
-    if (tile && n.input->dtype != DType::f32 && n.input->dtype != DType::f16)
-      user_error("{}: the full-tile input {} must be f32 or f16, not {}", where(), n.input->name, dtype_name(n.input->dtype));
+    const DType t = n.input->dtype;
+    if (tile && t != DType::f32 && t != DType::f16 && !(t == DType::bf16 && p_.bf16))
+      user_error("{}: the full-tile input {} must be f32{}, not {}", where(), n.input->name, p_.bf16 ? ", f16 or bf16" : " or f16",
+                 dtype_name(t));
     for (const auto& x : p_.epilogue_inputs)
       if (x.input == n.input) return;
     p_.epilogue_inputs.push_back({n.input, false, tile});

@@ -148,6 +148,8 @@ TEST(ConvBf16, MatchesHalideOnTheSplitPresets) {
     expect_correct(o, load_chip(preset));
     o.out = DType::bf16;  // the epilogue's result converted on the vector unit
     expect_correct(o, load_chip(preset));
+    o.epilogue = {"bn", "residual", "relu"};  // the residual read in bf16 (vconv to f32)
+    expect_correct(o, load_chip(preset));
     o.epilogue.clear();  // on the FixPipe (F322BF16)
     expect_correct(o, load_chip(preset));
   }
