@@ -1,6 +1,7 @@
 #include "kernels/conv.h"
 #include "kernels/tuned.h"
 
+#include "emulator/checked_math.h"
 #include "emulator/error.h"
 #include "schedules/conv.h"
 
@@ -14,8 +15,27 @@ using dsl::Level;
 using dsl::LoopVar;
 using sched::round_up;
 
+namespace {
+// in + 2 pad and dilation (kernel - 1), or nullopt where they or the window's extent (that + 1)
+// overflow (sizes a user gives reach INT64_MAX; all are at least 0 once the options are checked).
+std::optional<std::pair<int64_t, int64_t>> padded_and_reach(int64_t in, int64_t kernel, int64_t pad, int64_t dilation) {
+  const std::optional<int64_t> twice = checked_mul(pad, 2), reach = checked_mul(dilation, kernel - 1);
+  const std::optional<int64_t> padded = twice ? checked_add(in, *twice) : std::nullopt;
+  if (!padded || !reach || !checked_add(*reach, 1)) return std::nullopt;
+  return std::pair{*padded, *reach};
+}
+}  // namespace
+
+void check_window_fits(const char* what, int64_t in, int64_t kernel, int64_t pad, int64_t dilation) {
+  if (!padded_and_reach(in, kernel, pad, dilation))
+    user_error("{}: a window of {} taps {} apart over {} elements padded by {} on each side overflows 64 bits; give sizes "
+               "that fit", what, kernel, dilation, in, pad);
+}
+
 int64_t conv_output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation) {
-  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+  const auto fit = padded_and_reach(in, kernel, pad, dilation);
+  CUBEKIT_ASSERT(fit, "conv_output_extent of sizes that overflow (check_window_fits first)");
+  const int64_t span = fit->first - fit->second - 1;
   return span < 0 ? 0 : span / stride + 1;
 }
 
@@ -84,6 +104,8 @@ void check_options(const Conv2dOptions& o) {
   if (!o.epilogue.empty() && o.in == DType::s8)
     user_error("conv2d: epilogues run on f32 accumulators; an s8 convolution's s32 result has none (dequantise it in "
                "a vector kernel)");
+  check_window_fits("conv2d", o.h, o.kh, o.pad, o.dilation);
+  check_window_fits("conv2d", o.w, o.kw, o.pw(), o.dw());
   if (conv_output_extent(o.h, o.kh, o.stride, o.pad, o.dilation) < 1 || conv_output_extent(o.w, o.kw, o.sw(), o.pw(), o.dw()) < 1)
     user_error("conv2d: the {} x {} kernel (dilation {} x {}) is larger than the {} x {} input padded by {} x {}", o.kh,
                o.kw, o.dilation, o.dw(), o.h, o.w, o.pad, o.pw());

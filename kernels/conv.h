@@ -66,6 +66,9 @@ struct Conv2d {
   std::vector<dsl::Func> outputs() const { return sub ? std::vector<dsl::Func>{out, *sub} : std::vector<dsl::Func>{out}; }
 };
 
+// A user error naming `what` where in + 2 pad or the window's extent dilation (kernel - 1) + 1
+// overflows 64 bits; conv_output_extent takes only sizes that pass.
+void check_window_fits(const char* what, int64_t in, int64_t kernel, int64_t pad, int64_t dilation);
 // The output's height (or width) for an input extent: floor((in + 2 pad - dilation (kernel - 1) - 1) / stride) + 1.
 int64_t conv_output_extent(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation);
 

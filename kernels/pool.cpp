@@ -30,11 +30,15 @@ void check_options(const Pool2dOptions& o) {
   if (o.kind == Pool2dOptions::Kind::Avg && (o.dilation != 1 || o.dw() != 1))
     user_error("avg_pool2d: average pooling has no dilation (torch's avg_pool2d takes none)");
   if (o.pad < 0 || o.pw() < 0) user_error("{}: padding must be 0 or more, got {}", what, std::min(o.pad, o.pw()));
+  check_window_fits(what, o.h, o.kh, o.pad, o.dilation);
+  check_window_fits(what, o.w, o.win_w(), o.pw(), o.dw());
+  const int64_t oh = conv_output_extent(o.h, o.kh, o.sh(), o.pad, o.dilation),
+                ow = conv_output_extent(o.w, o.win_w(), o.sw(), o.pw(), o.dw());
   const int64_t eh = (o.kh - 1) * o.dilation + 1, ew = (o.win_w() - 1) * o.dw() + 1;
   if (2 * o.pad > eh || 2 * o.pw() > ew)
     user_error("{}: padding {} x {} is more than half the {} x {} window (as torch, pad at most half the window)", what,
                o.pad, o.pw(), eh, ew);
-  if (conv_output_extent(o.h, o.kh, o.sh(), o.pad, o.dilation) < 1 || conv_output_extent(o.w, o.win_w(), o.sw(), o.pw(), o.dw()) < 1)
+  if (oh < 1 || ow < 1)
     user_error("{}: the {} x {} window is larger than the {} x {} input padded by {} x {}", what, eh, ew, o.h, o.w, o.pad,
                o.pw());
 }

@@ -440,6 +440,13 @@ TEST(ConvErrors, EpilogueOfAnInt8Convolution) {
   expect_user_error([&] { kernels::conv2d(o, chip()); }, {"epilogues run on f32 accumulators", "dequantise it in a vector kernel"});
 }
 
+TEST(ConvErrors, PaddingOverflows) {
+  auto o = options();
+  o.pad = INT64_MAX;
+  expect_user_error([&] { kernels::conv2d(o, chip()); },
+                    {"conv2d: a window of", "padded by 9223372036854775807 on each side overflows 64 bits; give sizes that fit"});
+}
+
 TEST(ConvErrors, ResultTypeForTheInput) {
   auto o = options();
   o.in = DType::s8, o.out = DType::f32;

@@ -252,6 +252,13 @@ TEST(PoolErrors, OptionPaddingMoreThanHalfTheWindow) {
   expect_options_error(o, {"max_pool2d: padding 2 x 2 is more than half the 3 x 3 window", "pad at most half the window"});
 }
 
+TEST(PoolErrors, OptionDilatedWindowOverflows) {
+  Pool2dOptions o = options();
+  o.dilation = INT64_MAX;
+  expect_options_error(o, {"max_pool2d: a window of 3 taps 9223372036854775807 apart over 8 elements padded by 1 on each "
+                           "side overflows 64 bits; give sizes that fit"});
+}
+
 TEST(PoolErrors, OptionWindowLargerThanTheInput) {
   Pool2dOptions o = options();
   o.kh = 11, o.pad = 1;
