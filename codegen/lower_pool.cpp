@@ -17,12 +17,18 @@ using sched::PoolPlan;
 
 constexpr int kIn = 0, kOut = 1;  // the kernel's tensors
 
-// The output rows [0, rows) of a band of class b whose window tap row i reads an input row (the
-// others read padding, which the taps skip: the output starts as the padding's value).
+// The outputs [first, last] of [0, outputs) whose tap reads the input, [0, extent), where output
+// 0's reads `at` and each next one `stride` further (the others read padding, which the taps
+// skip: the output starts as the padding's value). Empty (last < first) when none does.
+std::pair<int64_t, int64_t> outputs_reading(int64_t at, int64_t stride, int64_t extent, int64_t outputs) {
+  if (at > extent - 1) return {0, -1};  // past the input's end from output 0 on
+  const int64_t first = at >= 0 ? 0 : (-at + stride - 1) / stride;
+  return {first, std::min(outputs - 1, (extent - 1 - at) / stride)};
+}
+
+// The output rows of a band of class b whose window tap row i reads an input row.
 std::pair<int64_t, int64_t> tap_rows(const sched::ConvGeometry& g, const RowClass& b, int64_t i) {
-  const int64_t rows = b.out_rows(g), at = i * g.dh - b.pad_top;  // the tap's input row for output row 0, within the copied rows
-  const int64_t first = at >= 0 ? 0 : (-at + g.sh - 1) / g.sh, last = b.in_rows - 1 - at < 0 ? -1 : (b.in_rows - 1 - at) / g.sh;
-  return {first, std::min(rows - 1, last)};
+  return outputs_reading(i * g.dh - b.pad_top, g.sh, b.in_rows, b.out_rows(g));  // the rows as copied
 }
 
 Ref ub(int buffer, const Affine& offset, int counter = -1) { return {-1, buffer, offset, counter}; }
@@ -170,7 +176,7 @@ class PoolStages {
       }
       for (int64_t j = 0; j < g.kw; ++j) {
         const int64_t at = j * g.dw - g.pad_left;  // the input column of output column 0
-        const int64_t x0 = at >= 0 ? 0 : (-at + g.sw - 1) / g.sw, x1 = std::min(g.ow - 1, (g.w - 1 - at) / g.sw);
+        auto [x0, x1] = outputs_reading(at, g.sw, g.w, g.ow);
         taps.push_back({((i * g.dh - b.pad_top) * g.w + at) * B, first, last, x0, x1});
         whole = whole && first == 0 && last == lines - 1 && x0 == 0 && x1 == g.ow - 1;
       }

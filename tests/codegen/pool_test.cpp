@@ -131,6 +131,11 @@ const std::vector<Case> kCases = {
     // One output row, whole planes a tile: the taps over the top padding read no plane.
     {"OneRowPadded", [] { auto o = max_pool(4, 40, 2, 9, 3, 2, 1); o.use_cores = false; return o; }()},
     {"OneRowPaddedAvg", [] { auto o = avg_pool(3, 24, 2, 2, 2, 2, 1); o.use_cores = false; return o; }()},
+    // A window wider than the map: for output column 0 the last tap is past the input's end (its
+    // column over the stride was rounded towards zero into column 0, and read unwritten UB).
+    {"WindowWiderThanMap", max_pool(1, 16, 1, 1, 3, 3, 1)},
+    {"WindowWiderThanMapAvg", avg_pool(2, 16, 3, 1, 3, 3, 1)},
+    {"WindowWiderThanMapRows", [] { auto o = max_pool(1, 16, 1, 5, 3, 3, 1); o.kw = 1, o.stride_w = 1, o.pad_w = 0; return o; }()},
 };
 
 class PoolCases : public testing::TestWithParam<Case> {};

@@ -41,6 +41,7 @@ def numpy_avg_pool(x, k, s=None, p=0):
     ((1, 8, 9, 12), (2, 3), (1, 2), (1, 1), 1, np.float32, "ascend950pr"),
     ((1, 16, 12, 12), 3, 1, 2, 2, np.float16, "ascend910"),
     ((1, 16, 8, 8), 2, None, 0, 1, np.float16, "ascend910b2"),
+    ((1, 3, 2, 1), (1, 3), (1, 3), (0, 1), 1, np.float32, "ascend910"),  # a window wider than the map
 ])
 def test_max_pool2d_matches_numpy(rng, shape, k, s, p, d, dtype, chip):
     x = rng.uniform(-4, 4, shape).astype(dtype)
@@ -63,6 +64,7 @@ def test_max_pool2d_pads_with_minus_infinity(rng):
     ((1, 16, 9, 9), 3, 2, 1, np.float16, "ascend910"),
     ((2, 40, 8, 6), 2, None, 0, np.float16, "ascend910b2"),
     ((1, 8, 7, 7), 3, 1, 1, np.float32, "ascend950pr"),
+    ((1, 17, 3, 1), 3, None, (0, 1), np.float16, "ascend910b2"),  # a window wider than the map
 ])
 def test_avg_pool2d_matches_numpy(rng, shape, k, s, p, dtype, chip):
     x = rng.uniform(-4, 4, shape).astype(dtype)
