@@ -86,7 +86,8 @@ void check_options(const Conv2dOptions& o) {
     if (v < 1) user_error("conv2d: {} must be at least 1, got {}", name, v);
   for (auto [name, v] : {std::pair<const char*, int64_t>{"stride_w", o.stride_w}, {"dilation_w", o.dilation_w}})
     if (v < 0) user_error("conv2d: {} must be at least 1 (or 0: as along the height), got {}", name, v);
-  if (o.pad < 0 || o.pad_w < 0) user_error("conv2d: padding must be 0 or more, got {}", std::min(o.pad, o.pad_w));
+  if (o.pad < 0) user_error("conv2d: padding must be 0 or more, got {}", o.pad);
+  if (o.pad_w < -1) user_error("conv2d: pad_w must be 0 or more (or -1: as along the height), got {}", o.pad_w);
   for (auto [name, v] : {std::pair<const char*, int64_t>{"rows", o.rows}, {"tn", o.tn}, {"channels", o.channels},
                          {"l1_copies", o.l1_copies}, {"images", o.images}})
     if (v < 0) user_error("conv2d: {} must be at least 1 (or 0 to let the schedule choose), got {}", name, v);

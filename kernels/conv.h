@@ -18,9 +18,10 @@ struct Conv2dOptions {
   int64_t n = 1, c = 0, h = 0, w = 0;  // the input, NCHW
   int64_t k = 0, kh = 3, kw = 3;       // output channels, kernel size
   int64_t stride = 1, pad = 0, dilation = 1, groups = 1;  // along the height (and the width, unless given)
-  int64_t stride_w = 0, pad_w = 0, dilation_w = 0;         // along the width; 0: as along the height
+  int64_t stride_w = 0, dilation_w = 0;  // along the width; 0: as along the height
+  int64_t pad_w = -1;                     // along the width; -1: as along the height (0 is no padding)
   int64_t sw() const { return stride_w ? stride_w : stride; }
-  int64_t pw() const { return pad_w ? pad_w : pad; }
+  int64_t pw() const { return pad_w >= 0 ? pad_w : pad; }
   int64_t dw() const { return dilation_w ? dilation_w : dilation; }
   DType in = DType::f16;
   DType out = DType::f32;              // f32 or f16 for f16 and bf16 inputs, s32 for s8

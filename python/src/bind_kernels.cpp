@@ -98,7 +98,7 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("pad", &Conv2dOptions::pad)
       .def_readwrite("dilation", &Conv2dOptions::dilation)
       .def_readwrite("stride_w", &Conv2dOptions::stride_w, "0: as stride")
-      .def_readwrite("pad_w", &Conv2dOptions::pad_w, "0: as pad")
+      .def_readwrite("pad_w", &Conv2dOptions::pad_w, "-1: as pad")
       .def_readwrite("dilation_w", &Conv2dOptions::dilation_w, "0: as dilation")
       .def_readwrite("groups", &Conv2dOptions::groups)
       .def_property("dtype", [](const Conv2dOptions& o) { return std::string(dtype_name(o.in)); },

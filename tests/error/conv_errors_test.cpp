@@ -410,6 +410,13 @@ TEST(ConvErrors, NegativePadding) {
   expect_user_error([&] { kernels::conv2d(o, chip()); }, {"conv2d: padding must be 0 or more, got -1"});
 }
 
+TEST(ConvErrors, NegativeWidthPadding) {
+  auto o = options();
+  o.pad_w = -2;
+  expect_user_error([&] { kernels::conv2d(o, chip()); },
+                    {"conv2d: pad_w must be 0 or more (or -1: as along the height), got -2"});
+}
+
 TEST(ConvErrors, NegativeOverride) {
   auto o = options();
   o.rows = -2;

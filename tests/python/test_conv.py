@@ -41,6 +41,7 @@ CASES = [  # (x shape, w shape, stride, padding, dilation, groups)
     ((1, 64, 7, 7), (32, 64, 1, 1), 1, 0, 1, 1),
     ((2, 8, 9, 9), (12, 4, 3, 3), 2, 1, 1, 2),
     ((1, 12, 7, 7), (12, 1, 3, 3), 1, 1, 1, 12),
+    ((1, 4, 6, 6), (8, 4, 3, 3), 1, (1, 0), 1, 1),  # no width padding: 0 is 0, not "as the height"
 ]
 
 
@@ -55,6 +56,13 @@ def test_matches_numpy(rng, chip, xs, ws, stride, padding, dilation, groups):
     np.testing.assert_allclose(y, want, rtol=1e-3, atol=1e-3)
     assert report["diagnostics"] == []
     assert any("TransData" in h for h in report["host"])
+
+
+def test_same_padding_of_a_one_wide_kernel_pads_only_the_height(rng):
+    x, w = halves(rng, (1, 3, 5, 2)), halves(rng, (4, 3, 3, 1))
+    y, _ = ck.kernels.conv2d(x, w, padding="same")
+    assert y.shape == (1, 4, 5, 2)
+    np.testing.assert_allclose(y, conv_numpy(x, w, pad=(1, 0)), rtol=1e-3, atol=1e-3)
 
 
 @pytest.mark.parametrize("chip", PRESETS)
