@@ -116,6 +116,8 @@ def binary(name, x, y, schedule, chip, timing_only, trace, strict):
         return empty(name, shape, result_type, common[1])
     if _constant(y, x) or _constant(x, y):
         first = not _constant(y, x)
+        if _constant(y, x) and _constant(x, y) and x.dtype != result_type:  # two one-element arrays: the tensor is
+            first = True                                                      # the one of the result's type
         tensor, k = (y, x) if first else (x, y)
         value = float(_np.asarray(k).reshape(-1)[0])
         out, report = vector(name, [tensor], shape or (1,), tensor.dtype, common, scalar=value, scalar_first=first,

@@ -85,6 +85,18 @@ def test_f16_with_f32_promotes_like_numpy(rng):
         check_like_numpy(op, x, y, out, report)
 
 
+def test_two_one_element_operands_promote_like_numpy():
+    # numpy reads a 0-d array as a scalar: its type yields to the array's where the kinds agree
+    for x, y in [(np.array(1.5, np.float32), np.ones((1,), np.float16)),
+                 (np.ones((1,), np.float16), np.array(1.5, np.float32)),
+                 (np.ones((1,), np.float32), np.array(1.5, np.float16))]:
+        for op in ("add", "minimum"):
+            out, _ = getattr(kernels, op)(x, y)
+            want = getattr(np, op)(x, y)
+            assert out.dtype == want.dtype and out.shape == want.shape
+            np.testing.assert_array_equal(out, want)
+
+
 def test_shapes_that_do_not_broadcast():
     with pytest.raises(ck.Error, match=r"^sub: x \(4, 16\) and y \(3,\) do not broadcast \(numpy's rule"):
         kernels.sub(np.ones((4, 16), np.float16), np.ones(3, np.float16))
