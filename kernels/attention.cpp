@@ -33,7 +33,8 @@ void check(const AttentionOptions& o) {
                "c tanh(s / c) = c - 2c / (exp(2s / c) + 1))", o.softcap);
   if (o.window < 0) user_error("attention: --window {} must be positive (the keys a query sees; 0: all)", o.window);
   if (o.window > 0 && !o.causal)
-    user_error("attention: --window {} slides over the keys up to each query (i - window < j <= i); add --causal", o.window);
+    user_error("attention: a sliding window of {} keys covers the keys up to each query (i - window < j <= i), so it needs "
+               "causal attention: add --causal (Python: causal=True)", o.window);
   if (o.tile_q < 0 || o.tile_kv < 0) user_error("attention: tiles {} x {} must be positive (0: the default)", o.tile_q, o.tile_kv);
   if (o.mask.size() > 4)
     user_error("attention: --mask has {} dims; it is at most (batch, heads, seq-q, seq-kv), its leading dims of 1 left out",

@@ -305,10 +305,10 @@ void check_mask(AttentionPlan& p, const std::string& name) {
                "that extent", name, p.mask->name, m.size(), fmt::join(want, ", "));
   for (size_t d = 0; d < 4; ++d)
     if (m[d] != 1 && m[d] != want[d])
-      user_error("{}: the mask {} of shape [{}] does not broadcast to (batch, heads, queries, keys) = ({}): dim {} is {}; give it "
+      user_error("{}: the mask (input {}) of shape [{}] does not broadcast to (batch, heads, queries, keys) = ({}): dim {} is {}; give it "
                  "extent {} or 1", name, p.mask->name, fmt::join(m, ", "), fmt::join(want, ", "), d, m[d], want[d]);
   if (m[3] != p.seq_kv)
-    user_error("{}: the mask {} of shape [{}] has one key; the kernel takes a mask over every key (extent {} in the last dim): "
+    user_error("{}: the mask (input {}) of shape [{}] has one key; the kernel takes a mask over every key (extent {} in the last dim): "
                "expand it (a mask that only depends on the query adds the same to every score of a row, which the softmax "
                "cancels)", name, p.mask->name, fmt::join(m, ", "), p.seq_kv);
   if (p.mask->dtype != DType::f32)

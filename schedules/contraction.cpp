@@ -145,8 +145,8 @@ Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip) {
   check_cube_output(fname, frac->accumulator, c.out, chip);
   if (c.in == DType::s8 && (c.a_transposed || !c.b_transposed))
     user_error("{}: for s8 the cube needs A as (m, k) and B as (n, k), k contiguous in both: its 8-bit fractals hold 32 "
-               "consecutive k and load2d cannot transpose 8-bit data; store {} transposed",
-               fname, c.a_transposed ? a.input->name : b.input->name);
+               "consecutive k and load2d cannot transpose 8-bit data; store {} as {}",
+               fname, c.a_transposed ? a.input->name : b.input->name, c.a_transposed ? "(m, k), not transposed" : "(n, k), transposed");
   std::vector<int64_t> shape = f.shape();
   for (size_t i = 0; i < r; ++i) c.batch.push_back(shape[i]);
   c.m = shape[r];

@@ -184,7 +184,8 @@ def div(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=
     """x / y elementwise on the vector unit (numpy's true_divide), broadcast as numpy does.
 
     x, y: float16 or float32 arrays, or one of them a number. Dividing by a per-row or per-column
-    operand takes its reciprocal once and multiplies (within 1 ulp of a division). Division by
+    operand, or by a number, takes its reciprocal once (rounded to the operand's type) and multiplies:
+    within 1 ulp of a division in float32, 2 in float16 (two roundings of a float16). Division by
     zero gives inf or nan as in numpy (without numpy's warning). Returns (result, report).
     {common}
     """

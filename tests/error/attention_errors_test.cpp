@@ -230,7 +230,8 @@ TEST(AttentionErrors, WindowWithoutCausal) {
   auto o = bert();
   o.window = 64;
   expect_user_error([&] { kernels::attention(o, attention_chip()); },
-                    {"attention: --window 64 slides over the keys up to each query (i - window < j <= i); add --causal"});
+                    {"attention: a sliding window of 64 keys covers the keys up to each query (i - window < j <= i), so it "
+                     "needs causal attention: add --causal (Python: causal=True)"});
 }
 
 TEST(AttentionErrors, NegativeWindow) {
@@ -316,16 +317,16 @@ TEST(AttentionErrors, ASecondOutputThatIsNotItsLogsumexp) {
 TEST(AttentionErrors, AMaskThatDoesNotBroadcast) {
   auto o = bert();  // batch 1, 2 heads, 64 queries and keys
   o.mask = {64, 65};
-  expect_attention_error(o, {"attention: the mask mask of shape [1, 1, 64, 65] does not broadcast to (batch, heads, queries, keys) "
+  expect_attention_error(o, {"attention: the mask (input mask) of shape [1, 1, 64, 65] does not broadcast to (batch, heads, queries, keys) "
                              "= (1, 2, 64, 64): dim 3 is 65; give it extent 64 or 1"});
   o.mask = {3, 64, 64};
-  expect_attention_error(o, {"the mask mask of shape [1, 3, 64, 64] does not broadcast", "dim 1 is 3; give it extent 2 or 1"});
+  expect_attention_error(o, {"the mask (input mask) of shape [1, 3, 64, 64] does not broadcast", "dim 1 is 3; give it extent 2 or 1"});
 }
 
 TEST(AttentionErrors, AMaskOverOneKey) {
   auto o = bert();
   o.mask = {64, 1};
-  expect_attention_error(o, {"attention: the mask mask of shape [1, 1, 64, 1] has one key", "(extent 64 in the last dim)"});
+  expect_attention_error(o, {"attention: the mask (input mask) of shape [1, 1, 64, 1] has one key", "(extent 64 in the last dim)"});
 }
 
 TEST(AttentionErrors, AMaskOfMoreThanFourDims) {

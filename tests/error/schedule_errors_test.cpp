@@ -305,7 +305,7 @@ const ApiCase kContraction[] = {
        });
      },
      {"D: for s8 the cube needs A as (m, k) and B as (n, k), k contiguous in both",
-      "load2d cannot transpose 8-bit data; store B8 transposed"}},
+      "load2d cannot transpose 8-bit data; store B8 as (n, k), transposed"}},
 };
 INSTANTIATE_TEST_SUITE_P(Contraction, ApiError, testing::ValuesIn(kContraction), api_case_name);
 
