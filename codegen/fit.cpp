@@ -70,15 +70,20 @@ class RowTileFit {
 
   [[noreturn]] void overflow(const Kernel& k, int64_t tile, int64_t fits) {
     std::string list;
-    int64_t align = chip_.alignment(Space::UB);
+    int64_t align = chip_.alignment(Space::UB), one_copy = 0;  // the bytes with one copy of every buffer
     for (const Buffer& b : k.buffers)
-      if (b.space == Space::UB) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, round_up(b.bytes, align), b.copies);
+      if (b.space == Space::UB) {
+        list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, round_up(b.bytes, align), b.copies);
+        one_copy += round_up(b.bytes, align);
+      }
+    // Fewer copies are a way out only when one copy of each buffer fits.
+    const bool copies_help = !p_.fewer_copies.empty() && one_copy <= chip_.buffer_size(Space::UB);
     std::string what = p_.flat ? fmt::format("tiles of {} elements", tile)
                                : fmt::format("tiles of {} row{} of {} columns", tile, tile == 1 ? "" : "s", p_.cols);
     std::string fix = p_.flat ? "use fewer inputs or intermediate values"
                     : fits > 0 ? fmt::format("use tile_rows({}) or fewer", fits)
                                : fmt::format("a whole row must fit: use shorter rows (split the last dimension) or fewer "
-                                             "intermediate full-row Funcs{}", p_.fewer_copies.empty() ? "" : ", or " + p_.fewer_copies);
+                                             "intermediate full-row Funcs{}", copies_help ? ", or " + p_.fewer_copies : "");
     user_error("{}: {} need {} bytes of UB ({}; V: scratch) but {} has {}; {}", p_.name, what, ub_bytes(k), list, chip_.name,
                chip_.buffer_size(Space::UB), fix);
   }

@@ -74,7 +74,8 @@ def conv(r, chip):
     kh = r.choice([1, 3, 5, 7])
     kw = r.choice([kh, kh, 1, 3])
     dt = r.choice(["f16", "f16", "s8"] + (["bf16"] if chip != "ascend910" else []))
-    a = ["conv2d", "--n", str(r.randint(1, 2)), "--c", str(c), "--h", str(r.randint(kh, 30)), "--w", str(r.randint(kw, 30)),
+    small = lambda k: r.randint(1, 30) if r.random() < 0.2 else r.randint(k, 30)  # noqa: E731  (maps narrower than windows too)
+    a = ["conv2d", "--n", str(r.randint(1, 2)), "--c", str(c), "--h", str(small(kh)), "--w", str(small(kw)),
          "--k", str(k), "--kh", str(kh), "--kw", str(kw), "--stride", str(r.randint(1, 3)), "--pad", str(r.randint(0, min(kh, kw) // 2)),
          "--dilation", str(r.choice([1, 1, 2])), "--groups", str(groups), "--dtype", dt]
     if dt != "s8" and r.random() < 0.5: a += ["--epilogue", ",".join(r.sample(["bn", "residual", "relu"], r.randint(1, 3)))]
@@ -84,10 +85,13 @@ def conv(r, chip):
 
 def pool(r, chip):
     kernel = r.randint(1, 5)
-    h, w = str(r.randint(kernel, 40)), str(r.randint(kernel, 40))
+    small = lambda: r.randint(1, 40) if r.random() < 0.3 else r.randint(kernel, 40)  # noqa: E731  (maps narrower than windows too)
+    h, w = str(small()), str(small())
     if r.random() < 0.3: return ["global_avg_pool2d", "--n", str(r.randint(1, 2)), "--c", str(r.randint(1, 40)), "--h", h, "--w", w]
-    return [r.choice(["max_pool2d", "avg_pool2d"]), "--n", str(r.randint(1, 2)), "--c", str(r.randint(1, 40)), "--h", h, "--w", w,
-            "--kernel", str(kernel), "--stride", str(r.randint(1, 3)), "--pad", str(r.randint(0, kernel // 2)), "--dtype", r.choice(["f16", "f32"])]
+    op = r.choice(["max_pool2d", "avg_pool2d"])
+    return [op, "--n", str(r.randint(1, 2)), "--c", str(r.randint(1, 40)), "--h", h, "--w", w,
+            "--kernel", str(kernel), "--stride", str(r.randint(1, 3)), "--pad", str(r.randint(0, kernel // 2)), "--dtype", r.choice(["f16", "f32"])] + \
+        (["--dilation", "2"] if op == "max_pool2d" and r.random() < 0.2 else [])  # torch's avg_pool2d has no dilation
 
 
 ROW_KERNELS = ("softmax", "layernorm", "rmsnorm", "sum", "max", "min", "mean")

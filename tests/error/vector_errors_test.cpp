@@ -243,6 +243,18 @@ const ApiCase kVectorSchedule[] = {
 };
 INSTANTIATE_TEST_SUITE_P(VectorSchedule, VectorApiError, testing::ValuesIn(kVectorSchedule), api_case_name);
 
+// A row too long for UB even in one copy of each buffer: the message does not offer fewer copies
+// (a ready kernel's user cannot drop its default schedule's double_buffer(), and it would not help).
+TEST(VectorSchedule, RowTooLongEvenInOneCopyOffersNoFewerCopies) {
+  expect_user_error([] { compile_centered(4, 1 << 16, [](Func& out) { out.double_buffer(); }); },
+                    {"out: tiles of 1 row of 65536 columns need", "a whole row must fit"});
+  try {
+    compile_centered(4, 1 << 16, [](Func& out) { out.double_buffer(); });
+  } catch (const UserError& e) {
+    EXPECT_THAT(std::string(e.what()), testing::Not(testing::HasSubstr("double_buffer")));
+  }
+}
+
 // ---- fused epilogues (schedules/epilogue.cpp, codegen/fit.cpp) -------------------------
 
 kernels::MatmulOptions shape(int64_t m, int64_t n, int64_t k) {
