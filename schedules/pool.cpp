@@ -134,14 +134,17 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
       if (first + i * dilation >= 0 && first + i * dilation < extent) return false;
     return true;
   };
+  // A dilated window's taps can all miss a small input even with padding at most half the window.
+  auto every = [](int64_t dilation) { return dilation > 1 ? fmt::format(", taps {} apart,", dilation) : std::string(); };
+  auto fix = [](int64_t dilation) { return dilation > 1 ? "use less padding or a smaller dilation" : "use less padding"; };
   for (int64_t r = 0; r < g.oh; ++r)
     if (empty_window(r * g.sh - g.pad_top, g.kh, g.dh, g.h))
-      user_error("{}: output row {} has a window of padding only (rows {}..{} of an input of {}); pad at most half the "
-                 "window", fname, r, r * g.sh - g.pad_top, r * g.sh - g.pad_top + (g.kh - 1) * g.dh, g.h);
+      user_error("{}: output row {} has a window of padding only (rows {}..{}{} of an input of {}); {}", fname, r,
+                 r * g.sh - g.pad_top, r * g.sh - g.pad_top + (g.kh - 1) * g.dh, every(g.dh), g.h, fix(g.dh));
   for (int64_t q = 0; q < g.ow; ++q)
     if (empty_window(q * g.sw - g.pad_left, g.kw, g.dw, g.w))
-      user_error("{}: output column {} has a window of padding only (columns {}..{} of an input of {}); pad at most half "
-                 "the window", fname, q, q * g.sw - g.pad_left, q * g.sw - g.pad_left + (g.kw - 1) * g.dw, g.w);
+      user_error("{}: output column {} has a window of padding only (columns {}..{}{} of an input of {}); {}", fname, q,
+                 q * g.sw - g.pad_left, q * g.sw - g.pad_left + (g.kw - 1) * g.dw, every(g.dw), g.w, fix(g.dw));
 
   if (!vector_type(p.in) || !vector_type(p.acc) || !vector_type(p.out))
     user_error("{}: the vector unit pools f16 and f32 (the input {} is {}, the {} is {} and the result {}): cast to one of "
