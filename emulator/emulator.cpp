@@ -252,19 +252,22 @@ int launch_blocks(const ChipConfig& chip, const Program& program, const GlobalMe
   const std::vector<KindEntry> kinds = program_kinds(chip, program);  // also checks what the kinds run
   if (blocks <= program.block_dim) return int(blocks);
   // Blocks past .block_dim: fine while the program's tensors cover them (it splits its work by
-  // block_num, or every block does the same). The last block shows whether they do; when even
-  // block .block_dim - 1 overruns, that is the program's own bug, for the run to report.
+  // block_num, or every block does the same). When even block .block_dim - 1 overruns, that is the
+  // program's own bug, for the run to report. Otherwise each block past it is walked in order
+  // (overruns need not grow with the block: a block may skip its loop), the first and last
+  // kWalkedBlocks / 2 of a larger launch, whose other blocks the run's checker still watches.
   const int n = int(blocks);
-  if (!gm_overrun(chip, program, gm, n - 1, n, kinds) || gm_overrun(chip, program, gm, program.block_dim - 1, n, kinds)) return n;
-  int covered = program.block_dim, beyond = n - 1;  // block `covered - 1` fits, block `beyond` does not
-  while (beyond - covered > 0) {
-    int mid = covered + (beyond - covered) / 2;
-    if (gm_overrun(chip, program, gm, mid, n, kinds)) beyond = mid;
-    else covered = mid + 1;
+  if (gm_overrun(chip, program, gm, program.block_dim - 1, n, kinds)) return n;
+  constexpr int kWalkedBlocks = 256;
+  const bool all = n - program.block_dim <= kWalkedBlocks;
+  for (int b = program.block_dim; b < n; ++b) {
+    if (!all && b == program.block_dim + kWalkedBlocks / 2) b = n - kWalkedBlocks / 2;
+    if (auto e = gm_overrun(chip, program, gm, b, n, kinds))
+      user_error("a launch of {} blocks goes beyond what {}'s tensors hold: block {} would access {}; its tensors cover "
+                 "blocks 0..{} (.block_dim {}); launch at most {} blocks, or make the tensors bigger",
+                 n, program.name, b, *e, b - 1, program.block_dim, b);
   }
-  user_error("a launch of {} blocks goes beyond what {}'s tensors hold: block {} would access {}; its tensors cover "
-             "blocks 0..{} (.block_dim {}); launch at most {} blocks, or make the tensors bigger",
-             n, program.name, beyond, *gm_overrun(chip, program, gm, beyond, n, kinds), beyond - 1, program.block_dim, beyond);
+  return n;
 }
 
 RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options) {

@@ -71,6 +71,30 @@ TEST(RobustnessBlocks, BeyondWhatTheTensorsHold) {
                      "tensor X bytes [1024, 1280)", "its tensors cover blocks 0..3 (.block_dim 4); launch at most 4 blocks"});
 }
 
+// Blocks 4 and 5 overrun but from block 6 on a block does nothing (it skips its work, as a
+// block past a kernel's tiles skips its tile loop): the last block alone does not show the overrun.
+const char* kSkipsFromSix = R"(.kernel skips
+.block_dim 4
+.tensor X f16 [512] in
+.tensor Y f16 [512] out
+    block_idx x1
+    blt x1, 6, work
+    end
+work:
+    mul x1, x1, 256
+    copy_gm_ub ub[0], X[x1], len=8
+    set_flag MTE2, MTE3, 0
+    wait_flag MTE2, MTE3, 0
+    copy_ub_gm Y[x1], ub[0], len=8
+    end
+)";
+
+TEST(RobustnessBlocks, BeyondWhatTheTensorsHoldThoughTheLastBlockIsIdle) {
+  expect_user_error([] { simulate_text(kSkipsFromSix, {.blocks = 8}); },
+                    {"a launch of 8 blocks goes beyond what skips's tensors hold: block 4 would access",
+                     "its tensors cover blocks 0..3 (.block_dim 4); launch at most 4 blocks"});
+}
+
 TEST(RobustnessBlocks, BeyondWhatTheTensorsHoldInOrder) {
   expect_user_error([] { run_text_in_order(kSlices, {.cores = 6}); },
                     {"a launch of 6 blocks goes beyond what slices's tensors hold: block 4", "launch at most 4 blocks"});
