@@ -26,14 +26,20 @@ void print_isa_text() {
   fmt::print("\nFull reference with operands and semantics: cubekit isa --markdown (docs/isa.md)\n");
 }
 
-void print_chips(bool json) {
+// The presets, or the one named; as JSON one object (what --chip FILE.json loads) or, for all, a list.
+void print_chips(bool json, const std::string& name) {
+  const std::vector<ChipConfig> chips = name.empty() ? chip_presets() : std::vector<ChipConfig>{load_chip(name)};
+  if (json && !name.empty()) {
+    fmt::print("{}\n", chip_to_json(chips[0]));
+    return;
+  }
   if (json) {
     std::string out = "[";
-    for (const ChipConfig& c : chip_presets()) out += (out.size() > 1 ? ",\n" : "\n") + chip_to_json(c);
+    for (const ChipConfig& c : chips) out += (out.size() > 1 ? ",\n" : "\n") + chip_to_json(c);
     fmt::print("{}\n]\n", out);
     return;
   }
-  for (const ChipConfig& c : chip_presets()) {
+  for (const ChipConfig& c : chips) {
     fmt::print("{}: {}\n", c.name, c.description);
     fmt::print("  {} core groups, clock {} MHz, event ids 0-{}\n", c.cores, c.clock_mhz, c.event_ids - 1);
     for (const CoreConfig& k : c.kinds) {
@@ -67,9 +73,11 @@ void add_info(CLI::App& app, int& exit_code) {
   });
   auto* chips = app.add_subcommand("chips", "list the chip presets and their parameters");
   auto json = std::make_shared<bool>(false);
-  chips->add_flag("--json", *json, "as JSON (loadable with --chip FILE.json)");
-  chips->callback([json, &exit_code] {
-    print_chips(*json);
+  auto name = std::make_shared<std::string>();
+  chips->add_option("name", *name, "one preset (or a chip JSON file) instead of all");
+  chips->add_flag("--json", *json, "as JSON: with a name one object, loadable with --chip FILE.json; without, a list of all");
+  chips->callback([json, name, &exit_code] {
+    print_chips(*json, *name);
     exit_code = 0;
   });
 }

@@ -18,6 +18,16 @@ def test_chips_match_the_cli():
         assert cubekit.chip(c["name"]).to_dict() == c
 
 
+@pytest.mark.parametrize("name", cubekit.chips())
+def test_one_chip_saved_by_the_cli_loads_with_chip(tmp_path, name):
+    one = run_cli("chips", name, "--json").stdout
+    assert json.loads(one) == cubekit.chip(name).to_dict()
+    path = tmp_path / "my.json"
+    path.write_text(one)
+    done = run_cli("kernel", "add", "--rows", "16", "--cols", "64", "--chip", str(path))
+    assert done.returncode == 0 and "PASS" in done.stdout
+
+
 def test_chip_default_and_attributes():
     c = cubekit.chip()
     assert isinstance(c, cubekit.ChipConfig)
