@@ -167,7 +167,11 @@ kernels::VectorOptions options_of(const VectorArgs& a) {
 
 void add_vector_options(CLI::App* cmd, VectorArgs& a, bool tuning) {
   cmd->add_option("--rows", a.rows, "rows (all but the last dimension)");
-  cmd->add_option("--cols", a.cols, "columns (the last dimension, the one reduced)");
+  // The row kernels work along the last dimension; the elementwise ones take tiles of elements.
+  const bool along_rows = kernels::is_reduction_kernel(a.name) || a.name == "softmax" || a.name == "layernorm" ||
+                          a.name == "rmsnorm";
+  cmd->add_option("--cols", a.cols, along_rows ? "columns (the last dimension, the one the kernel works along)"
+                                                : "columns (the last dimension)");
   cmd->add_option("--shape", a.shape, "the whole shape instead, e.g. 3,5,7,300")->delimiter(',');
   cmd->add_option("--dtype", a.dtype, "input and result type: f16 or f32")->capture_default_str();
   if (a.name == "cast") cmd->add_option("--to", a.to, "the result type")->capture_default_str();
@@ -177,7 +181,8 @@ void add_vector_options(CLI::App* cmd, VectorArgs& a, bool tuning) {
     cmd->add_option("--y-dtype", a.y_dtype, "Y's type: f16 or f32 (default: --dtype; the result is the wider)");
     cmd->add_option_function<double>("--scalar", [&a](double v) { a.scalar = v; }, "Y is this constant instead of a tensor");
   }
-  if (!tuning) cmd->add_option("--tile-rows", a.tile_rows, "override: rows per UB tile");
+  if (!tuning)  // accepted by every kernel, so that an elementwise one says why it takes none; listed by the row kernels
+    cmd->add_option("--tile-rows", a.tile_rows, "override: rows per UB tile")->group(along_rows ? "Options" : "");
   if (!tuning) cmd->add_option("--double-buffer", a.double_buffer, "override: on or off");
   if (!tuning) cmd->add_option("--copies", a.copies, "override: copies of each tile buffer, filled copies - 1 tiles ahead (2: double buffering)");
   if (!tuning) cmd->add_option("--cores", a.cores, "override: spread tiles over all cores, on or off");

@@ -43,6 +43,12 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
       ->capture_default_str();
   cmd->add_option("--max-trace-events", a.max_trace_events, "events (~200 bytes each) --trace may write")
       ->capture_default_str();
+  // The kernel's own options say "override: .." (kernel_args.cpp); the report names those given.
+  cmd->parse_complete_callback([cmd, &a] {
+    for (const CLI::Option* o : cmd->get_options())
+      if (o->count() && o->get_description().rfind("override", 0) == 0)
+        a.overrides.push_back(fmt::format("{} {}", o->get_name(), fmt::join(o->results(), ",")));
+  });
 }
 
 void add_db_option(CLI::App* cmd) {
@@ -84,6 +90,7 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
     nlohmann::json j = nlohmann::json::parse(report_json(r, run.program, f.name()));
     j["compile_ms"] = run.compile_ms;
     j["schedule"] = schedule_name(a, tuned);
+    if (!a.overrides.empty()) j["overrides"] = a.overrides;
     if (tuned)
       j["tuned"] = {{"database", tuned->database}, {"params", tuned->best.params}, {"cycles_when_tuned", tuned->best.cycles},
                     {"default_cycles", tuned->best.default_cycles}, {"strategy", tuned->best.strategy},
@@ -105,13 +112,17 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
     fmt::print("{}\n", j.dump(2));
     return ok ? 0 : 1;
   }
-  fmt::print("{}, {} schedule: compiled in {:.1f} ms ({} instructions)\n", headline, schedule_name(a, tuned), run.compile_ms,
+  fmt::print("{}, {} schedule{}: compiled in {:.1f} ms ({} instructions)\n", headline, schedule_name(a, tuned),
+             a.overrides.empty() ? "" : fmt::format(" with {}", fmt::join(a.overrides, " ")), run.compile_ms,
              run.program.code.size());
   if (tuned) fmt::print("{}\n", tuned->str());
   if (run.checked)
     fmt::print("check against the Halide reference: max abs error {:.3g}, max rel error {:.3g}{}: {}\n",
                run.check.max_abs, run.check.max_rel, run.check.bit_exact ? " (bit-exact)" : "",
-               run.check.pass ? "PASS" : fmt::format("FAIL ({} elements outside atol {:.3g} + rtol {:.3g})",
+               run.check.pass ? run.check.bit_exact ? std::string("PASS")
+                                                    : fmt::format("PASS (every element within atol {:.3g} + rtol {:.3g} x "
+                                                                  "|reference|)", run.check.atol, run.check.rtol)
+                              : fmt::format("FAIL ({} elements outside atol {:.3g} + rtol {:.3g})",
                                                      run.check.mismatches, run.check.atol, run.check.rtol));
   if (flops > 0) fmt::print("{:.1f} TFLOPS emulated at {} MHz\n", flops / (r.microseconds() * 1e6), chip.clock_mhz);
   // The layouts the kernel reads and writes: a feature map converted by the TransData kernel on the

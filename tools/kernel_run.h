@@ -29,6 +29,7 @@ struct RunArgs {
   uint64_t seed = 0;
   int threads = 0;
   int64_t max_work = kDefaultMaxWork, max_trace_events = kDefaultMaxTraceEvents;
+  std::vector<std::string> overrides;  // the schedule overrides given ("--tm 128"), for the report
 };
 void add_run_options(CLI::App* cmd, RunArgs& a);
 bool naive_schedule(const RunArgs& a);  // --schedule: default or naive
