@@ -83,6 +83,8 @@ void print_table(const std::vector<tune::Outcome>& outcomes, const std::vector<i
     total_default += double(o.best.default_cycles) * counts[i];
     total_tuned += double(o.best.cycles) * counts[i];
   }
+  fmt::print("(evaluated: the candidates run, the default schedule among them, over the points of the space: its whole grid, "
+             "or with --exhaustive the points its validators pass; a parameter of 0 in a schedule is the default's choice)\n");
   fmt::print("geometric-mean speedup {:.3f}x over {} problems; ", std::exp(log_sum / double(outcomes.size())), outcomes.size());
   fmt::print("all layers as run: {} -> {} cycles ({:.3f}x) on {}\n", with_commas(uint64_t(total_default)),
              with_commas(uint64_t(total_tuned)), total_default / total_tuned, chip.name);
