@@ -92,6 +92,14 @@ void VectorOps::done(const VValue& v) {
 }
 
 void VectorOps::emit(const std::string& mnemonic, std::vector<Ref> mems, std::vector<Arg> args) {
+  // A Row value overwritten (an op in place: G + P into G's buffer) is no longer what its cached
+  // spread holds: the next spread of the buffer is made afresh.
+  if (!mems.empty() && mems[0].buffer >= 0)
+    std::erase_if(spread_, [&](const auto& e) {
+      if (e.first != mems[0].buffer) return false;
+      pool_.give(e.second);
+      return true;
+    });
   std::vector<Arg> all;
   for (size_t i = 0; i < mems.size(); ++i) all.push_back(mem_arg(int(i)));
   for (Arg& a : args) all.push_back(std::move(a));

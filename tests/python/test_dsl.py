@@ -199,6 +199,28 @@ def test_vector_schedules(schedule, rng):
     assert report["cores"] == {"none": 1, "tile_rows": 1, "tile_rows+cores": 2, "multi_buffer": 1}.get(schedule, report["cores"])
 
 
+@pytest.mark.parametrize("chip", ["ascend910", "ascend950pr"])
+def test_two_funcs_of_one_per_row_value(chip):
+    # F2 = G + P computes in place over G's per-row buffer after F1 spread G over the row: F2 must
+    # spread the new value, not reuse G's spread (it did, and dropped P without a diagnostic).
+    R, C = 5, 16
+    r, c, k = Var("r"), Var("c"), RDom(0, C, "k")
+    X, P = Input("X", "f32", [R, C]), Input("P", "f32", [R])
+    G = Func("G")
+    G[r] = ck.minimum(X[r, k])
+    F1, F2, OUT = Func("F1"), Func("F2"), Func("OUT")
+    F1[r, c] = G[r]
+    F1.bound(c, 0, C)
+    F2[r, c] = G[r] + P[r]
+    F2.bound(c, 0, C)
+    OUT[r, c] = F1[r, c] + F2[r, c]
+    x = np.arange(R * C, dtype=np.float32).reshape(R, C) / 8
+    p = np.arange(10, 10 + R, dtype=np.float32)
+    out, report = OUT.run({"X": x, "P": p}, chip=chip)
+    np.testing.assert_allclose(out, np.repeat((2 * x.min(1) + p)[:, None], C, axis=1), rtol=1e-6)
+    assert report["diagnostics"] == []
+
+
 def test_bound_gives_an_extent(rng):
     """bound(): a variable no input implies (here r, broadcasting a per-column input over 4 rows)."""
     zs = rng.standard_normal(COLS).astype(np.float32)
