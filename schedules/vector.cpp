@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace cubekit::sched {
 
@@ -37,28 +38,29 @@ struct Context {
 };
 
 // The first reduction in an output's own expression (not in the Funcs it calls) whose operand
-// reads a tensor at (the output's variables.., its RDom): the output is then one value per row,
-// reduced along the last dimension (`out(r) = sum(X(r, k))`). A reduction read at as many
-// indices as the output has (`X(r, c) - sum(X(r, k))`) is broadcast over the columns instead.
-const ExprNode* first_access(const ExprNode* n) {
-  if (n->op == Op::Input || n->op == Op::Func) return n;
+// reads a tensor at (the output's variables.., its RDom), wherever in the operand (`sum(Q(k) *
+// X(r, k))` as `sum(X(r, k) * Q(k))`): the output is then one value per row, reduced along the
+// last dimension (`out(r) = sum(X(r, k))`). A reduction read at as many indices as the output has
+// (`X(r, c) - sum(X(r, k))`) is broadcast over the columns instead.
+bool reads_a_row(const ExprNode* n, const std::vector<std::shared_ptr<VarImpl>>& out_vars) {
+  if (n->op == Op::Input || n->op == Op::Func) {
+    if (n->args.size() != out_vars.size() + 1) return false;
+    auto is_var = [](const Expr& i, const VarImpl* v) { return i.node().op == Op::Var && i.node().var.get() == v; };
+    for (size_t i = 0; i < out_vars.size(); ++i)
+      if (!is_var(n->args[i], out_vars[i].get())) return false;
+    const Expr& last = n->args.back();  // (rows.., k) with k the reduction's RDom
+    return last.node().op == Op::Var && last.node().var->reduction;
+  }
   for (const Expr& a : n->args)
-    if (const ExprNode* f = first_access(a.get())) return f;
-  return nullptr;
+    if (reads_a_row(a.get(), out_vars)) return true;
+  return false;
 }
 
 const ExprNode* row_reduction(const Expr& e, const std::vector<std::shared_ptr<VarImpl>>& out_vars) {
   const ExprNode* n = e.get();
   if (n->op == Op::Input || n->op == Op::Func) return nullptr;
-  if (n->op == Op::Sum || n->op == Op::Maximum || n->op == Op::Minimum) {
-    const ExprNode* a = first_access(n->args[0].get());
-    if (!a || a->args.size() != out_vars.size() + 1) return nullptr;
-    auto is_var = [](const Expr& i, const VarImpl* v) { return i.node().op == Op::Var && i.node().var.get() == v; };
-    for (size_t i = 0; i < out_vars.size(); ++i)
-      if (!is_var(a->args[i], out_vars[i].get())) return nullptr;
-    const Expr& last = a->args.back();  // (rows.., k) with k the reduction's RDom
-    return last.node().op == Op::Var && last.node().var->reduction ? n : nullptr;
-  }
+  if (n->op == Op::Sum || n->op == Op::Maximum || n->op == Op::Minimum)
+    return reads_a_row(n->args[0].get(), out_vars) ? n : nullptr;
   for (const Expr& a : n->args)
     if (const ExprNode* r = row_reduction(a, out_vars)) return r;
   return nullptr;
@@ -247,6 +249,9 @@ class Planner {
                  "write its expression where it is used", g->name);
     if (!g->value.defined()) user_error("{} is used before it is defined", g->name);
     visiting_.insert({g.get(), true});
+    // Another Func's definition is a stage of its own: a reduction in it is not nested in the
+    // reduction that reads it (H(r) = maximum(X(r, k) + G(r)) with G(r) = sum(X(r, k))).
+    const bool reading_in_reduction = std::exchange(in_reduction_, false);
     Context c;
     c.where = g->name;
     for (const auto& a : g->args) c.rows.push_back(a.get());
@@ -256,6 +261,7 @@ class Planner {
     if (!scalar && s == VecShape::Row && got != VecShape::Row)
       user_error("{}: a per-row Func whose value `{}` varies along the columns", g->name, g->value.str());
     visiting_.erase(g.get());
+    in_reduction_ = reading_in_reduction;
     p_.stages.push_back({g, s});
   }
 
