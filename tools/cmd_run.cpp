@@ -9,6 +9,7 @@
 #include "tools/npy.h"
 
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -103,7 +104,10 @@ int run(const RunArgs& args) {
   for (const std::string& out : args.outputs) {
     auto [name, path] = split_binding(out, "--output");
     outputs.push_back({gm.index(name), path});
+    // Checked before the run, written after it: a run refused on the way leaves no empty file behind.
+    const bool existed = std::filesystem::exists(path);
     if (!std::ofstream(path, std::ios::app)) user_error("--output {}: cannot write '{}'", name, path);
+    if (!existed) std::filesystem::remove(path);
   }
   if (args.in_order) return run_functional(chip, program, gm, args, outputs);
   SimOptions options{.blocks = args.cores, .timing_only = args.timing_only, .checks = !args.no_checks,

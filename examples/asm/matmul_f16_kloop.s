@@ -1,8 +1,9 @@
 # C = A x B, 128x128 by K = 1024 in fp16 (f32 result), in 8 k-tiles of 128, SINGLE-buffered:
 # one L1 slot and one L0A/L0B slot, so loading tile i+1 into L1 waits until MTE1 has moved tile i
 # on, and MTE1 waits for the cube to finish with L0. Compare matmul_f16_db.s.
-# Every flag and barrier is needed: the guards skip the waits of the first tile and the signals
-# of the last, so nothing is left set and no wait is redundant.
+# Every flag is needed: the guards skip the waits of the first tile and the signals of the last,
+# so nothing is left set and no wait is redundant. The `barrier M` is not: the flags M -> MTE1 ->
+# M already order each mmad after the previous one (the checker says nothing when it is deleted).
 .kernel matmul_f16_kloop
 .tensor A f16 [128, 1024] in
 .tensor B f16 [1024, 128] in

@@ -301,6 +301,17 @@ TEST(CliInput, UnwritableOutput) {
   EXPECT_THAT(r.err, HasSubstr("cubekit: error: --output C: cannot write '/nonexistent/cubekit/c.npy'"));
 }
 
+// A run refused after its options were read (here: more blocks than a launch can have) writes no
+// --output file: it left an empty one behind, which numpy cannot load.
+TEST(CliInput, RefusedRunLeavesNoOutputFile) {
+  TempDir dir("cli");
+  const std::filesystem::path c = dir.path() / "c.npy";
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --blocks 1000000 --output C=" + shell_quoted(c.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("is more than a launch can have"));
+  EXPECT_FALSE(std::filesystem::exists(c));
+}
+
 TEST(CliInput, UnwritableTrace) {
   TempDir dir("cli");
   CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --trace /nonexistent/cubekit/t.json");
