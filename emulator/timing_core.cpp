@@ -233,11 +233,14 @@ std::string TimingCore::cross_deadlock(int p, const Instr& in) const {
 
 void TimingCore::deadlock() {
   std::string what;
+  int stuck = -1;  // the first stuck wait, where the diagnostic points (not at the scalar unit's `end`)
   for (int p : kPipeOrder) {
     const PipeState& q = pipes_[p];
     if (!q.count) continue;
     const Instr& in = *q.ring[q.head].I.instr;
     int index = q.ring[q.head].I.index;
+    const bool waits = q.ring[q.head].kind == Kind::WaitCross || q.ring[q.head].kind == Kind::WaitFlag;
+    if (waits && stuck < 0) stuck = index;
     if (q.ring[q.head].kind == Kind::WaitCross) {
       what += cross_deadlock(p, in);
       continue;
@@ -255,7 +258,7 @@ void TimingCore::deadlock() {
   else if (!halted_)
     what += fmt::format("; S waits at instruction {} (line {}) `barrier ALL` for pipes that cannot drain", pc_,
                         ctx_.program.code[pc_].line);
-  int index = pc_ < int64_t(ctx_.program.code.size()) ? int(pc_) : -1;
+  int index = stuck >= 0 ? stuck : pc_ < int64_t(ctx_.program.code.size()) ? int(pc_) : -1;
   report(Diagnostic::Kind::Deadlock, index, fmt::format("block {} can make no progress{}", block_, what));
   for (PipeState& p : pipes_) p.count = 0, p.dirty = true;
   halted_ = true;
