@@ -25,6 +25,7 @@ std::string_view diagnostic_kind_name(Diagnostic::Kind k) {
     case Diagnostic::Kind::Uninitialized: return "uninitialized";
     case Diagnostic::Kind::Sync: return "sync";
     case Diagnostic::Kind::Deadlock: return "deadlock";
+    case Diagnostic::Kind::Unwritten: return "unwritten";
   }
   return "?";
 }
@@ -32,7 +33,7 @@ std::string_view diagnostic_kind_name(Diagnostic::Kind k) {
 std::string format_diagnostic(const Program& p, const Diagnostic& d, std::string_view source) {
   std::string where = source.empty() ? p.name : std::string(source);
   if (d.line) where += fmt::format(":{}", d.line);
-  std::string what = fmt::format("core {}", d.core);
+  std::string what = d.core < 0 ? std::string("the run") : fmt::format("core {}", d.core);
   if (d.index >= 0 && d.index < int(p.code.size()))
     what += fmt::format(", instruction {} `{}`", d.index, print_instr(p, p.code[d.index]));
   std::string repeats = d.repeats > 1 ? fmt::format(" (and {} more times)", d.repeats - 1) : "";

@@ -20,10 +20,10 @@ namespace cubekit {
 struct Diagnostic {
   enum class Kind : uint8_t {
     OutOfBounds, Misaligned, DtypeMismatch, Fault, NoEnd, StepLimit,  // memory and execution
-    Race, Uninitialized, Sync, Deadlock                               // the checker
+    Race, Uninitialized, Sync, Deadlock, Unwritten                    // the checker
   };
   Kind kind;
-  int core = 0;
+  int core = 0;       // -1: about the whole run (an output left unwritten)
   int index = -1;     // instruction index, -1 when not about one instruction
   uint32_t line = 0;  // its source line (0 when built in C++)
   std::string message;

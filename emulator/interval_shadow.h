@@ -111,6 +111,11 @@ class IntervalShadow {
     if (size_ > 0) pieces_.emplace(0, Piece{size_, initial_});
   }
   size_t intervals() const { return pieces_.size(); }
+  // Calls f(entry, lo, hi) for every interval, in address order.
+  template <class F>
+  void for_each(F f) const {
+    for (const auto& [lo, piece] : pieces_) f(piece.entry, lo, piece.end);
+  }
 
   // Calls f(entry, lo, hi) for the intervals covering bytes [lo, hi), in address order, each cut
   // to the range; f may change the entry. Bytes outside the buffer are not visited.

@@ -1,6 +1,7 @@
 #include "emulator/race_checker.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iterator>
@@ -296,6 +297,63 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
     });
     pending.done(flush);
     uninit.done(flush_uninit);
+  }
+}
+
+std::vector<std::pair<int64_t, int64_t>> GmShadow::unwritten(size_t tensor) const {
+  std::vector<std::pair<int64_t, int64_t>> gaps;
+  if (given_by_host(gm_.decls[tensor].role)) return gaps;
+  const IntervalShadow<Entry>& shadow = tensors_[tensor];
+  if (shadow.empty()) {  // no access met it
+    if (int64_t bytes = gm_.tensor_bytes(tensor); bytes > 0) gaps.push_back({0, bytes});
+    return gaps;
+  }
+  shadow.for_each([&](const Entry& e, int64_t lo, int64_t hi) {
+    if (e.written) return;
+    if (!gaps.empty() && gaps.back().second == lo) gaps.back().second = hi;
+    else gaps.push_back({lo, hi});
+  });
+  return gaps;
+}
+
+namespace {
+
+// "[3, 17]": the coordinates of element `index` of a row-major tensor of `shape`.
+std::string element_at(const std::vector<int64_t>& shape, int64_t index) {
+  std::vector<int64_t> at(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    const int64_t extent = std::max<int64_t>(1, shape[d]);
+    at[d] = index % extent;
+    index /= extent;
+  }
+  return fmt::format("[{}]", fmt::join(at, ", "));
+}
+
+}  // namespace
+
+void report_unwritten_outputs(const GmShadow& shadow, const Program& program, int blocks,
+                              std::vector<Diagnostic>& out) {
+  for (size_t t = 0; t < program.tensors.size(); ++t) {
+    const TensorDecl& d = program.tensors[t];
+    if (d.role != TensorRole::Out) continue;
+    const std::vector<std::pair<int64_t, int64_t>> gaps = shadow.unwritten(t);
+    if (gaps.empty()) continue;
+    int64_t missing = 0;
+    for (auto [lo, hi] : gaps) missing += hi - lo;
+    const int64_t size = dtype_size(d.dtype);
+    const auto [lo, hi] = gaps.front();
+    std::string first = fmt::format("elements {} to {} (bytes {} to {})", element_at(d.shape, lo / size),
+                                    element_at(d.shape, (hi - 1) / size), lo, hi - 1);
+    std::string launch = blocks < program.block_dim
+                             ? fmt::format("; this launch ran {} of the program's {} blocks (.block_dim)", blocks, program.block_dim)
+                             : "";
+    out.push_back({Diagnostic::Kind::Unwritten, -1, -1, 0,
+                   fmt::format("output tensor {} ({} [{}]): the kernel never wrote {} of its {} bytes, in {} range{}, the "
+                               "first {}{}; the host gets those bytes back as zeros. Write every element of an `out` "
+                               "tensor (a tile loop one short, a tail never stored?), or declare it `inout` if the "
+                               "host's values should stay",
+                               d.name, dtype_name(d.dtype), fmt::join(d.shape, ", "), missing, d.bytes(), gaps.size(),
+                               gaps.size() > 1 ? "s" : "", first, launch)});
   }
 }
 

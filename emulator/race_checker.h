@@ -95,6 +95,7 @@ class LocalShadow {
 // functional runs a fifth of their time (A and B read by every core, a row at a time).
 std::vector<bool> gm_tensors_to_check(const Program& program);
 
+
 // A GM access waiting for the end of the window.
 struct GmAccess {
   uint64_t time = 0;
@@ -113,6 +114,9 @@ class GmShadow {
   GmShadow(const GlobalMemory& gm, bool cross_core);
   // Checks accesses in (time, core, seq) order.
   void check(std::vector<const GmAccess*>& accesses, const Program& program, std::vector<RunResult*>& sinks);
+  // The byte ranges [lo, hi) of `tensor` no instruction wrote, in address order (all of it when
+  // nothing touched it), and the host did not give.
+  std::vector<std::pair<int64_t, int64_t>> unwritten(size_t tensor) const;
 
  private:
   struct Entry {
@@ -130,5 +134,12 @@ class GmShadow {
   const GlobalMemory& gm_;
   bool cross_core_;
 };
+
+// An `out` tensor is the kernel's to write whole: the host gets every byte back, and bytes no
+// instruction wrote come back as the zeros GM started with, silently (a tile loop one short, a
+// tail never stored). One Unwritten diagnostic per such tensor, after a run that ended normally;
+// `blocks` is how many the launch ran (fewer than .block_dim explains a gap).
+void report_unwritten_outputs(const GmShadow& shadow, const Program& program, int blocks,
+                              std::vector<Diagnostic>& out);
 
 }  // namespace cubekit

@@ -84,17 +84,24 @@ void finish_report(Report& r, const Program& program, const ChipConfig& chip) {
     for (size_t i = 0; i < c.line_cycles.size(); ++i) per_instr[i] += c.line_cycles[i];
   }
   r.instructions = int64_t(r.pipes[int(Pipe::S)].instructions);  // S issues every instruction once
-  double capacity = double(std::max<uint64_t>(1, r.cycles)) * std::max(1, r.cores);
-  for (int p = 0; p < kNumPipes; ++p) r.ratio[p] = double(r.pipes[p].busy) / capacity;
+  // A pipe's ratio and bound are over the run's cores that have it: on a split chip the cube's over
+  // the cube cores, the vector unit's over the vector cores (not over all, which would put a
+  // mixed kernel's busy cube at a third of its time on the 910B2).
+  std::array<int, kNumPipes> having{};
+  for (const CoreStats& c : r.per_core) {
+    const CoreConfig* k = chip.kind(c.kind);
+    for (int p = 0; p < kNumPipes; ++p) having[p] += k && k->has_pipe(Pipe(p));
+  }
+  const double cycles = double(std::max<uint64_t>(1, r.cycles));
+  for (int p = 0; p < kNumPipes; ++p) r.ratio[p] = double(r.pipes[p].busy) / (cycles * std::max(1, having[p]));
   if (chip.split()) kind_ratios(r, chip);
   int64_t lines = r.l2_hit_lines + r.l2_merged_lines + r.l2_miss_lines;
   r.l2_hit_rate = lines ? double(r.l2_hit_lines) / double(lines) : 0;
   r.l2_merge_rate = lines ? double(r.l2_merged_lines) / double(lines) : 0;
 
   Roofline& f = r.roofline;
-  uint64_t cores = uint64_t(std::max(1, r.cores));
-  f.cube_cycles = cdiv(uint64_t(cube_steps), cores);
-  f.vector_cycles = cdiv(uint64_t(vector_cycles), cores);
+  f.cube_cycles = cdiv(uint64_t(cube_steps), uint64_t(std::max(1, having[int(Pipe::M)])));
+  f.vector_cycles = cdiv(uint64_t(vector_cycles), uint64_t(std::max(1, having[int(Pipe::V)])));
   f.hbm_cycles = uint64_t(std::ceil(double(r.hbm_bytes) / chip.timing.hbm_rate));
   f.bound = std::max({f.cube_cycles, f.vector_cycles, f.hbm_cycles});
   f.limiter = f.bound == f.cube_cycles ? "cube" : f.bound == f.vector_cycles ? "vector" : "hbm";

@@ -197,6 +197,13 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
     if (options.trace) result.traces.push_back(std::move(timing[c]->trace()));
   }
   if (cross) report_cross_leftovers(*cross, program, r.diagnostics);
+  // Only after a run that ended as the program says: a hang or a fault leaves outputs unwritten
+  // as its symptom.
+  const bool ended = std::none_of(r.diagnostics.begin(), r.diagnostics.end(), [](const Diagnostic& d) {
+    using K = Diagnostic::Kind;
+    return d.kind == K::Deadlock || d.kind == K::NoEnd || d.kind == K::StepLimit || d.kind == K::Fault;
+  });
+  if (gm_shadow && ended) report_unwritten_outputs(*gm_shadow, program, blocks, r.diagnostics);
   // A read of unwritten memory that a race explains (it ran before the write it should have
   // waited for) is the race's symptom: report the race alone.
   std::erase_if(r.diagnostics, [&](const Diagnostic& u) {

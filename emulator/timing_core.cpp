@@ -21,7 +21,7 @@ constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), in
 
 TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch)
     : ctx_(ctx), core_(core), kind_(*ctx.chip.kind(launch.kind)), entry_(launch.entry), subblock_(launch.subblock),
-      blocks_(launch.blocks), fired_(size_t(ctx.flags)), pending_sets_(size_t(ctx.flags), 0), last_set_(size_t(ctx.flags), -1) {
+      blocks_(launch.blocks), fired_(size_t(ctx.flags)), pending_sets_(size_t(ctx.flags), 0), lost_sets_(size_t(ctx.flags), 0), last_set_(size_t(ctx.flags), -1) {
   // The rate of each transfer's path on this kind (launch checked that the kind has the paths it reaches).
   rates_.assign(ctx.program.code.size(), 0);
   for (size_t i = 0; i < ctx.program.code.size(); ++i) {
@@ -79,11 +79,13 @@ void TimingCore::start_block(uint64_t t) {
   }
   for (auto& f : fired_) f.clear();
   std::fill(pending_sets_.begin(), pending_sets_.end(), 0);
+  std::fill(lost_sets_.begin(), lost_sets_.end(), 0);
 }
 
 void TimingCore::finish_block() {
   for (int key = 0; key < ctx_.flags; ++key) {
-    if (pending_sets_[key] <= 0) continue;
+    // A flag set twice was reported then; what is left set is that problem's, not a second one.
+    if (pending_sets_[key] <= 0 || lost_sets_[key]) continue;
     const Instr& in = ctx_.program.code[last_set_[key]];
     report(Diagnostic::Kind::Sync, last_set_[key],
            fmt::format("flag {}->{} event {} is still set when block {} ends: no wait_flag consumed it; remove the "
@@ -357,14 +359,17 @@ void TimingCore::scalar_one(uint64_t t) {
     }
     const int key = ctx_.flag_slot[size_t(pc_)];
     if (kind == Kind::SetFlag) {
-      if (pending_sets_[key] >= 1)
+      if (pending_sets_[key] >= 1) {
         report(Diagnostic::Kind::Sync, int(pc_),
                fmt::format("flag {}->{} event {} is set again before a wait_flag consumed the set at instruction {} "
                            "(line {}); the first signal is lost",
                            pipe_name(Pipe(in.ops[0].imm)), pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm, last_set_[key],
                            prog.code[last_set_[key]].line));
+        lost_sets_[key] = 1;  // the flag holds one signal: it stays set once
+      } else {
+        ++pending_sets_[key];
+      }
       last_set_[key] = int32_t(pc_);
-      ++pending_sets_[key];
     } else {
       --pending_sets_[key];
     }

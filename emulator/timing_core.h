@@ -171,6 +171,7 @@ class TimingCore {
   const std::vector<Fire>& fired_of(int instr) const { return fired_[size_t(ctx_.flag_slot[size_t(instr)])]; }
   std::vector<std::vector<Fire>> fired_;  // per flag (SimContext::flag_slot): fired, not yet consumed (oldest first)
   std::vector<int> pending_sets_;        // per flag: sets minus waits, in dispatch order
+  std::vector<char> lost_sets_;          // per flag: set again while set, in this block (reported then)
   std::vector<int32_t> last_set_;        // per flag: the last set_flag dispatched
 
   CoreStats stats_;

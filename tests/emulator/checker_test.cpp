@@ -18,8 +18,10 @@ struct Checked {
   Report report;
 };
 
-Checked check(const std::string& body, int blocks = 1) {
-  std::string text = ".kernel k\n.tensor X f16 [4096] inout\n.tensor Y f32 [4096] out\n" + body + "    end\n";
+// Y is `inout` unless a test asks for `out`: an `out` tensor these snippets leave partly unwritten
+// would add an Unwritten diagnostic to the one each test is about.
+Checked check(const std::string& body, int blocks = 1, std::string_view y_role = "inout") {
+  std::string text = ".kernel k\n.tensor X f16 [4096] inout\n.tensor Y f32 [4096] " + std::string(y_role) + "\n" + body + "    end\n";
   Checked c{parse_program(text, "k.s"), {}};
   GlobalMemory gm = GlobalMemory::for_program(c.program);
   gm.fill_inputs(1);
@@ -256,9 +258,79 @@ TEST(Checker, ReadOfUnwrittenMemory) {
 }
 
 TEST(Checker, ReadOfAnOutputTensorBeforeItIsWritten) {
-  Checked c = check("    copy_gm_ub ub[0], Y[0], len=8\n");
-  expect_only(c, Diagnostic::Kind::Uninitialized);
-  EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("tensor Y bytes [0, 256)"));
+  Checked c = check("    copy_gm_ub ub[0], Y[0], len=8\n", 1, "out");
+  ASSERT_NE(find(c, Diagnostic::Kind::Uninitialized), nullptr);
+  EXPECT_THAT(find(c, Diagnostic::Kind::Uninitialized)->message, HasSubstr("tensor Y bytes [0, 256)"));
+  ASSERT_NE(find(c, Diagnostic::Kind::Unwritten), nullptr);  // and nothing wrote it at all
+  EXPECT_EQ(c.report.diagnostics.size(), 2u);
+}
+
+// An `out` tensor comes back to the host whole: bytes no instruction wrote are a diagnostic of
+// their own (the host would get GM's zeros), with the tensor, the count and the first element.
+TEST(Checker, OutputTensorLeftPartlyUnwritten) {
+  // 4096 f32 is 16 KB; the loop stores 15 of its 16 KB (a tile loop one short).
+  Checked c = check("    vdup.f32 ub[0], 1.0, repeat=16\n"
+                    "    set_flag V, MTE3, 0\n"
+                    "    wait_flag V, MTE3, 0\n"
+                    "    li x1, 0\n"
+                    "loop:\n"
+                    "    copy_ub_gm Y[x1], ub[0], len=32\n"
+                    "    add x1, x1, 1024\n"
+                    "    blt x1, 15360, loop\n",
+                    1, "out");
+  expect_only(c, Diagnostic::Kind::Unwritten);
+  const Diagnostic& d = *find(c, Diagnostic::Kind::Unwritten);
+  EXPECT_EQ(d.index, -1);
+  EXPECT_EQ(d.core, -1);
+  EXPECT_THAT(d.message, HasSubstr("output tensor Y (f32 [4096]): the kernel never wrote 1024 of its 16384 bytes, in 1 "
+                                   "range, the first elements [3840] to [4095] (bytes 15360 to 16383)"));
+  EXPECT_THAT(d.message, HasSubstr("declare it `inout`"));
+  EXPECT_THAT(format_diagnostic(c.program, d), HasSubstr("k: error: unwritten: the run: output tensor Y"));
+}
+
+TEST(Checker, OutputTensorWrittenWholeOrInoutReportsNothing) {
+  const std::string store = "    vdup.f32 ub[0], 1.0, repeat=64\n"
+                            "    set_flag V, MTE3, 0\n"
+                            "    wait_flag V, MTE3, 0\n"
+                            "    copy_ub_gm Y[0], ub[0], len=512\n";
+  for (Checked c : {check(store, 1, "out"), check("    copy_gm_ub ub[0], X[0], len=8\n", 1, "inout")})
+    for (const Diagnostic& d : c.report.diagnostics) ADD_FAILURE() << format_diagnostic(c.program, d);
+}
+
+TEST(Checker, OutputTensorNothingWroteNamesItsWholeSize) {
+  Checked c = check("    copy_gm_ub ub[0], X[0], len=8\n", 1, "out");
+  expect_only(c, Diagnostic::Kind::Unwritten);
+  EXPECT_THAT(find(c, Diagnostic::Kind::Unwritten)->message,
+              HasSubstr("never wrote 16384 of its 16384 bytes, in 1 range, the first elements [0] to [4095]"));
+}
+
+// Blocks store their own quarter of Y; a launch of 3 of the program's 4 leaves the last quarter,
+// and the message says the launch was short.
+TEST(Checker, OutputTensorOfAShortLaunchSaysSo) {
+  const std::string text = ".kernel k\n.block_dim 4\n.tensor Y f32 [4096] out\n"
+                           "    block_idx x1\n"
+                           "    mul x1, x1, 4096\n"
+                           "    vdup.f32 ub[0], 1.0, repeat=16\n"
+                           "    set_flag V, MTE3, 0\n"
+                           "    wait_flag V, MTE3, 0\n"
+                           "    copy_ub_gm Y[x1], ub[0], len=128\n"
+                           "    end\n";
+  Program p = parse_program(text, "k.s");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  Report all = simulate(load_chip("ascend910"), p, gm).report;
+  for (const Diagnostic& d : all.diagnostics) ADD_FAILURE() << format_diagnostic(p, d);
+  GlobalMemory gm3 = GlobalMemory::for_program(p);
+  Report three = simulate(load_chip("ascend910"), p, gm3, {.blocks = 3}).report;
+  ASSERT_EQ(three.diagnostics.size(), 1u);
+  EXPECT_THAT(three.diagnostics[0].message,
+              HasSubstr("never wrote 4096 of its 16384 bytes, in 1 range, the first elements [3072] to [4095]"));
+  EXPECT_THAT(three.diagnostics[0].message, HasSubstr("this launch ran 3 of the program's 4 blocks (.block_dim)"));
+}
+
+// A run that hangs leaves its outputs unwritten as a symptom: the deadlock alone is reported.
+TEST(Checker, DeadlockedRunReportsNoUnwrittenOutput) {
+  Checked c = check("    wait_flag MTE2, V, 0\n", 1, "out");
+  expect_only(c, Diagnostic::Kind::Deadlock);
 }
 
 TEST(Checker, EventIdOutOfRange) {
@@ -274,6 +346,16 @@ TEST(Checker, FlagSetTwiceBeforeItsWait) {
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->line, line_of(c, "set_flag", 1));
   EXPECT_THAT(d->message, HasSubstr("set again before a wait_flag consumed the set at instruction 0 (line 4)"));
+}
+
+// One doubled set with one wait is one problem, once: the flag holds one signal, so nothing is
+// left set at the end to count as a repeat of the same set_flag.
+TEST(Checker, FlagSetTwiceWithOneWaitIsReportedOnce) {
+  Checked c = check("    set_flag MTE2, V, 0\n    set_flag MTE2, V, 0\n    wait_flag MTE2, V, 0\n");
+  expect_only(c, Diagnostic::Kind::Sync);
+  ASSERT_EQ(c.report.diagnostics.size(), 1u);
+  EXPECT_EQ(c.report.diagnostics[0].repeats, 1);
+  EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("set again before a wait_flag consumed"));
 }
 
 TEST(Checker, FlagStillSetAtTheEnd) {

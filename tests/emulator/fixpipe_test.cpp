@@ -228,8 +228,10 @@ TEST(FixpipeScale, RegisterAndImmediateAgree) {
 std::string matmul_program(int64_t m, int64_t n, int64_t k, int64_t ldc, const char* to, bool relu) {
   int64_t mr = (m + 15) / 16 * 16, kr = (k + 15) / 16 * 16, mf = mr / 16, kf = kr / 16, nf = (n + 15) / 16;
   int64_t b_at = kf * mr * 32;  // B's L1 offset, after A's column blocks
-  std::string p = fmt::format(".tensor A f16 [{}, {}] in\n.tensor B f16 [{}, {}] in\n.tensor C {} [{}, {}] out\n", m, k,
-                              k, n, to, m, ldc);
+  // Rows wider than n (ldc > n) leave columns the fixpipe never writes: C is then the host's
+  // (inout), as an `out` tensor must be written whole (the checker's Unwritten).
+  std::string p = fmt::format(".tensor A f16 [{}, {}] in\n.tensor B f16 [{}, {}] in\n.tensor C {} [{}, {}] {}\n", m, k,
+                              k, n, to, m, ldc, ldc > n ? "inout" : "out");
   p += fmt::format("copy_gm_l1_nd2nz.f16 l1[0], A[0], rows={}, cols={}, src_stride={}, dst_rows={}\n", m, k, k, mr);
   p += fmt::format("copy_gm_l1_nd2nz.f16 l1[{}], B[0], rows={}, cols={}, src_stride={}, dst_rows={}\n", b_at, k, n, n,
                    kr);
