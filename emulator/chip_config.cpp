@@ -220,6 +220,11 @@ void validate(const ChipConfig& c, const std::string& origin) {
     for (size_t j = 0; j < i; ++j)
       if (c.cube[j].input == f.input) user_error("{}: the cube lists {} twice", origin, dtype_name(f.input));
   }
+  const bool cube_cores = std::any_of(c.kinds.begin(), c.kinds.end(), [](const CoreConfig& k) { return k.has_pipe(Pipe::M); });
+  if (cube_cores && c.cube.empty())
+    user_error("{}: the chip has cube cores (pipe M) but 'cube' lists nothing they multiply; list each input type, "
+               "e.g. {{\"input\": \"f16\", \"accumulator\": \"f32\", \"m0\": 16, \"k0\": 16, \"n0\": 16}}",
+               origin);
 }
 
 // The timing fields, listed once for both directions of the JSON mapping.
@@ -273,14 +278,23 @@ bool may_be_zero(std::string_view key) {
 struct BufferLimit {
   int64_t min, max;
   const char* why;
+  // The ISA steps through the buffer in units of this many bytes (32 B blocks, 512 B fractals, 64 B
+  // accumulator rows), so a coarser alignment would make its own instructions misaligned.
+  int64_t max_align;
+  const char* align_why;
 };
 constexpr BufferLimit kBufferLimits[kNumSpaces] = {
-    {0, 0, ""},
-    {512, 4 << 20, "at least one 512 B cube fractal; at most 4 MiB, 4x the Ascend 910's 1 MiB"},
-    {512, 256 << 10, "at least one 512 B cube fractal; at most 256 KiB, 4x the Ascend 910's 64 KiB"},
-    {512, 256 << 10, "at least one 512 B cube fractal; at most 256 KiB, 4x the Ascend 910's 64 KiB"},
-    {1024, 1 << 20, "at least one 16x16 f32 accumulator fractal (1024 B); at most 1 MiB, 4x the Ascend 910's 256 KiB"},
-    {256, 1 << 20, "at least one 256 B vector repeat; at most 1 MiB, 4x the Ascend 910's 256 KiB"},
+    {0, 0, "", 0, ""},
+    {512, 4 << 20, "at least one 512 B cube fractal; at most 4 MiB, 4x the Ascend 910's 1 MiB", 32,
+     "the MTEs move 32 B blocks into and out of it"},
+    {512, 256 << 10, "at least one 512 B cube fractal; at most 256 KiB, 4x the Ascend 910's 64 KiB", 512,
+     "load2d and load3d fill it 512 B fractal by fractal"},
+    {512, 256 << 10, "at least one 512 B cube fractal; at most 256 KiB, 4x the Ascend 910's 64 KiB", 512,
+     "load2d and load3d fill it 512 B fractal by fractal"},
+    {1024, 1 << 20, "at least one 16x16 f32 accumulator fractal (1024 B); at most 1 MiB, 4x the Ascend 910's 256 KiB",
+     64, "its accumulators are read out 16 f32 (64 B) per row"},
+    {256, 1 << 20, "at least one 256 B vector repeat; at most 1 MiB, 4x the Ascend 910's 256 KiB", 32,
+     "the vector unit addresses it in 32 B blocks"},
 };
 // Rates are bytes per cycle (the ascend910's are 32..1000). Slower than 0.01 a single transfer of a
 // big tensor would last beyond what the cycle counters hold; faster than 10^6 is no memory system.
@@ -291,6 +305,10 @@ constexpr double kMinEfficiency = 0.01;
 constexpr int64_t kMaxCycles = 1'000'000;
 
 void validate_limits(const ChipConfig& c, const std::string& origin) {
+  // Real AI Cores run at 1000..1850 MHz; the bounds keep every figure derived from it (us, TFLOPS) finite.
+  if (!(c.clock_mhz >= 1 && c.clock_mhz <= 100000))
+    user_error("{}: chip config field 'clock_mhz' must be in 1..100000 (MHz; the presets run at 1000 to 1800), got {}",
+               origin, c.clock_mhz);
   const int cross = c.timing.cross_core_latency;
   if (c.split() && (cross < 1 || cross > kMaxCycles))
     user_error("{} (timing): timing field 'cross_core_latency' must be in 1..{} (cycles from a set_cross to the other "
@@ -306,9 +324,10 @@ void validate_limits(const ChipConfig& c, const std::string& origin) {
         user_error("{}: buffer {} is {} bytes, but a chip's {} holds {}..{} bytes ({}; kind {})", origin,
                    space_name(Space(s)), k.size[s], space_name(Space(s)), l.min, l.max, l.why, core_kind_name(k.kind));
       int64_t a = k.align[s];
-      if (a < 1 || a > 4096 || (a & (a - 1)))
-        user_error("{}: alignment of {} (kind {}) must be a power of two in 1..4096, got {}", origin,
-                   space_name(Space(s)), core_kind_name(k.kind), a);
+      if (a < 1 || a > l.max_align || (a & (a - 1)))
+        user_error("{}: alignment of {} (kind {}) must be a power of two in 1..{} ({}, so a coarser alignment "
+                   "would misalign the ISA's own accesses), got {}",
+                   origin, space_name(Space(s)), core_kind_name(k.kind), l.max_align, l.align_why, a);
     }
     for (const DataPathRate& p : k.paths)
       if (!(p.rate >= kMinRate && p.rate <= kMaxRate))

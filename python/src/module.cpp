@@ -105,7 +105,15 @@ py::str as_text(const char* message) {
 }
 
 py::object json_loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
-std::string json_dumps(const py::handle& object) { return py::module_::import("json").attr("dumps")(object).cast<std::string>(); }
+std::string json_dumps(const py::handle& object) {
+  try {
+    return py::module_::import("json").attr("dumps")(object, py::arg("allow_nan") = false).cast<std::string>();
+  } catch (py::error_already_set& e) {
+    // Python writes NaN and Infinity, which are no JSON: say which, not "not valid JSON".
+    if (!e.matches(PyExc_ValueError)) throw;
+    user_error("<dict>: a value is NaN or infinite ({}); a chip's figures are finite numbers", e.value().attr("args")[py::int_(0)].cast<std::string>());
+  }
+}
 
 }  // namespace cubekit::py_bind
 

@@ -64,6 +64,14 @@ const ErrorCase kValues[] = {
     {"BufferSizeZero", preset_with(R"("ub": 262144)", R"("ub": 0)"), {"my_chip.json", "ub", "must be positive, got 0"}},
     {"AlignmentNotAPowerOfTwo", preset_with(R"("l1": 32)", R"("l1": 48)"),
      {"my_chip.json (kind coupled): alignment of l1 must be a power of two, got 48"}},
+    // A coarser alignment than the ISA's own step would misalign its instructions (load2d's next fractal).
+    {"ClockBeyondAnyChip", preset_with(R"("clock_mhz": 1000.0)", R"("clock_mhz": 1e300)"),
+     {"my_chip.json: chip config field 'clock_mhz' must be in 1..100000 (MHz; the presets run at 1000 to 1800), got 1e+300"}},
+    {"CubeListsNothing", preset_between(R"("cube": [)", "]", ""),
+     {"my_chip.json: the chip has cube cores (pipe M) but 'cube' lists nothing they multiply"}},
+    {"AlignmentCoarserThanTheIsaSteps", preset_with(R"("l0a": 512)", R"("l0a": 1024)"),
+     {"my_chip.json: alignment of l0a (kind coupled) must be a power of two in 1..512 (load2d and load3d fill it 512 B "
+      "fractal by fractal, so a coarser alignment would misalign the ISA's own accesses), got 1024"}},
     {"CoreKindNotModelled", preset_with(R"("coupled")", R"("split")"),
      {"my_chip.json (kinds): kind 'split' is not modelled; the kinds are 'coupled' (cube and vector in one core), 'aic' "
       "(cube cores) and 'aiv' (vector cores)"}},

@@ -113,6 +113,13 @@ def test_bad_chip_config():
         ck.ChipConfig.from_json(json.dumps(d))
     with pytest.raises(ck.Error, match=r"not valid JSON"):
         ck.ChipConfig.from_json("{cores: 3")
+    d = ck.chip().to_dict()
+    d["clock_mhz"] = float("nan")  # Python writes NaN, which JSON has not: say so, not "not valid JSON"
+    with pytest.raises(ck.Error, match=r"<dict>: a value is NaN or infinite \(Out of range float values are not JSON "
+                                       r"compliant\); a chip's figures are finite numbers"):
+        ck.ChipConfig.from_dict(d)
+    with pytest.raises(ck.Error, match=r"<dict>: a value is NaN or infinite"):
+        ck.kernels.add(np.ones(4, np.float16), np.ones(4, np.float16), chip=d)
 
 
 def test_bad_assembly_line_has_line_and_column(tmp_path):
