@@ -27,6 +27,7 @@ struct RunArgs {
   std::vector<std::string> inputs, outputs;
   bool json = false;
   bool timing_only = false, no_checks = false, in_order = false;
+  bool cores_given = false;  // --cores/--blocks on the command line (0 is no launch, not the default)
   int threads = 0;
   std::string trace;
 };
@@ -79,22 +80,24 @@ int run_functional(const ChipConfig& chip, const Program& program, GlobalMemory&
   } else {
     fmt::print("kernel {} on {} in program order: {} block{}, {} instructions executed\n", program.name, chip.name,
                r.cores, r.cores == 1 ? "" : "s", r.instructions);
-    if (r.clean()) fmt::print("checks: clean\n");
+    if (r.clean())
+      fmt::print("checks: clean (in program order: bounds, alignment, dtypes and faults only; run without --in-order "
+                 "for the race, initialisation and sync checks)\n");
     for (const Diagnostic& d : r.diagnostics) fmt::print("  {}\n", format_diagnostic(program, d, args.program));
   }
   return r.clean() ? 0 : 1;
 }
 
 int run(const RunArgs& args) {
+  if (args.cores_given && args.cores < 1)
+    user_error("--blocks must be at least 1 (leave it out for the program's .block_dim), got {}", args.cores);
   ChipConfig chip = load_chip(args.chip);
   Program program = load_program(args.program);
-  if (args.cores < 0) user_error("--cores must be positive, got {}", args.cores);
   if (args.max_steps < 1) user_error("--max-steps must be positive, got {}", args.max_steps);
   if (args.max_work < 1) user_error("--max-work must be positive, got {}", args.max_work);
   if (args.max_trace_events < 1) user_error("--max-trace-events must be positive, got {}", args.max_trace_events);
   if (args.threads < 0) user_error("--threads must be 0 (all) or more, got {}", args.threads);
-  if (!args.trace.empty() && !std::ofstream(args.trace, std::ios::app))
-    user_error("--trace: cannot write '{}'", args.trace);
+  if (!args.trace.empty()) check_writable(args.trace, "--trace");
   // Timing never depends on data: a timing-only run of a program given no inputs has no bytes.
   const bool data = !args.timing_only || !args.inputs.empty();
   GlobalMemory gm = data ? GlobalMemory::for_program(program) : GlobalMemory::shape_only(program);
@@ -104,10 +107,7 @@ int run(const RunArgs& args) {
   for (const std::string& out : args.outputs) {
     auto [name, path] = split_binding(out, "--output");
     outputs.push_back({gm.index(name), path});
-    // Checked before the run, written after it: a run refused on the way leaves no empty file behind.
-    const bool existed = std::filesystem::exists(path);
-    if (!std::ofstream(path, std::ios::app)) user_error("--output {}: cannot write '{}'", name, path);
-    if (!existed) std::filesystem::remove(path);
+    check_writable(path, "--output " + name);
   }
   if (args.in_order) return run_functional(chip, program, gm, args, outputs);
   SimOptions options{.blocks = args.cores, .timing_only = args.timing_only, .checks = !args.no_checks,
@@ -148,10 +148,21 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", args->json, "print the report as one JSON object");
   cmd->add_option("--trace", args->trace, "write a Chrome trace (Perfetto, chrome://tracing) to this file");
   cmd->add_flag("--timing-only", args->timing_only, "cycles only: skip the data and the race checks (fast, for tuning)");
-  cmd->add_flag("--no-checks", args->no_checks, "skip the race, initialisation and sync checks");
+  cmd->add_flag("--no-checks", args->no_checks,
+                "skip the race and initialisation checks (the timing model still reports flag misuse: a flag set "
+                "twice or left set, a wait nothing sets)");
   cmd->add_option("--threads", args->threads, "host threads (default: all); results never depend on it");
   cmd->add_flag("--in-order", args->in_order, "the functional model only: every instruction in program order, no timing");
-  cmd->callback([args, &exit_code] { exit_code = run(*args); });
+  cmd->callback([args, cmd, &exit_code] {
+    args->cores_given = cmd->count("--cores") > 0;
+    exit_code = run(*args);
+  });
+}
+
+void check_writable(const std::string& path, const std::string& option) {
+  const bool existed = std::filesystem::exists(path);
+  if (!std::ofstream(path, std::ios::app)) user_error("{}: cannot write '{}'", option, path);
+  if (!existed) std::filesystem::remove(path);
 }
 
 }  // namespace cubekit::cli

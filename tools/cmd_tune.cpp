@@ -13,6 +13,8 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -93,6 +95,10 @@ void print_table(const std::vector<tune::Outcome>& outcomes, const std::vector<i
   fmt::print("{}\n", db.empty() ? "no database (--db off): nothing kept" : "kept in " + db);
   constexpr size_t kShown = 3;  // failures per problem shown; the database keeps every one
   for (const tune::Outcome& o : outcomes) {
+    if (o.own_best)
+      fmt::print("note: {} {}: an earlier search's schedule in the database ({} cycles) beats this search's best ({}); "
+                 "it stays the best\n",
+                 o.problem.kernel, o.problem.shape(), with_commas(o.best.cycles), with_commas(*o.own_best));
     for (size_t i = 0; i < std::min(kShown, o.errors.size()); ++i)
       fmt::print("warning: {} {}: a candidate failed: {}\n", o.problem.kernel, o.problem.shape(), o.errors[i]);
     if (o.errors.size() > kShown)
@@ -106,22 +112,40 @@ nlohmann::json outcome_json(const tune::Outcome& o, int count) {
           {"problem", nlohmann::json::parse(o.problem.key())}, {"count", count}, {"params", o.best.params},
           {"cycles", o.best.cycles}, {"default_cycles", o.best.default_cycles}, {"speedup", o.speedup()},
           {"evaluated", o.best.evaluated}, {"cached", o.cached}, {"pruned", o.pruned}, {"failed", o.failed},
-          {"space", o.best.space}, {"strategy", o.best.strategy}, {"seed", o.best.seed}, {"errors", o.errors}};
+          {"space", o.best.space}, {"strategy", o.best.strategy}, {"seed", o.best.seed}, {"errors", o.errors},
+          {"own_best_cycles", o.own_best ? nlohmann::json(*o.own_best) : nlohmann::json(nullptr)}};
 }
 
-int list_database() {
+int list_database(bool json) {
   std::string path = tune::database_path();
   if (path == "off") user_error("tune --list: no database (the setting is off); give --db FILE");
   std::unique_ptr<tune::Database> db = tune::Database::open(path, tune::Database::Mode::Read);
+  const std::vector<tune::Database::Row> rows = db->all_best();
+  if (json) {
+    nlohmann::json j = {{"database", path}, {"best", nlohmann::json::array()}};
+    for (const tune::Database::Row& r : rows)
+      j["best"].push_back({{"chip", r.chip_name}, {"chip_key", r.chip}, {"kernel", r.kernel},
+                           {"problem", nlohmann::json::parse(r.problem)}, {"params", r.best.params},
+                           {"cycles", r.best.cycles}, {"default_cycles", r.best.default_cycles},
+                           {"evaluated", r.best.evaluated}, {"space", r.best.space}, {"strategy", r.best.strategy},
+                           {"seed", r.best.seed}});
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  // Two configs of one name (a preset and an edited copy) are told apart by their key.
+  std::map<std::string, std::set<std::string>> keys;
+  for (const tune::Database::Row& r : rows) keys[r.chip_name].insert(r.chip);
   fmt::print("{}:\n", path);
-  for (const tune::Database::Row& r : db->all_best())
-    fmt::print("  {:<12} {:<10} {}  {} cycles (default {}), {}\n", r.chip_name, r.kernel, r.problem, r.best.cycles,
+  for (const tune::Database::Row& r : rows) {
+    std::string chip = keys[r.chip_name].size() > 1 ? r.chip_name + " #" + r.chip.substr(0, 8) : r.chip_name;
+    fmt::print("  {:<12} {:<10} {}  {} cycles (default {}), {}\n", chip, r.kernel, r.problem, r.best.cycles,
                r.best.default_cycles, tune::params_text(r.best.params));
+  }
   return 0;
 }
 
 int run_tune(const TuneArgs& a) {
-  if (a.list) return list_database();
+  if (a.list) return list_database(a.json);
   if (a.suite.empty() && !a.problem)
     user_error("tune: name a kernel (cubekit tune matmul --m 1024 --n 1024 --k 1024) or a suite (--suite {})",
                fmt::join(tune::suite_names(), " or "));
@@ -225,6 +249,8 @@ void add_tune(CLI::App& app, int& exit_code) {
         [name](const VectorArgs& a) { Problem p; p.kernel = name; p.vector = options_of(a); return p; });
   t->final_callback([ta, t, &exit_code] {
     ta->budget_given = t->count("--budget") > 0;
+    if (t->count("--time") > 0 && !(ta->seconds > 0))
+      user_error("tune: --time must be a positive number of seconds, got {}", ta->seconds);
     exit_code = run_tune(*ta);
   });
 }

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace cubekit::cli {
 
 void add_run(CLI::App& app, int& exit_code);
@@ -14,5 +16,9 @@ void add_tune(CLI::App& app, int& exit_code);  // tune: tools/cmd_tune.cpp
 // same option checks, kernel definition and compilation, so it runs nothing and writes no file.
 enum class KernelAction { Run, Validate };
 void add_kernel(CLI::App& app, int& exit_code, KernelAction action = KernelAction::Run);  // kernel, compile
+
+// A user error (`option`: cannot write `path`) unless the file can be written; checked before a run
+// and written after it, so a run refused on the way leaves no empty file behind (tools/cmd_run.cpp).
+void check_writable(const std::string& path, const std::string& option);
 
 }  // namespace cubekit::cli

@@ -79,7 +79,7 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
            .max_trace_events = a.max_trace_events};
   s.reference = !a.no_check;
   s.atol = atol;
-  if (!a.trace.empty() && !std::ofstream(a.trace, std::ios::app)) user_error("--trace: cannot write '{}'", a.trace);
+  if (!a.trace.empty()) check_writable(a.trace, "--trace");
   const dsl::Func& f = outputs.at(0);
   kernels::KernelRun run = kernels::compile_and_run(outputs, chip, s);
   const Report& r = run.sim.report;

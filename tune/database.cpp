@@ -236,10 +236,10 @@ void Database::set_best(const std::string& chip, const std::string& chip_name, c
 
 std::vector<Database::Row> Database::all_best() {
   Statement s(db_,
-              "SELECT p.kernel, p.problem, p.chip_name, b.params, b.cycles, b.default_cycles, b.evaluated, b.space, "
-              "b.strategy, b.seed FROM best b JOIN problems p ON p.id = b.problem ORDER BY p.id");
+              "SELECT p.kernel, p.problem, p.chip_name, p.chip, b.params, b.cycles, b.default_cycles, b.evaluated, "
+              "b.space, b.strategy, b.seed FROM best b JOIN problems p ON p.id = b.problem ORDER BY p.id");
   std::vector<Row> rows;
-  while (s.step()) rows.push_back({s.text(0), s.text(1), s.text(2), best_of(s, 3)});
+  while (s.step()) rows.push_back({s.text(0), s.text(1), s.text(2), s.text(3), best_of(s, 4)});
   return rows;
 }
 

@@ -79,6 +79,7 @@ class Database {
   // Every best schedule: (kernel, problem, chip_name, best), for `cubekit tune --list`.
   struct Row {
     std::string kernel, problem, chip_name;
+    std::string chip;  // chip_key: configs of one name differ by it
     Best best;
   };
   std::vector<Row> all_best();

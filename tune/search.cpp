@@ -272,6 +272,19 @@ Claimed evaluate_claimed(const std::vector<const Problem*>& problems, const std:
   return c;
 }
 
+// What the database held before this search (`earlier`, by params) may hold a better schedule
+// than any this search ran (a second search with a smaller budget, or a different seed): it stays
+// the best, so that a search never makes the kernels slower.
+void keep_earlier_best(const std::map<std::string, Candidate>& earlier, Outcome& o) {
+  const Candidate* best = nullptr;
+  for (const auto& [key, c] : earlier)
+    if (c.cycles && (!best || *c.cycles < *best->cycles)) best = &c;
+  if (!best || !o.best.cycles || *best->cycles >= o.best.cycles) return;
+  o.own_best = o.best.cycles;
+  o.best.params = best->params;
+  o.best.cycles = *best->cycles;
+}
+
 }  // namespace
 
 uint64_t evaluate(const Problem& problem, const Params& params, const ChipConfig& chip) {
@@ -286,12 +299,14 @@ uint64_t evaluate(const Problem& problem, const Params& params, const ChipConfig
 
 std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig& chip, const Settings& settings,
                           Database* db, Cluster& cluster, const std::function<void(const Progress&)>& progress) {
+  // The settings are the CLI's --budget, --time, --threads and Python's budget=, time=, threads=.
+  if (settings.seconds < 0) user_error("tune: a time limit of {} seconds; it must be positive", settings.seconds);
   if (!settings.exhaustive && (settings.budget < 0 || settings.budget == 1))
-    user_error("tune: --budget {} is too small; give at least 2 (the default schedule and one candidate)", settings.budget);
+    user_error("tune: a budget of {} is too small; give at least 2 (the default schedule and one candidate)", settings.budget);
   if (!settings.exhaustive && settings.budget == 0 && settings.seconds <= 0)
-    user_error("tune: no budget and no time limit: give --budget N (candidates per problem), --time S or --exhaustive");
-  if (settings.seconds < 0) user_error("tune: --time {} must be positive (seconds)", settings.seconds);
-  if (settings.threads < 0) user_error("tune: --threads {} must be positive (0: every core)", settings.threads);
+    user_error("tune: no budget and no time limit: give a budget (candidates per problem: --budget N, budget=N), a "
+               "time (--time S, time=S) or exhaustive (--exhaustive, exhaustive=True)");
+  if (settings.threads < 0) user_error("tune: {} threads; give a positive number (0: every core)", settings.threads);
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const int threads = settings.threads > 0 ? settings.threads : int(std::max(1u, std::thread::hardware_concurrency()));
@@ -390,6 +405,7 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
   std::vector<Outcome> out;
   for (size_t i = 0; i < searches.size(); ++i) {
     out.push_back(searches[i].outcome(finished[i] < 0 ? elapsed() : finished[i]));
+    keep_earlier_best(cache[i], out.back());
     if (db && cluster.rank() == 0) db->set_best(chip_hash, chip.name, problems[i].kernel, problems[i].key(), out.back().best);
   }
   return out;

@@ -39,6 +39,9 @@ struct Outcome {
   Problem problem;
   Best best;                  // the best schedule (params empty: the default) and what the search did
   int64_t cached = 0;         // evaluations answered by the database (a resumed search)
+  // The best is an earlier search's, from the database, better than any this search ran (a
+  // smaller second search never replaces it); then this search's own best cycles.
+  std::optional<uint64_t> own_best;
   int64_t pruned = 0;         // points the validators rejected before any compile
   int64_t failed = 0;         // candidates that failed to compile or run (`errors` says why)
   std::vector<std::string> errors;

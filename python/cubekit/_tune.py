@@ -39,6 +39,8 @@ def tune(kernel=None, *, suite=None, batch=8, chip="ascend910", budget=None, tim
     threads = _opt.integer(where, "threads", threads)
     exhaustive = _opt.boolean(where, "exhaustive", exhaustive)
     seconds = 0.0 if time is None else _opt.real(where, "time", time)
+    if time is not None and seconds <= 0:
+        _opt.fail(where, "time", time, "a positive number of seconds")
     db = "" if db is None else str(db)
     if suite is not None:
         if problem:
@@ -56,7 +58,28 @@ def tune(kernel=None, *, suite=None, batch=8, chip="ascend910", budget=None, tim
                                  f"({', '.join(fields)})")
         if key not in fields:
             raise _cubekit.Error(f"tune: {kernel} has no option '{key}'; its options are {', '.join(fields)}")
-        if key == "score_mod":
-            value = score_mod_option(value)
-        setattr(options, key, list(value) if isinstance(value, tuple) else value)
+        if key == "score_mod":  # a function; the field reads back whether one is set
+            options.score_mod = score_mod_option(value)
+        else:
+            _set_field(kernel, options, key, value)
     return _cubekit._tune_problem(kernel, options, chip, budget, seconds, seed, exhaustive, threads, db)
+
+
+def _set_field(kernel, options, key, value):
+    """options.key = value, type-checked as the kernels check their options: the field's own type
+    (a bool is no integer, 64.5 no int), a cubekit.Error naming the option otherwise."""
+    where = f"tune {kernel}"
+    current = getattr(options, key)
+    if isinstance(current, bool):
+        value = _opt.boolean(where, key, value)
+    elif isinstance(current, int):
+        value = _opt.integer(where, key, value)
+    elif isinstance(current, float):
+        value = _opt.real(where, key, value)
+    elif isinstance(value, tuple):
+        value = list(value)
+    try:
+        setattr(options, key, value)
+    except TypeError:
+        _opt.fail(where, key, value, f"a {type(current).__name__} as the {kernel} kernel takes it")
+

@@ -177,7 +177,7 @@ TEST(CliBadInput, NegativeCores) {
   TempDir dir("cli");
   CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --cores -2");
   EXPECT_EQ(r.exit_code, 2) << r.describe();
-  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --cores must be positive, got -2"));
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --blocks must be at least 1 (leave it out for the program's .block_dim), got -2"));
 }
 
 // Currently fails: --max-steps -1 runs and reports "step-limit: ... stopped after -1 instructions"
@@ -310,6 +310,24 @@ TEST(CliInput, RefusedRunLeavesNoOutputFile) {
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_THAT(r.err, HasSubstr("is more than a launch can have"));
   EXPECT_FALSE(std::filesystem::exists(c));
+}
+
+// A trace cut off at its bound is a refused run: no empty trace file stays behind.
+TEST(CliInput, TraceOverItsBoundLeavesNoFile) {
+  TempDir dir("cli");
+  const std::filesystem::path t = dir.path() / "t.json";
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --max-trace-events 10 --trace " + shell_quoted(t.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("the trace reached its bound of 10 events"));
+  EXPECT_FALSE(std::filesystem::exists(t));
+}
+
+// 0 blocks is no launch, not "the default": the default is leaving the option out.
+TEST(CliBadInput, ZeroBlocks) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --blocks 0");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --blocks must be at least 1 (leave it out for the program's .block_dim), got 0"));
 }
 
 TEST(CliInput, UnwritableTrace) {

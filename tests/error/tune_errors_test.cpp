@@ -97,7 +97,7 @@ TEST(TuneErrors, SpaceWithNoValidPoint) {
 TEST(TuneErrors, BudgetTooSmall) {
   tune::Settings s;
   s.budget = 1;
-  expect_settings_error(s, {"--budget 1 is too small", "at least 2"});
+  expect_settings_error(s, {"a budget of 1 is too small", "at least 2"});
 }
 
 TEST(TuneErrors, NoBudgetAndNoTime) {
@@ -109,7 +109,7 @@ TEST(TuneErrors, NoBudgetAndNoTime) {
 TEST(TuneErrors, NegativeThreads) {
   tune::Settings s;
   s.threads = -2;
-  expect_settings_error(s, {"--threads -2 must be positive"});
+  expect_settings_error(s, {"tune: -2 threads; give a positive number (0: every core)"});
 }
 
 // A problem the kernel itself rejects is reported as the kernel reports it, not as an empty space.
@@ -122,7 +122,7 @@ TEST(TuneErrors, ProblemTheKernelRejects) {
 TEST(TuneErrors, NegativeTime) {
   tune::Settings s;
   s.seconds = -1;
-  expect_settings_error(s, {"--time -1 must be positive"});
+  expect_settings_error(s, {"tune: a time limit of -1 seconds; it must be positive"});
 }
 
 TEST(TuneErrors, TunedScheduleWithAnUnknownParameter) {

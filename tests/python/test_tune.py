@@ -59,6 +59,27 @@ def test_tune_errors():
         ck.tune()
     with pytest.raises(ck.Error, match="no suite 'vgg'"):
         ck.tune(suite="vgg", db="off")
+    # The problem's fields are type-checked as the kernels' options are: no bool for an int, no 64.5.
+    with pytest.raises(ck.Error, match=r"tune matmul: m must be an integer, got 64.5 \(float\)"):
+        ck.tune("matmul", m=64.5, n=64, k=64, db="off")
+    with pytest.raises(ck.Error, match=r"tune matmul: m must be an integer, got True \(bool\)"):
+        ck.tune("matmul", m=True, n=64, k=64, db="off")
+    with pytest.raises(ck.Error, match="tune: time must be a positive number of seconds, got -1"):
+        ck.tune("matmul", m=64, n=64, k=64, time=-1, db="off")
+
+
+def test_a_smaller_second_search_keeps_the_better_best(db):
+    """A second search of the same problem with a smaller budget finds a worse best (12,532 against
+    14,988 cycles when found): what the database held stays the best, and the kernels take it."""
+    problem = dict(m=512, n=512, k=512, chip="ascend910b2")
+    first = ck.tune("matmul", budget=48, **problem)
+    second = ck.tune("matmul", budget=8, **problem)
+    assert second["cycles"] == first["cycles"] and second["params"] == first["params"]
+    if second["own_best_cycles"] is not None:
+        assert second["own_best_cycles"] > first["cycles"]
+    _, report = ck.kernels.matmul(np.zeros((512, 512), np.float16), np.zeros((512, 512), np.float16),
+                                  chip="ascend910b2", timing_only=True)
+    assert report["cycles"] == first["cycles"]
 
 
 def test_cli_second_kernel_call_uses_the_tuned_schedule(tmp_path):
