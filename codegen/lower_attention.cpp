@@ -228,7 +228,7 @@ class FlashNest {
     // (finite values, zeroed once at the start of the kernel). Set here rather than before the
     // loop, where the sync pass would order it by a barrier of its own.
     std::vector<Node> start;
-    VectorOps(k_, *pool_, start, nz(nt)).fill(row(max_), sched::kMaskedScore);
+    VectorOps(k_, *pool_, start, nz(nt)).fill(row(max_), sched::kRunningMaxStart);
     out.push_back(when(j - first_, 0, std::move(start), {}));
     {
       VectorOps ops(k_, *pool_, out, nz(nt));
@@ -281,10 +281,10 @@ class FlashNest {
     ops.done(acc);
   }
 
-  // vdup of the masked score into the lanes `bits` selects of `repeats` repeats of 64 f32 from `byte`.
-  void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, uint64_t bits) {
+  // vdup of the masked score (or `value`) into the lanes `bits` selects of `repeats` repeats of 64 f32 from `byte`.
+  void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, uint64_t bits, double value = sched::kMaskedScore) {
     out.push_back(instr("vdup.f32", Pipe::V, {{-1, ub_s_, Affine(byte)}},
-                        {mem_arg(0), num(sched::kMaskedScore), kw("repeat", imm(repeats)), kw("mask", mask_bits(0, bits))}));
+                        {mem_arg(0), num(value), kw("repeat", imm(repeats)), kw("mask", mask_bits(0, bits))}));
   }
 
   // The keys past the last (nt of a 16-column block): each row's lanes from nt % 16 on.
@@ -293,7 +293,7 @@ class FlashNest {
     uint64_t bits = 0;
     for (int r = 0; r < 4; ++r)
       for (int64_t c = from; c < 16; ++c) bits |= uint64_t(1) << (r * 16 + c);
-    masked_dup(out, block * m16_ * 16 * 4, m16_ / 4, bits);
+    masked_dup(out, block * m16_ * 16 * 4, m16_ / 4, bits, sched::kPaddedScore);
   }
 
   // The diagonal tile of a causal mask (its query and key tiles start at the same position): in

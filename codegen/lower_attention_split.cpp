@@ -400,7 +400,7 @@ class SplitFlash {
       ops.reduce(VReduce::Max, row(tile_max_), s_tile());
     }
     std::vector<Node> start;
-    VectorOps(k_, *pool_, start, tile(n16)).fill(row(max_), sched::kMaskedScore);
+    VectorOps(k_, *pool_, start, tile(n16)).fill(row(max_), sched::kRunningMaxStart);
     make.push_back(when(t - first_, 0, std::move(start), {}));
     {
       VectorOps ops(k_, *pool_, make, tile(n16));
@@ -466,11 +466,12 @@ class SplitFlash {
     return out;
   }
 
-  // vdup of the masked score into the lanes `bits` selects of `repeats` repeats of 64 f32 from
-  // `byte`, each repeat `rep_blocks` 32 B blocks after the previous.
-  void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, int64_t rep_blocks, uint64_t bits) {
+  // vdup of the masked score (or `value`) into the lanes `bits` selects of `repeats` repeats of 64
+  // f32 from `byte`, each repeat `rep_blocks` 32 B blocks after the previous.
+  void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, int64_t rep_blocks, uint64_t bits,
+                  double value = sched::kMaskedScore) {
     out.push_back(instr("vdup.f32", Pipe::V, {{-1, ub_s_, s_at_ + Affine(byte)}},
-                        {mem_arg(0), num(sched::kMaskedScore), kw("repeat", imm(repeats)), kw("dst_rep", imm(rep_blocks)),
+                        {mem_arg(0), num(value), kw("repeat", imm(repeats)), kw("dst_rep", imm(rep_blocks)),
                          kw("mask", mask_bits(0, bits))}));
   }
   // Elements [from, to) of a row starting at `row_byte`: the first 64 from a 32 B boundary
@@ -492,7 +493,7 @@ class SplitFlash {
     for (int64_t base = nt / 8 * 8; base < n16_; base += 64) {
       uint64_t bits = 0;
       for (int64_t c = std::max(nt, base); c < std::min(n16_, base + 64); ++c) bits |= uint64_t(1) << (c - base);
-      masked_dup(out, base * 4, h_, n16_ * 4 / 32, bits);
+      masked_dup(out, base * 4, h_, n16_ * 4 / 32, bits, sched::kPaddedScore);
     }
   }
   // The diagonal tile of a causal mask, for the rows from `row0` of the tile: row r's keys past r.

@@ -154,7 +154,11 @@ void VectorOps::fill(const VValue& dst, double value) {
 
 void VectorOps::cast(const VValue& dst, const VValue& a) {
   CUBEKIT_ASSERT(dst.shape == a.shape, "vector cast between shapes");
-  if (dst.dtype == a.dtype) return unary("vadds", dst, a);  // not reached: callers skip no-op casts
+  // A copy (flash attention's f32 output of its f32 statistics): x * 1 is x, -0 included.
+  if (dst.dtype == a.dtype) {
+    const bool f = is_float(a.dtype);
+    return binary_scalar(f ? VBinary::Mul : VBinary::Add, dst, a, f ? 1.0 : 0.0, false);
+  }
   int64_t sd = size(dst.dtype), ss = size(a.dtype), epr = 256 / std::max(sd, ss), n = count(a.shape);
   std::string m = fmt::format("vconv.{}.{}", dtype_name(dst.dtype), dtype_name(a.dtype));
   // Halide's float -> integer cast truncates; float -> float rounds to nearest even.

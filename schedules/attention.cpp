@@ -67,8 +67,15 @@ class SameForm {
   }
 
  private:
+  // a >= b is b <= a, and a > b is b < a: a user's causal select(i >= j, ..) is the form's
+  // select(j <= i, ..).
+  static bool flipped(Op op) { return op == Op::Ge || op == Op::Gt; }
+  static Op unflipped(Op op) { return op == Op::Ge ? Op::Le : op == Op::Gt ? Op::Lt : op; }
+
   bool exprs(const Expr& a, const Expr& b) {
     const ExprNode &x = a.node(), &y = b.node();
+    if (flipped(x.op) != flipped(y.op) && unflipped(x.op) == unflipped(y.op) && x.args.size() == 2 && y.args.size() == 2)
+      return x.type == y.type && exprs(x.args[0], y.args[1]) && exprs(x.args[1], y.args[0]);
     if (x.op != y.op || !(x.type == y.type) || x.args.size() != y.args.size()) return false;
     switch (x.op) {
       case Op::Const: return x.value == y.value;
@@ -140,12 +147,22 @@ int64_t window_of(const ExprNode& n, const dsl::FuncImpl& s) {
   return w >= 1 && w == std::floor(w) ? int64_t(w) : 0;
 }
 
+// Whether n is the causal select(j <= i, .., -big) (or i >= j) of S's own query i and key j: a
+// select of -big on another condition (a score_mod's select(i != j, s, -big)) is part of g.
+bool causal_select(const ExprNode& n, const dsl::FuncImpl& s) {
+  if (!masks(n) || s.args.size() != 4) return false;
+  const ExprNode& c = n.args[0].node();
+  if (c.args.size() != 2 || c.args[0].node().op != Op::Var || c.args[1].node().op != Op::Var) return false;
+  const auto &a = c.args[0].node().var, &b = c.args[1].node().var, &i = s.args[2], &j = s.args[3];
+  return (c.op == Op::Le && a == j && b == i) || (c.op == Op::Ge && a == i && b == j);
+}
+
 // What of S's definition is g(scaled): S without its causal select (and the sliding window inside
 // it, which sets p.window) and its mask.
 Expr modified_score(const dsl::FuncImpl& s, AttentionPlan& p) {
   Expr v = s.value;
   const ExprNode& n = v.node();
-  if (masks(n)) {
+  if (causal_select(n, s)) {
     v = n.args[1];
     if (int64_t w = window_of(v.node(), s)) p.window = w, v = v.node().args[1];
   }

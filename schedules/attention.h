@@ -43,6 +43,13 @@ namespace cubekit::sched {
 
 // What masked scores hold: exp of it less any real score is 0 in f32.
 inline constexpr double kMaskedScore = -1e30;
+// The keys past the sequence in a kernel's last key tile hold less still: a row whose every key is
+// masked then spreads over its keys, as the unfused softmax does, not over the padding too.
+inline constexpr double kPaddedScore = -3e38;
+// Where the flash kernels' running max starts, below both (f32's lowest is -3.40282e38): the first
+// key tile's rescale exp(start - max) is 0 even when every score of the row is masked, so nothing
+// the previous query tile left in the row's sum and output stays.
+inline constexpr double kRunningMaxStart = -3.4e38;
 
 // Where a score is: its batch, head, query and key (FlexAttention's b, h, q_idx and kv_idx), s32
 // expressions a score modifier may read.

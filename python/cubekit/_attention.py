@@ -26,6 +26,9 @@ def _score_expr(score_mod, s, *index):
     an Expr (a plain number is a constant)."""
     got = score_mod(s, *index) if _positional_arguments(score_mod) == 5 else score_mod(s)
     if isinstance(got, _cubekit.Expr):
+        if got.dtype != "f32":  # the scores and the softmax's statistics are f32
+            raise _cubekit.Error(f"attention: score_mod returned an expression of {got.dtype}; the scores are f32, so it "
+                                 "must return f32 (drop the cast, or cast back with cubekit.cast('f32', ...))")
         return got
     if _opt.is_real(got):
         return _cubekit.Expr(float(got))

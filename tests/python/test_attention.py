@@ -140,6 +140,8 @@ def test_score_mod_errors_name_what_is_wrong():
         kernels.attention(x, x, x, score_mod=lambda s: "s")
     with pytest.raises(ck.Error, match="score_mod takes 3 arguments; it takes the score alone, or as FlexAttention's"):
         kernels.attention(x, x, x, score_mod=lambda score, q_idx, kv_idx: score)
+    with pytest.raises(ck.Error, match="score_mod returned an expression of f16; the scores are f32"):
+        kernels.attention(x, x, x, score_mod=lambda s: ck.cast("f16", s))
     with pytest.raises(ck.Error, match="both softcap 2 and a score_mod are given"):
         kernels.attention(x, x, x, softcap=2.0, score_mod=lambda s: s)
     with pytest.raises(ck.Error, match="i is used on the right but is not one of attention_scores's variables"):
@@ -173,6 +175,79 @@ def test_attention_written_in_the_dsl_and_scheduled_flash(rng, chip):
     sc = sc - np.abs(np.arange(L)[:, None] - np.arange(S)[None, :]) * 0.05
     p = np.exp(sc - sc.max(-1, keepdims=True))
     np.testing.assert_allclose(out.astype(np.float64), (p / p.sum(-1, keepdims=True)) @ va.astype(np.float64),
+                               atol=2e-2, rtol=2e-2)
+
+
+def attention_funcs(B, H, L, S, E, causal_as=None, out_dtype="f16"):
+    """The attention pipeline in the DSL, scheduled flash(16, 16): its output Func. causal_as: None, or
+    the causal select's condition as a function of the query i and key j."""
+    q, k, v = ck.Input("q", "f16", [B, H, L, E]), ck.Input("k", "f16", [B, H, S, E]), ck.Input("v", "f16", [B, H, S, E])
+    b, h, i, j, d = (ck.Var(n) for n in "bhijd")
+    r, t = ck.RDom(0, E, "r"), ck.RDom(0, S, "t")
+    s, m, e, l, o = (ck.Func(n) for n in ("s", "m", "e", "l", "o"))
+    dot = ck.sum(ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, h, j, r])) * 0.125
+    s[b, h, i, j] = dot if causal_as is None else ck.select(causal_as(i, j), dot, -1e30)
+    m[b, h, i] = ck.maximum(s[b, h, i, t])
+    e[b, h, i, j] = ck.exp(s[b, h, i, j] - m[b, h, i])
+    l[b, h, i] = ck.sum(e[b, h, i, t])
+    pv = ck.sum(e[b, h, i, t] * ck.cast("f32", v[b, h, t, d])) / l[b, h, i]
+    o[b, h, i, d] = pv if out_dtype == "f32" else ck.cast(out_dtype, pv)
+    o.flash(16, 16)
+    return o
+
+
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2", "ascend950pr"])
+def test_dsl_attention_with_an_f32_output(rng, chip):
+    """O left in f32 (no cast to f16): the statistics' type, copied out (was an internal error: a
+    same-type cast emitted vadds without its scalar)."""
+    B, H, L, S, E = 1, 2, 40, 56, 32
+    o = attention_funcs(B, H, L, S, E, out_dtype="f32")
+    x = {n: rng.standard_normal((B, H, L if n == "q" else S, E)).astype(np.float16) for n in "qkv"}
+    out, _ = o.run(x, chip=chip, raise_on_diagnostics=True)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, sdpa(x["q"], x["k"], x["v"], scale=0.125), atol=2e-3, rtol=2e-3)
+
+
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
+def test_dsl_causal_select_spelled_either_way(rng, chip):
+    """select(i >= j, ..) is select(j <= i, ..): both are the causal form flash() computes."""
+    B, H, L, S, E = 1, 1, 48, 48, 32
+    x = {n: rng.standard_normal((B, H, L, E)).astype(np.float16) for n in "qkv"}
+    ref = sdpa(x["q"], x["k"], x["v"], causal=True, scale=0.125)
+    for cond in (lambda i, j: j <= i, lambda i, j: i >= j):
+        out, _ = attention_funcs(B, H, L, S, E, causal_as=cond).run(x, chip=chip, raise_on_diagnostics=True)
+        np.testing.assert_allclose(out.astype(np.float64), ref, atol=2e-2, rtol=2e-2)
+
+
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2", "ascend950pr"])
+@pytest.mark.parametrize("S", [57, 64])
+def test_a_row_with_every_key_masked_spreads_over_its_keys(rng, chip, S):
+    """A query whose every key is masked has all its scores equal (-1e30 each): the softmax spreads over
+    its S keys, as the unfused Funcs compute it (the mean of V), whatever S is modulo the tiles; the
+    padding of the last key tile is not one of them, and the previous query tile leaves nothing behind."""
+    q = rng.standard_normal((1, 2, 40, 64)).astype(np.float16)
+    k, v = (rng.standard_normal((1, 2, S, 64)).astype(np.float16) for _ in range(2))
+    keep = np.ones((40, S), bool)
+    keep[[0, 17, 39]] = False
+    o, _ = kernels.attention(q, k, v, attn_mask=keep, chip=chip, raise_on_diagnostics=True)
+    ref = sdpa_masked(q, k, v, np.where(keep, 0.0, -1e30))
+    np.testing.assert_allclose(o[0, :, 17].astype(np.float64), v[0].astype(np.float64).mean(1), atol=2e-3)
+    np.testing.assert_allclose(o.astype(np.float64), ref, atol=2e-2, rtol=2e-2)
+
+
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
+def test_score_mod_selecting_minus_big_on_its_own_condition(rng, chip):
+    """A score_mod's select(q_idx != kv_idx, s, -1e30) (each query skips its own key) is part of the
+    modifier, not taken for the causal select; with causal=True both apply."""
+    q, k, v = (rng.standard_normal((1, 2, 40, 64)).astype(np.float16) for _ in range(3))
+    not_self = lambda s, b, h, qi, ki: ck.select(qi != ki, s, -1e30)
+    add = np.where(np.eye(40, dtype=bool), -1e30, 0.0)
+    o, _ = kernels.attention(q, k, v, score_mod=not_self, chip=chip, raise_on_diagnostics=True)
+    np.testing.assert_allclose(o.astype(np.float64), sdpa_masked(q, k, v, add), atol=2e-2, rtol=2e-2)
+    o, _ = kernels.attention(q, k, v, score_mod=not_self, causal=True, chip=chip, raise_on_diagnostics=True)
+    causal = np.where(np.tril(np.ones((40, 40), bool)), 0.0, -1e30)
+    # Query 0 sees no key but itself, which the modifier masks: every score -1e30, spread over its keys.
+    np.testing.assert_allclose(o[:, :, 1:].astype(np.float64), sdpa_masked(q, k, v, np.minimum(add, causal))[:, :, 1:],
                                atol=2e-2, rtol=2e-2)
 
 
