@@ -130,16 +130,20 @@ bool is_cross(const Instr& in) { return is_set_cross(in) || is_wait_cross(in); }
 
 }  // namespace
 
-std::unique_ptr<CrossCore> make_cross_core(const ChipConfig& chip, const Program& program, const LaunchPlan& plan) {
-  // plan_launch refused a chip without cross-core flags (launch.cpp) for every reachable one.
-  if (!chip.split() || std::none_of(program.code.begin(), program.code.end(), is_cross)) return nullptr;
+CrossTopology cross_topology(const ChipConfig& chip, const LaunchPlan& plan) {
   CrossTopology topology;
-  const int per_group = chip.vector_cores_per_cube;
+  const int per_group = std::max(1, chip.vector_cores_per_cube);
   for (const LaunchCore& c : plan.cores) {
     if (c.kind == CoreKind::Aic) topology.cores.push_back({CrossRole::Aic, c.index, 0});
     else topology.cores.push_back({CrossRole::Aiv, c.index / per_group, c.index % per_group});
   }
-  return std::make_unique<CrossCore>(std::move(topology), uint64_t(chip.timing.cross_core_latency));
+  return topology;
+}
+
+std::unique_ptr<CrossCore> make_cross_core(const ChipConfig& chip, const Program& program, const LaunchPlan& plan) {
+  // plan_launch refused a chip without cross-core flags (launch.cpp) for every reachable one.
+  if (!chip.split() || std::none_of(program.code.begin(), program.code.end(), is_cross)) return nullptr;
+  return std::make_unique<CrossCore>(cross_topology(chip, plan), uint64_t(chip.timing.cross_core_latency));
 }
 
 void report_cross_leftovers(const CrossCore& cross, const Program& program, std::vector<Diagnostic>& out) {

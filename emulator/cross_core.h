@@ -111,8 +111,10 @@ class CrossCore {
   std::map<std::tuple<int, int, int>, Rounds> rounds_;
 };
 
-// The engine of a simulated run of `plan` (a core's group: its AIC index, or its AIV index over
-// the chip's AIVs per AIC); null when the program uses no cross-core flag.
+// The cores of `plan` as cross-core flags see them (a core's group: its AIC index, or its AIV
+// index over the chip's AIVs per AIC).
+CrossTopology cross_topology(const ChipConfig& chip, const LaunchPlan& plan);
+// The engine of a simulated run of `plan`; null when the program uses no cross-core flag.
 std::unique_ptr<CrossCore> make_cross_core(const ChipConfig& chip, const Program& program, const LaunchPlan& plan);
 // A sync diagnostic per counter that still holds increments when the run ends: no wait_cross
 // consumed them.

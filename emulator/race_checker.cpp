@@ -1,5 +1,7 @@
 #include "emulator/race_checker.h"
 
+#include "emulator/cross_core.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -106,6 +108,38 @@ const Clock* find_unit_clock(const Knowledge& k, int32_t unit) {
   return it != k->end() && it->unit == unit ? &it->clock : nullptr;
 }
 
+namespace {
+
+// How two cores of one block are ordered: the cross-core flag mode that joins their kinds and
+// groups (cross_core.h), or, for the two AIVs of a group, each its own part of the buffer.
+std::string cross_core_fix(const CrossTopology* topology, const Access& earlier, const Access& later,
+                           std::string_view buffer) {
+  const std::string set = fmt::format("`set_cross {}, mode={{}}, id=N` after the first on core {}", pipe_name(Pipe(earlier.pipe)),
+                                      earlier.core);
+  const std::string wait = fmt::format("`wait_cross {}, id=N` before the second on core {}", pipe_name(Pipe(later.pipe)), later.core);
+  const std::string order = fmt::format("cores {} and {} run in no fixed order: ", earlier.core, later.core);
+  const bool known = topology && earlier.core >= 0 && later.core >= 0 && size_t(std::max(earlier.core, later.core)) < topology->cores.size();
+  if (!known)
+    return order + fmt::format(fmt::runtime(set), "M") + " and " + wait + " (mode 2 between an AIC and its AIVs, 1 between "
+           "the two AIVs of a group, 0 among all cores of one kind)";
+  const CrossTopology::Core &a = topology->cores[size_t(earlier.core)], &b = topology->cores[size_t(later.core)];
+  if (a.role == CrossRole::Aiv && b.role == CrossRole::Aiv && a.group == b.group)
+    return order + fmt::format("they are the two AIVs of group {}: give each its own part of {}, "
+                               "or order them by a mode-1 round: ", a.group, buffer) +
+           fmt::format(fmt::runtime(set), 1) + " and on its partner, then " + wait;
+  if (a.group == b.group)  // an AIC and an AIV of its group
+    return order + fmt::format(fmt::runtime(set), 2) + " and " + wait + fmt::format(" (mode 2: the AIC and the AIVs of group {})", a.group);
+  if (a.role == b.role)
+    return order + fmt::format("give each its own part of {}, or order them by a mode-0 round of every {}: ", buffer,
+                               cross_role_name(a.role)) +
+           fmt::format(fmt::runtime(set), 0) + " and on every other " + std::string(cross_role_name(a.role)) + ", then " + wait;
+  return order + fmt::format("an {} of group {} and an {} of group {} share no cross-core flag: order them through their "
+                             "groups (mode 2) and a mode-0 round of one kind, or give each its own part of {}",
+                             cross_role_name(a.role), a.group, cross_role_name(b.role), b.group, buffer);
+}
+
+}  // namespace
+
 void RaceReporter::race(const Access& first, const Access& second, bool first_writes, bool second_writes,
                         std::string_view buffer, int64_t lo, int64_t hi, uint64_t time) {
   // `first` ran first in simulated time; the report speaks of program order, where the fix goes.
@@ -116,14 +150,13 @@ void RaceReporter::race(const Access& first, const Access& second, bool first_wr
   bool earlier_writes = swap ? second_writes : first_writes, later_writes = swap ? first_writes : second_writes;
   std::string fix;
   const bool cores = earlier.unit != later.unit && earlier.core != later.core;
-  if (earlier.block != later.block)
+  if (topology && cores)  // a split chip's cores, of one block or two: its cross-core flags can order them
+    fix = cross_core_fix(topology, earlier, later, buffer);
+  else if (earlier.block != later.block)
     fix = fmt::format("blocks {} and {} run in no fixed order: give each its own part of {}, or make both atomic adds",
                       earlier.block, later.block, buffer);
   else if (earlier.unit != later.unit)
-    fix = fmt::format("cores {0} and {1} run in no fixed order: after the first put `set_cross {2}, mode=M, id=N` on "
-                      "core {0} and before the second `wait_cross {3}, id=N` on core {1} (mode 2 between an AIC and "
-                      "its AIVs)",
-                      earlier.core, later.core, pipe_name(Pipe(earlier.pipe)), pipe_name(Pipe(later.pipe)));
+    fix = cross_core_fix(topology, earlier, later, buffer);
   else if (earlier.pipe == later.pipe)
     fix = fmt::format("instructions of one pipe may overlap: put `barrier {}` between them", pipe_name(Pipe(later.pipe)));
   else
@@ -242,8 +275,8 @@ std::vector<bool> gm_tensors_to_check(const Program& program) {
   return out;
 }
 
-GmShadow::GmShadow(const GlobalMemory& gm, bool cross_core)
-    : gm_(gm), cross_core_(cross_core) {
+GmShadow::GmShadow(const GlobalMemory& gm, bool cross_core, const CrossTopology* topology)
+    : gm_(gm), topology_(topology), cross_core_(cross_core) {
   for (size_t t = 0; t < gm.decls.size(); ++t) tensors_.emplace_back(true);
 }
 
@@ -260,7 +293,7 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
       initial.written = given_by_host(gm_.decls[r.tensor].role);
       shadow.resize(int64_t(gm_.data[r.tensor].size()), initial);
     }
-    RaceReporter out{program, *sinks[a->core], a->core};
+    RaceReporter out{program, *sinks[a->core], a->core, topology_};
     std::string buffer = "tensor " + gm_.decls[r.tensor].name;
     Pending pending, uninit;
     auto flush = [&](const Access& other, int kind, int64_t lo, int64_t hi) {

@@ -55,10 +55,13 @@ struct Access {
   friend bool operator==(const Access&, const Access&) = default;
 };
 
+struct CrossTopology;  // cross_core.h
+
 struct RaceReporter {
   const Program& program;
   RunResult& sink;  // diagnostics of this core
   int core;
+  const CrossTopology* topology = nullptr;  // a split chip's cores (kind, group): which cross-core flag to advise
   void race(const Access& earlier, const Access& later, bool earlier_writes, bool later_writes, std::string_view buffer,
             int64_t lo, int64_t hi, uint64_t time);
   void uninitialised(const Access& reader, std::string_view buffer, int64_t lo, int64_t hi);
@@ -111,7 +114,8 @@ class GmShadow {
  public:
   // `cross_core`: the program has cross-core flags, so reads of different units may be ordered
   // before a write and are kept one by one (otherwise one flag says that several units read).
-  GmShadow(const GlobalMemory& gm, bool cross_core);
+  // `topology`: a split chip's cores, which the advice of a race between them names (or null).
+  GmShadow(const GlobalMemory& gm, bool cross_core, const CrossTopology* topology);
   // Checks accesses in (time, core, seq) order.
   void check(std::vector<const GmAccess*>& accesses, const Program& program, std::vector<RunResult*>& sinks);
   // The byte ranges [lo, hi) of `tensor` no instruction wrote, in address order (all of it when
@@ -132,6 +136,7 @@ class GmShadow {
   };
   std::vector<IntervalShadow<Entry>> tensors_;
   const GlobalMemory& gm_;
+  const CrossTopology* topology_;
   bool cross_core_;
 };
 

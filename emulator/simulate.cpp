@@ -128,7 +128,8 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, ncores);
   std::unique_ptr<GmShadow> gm_shadow;
-  if (checks) gm_shadow = std::make_unique<GmShadow>(gm, cross != nullptr);
+  const CrossTopology topology = chip.split() ? cross_topology(chip, plan) : CrossTopology{};
+  if (checks) gm_shadow = std::make_unique<GmShadow>(gm, cross != nullptr, chip.split() ? &topology : nullptr);
 
   // (time, core): ties go to the lower core. A cross-core flag can move a core's next event
   // earlier: it is pushed again, and the entry that no longer matches is skipped when popped.

@@ -109,6 +109,9 @@ TEST(CrossCore, AMissingWaitIsARaceNamingBothCores) {
   EXPECT_THAT(text, HasSubstr("run in no fixed order")) << text;
   EXPECT_THAT(text, HasSubstr(fmt::format("core {}", race->core))) << text;
   EXPECT_THAT(text, HasSubstr(fmt::format("on core {}", 1 - race->core))) << text;  // the other one
+  // The two AIVs of one group: their own parts of W, or a mode-1 round (not mode 2, the AIC's).
+  EXPECT_THAT(text, HasSubstr("they are the two AIVs of group 0: give each its own part of tensor W")) << text;
+  EXPECT_THAT(text, HasSubstr("mode=1, id=N`")) << text;
   // The increment nobody consumed is a sync error on the set.
   const Diagnostic* left = find(r, Diagnostic::Kind::Sync);
   ASSERT_NE(left, nullptr) << diagnostics(r);
