@@ -47,7 +47,9 @@ class Pending {
   int64_t lo_ = 0, hi_ = 0;
 };
 
-enum ConflictKind { kWaw, kWar, kRaw, kUninit };
+// kWarEarly: a read of bytes nothing had written yet, then another unit's write of them: the read
+// was meant to come after the write (a hand-off whose wait is missing), not before it.
+enum ConflictKind { kWaw, kWar, kRaw, kUninit, kWarEarly };
 
 // Calls f(lo, hi) for the byte ranges a region touches, its chunks in order, a chunk that starts
 // inside or right after the range before joined to it (rows of a tile back to back, a broadcast's
@@ -113,10 +115,12 @@ namespace {
 // How two cores of one block are ordered: the cross-core flag mode that joins their kinds and
 // groups (cross_core.h), or, for the two AIVs of a group, each its own part of the buffer.
 std::string cross_core_fix(const CrossTopology* topology, const Access& earlier, const Access& later,
-                           std::string_view buffer) {
-  const std::string set = fmt::format("`set_cross {}, mode={{}}, id=N` after the first on core {}", pipe_name(Pipe(earlier.pipe)),
-                                      earlier.core);
-  const std::string wait = fmt::format("`wait_cross {}, id=N` before the second on core {}", pipe_name(Pipe(later.pipe)), later.core);
+                           std::string_view buffer, std::string_view first = "the first",
+                           std::string_view second = "the second") {
+  const std::string set = fmt::format("`set_cross {}, mode={{}}, id=N` after {} on core {}", pipe_name(Pipe(earlier.pipe)),
+                                      first, earlier.core);
+  const std::string wait = fmt::format("`wait_cross {}, id=N` before {} on core {}", pipe_name(Pipe(later.pipe)), second,
+                                       later.core);
   const std::string order = fmt::format("cores {} and {} run in no fixed order: ", earlier.core, later.core);
   const bool known = topology && earlier.core >= 0 && later.core >= 0 && size_t(std::max(earlier.core, later.core)) < topology->cores.size();
   if (!known)
@@ -141,7 +145,7 @@ std::string cross_core_fix(const CrossTopology* topology, const Access& earlier,
 }  // namespace
 
 void RaceReporter::race(const Access& first, const Access& second, bool first_writes, bool second_writes,
-                        std::string_view buffer, int64_t lo, int64_t hi, uint64_t time) {
+                        std::string_view buffer, int64_t lo, int64_t hi, uint64_t time, bool read_too_early) {
   // `first` ran first in simulated time; the report speaks of program order, where the fix goes.
   bool swap = first.unit == second.unit && second.order < first.order;
   const Access& earlier = swap ? second : first;
@@ -150,7 +154,10 @@ void RaceReporter::race(const Access& first, const Access& second, bool first_wr
   bool earlier_writes = swap ? second_writes : first_writes, later_writes = swap ? first_writes : second_writes;
   std::string fix;
   const bool cores = earlier.unit != later.unit && earlier.core != later.core;
-  if (topology && cores)  // a split chip's cores, of one block or two: its cross-core flags can order them
+  if (topology && cores && read_too_early && !earlier_writes && later_writes)  // the read meant to wait for the write
+    fix = fmt::format("core {} read those bytes before anything wrote them, so it should wait for this write: ", earlier.core) +
+          cross_core_fix(topology, later, earlier, buffer, "the write", "the read");
+  else if (topology && cores)  // a split chip's cores, of one block or two: its cross-core flags can order them
     fix = cross_core_fix(topology, earlier, later, buffer);
   else if (earlier.block != later.block)
     fix = fmt::format("blocks {} and {} run in no fixed order: give each its own part of {}, or make both atomic adds",
@@ -297,7 +304,7 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
     std::string buffer = "tensor " + gm_.decls[r.tensor].name;
     Pending pending, uninit;
     auto flush = [&](const Access& other, int kind, int64_t lo, int64_t hi) {
-      out.race(other, who, kind != kWar, r.write, buffer, lo, hi, a->time);
+      out.race(other, who, kind != kWar && kind != kWarEarly, r.write, buffer, lo, hi, a->time, kind == kWarEarly);
     };
     auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
     // Within a unit by its pipes' clocks; across units (cores) by what cross-core flags told it.
@@ -311,10 +318,11 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
           bool both_atomic = x.write.atomic && who.atomic;
           if (x.write.epoch && !both_atomic && !ordered(x.write)) pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
           if (r.write) {
-            if (x.read.epoch && (x.reads_from_many_units || !ordered(x.read))) pending.add(x.read, kWar, lo, hi, flush);
+            const int war = x.written ? kWar : kWarEarly;
+            if (x.read.epoch && (x.reads_from_many_units || !ordered(x.read))) pending.add(x.read, war, lo, hi, flush);
             if (x.other_reads)
               for (const Access& o : *x.other_reads)
-                if (!ordered(o)) pending.add(o, kWar, lo, hi, flush);
+                if (!ordered(o)) pending.add(o, war, lo, hi, flush);
             x.write = who;
             x.read = {};
             x.other_reads = nullptr;

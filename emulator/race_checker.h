@@ -62,8 +62,10 @@ struct RaceReporter {
   RunResult& sink;  // diagnostics of this core
   int core;
   const CrossTopology* topology = nullptr;  // a split chip's cores (kind, group): which cross-core flag to advise
+  // `read_too_early`: `earlier` read bytes nothing had written, which `later` (another unit) then
+  // wrote: the advice orders the read after the write, as a hand-off means.
   void race(const Access& earlier, const Access& later, bool earlier_writes, bool later_writes, std::string_view buffer,
-            int64_t lo, int64_t hi, uint64_t time);
+            int64_t lo, int64_t hi, uint64_t time, bool read_too_early = false);
   void uninitialised(const Access& reader, std::string_view buffer, int64_t lo, int64_t hi);
 };
 

@@ -51,6 +51,29 @@ TEST(MixedExample, ComputesReluOfMatmulPlusBias) {
     }
 }
 
+// Without its wait_cross a vector core reads the workspace before the cube core's fixpipe writes
+// it. Whichever side ran first, every race's advice is the hand-off the program means: the read
+// waits for the write (set_cross FIX after the write, wait_cross MTE2 before the read), mode 2.
+TEST(MixedExample, AMissingWaitCrossIsAdvisedAsTheHandOff) {
+  Program p = example();
+  int wait = -1;
+  for (size_t i = 0; i < p.code.size(); ++i)
+    if (spec_of(p.code[i]).mnemonic == "wait_cross") wait = int(i);
+  ASSERT_GE(wait, 0);
+  Program cut = without_instructions(p, {wait});
+  GlobalMemory gm = GlobalMemory::for_program(cut);
+  gm.fill_inputs(11);
+  SimResult r = simulate(load_chip(kChip), cut, gm);
+  int races = 0;
+  for (const Diagnostic& d : r.report.diagnostics) {
+    if (d.kind != Diagnostic::Kind::Race) continue;
+    ++races;
+    EXPECT_NE(d.message.find("`set_cross FIX, mode=2, id=N` after"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("`wait_cross MTE2, id=N` before"), std::string::npos) << d.message;
+  }
+  EXPECT_GE(races, 1) << "no race reported";
+}
+
 TEST(MixedExample, DeletingAnySynchronisationIsReported) {
   Program p = example();
   int mutants = 0, reported = 0, cross = 0;
