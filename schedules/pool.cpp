@@ -153,6 +153,14 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
   if (p.acc != p.in && dtype_size(p.acc) < dtype_size(p.in))
     user_error("{}: the {} is {} over {} inputs; combine in {} or wider", fname,
                p.kind == PoolPlan::Kind::Max ? "maximum" : "sum", dtype_name(p.acc), dtype_name(p.in), dtype_name(p.in));
+  // A max pooling's output starts at the padding's value (its taps over padding are skipped), which
+  // only -inf makes right for the windows that read no padding.
+  const bool padded = g.pad_bottom || g.pad_right || g.pad_top || g.pad_left;
+  if (p.kind == PoolPlan::Kind::Max && padded && std::isfinite(p.pad_value))
+    user_error("{}: a max pooling pads with -inf only (as torch does; its taps over padding are skipped and every output "
+               "starts at the padding's value), but {} is read through constant_exterior({}, {}), which would put {} in "
+               "windows that read no padding; use constant_exterior({}, -inf) (for a map of values >= {} the result is "
+               "the same)", fname, p.input->name, p.input->name, p.pad_value, p.pad_value, p.input->name, p.pad_value);
   g.c0 = 32 / dtype_size(p.in);
   p.planes = g.n * g.c1();
   // The taps' strides are block strides (at most 255) of up to 8 output positions a repeat.

@@ -113,6 +113,16 @@ TEST(PoolErrors, SumPaddedWithAnotherValue) {
   expect_compile_error(p.O, {"a sum (or average) pooling pads with 0 only", "use constant_exterior(I, 0)"});
 }
 
+// A max pooling padded with 0 (a ReLU'd map's trick) would start every output at 0, the windows
+// that read no padding too: a map of negatives came out 0 (found by a C++ user probe).
+TEST(PoolErrors, MaxPaddedWithAFiniteValue) {
+  Pool p;
+  auto P = constant_exterior(p.I, 0.0);
+  p.define(dsl::maximum(P(p.n, p.c, p.y * 2 + p.r.y - 1, p.x * 2 + p.r.x - 1)), 4, 4);
+  expect_compile_error(p.O, {"a max pooling pads with -inf only", "constant_exterior(I, 0)",
+                             "use constant_exterior(I, -inf)"});
+}
+
 TEST(PoolErrors, WindowOfPaddingOnly) {
   Pool p;
   p.define(dsl::maximum(p.P(p.n, p.c, p.y * 2 + p.r.y - 1, p.x * 2 + p.r.x - 1)), 6, 4);
