@@ -31,8 +31,18 @@ namespace {
 bool is_reduction(Op op) { return op == Op::Sum || op == Op::Maximum || op == Op::Minimum; }
 
 // A cast, except that f32 NaN narrows to an f16 NaN (sign and top payload bits kept, quiet), as
-// IEEE and numpy say: Halide 14 narrows it to inf.
+// IEEE and numpy say: Halide 14 narrows it to inf; and that a float cast to an integer saturates
+// to its range (NaN to 0), as the vector unit's vconv does (docs/isa.md), where Halide's wraps.
 Halide::Expr convert(Halide::Type to, const Halide::Expr& e) {
+  if (to.is_int_or_uint() && e.type().is_float()) {
+    // NaN by its bits: Halide 14 cannot compile is_nan of an f16 under strict_float.
+    const int bits = e.type().bits();
+    const Halide::Type u = Halide::UInt(bits, e.type().lanes());
+    const int magnitude = bits == 32 ? 0x7fffffff : 0x7fff;
+    const int inf = bits == 32 ? 0x7f800000 : e.type().is_bfloat() ? 0x7f80 : 0x7c00;
+    const Halide::Expr nan = (Halide::reinterpret(u, e) & Halide::cast(u, magnitude)) > Halide::cast(u, inf);
+    return Halide::select(nan, Halide::cast(to, 0), Halide::saturating_cast(to, e));
+  }
   if (!(to.is_float() && to.bits() == 16 && e.type().is_float() && e.type().bits() == 32)) return Halide::cast(to, e);
   int lanes = e.type().lanes();
   Halide::Expr bits = Halide::reinterpret(Halide::UInt(32, lanes), e);
