@@ -28,6 +28,14 @@ std::vector<int64_t> TensorLayout::shape() const {
 
 int64_t TensorLayout::logical_bytes() const { return dims[0] * dims[1] * dims[2] * dims[3] * dtype_size(dtype); }
 
+int64_t TensorLayout::device_bytes() const {
+  const int64_t per = dims[0] / groups, padded = (per + c0 - 1) / c0 * c0;
+  const int64_t elements = kind == Kind::Padded ? groups * padded
+                           : kind == Kind::NC1HWC0 ? map_of(*this).size()
+                                                   : groups * weights_of(*this).size();
+  return elements * dtype_size(dtype);
+}
+
 std::vector<uint8_t> TensorLayout::to_device(const std::vector<uint8_t>& logical) const {
   if (int64_t(logical.size()) != logical_bytes())
     user_error("{}: {} bytes given, its shape [{}] of {} takes {}", tensor, logical.size(), fmt::join(dims, ", "),
@@ -51,11 +59,25 @@ std::vector<uint8_t> TensorLayout::to_device(const std::vector<uint8_t>& logical
 }
 
 std::vector<uint8_t> TensorLayout::to_host(const std::vector<uint8_t>& device) const {
-  CUBEKIT_ASSERT(kind == Kind::NC1HWC0, "{}: only feature maps come back to the host", tensor);
-  layout::FeatureMap f = map_of(*this);
-  CUBEKIT_ASSERT(int64_t(device.size()) == f.size() * dtype_size(dtype), "{}: {} device bytes for {} elements", tensor,
-                 device.size(), f.size());
-  return layout::nc1hwc0_to_nchw(device.data(), f, dtype_size(dtype));
+  const int size = dtype_size(dtype);
+  if (int64_t(device.size()) != device_bytes())
+    user_error("{}: {} bytes given, but {} takes {}", tensor, device.size(), str(), device_bytes());
+  if (kind == Kind::NC1HWC0) return layout::nc1hwc0_to_nchw(device.data(), map_of(*this), size);
+  const int64_t per = dims[0] / groups;
+  std::vector<uint8_t> out;
+  if (kind == Kind::Padded) {  // each group's channels, without their padding
+    const int64_t padded = (per + c0 - 1) / c0 * c0;
+    for (int64_t g = 0; g < groups; ++g)
+      out.insert(out.end(), device.begin() + g * padded * size, device.begin() + (g * padded + per) * size);
+    return out;
+  }
+  const layout::ConvWeights wt = weights_of(*this);
+  const int64_t group_bytes = wt.size() * size;  // each group's FRACTAL_Z, one after another (to_device)
+  for (int64_t g = 0; g < groups; ++g) {
+    std::vector<uint8_t> one = layout::fractal_z_to_kchw(device.data() + g * group_bytes, wt, size);
+    out.insert(out.end(), one.begin(), one.end());
+  }
+  return out;
 }
 
 std::string TensorLayout::str() const {

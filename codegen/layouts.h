@@ -25,6 +25,7 @@ struct TensorLayout {
   std::vector<uint8_t> to_device(const std::vector<uint8_t>& logical) const;
   std::vector<uint8_t> to_host(const std::vector<uint8_t>& device) const;
   int64_t logical_bytes() const;
+  int64_t device_bytes() const;  // in the program's layout (what to_device makes)
   std::vector<int64_t> shape() const;  // the Func's shape ([k] for Padded)
   std::string str() const;  // "I: NCHW [1, 3, 8, 8] as NC1HWC0 (C0 16)"
 };

@@ -118,4 +118,11 @@ inline std::vector<uint8_t> kchw_to_fractal_z(const uint8_t* kchw, const ConvWei
   return out;
 }
 
+inline std::vector<uint8_t> fractal_z_to_kchw(const uint8_t* fractal_z, const ConvWeights& wt, int bytes) {
+  std::vector<uint8_t> out(size_t(wt.k * wt.c * wt.kh * wt.kw * bytes));
+  for_each_element({wt.k, wt.c, wt.kh, wt.kw}, [&](auto... i) { return wt.offset(i...); },
+                   [&](int64_t e, int64_t o) { std::memcpy(&out[size_t(e * bytes)], fractal_z + o * bytes, size_t(bytes)); });
+  return out;
+}
+
 }  // namespace cubekit::layout

@@ -121,10 +121,10 @@ KernelRun compile_and_run(const std::vector<dsl::Func>& outputs, const ChipConfi
   if (!s.sim.timing_only) shaped = seeded_inputs(run.gm, run.layouts, s.seed);
   if (s.inputs) {
     s.inputs(run.gm);
-    // They were set in GM's layouts: the reference reads what they mean in the Func's shape
-    // (feature maps convert back; weights set this way are not read back).
+    // They were set in GM's layouts: the reference reads what they mean in the Func's shape (each
+    // layout converts back: feature maps, weights, padded vectors).
     for (const codegen::TensorLayout& l : run.layouts)
-      if (shaped.count(l.tensor) && l.kind == codegen::TensorLayout::Kind::NC1HWC0) shaped[l.tensor] = l.to_host(run.gm.bytes(l.tensor));
+      if (shaped.count(l.tensor)) shaped[l.tensor] = l.to_host(run.gm.bytes(l.tensor));
   }
   // The feature maps' conversions in (TransData), then the kernel, then the output's conversion back.
   const std::vector<uint8_t> none;

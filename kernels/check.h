@@ -64,7 +64,7 @@ struct RunSettings {
   bool reference = true;  // run the Halide reference and compare
   double atol = -1;       // absolute tolerance (< 0: the dtype's default)
   // Called after the seeded fill, to set inputs of one's own (e.g. extreme values), in GM's layouts
-  // (KernelRun::layouts): a feature map set as NC1HWC0 is read back for the reference.
+  // (KernelRun::layouts): what is set there is read back through each layout for the reference.
   std::function<void(GlobalMemory&)> inputs;
 };
 

@@ -7,10 +7,12 @@
 #include "kernels/check.h"
 #include "emulator/error.h"
 #include "kernels/conv.h"
+#include "emulator/rounding.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <set>
 
@@ -99,6 +101,36 @@ const std::vector<Case> kCases = {
      }()},
     {"StackedInt8", [] { auto o = conv(3, 64, 7, 7, 32, 1, 1, 1, 0); o.images = 2, o.in = DType::s8, o.out = DType::s32; return o; }()},
 };
+
+// Inputs set by RunSettings::inputs in GM's layouts are what the reference reads too, the
+// weights (FRACTAL_Z, grouped) as well as the feature map: weights set so were not read back, and
+// a correct kernel was reported as a mismatch (found by a C++ user probe).
+TEST(ConvInputs, WeightsSetInTheirLayoutAreTheReferences) {
+  for (int64_t groups : {1, 2}) {
+    Conv2dOptions o = conv(1, 32, 6, 6, 32, 3, 3, 1, 1);
+    o.groups = groups;
+    const ChipConfig chip = load_chip("ascend910");
+    kernels::Conv2d cv = kernels::conv2d(o, chip);
+    kernels::RunSettings s;
+    s.seed = 5;
+    s.inputs = [](GlobalMemory& gm) {
+      for (size_t t = 0; t < gm.decls.size(); ++t) {
+        if (gm.decls[t].role != TensorRole::In || gm.decls[t].dtype != DType::f16) continue;
+        std::vector<uint8_t>& b = gm.data[t];
+        for (size_t i = 0; i + 1 < b.size(); i += 2) {  // every element a new value (padding lanes too)
+          const uint16_t h = f64_to_f16(double(int(i / 2 % 13) - 6) / 8);
+          std::memcpy(&b[i], &h, 2);
+        }
+      }
+    };
+    kernels::KernelRun run = kernels::compile_and_run(cv.out, chip, s);
+    ASSERT_TRUE(run.checked);
+    EXPECT_TRUE(run.check.pass) << "groups " << groups << ": max abs " << run.check.max_abs << ", " << run.check.mismatches
+                                << " mismatches";
+    for (const codegen::TensorLayout& l : run.layouts)  // and the layouts convert back whatever they hold
+      EXPECT_EQ(l.to_device(l.to_host(run.gm.bytes(l.tensor))).size(), run.gm.bytes(l.tensor).size()) << l.str();
+  }
+}
 
 // Stacked images with a batch norm and residual: on the coupled core's UB strips, and on the split
 // chips' vector cores (each image's rows halved between the two).
