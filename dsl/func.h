@@ -134,7 +134,8 @@ class Scheduling {
   // The iterations of these outermost loops go to AI cores, fused, in turn (core c takes c,
   // c + cores, ...). With group G > 1 the last two of them are handed out G iterations of the first
   // at a time, it varying fastest: the cores running together then cover a G x (cores / G) block of
-  // tiles, which share input panels in L2 (rasterisation). G must divide that loop's extent.
+  // tiles, which share input panels in L2 (rasterisation). When G does not divide that loop's
+  // extent, the last group is smaller.
   Self& cores(std::vector<LoopVar> loops, int64_t group = 1);
   Self& stage(const Input& input, Level level, const LoopVar& at);  // at each iteration of `at`
   Self& cube(const Var& mi, const Var& ni, const LoopVar& ki);       // the innermost loops onto mmad

@@ -215,6 +215,9 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
     if (d.kind == Directive::Kind::MultiBuffer) multi = &d;
     if (d.kind == Directive::Kind::StoreIn && d.level != Level::L0C)
       user_error("{}.{}: the cube accumulates in L0C; store_in({}) has no cube path", fname, d.text, dsl::level_name(d.level));
+    if (d.kind == Directive::Kind::TileRows)  // not ignored: a directive that does nothing is a surprise
+      user_error("{}.{}: tile_rows() sizes the vector path's row tiles; a contraction's tiles are cube(...)'s and "
+                 "split(...)'s", fname, d.text);
   }
   p.l1_copies = p.double_buffer ? 2 : 1;
   if (multi) {

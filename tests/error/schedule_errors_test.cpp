@@ -316,6 +316,9 @@ const std::string kNest = "(the loops are cores:mo[2] > cores:no[2] > ko[4] > ki
 const ApiCase kCubePath[] = {
     {"StoreInWithoutCubePath", [] { Mm x; x.good().C.store_in(Level::UB); x.compile(); },
      {"C.store_in(UB): the cube accumulates in L0C; store_in(UB) has no cube path"}},
+    // It was silently ignored (a C++ user probe).
+    {"TileRowsOnAContraction", [] { Mm x; x.good().C.tile_rows(8); x.compile(); },
+     {"C.tile_rows(8): tile_rows() sizes the vector path's row tiles; a contraction's tiles are cube(...)'s and split(...)'s"}},
     {"MultiBufferNotL1", [] { Mm x; x.good().C.multi_buffer(Level::L0A, 2); x.compile(); },
      {"C.multi_buffer(L0A, 2): only L1 fills run ahead of their use; double_buffer() gives L0A, L0B and UB two copies"}},
     {"MultiBufferTooManyCopies", [] { Mm x; x.good().C.multi_buffer(Level::L1, 5); x.compile(); },
