@@ -44,13 +44,23 @@ def score_mod_option(score_mod):
     return lambda s, b, h, q_idx, kv_idx: _score_expr(score_mod, s, b, h, q_idx, kv_idx)
 
 
+def _input_dtype(kernel, q, k, v):
+    """The kernel's dtype from q, k and v: all float16 ("f16"), or all bf16 bit patterns in uint16 ("bf16")."""
+    names = {_np.dtype(_np.float16): "f16", _np.dtype(_np.uint16): "bf16"}
+    if q.dtype == k.dtype == v.dtype and q.dtype in names:
+        return names[q.dtype]
+    raise _cubekit.Error(f"{kernel}: q, k and v are {q.dtype}, {k.dtype} and {v.dtype}; they must all be float16, or all "
+                         "bf16 as numpy.uint16 bit patterns (cubekit.bf16_from_float32 makes them)")
+
+
 def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None, score_mod=None, alibi=False,
               window=0, return_lse=False,
               chip="ascend910", timing_only=False,
               trace=None, raise_on_diagnostics=False, **overrides):
     """O = softmax(scale * Q Kᵀ) V, as torch.nn.functional.scaled_dot_product_attention computes it.
 
-    q: (batch, heads, L, E) or (heads, L, E), float16; k and v: (batch, kv_heads, S, E) of q's
+    q: (batch, heads, L, E) or (heads, L, E), float16, or bf16 as numpy.uint16 bit patterns
+    (cubekit.bf16_from_float32; O is then bf16 bits too); k and v: (batch, kv_heads, S, E) of q's
     type, kv_heads dividing heads (grouped-query attention: query head h reads K/V head
     h // (heads // kv_heads), torch's enable_gqa=True). causal=True: query i sees keys 0..i (torch's
     is_causal, the mask's top left on the diagonal). attn_mask: torch's, broadcastable to (batch, heads,
@@ -106,8 +116,7 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     if q.ndim != 4 or k.ndim != 4 or v.ndim != 4:
         raise _cubekit.Error(f"{kernel}: q, k and v must be (batch, heads, sequence, head dim), or without the batch; "
                              f"got {q.ndim}-D, {k.ndim}-D and {v.ndim}-D")
-    if not (q.dtype == k.dtype == v.dtype == _np.float16):
-        raise _cubekit.Error(f"{kernel}: q, k and v are {q.dtype}, {k.dtype} and {v.dtype}; they must all be float16")
+    dtype = _input_dtype(kernel, q, k, v)
     if k.shape != v.shape:
         raise _cubekit.Error(f"{kernel}: k is {k.shape} and v is {v.shape}; they must have the same shape")
     if q.shape[0] != k.shape[0] or q.shape[3] != k.shape[3]:
@@ -127,7 +136,7 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
             f"{kernel}: score_mod takes {_positional_arguments(score_mod)} arguments; it takes the score alone, or as "
             "FlexAttention's the score and its indices b, h, q_idx, kv_idx")
     if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched
-        out = _np.zeros(q.shape, _np.float16)
+        out = _np.zeros(q.shape, q.dtype)
         report = _empty_report(kernel, q.shape, chip)
         if return_lse:
             lse = _np.zeros(q.shape[:3], _np.float32)
@@ -138,7 +147,7 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     o = _cubekit.AttentionOptions()
     o.batch, o.heads, o.seq_q, o.dim = q.shape[0], q.shape[1], q.shape[2], q.shape[3]
     o.kv_heads, o.seq_kv = k.shape[1], k.shape[2]
-    o.causal, o.dtype = causal, "f16"
+    o.causal, o.dtype = causal, dtype
     o.scale = 0.0 if scale is None else scale
     o.softcap = 0.0 if softcap is None else softcap
     o.alibi = _opt.boolean(kernel, "alibi", alibi)

@@ -45,6 +45,31 @@ def test_split_chips_match_sdpa(rng, chip):
 
 
 @pytest.mark.parametrize("chip", ["ascend910b2", "ascend950pr"])
+def test_bf16_as_uint16_bits_matches_sdpa(rng, chip):
+    """bf16 q, k and v (numpy.uint16 bit patterns) give bf16 O and float32 logsumexp; the reference
+    is the same attention in float64 of the bf16 values."""
+    q = ck.bf16_from_float32(rng.standard_normal((2, 4, 50, 64)).astype(np.float32))
+    k, v = (ck.bf16_from_float32(rng.standard_normal((2, 2, 70, 64)).astype(np.float32)) for _ in range(2))
+    values = [ck.bf16_to_float32(x) for x in (q, k, v)]
+    for causal in (False, True):
+        o, lse, report = kernels.attention(q, k, v, causal=causal, chip=chip, return_lse=True, raise_on_diagnostics=True)
+        assert o.dtype == np.uint16 and o.shape == q.shape and lse.dtype == np.float32
+        # bf16 keeps 8 significant bits: O (|O| < 4) within a few of its last places.
+        np.testing.assert_allclose(ck.bf16_to_float32(o), sdpa(*values, causal), atol=3e-2, rtol=2e-2)
+        np.testing.assert_allclose(lse, logsumexp(values[0], values[1], causal), atol=1e-4, rtol=1e-5)
+
+
+def test_bf16_errors_name_what_is_wrong(rng):
+    q = ck.bf16_from_float32(np.ones((1, 2, 16, 16), np.float32))
+    with pytest.raises(ck.Error, match="uint16, float16 and uint16; they must all be float16, or all bf16 as numpy.uint16"):
+        kernels.attention(q, q.view(np.float16), q)
+    with pytest.raises(ck.Error, match="the cube of ascend910 multiplies f16 or s8, but Q, K and V are bf16"):
+        kernels.attention(q, q, q, chip="ascend910")
+    o, _ = kernels.attention(q[:, :, :0], q, q, chip="ascend910b2")  # no queries: an empty bf16 result
+    assert o.dtype == np.uint16 and o.shape == (1, 2, 0, 16)
+
+
+@pytest.mark.parametrize("chip", ["ascend910b2", "ascend950pr"])
 def test_preload_keeps_the_result(rng, chip):
     """The cube's preload (key tiles ahead of the softmax) changes when work happens, not what it makes."""
     q, k, v = (rng.standard_normal((1, 2, 40, 64)).astype(np.float16) for _ in range(3))
@@ -320,7 +345,7 @@ def test_errors_name_what_is_wrong():
     x = np.ones((1, 3, 16, 16), np.float16)
     with pytest.raises(ck.Error, match="3 query heads do not divide into groups of the 2 K/V heads"):
         kernels.attention(x, np.ones((1, 2, 16, 16), np.float16), np.ones((1, 2, 16, 16), np.float16))
-    with pytest.raises(ck.Error, match="they must all be float16"):
+    with pytest.raises(ck.Error, match="they must all be float16, or all bf16"):
         kernels.attention(x.astype(np.float32), x, x)
     with pytest.raises(ck.Error, match="scale must be positive"):
         kernels.attention(x, x, x, scale=-1.0)
