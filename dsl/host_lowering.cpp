@@ -260,13 +260,19 @@ class Lowering {
     for (size_t i = 0; i < own.size(); ++i) inner.bound.emplace_back(own[i], r.rdom[int(i)]);
 
     Halide::Expr value = expr(body, inner);
+    // A 16-bit float sum accumulates in f32 and rounds once: summed in f16 in its RDom's order, a
+    // long row stagnates (2048 + 0.7 is 2048 in f16), and the reference would be further from the
+    // sum than the kernel it checks (a row of 4096 in [0, 1): off by 29, the vector unit by 1).
+    const Halide::Type type = value.type();
+    const bool widened = n.op == Op::Sum && is_f16(value);
+    if (widened) value = widen(value);
     r.func = Halide::Func(unique(c.func->name + "_" + std::string(op_name(n.op))));
     r.func(r.vars) = initial_value(n.op, value.type());
     r.func(r.vars) = combine(n.op, r.func(r.vars), value);
     r.owner = fused ? c.func : nullptr;
     r.nested = !c.bound.empty();
     out_.reductions.push_back(r);
-    return r.func(call);
+    return widened ? convert(type, r.func(call)) : r.func(call);
   }
 
   // An input element, cast to `to` if given. Inside a reduction that reads the input more than once

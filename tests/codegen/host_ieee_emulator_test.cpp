@@ -147,6 +147,38 @@ TEST_P(SpecialRows, AFloatCastToAnIntegerSaturatesOnBoth) {
   }
 }
 
+// An f16 row sum in the reference accumulates in f32 and rounds once: summed in f16 in order, a
+// row of 4096 values in [0, 1) stagnated once its sum passed 2048 (2048 + 0.7 is 2048 in f16), 29
+// off, and the check reported the vector unit's sum (within an ulp) as a mismatch (a C++ user probe).
+TEST(HostReference, AnF16RowSumIsTheSumRoundedOnce) {
+  constexpr int64_t rows = 8, cols = 4096;
+  dsl::Input X("X", DType::f16, {rows, cols});
+  dsl::Var r("r");
+  dsl::RDom k(0, cols, "k");
+  dsl::Func F("row_sum");
+  F(r) = dsl::sum(X(r, k));
+  F.schedule() = kernels::default_schedule(F, test::chip());
+  std::vector<uint8_t> x(size_t(rows * cols * 2));
+  std::mt19937 rng(5);
+  for (size_t i = 0; i < size_t(rows * cols); ++i) {
+    const uint16_t h = f64_to_f16(double(rng() % 1024) / 1024);
+    std::memcpy(&x[i * 2], &h, 2);
+  }
+  kernels::RunSettings s;
+  s.inputs = [&x](GlobalMemory& gm) { gm.bytes("X") = x; };
+  kernels::KernelRun run = kernels::compile_and_run(F, test::chip(), s);
+  EXPECT_TRUE(run.sim.report.clean()) << test::describe(run);
+  EXPECT_TRUE(run.check.pass) << run.check.mismatches << " mismatches, the largest " << run.check.max_abs;
+  const dsl::HostTensor want = dsl::run_on_host(F, {{"X", &x}});
+  for (int64_t row = 0; row < rows; ++row) {
+    double exact = 0;
+    for (int64_t col = 0; col < cols; ++col) exact += element(x, size_t(row * cols + col), DType::f16);
+    // Rounded once: within half an ulp of the exact sum (2048..4096: ulp 2).
+    EXPECT_LE(std::abs(element(want.data, size_t(row), DType::f16) - exact), 1.0) << "reference, row " << row;
+    EXPECT_LE(std::abs(element(run.gm.bytes(F.name()), size_t(row), DType::f16) - exact), 2.0) << "emulator, row " << row;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Host, SpecialRows, testing::Values(DType::f16, DType::f32),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
