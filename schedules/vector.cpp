@@ -56,6 +56,15 @@ bool reads_a_row(const ExprNode* n, const std::vector<std::shared_ptr<VarImpl>>&
   return false;
 }
 
+// The length of the rows a row reduction reads: the last extent of the first input it reads at
+// (the output's variables.., its RDom); 0 when it reads none so (only Funcs).
+int64_t row_length(const ExprNode* n, const std::vector<std::shared_ptr<VarImpl>>& out_vars) {
+  if (n->op == Op::Input && reads_a_row(n, out_vars)) return n->input->shape.back();
+  for (const Expr& a : n->args)
+    if (int64_t length = row_length(a.get(), out_vars)) return length;
+  return 0;
+}
+
 const ExprNode* row_reduction(const Expr& e, const std::vector<std::shared_ptr<VarImpl>>& out_vars) {
   const ExprNode* n = e.get();
   if (n->op == Op::Input || n->op == Op::Func) return nullptr;
@@ -80,7 +89,9 @@ class Planner {
     for (const auto& a : out->args) c.rows.push_back(a.get());
     if (const ExprNode* r = row_reduction(out->value, out->args)) {
       p_.row_output = true;  // one value per row: every output variable is a row, the reduction's RDom the last
-      p_.cols = dsl::rvars_of(r->args[0]).empty() ? 1 : dsl::rvars_of(r->args[0])[0]->extent;
+      // The rows' length: an RDom over part of a row is refused naming the whole row.
+      p_.cols = row_length(r->args[0].get(), out->args);
+      if (!p_.cols) p_.cols = dsl::rvars_of(r->args[0]).empty() ? 1 : dsl::rvars_of(r->args[0])[0]->extent;
       for (int64_t e : p_.shape) p_.rows *= e;
       bool scalar = false;
       analyse(out->value, c, &scalar);
