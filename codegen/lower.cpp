@@ -107,6 +107,15 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
       if (d.kind == kind) return &d;
     return nullptr;
   };
+  // A directive that sets one thing, given twice, would silently keep one of the two.
+  for (dsl::Directive::Kind kind : {dsl::Directive::Kind::Cores, dsl::Directive::Kind::Cube, dsl::Directive::Kind::Flash,
+                                    dsl::Directive::Kind::TileRows, dsl::Directive::Kind::EpilogueOf}) {
+    const dsl::Directive* first = directive(kind);
+    for (const dsl::Directive& d : f.impl->schedule)
+      if (d.kind == kind && &d != first)
+        user_error("{}.{}: the schedule already has {}; each of cores(), cube(), flash(), tile_rows() and epilogue_of() "
+                   "is given once (merge the two into one call)", f.name(), d.text, first->text);
+  }
   const dsl::Directive* epilogue = directive(dsl::Directive::Kind::EpilogueOf);
   // A convolution pads its input (constant_exterior) in set_fmatrix; nothing else lowers a
   // boundary condition yet.

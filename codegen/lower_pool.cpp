@@ -191,17 +191,20 @@ class PoolStages {
       out = &inner;
     }
     const Ref d = ub(dst, dof);
-    const std::string m = vtyped(p_.kind == PoolPlan::Kind::Max ? "vmax" : "vadd", p_.acc);
+    const std::string m = vtyped(p_.kind == PoolPlan::Kind::Max   ? "vmax"
+                                 : p_.kind == PoolPlan::Kind::Min ? "vmin"
+                                                                  : "vadd",
+                                 p_.acc);
     auto at = [&](const Tap& t) { return ub(src, so + Affine(t.offset * 32)); };
     if (whole && taps.size() > 1) {  // dst = tap0 op tap1, then dst op= each
       tap_lines(*out, m, at(taps[0]), true, at(taps[1]), taps[0], src_line, d);
       for (size_t t = 2; t < taps.size(); ++t) tap_lines(*out, m, d, false, at(taps[t]), taps[t], src_line, d);
-    } else if (whole && p_.kind == PoolPlan::Kind::Max) {  // one tap: dst = max(tap, tap)
+    } else if (whole && p_.kind != PoolPlan::Kind::Sum) {  // one tap: dst = max(tap, tap) (or min)
       tap_lines(*out, m, at(taps[0]), true, at(taps[0]), taps[0], src_line, d);
     } else {  // dst = the padding's value (0 for a sum), then dst op= each tap where it reads the input
       const int64_t e = plane_out / B * g.c0 * (plane_lines ? np : 1);  // elements of the lines
       VectorOps ops(k_, *pool_, *out, {1, e, e});
-      ops.fill({VShape::Col, p_.acc, d, 0}, p_.kind == PoolPlan::Kind::Max ? p_.pad_value : 0);
+      ops.fill({VShape::Col, p_.acc, d, 0}, p_.kind == PoolPlan::Kind::Sum ? 0 : p_.pad_value);
       for (const Tap& t : taps)
         if (t.first <= t.last && t.x0 <= t.x1) tap_lines(*out, m, d, false, at(t), t, src_line, d);
     }

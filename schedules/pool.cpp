@@ -20,8 +20,8 @@ using dsl::VarImpl;
 namespace {
 
 const char* kPoolShape =
-    "a pooling is O(n, c, y, x) = maximum(P(n, c, y*sh + r.y*dh - ph, x*sw + r.x*dw - pw)) or sum(cast(f32, P(..))) * "
-    "scale, P the input or BoundaryConditions::constant_exterior(input, v)";
+    "a pooling is O(n, c, y, x) = maximum(P(n, c, y*sh + r.y*dh - ph, x*sw + r.x*dw - pw)), minimum(P(..)) or "
+    "sum(cast(f32, P(..))) * scale, P the input or BoundaryConditions::constant_exterior(input, v)";
 
 bool window_read(const ExprNode* n) { return n->args.size() == 4 && affine_read(n); }
 
@@ -42,8 +42,8 @@ Shape shape_of(const dsl::Func& f) {
     s.scale = v->args[0].node().value;
     v = v->args[1].get();
   }
-  if (v->op != Op::Maximum && v->op != Op::Sum) return s;
-  if (v->op == Op::Maximum && s.scale != 1) return s;
+  if (v->op != Op::Maximum && v->op != Op::Minimum && v->op != Op::Sum) return s;
+  if (v->op != Op::Sum && s.scale != 1) return s;
   s.reduction = v;
   return s;
 }
@@ -65,7 +65,7 @@ bool is_pool(const dsl::Func& f) {
 std::string PoolPlan::str() const {
   return fmt::format("pool {}: {} {} -> {} (acc {}), {}x{}x{}x{} window {}x{} stride {}x{} dilation {}x{} pad {},{},{},{} "
                      "-> {}x{}; tiles of {} row{} x {} plane{}, {} tiles{}{}",
-                     name, kind == Kind::Max ? "max" : "sum", dtype_name(in), dtype_name(out), dtype_name(acc), g.n, g.c,
+                     name, kind == Kind::Max ? "max" : kind == Kind::Min ? "min" : "sum", dtype_name(in), dtype_name(out), dtype_name(acc), g.n, g.c,
                      g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pad_top, g.pad_bottom, g.pad_left, g.pad_right, g.oh,
                      g.ow, rows, rows == 1 ? "" : "s", tile_planes, tile_planes == 1 ? "" : "s", tiles(),
                      cores ? ", cores" : "", copies > 1 ? fmt::format(", {} copies", copies) : "");
@@ -86,7 +86,7 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
   const std::string& fname = f.name();
   Shape s = shape_of(f);
   const ExprNode* red = s.reduction;
-  p.kind = red->op == Op::Maximum ? PoolPlan::Kind::Max : PoolPlan::Kind::Sum;
+  p.kind = red->op == Op::Maximum ? PoolPlan::Kind::Max : red->op == Op::Minimum ? PoolPlan::Kind::Min : PoolPlan::Kind::Sum;
   p.scale = s.scale;
   p.out = f.impl->value.type().dtype;
   p.acc = red->type.dtype;
@@ -123,7 +123,7 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
   if ((g.pad_bottom || g.pad_right || g.pad_top || g.pad_left) && rd->op != Op::Exterior)
     user_error("{}: the windows read {} outside its shape (padding); read it through "
                "BoundaryConditions::constant_exterior({}, {})", fname, p.input->name, p.input->name,
-               p.kind == PoolPlan::Kind::Max ? "-inf" : "0");
+               p.kind == PoolPlan::Kind::Max ? "-inf" : p.kind == PoolPlan::Kind::Min ? "inf" : "0");
   if (p.kind == PoolPlan::Kind::Sum && p.pad_value != 0 && (g.pad_bottom || g.pad_right || g.pad_top || g.pad_left))
     user_error("{}: a sum (or average) pooling pads with 0 only (its taps over padding are skipped), but {} is read "
                "through constant_exterior({}, {}); use constant_exterior({}, 0)", fname, p.input->name, p.input->name,
@@ -148,19 +148,23 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
 
   if (!vector_type(p.in) || !vector_type(p.acc) || !vector_type(p.out))
     user_error("{}: the vector unit pools f16 and f32 (the input {} is {}, the {} is {} and the result {}): cast to one of "
-               "them first", fname, p.input->name, dtype_name(p.in), p.kind == PoolPlan::Kind::Max ? "maximum" : "sum",
+               "them first", fname, p.input->name, dtype_name(p.in), p.reduction(),
                dtype_name(p.acc), dtype_name(p.out));
   if (p.acc != p.in && dtype_size(p.acc) < dtype_size(p.in))
     user_error("{}: the {} is {} over {} inputs; combine in {} or wider", fname,
-               p.kind == PoolPlan::Kind::Max ? "maximum" : "sum", dtype_name(p.acc), dtype_name(p.in), dtype_name(p.in));
-  // A max pooling's output starts at the padding's value (its taps over padding are skipped), which
-  // only -inf makes right for the windows that read no padding.
+               p.reduction(), dtype_name(p.acc), dtype_name(p.in), dtype_name(p.in));
+  // A max (min) pooling's output starts at the padding's value (its taps over padding are skipped),
+  // which only -inf (+inf) makes right for the windows that read no padding.
   const bool padded = g.pad_bottom || g.pad_right || g.pad_top || g.pad_left;
-  if (p.kind == PoolPlan::Kind::Max && padded && std::isfinite(p.pad_value))
-    user_error("{}: a max pooling pads with -inf only (as torch does; its taps over padding are skipped and every output "
-               "starts at the padding's value), but {} is read through constant_exterior({}, {}), which would put {} in "
-               "windows that read no padding; use constant_exterior({}, -inf) (for a map of values >= {} the result is "
-               "the same)", fname, p.input->name, p.input->name, p.pad_value, p.pad_value, p.input->name, p.pad_value);
+  if (p.kind != PoolPlan::Kind::Sum && padded) {
+    const bool max = p.kind == PoolPlan::Kind::Max;
+    if (p.pad_value != (max ? -INFINITY : INFINITY))
+      user_error("{}: a {} pooling pads with {} only (as torch does; its taps over padding are skipped and every output "
+                 "starts at the padding's value), but {} is read through constant_exterior({}, {}), which would put {} in "
+                 "windows that read no padding; use constant_exterior({}, {}) (for a map of values {} {} the result is "
+                 "the same)", fname, max ? "max" : "min", max ? "-inf" : "inf", p.input->name, p.input->name, p.pad_value,
+                 p.pad_value, p.input->name, max ? "-inf" : "inf", max ? ">=" : "<=", p.pad_value);
+  }
   g.c0 = 32 / dtype_size(p.in);
   p.planes = g.n * g.c1();
   // The taps' strides are block strides (at most 255) of up to 8 output positions a repeat.

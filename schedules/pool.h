@@ -33,7 +33,7 @@
 namespace cubekit::sched {
 
 struct PoolPlan {
-  enum class Kind : uint8_t { Max, Sum };  // Sum: an average when scale is 1 / window
+  enum class Kind : uint8_t { Max, Min, Sum };  // Sum: an average when scale is 1 / window
   Kind kind = Kind::Max;
   std::string name;
   std::shared_ptr<dsl::InputImpl> input;
@@ -57,9 +57,11 @@ struct PoolPlan {
   int64_t bands() const { return (g.oh + rows - 1) / rows; }
   int64_t tiles() const { return (planes + tile_planes - 1) / tile_planes * bands(); }
   std::string str() const;
+  // "maximum", "minimum" or "sum": the reduction, as the DSL names it.
+  const char* reduction() const { return kind == Kind::Max ? "maximum" : kind == Kind::Min ? "minimum" : "sum"; }
 };
 
-// Whether f has a pooling's form (a maximum or a sum over a read at affine spatial indices, with
+// Whether f has a pooling's form (a maximum, a minimum or a sum over a read at affine spatial indices, with
 // no weights); recognise_pool then says what is wrong, if anything.
 bool is_pool(const dsl::Func& f);
 

@@ -164,6 +164,41 @@ TEST(Pool, MaxPaddingIsMinusInfinity) {
   for (size_t i = 0; i < y.size(); i += 2) EXPECT_LT(decode(DType::f16, y.data() + i), 0);
 }
 
+// A min pooling written in the DSL (padded with +inf, as torch's -max_pool2d(-x) is): vmin over the
+// taps, against loops written here and the reference, on every preset (it used to be refused as a
+// row reduction over two variables).
+TEST(Pool, MinPoolingWrittenInTheDsl) {
+  for (const char* preset : {"ascend910", "ascend910b2", "ascend950pr"}) {
+    SCOPED_TRACE(preset);
+    const ChipConfig chip = load_chip(preset);
+    constexpr int64_t C = 20, H = 9, W = 11, OH = 5, OW = 6;  // 3x3, stride 2, padding 1
+    dsl::Input X("X", DType::f16, {2, C, H, W});
+    dsl::Var n("n"), c("c"), y("y"), x("x");
+    dsl::RDom r({{0, 3}, {0, 3}}, "r");
+    auto P = dsl::BoundaryConditions::constant_exterior(X, std::numeric_limits<double>::infinity());
+    dsl::Func Y("Y");
+    Y(n, c, y, x) = dsl::minimum(P(n, c, y * 2 + r.y - 1, x * 2 + r.x - 1));
+    Y.bound(y, 0, OH).bound(x, 0, OW);
+    Y.cores({y}).double_buffer();
+    kernels::KernelRun run = kernels::compile_and_run(Y, chip, {.seed = 3});
+    ASSERT_TRUE(run.checked);
+    EXPECT_TRUE(run.check.bit_exact) << run.check.mismatches << " mismatches";
+    EXPECT_TRUE(run.sim.report.diagnostics.empty()) << describe(run);
+    const std::vector<uint8_t> xb = run.result("X"), yb = run.result("Y");
+    for (int64_t p = 0; p < 2 * C; ++p)
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          double want = INFINITY;
+          for (int64_t i = 0; i < 3; ++i)
+            for (int64_t j = 0; j < 3; ++j) {
+              const int64_t iy = oy * 2 + i - 1, ix = ox * 2 + j - 1;
+              if (iy >= 0 && iy < H && ix >= 0 && ix < W) want = std::min(want, decode(DType::f16, &xb[size_t(((p * H + iy) * W + ix) * 2)]));
+            }
+          ASSERT_EQ(decode(DType::f16, &yb[size_t(((p * OH + oy) * OW + ox) * 2)]), want) << p << " " << oy << " " << ox;
+        }
+  }
+}
+
 // Random shapes, windows and tile sizes: every one correct and checker-clean.
 TEST(PoolRandom, EveryAcceptedScheduleIsCorrect) {
   std::mt19937 rng(12);

@@ -123,6 +123,17 @@ TEST(PoolErrors, MaxPaddedWithAFiniteValue) {
                              "use constant_exterior(I, -inf)"});
 }
 
+// The same for a max pooling padded with +inf, and a min pooling padded with anything but +inf.
+TEST(PoolErrors, MaxOrMinPaddedWithTheOtherInfinity) {
+  Pool p;
+  auto P = constant_exterior(p.I, kInf);
+  p.define(dsl::maximum(P(p.n, p.c, p.y * 2 + p.r.y - 1, p.x * 2 + p.r.x - 1)), 4, 4);
+  expect_compile_error(p.O, {"a max pooling pads with -inf only", "constant_exterior(I, inf)"});
+  Pool q;
+  q.define(dsl::minimum(q.standard_read()), 4, 4);
+  expect_compile_error(q.O, {"a min pooling pads with inf only", "constant_exterior(I, -inf)", "use constant_exterior(I, inf)"});
+}
+
 TEST(PoolErrors, WindowOfPaddingOnly) {
   Pool p;
   p.define(dsl::maximum(p.P(p.n, p.c, p.y * 2 + p.r.y - 1, p.x * 2 + p.r.x - 1)), 6, 4);
