@@ -215,10 +215,18 @@ PoolPlan plan_pool(const dsl::Func& f, const ChipConfig& chip) {
     p.rows = rows;
     return p;
   }
-  if (!fits(1, 1))
-    user_error("{}: one output row of {} positions needs {} bytes of UB but {} has {}; the map is too wide for the "
-               "pooling's tiles{}", p.name, p.g.ow, pool_ub_bytes(p, 1, 1), chip.name, ub,
-               fewer.empty() ? "" : " (" + fewer + ")");
+  if (!fits(1, 1)) {
+    PoolPlan single = p;
+    single.copies = 1;
+    const bool fewer_fits = !fewer.empty() && pool_ub_bytes(single, 1, 1) <= ub;
+    user_error("{}: one output row of {} positions needs {} bytes of UB but {} has {}; {}", p.name, p.g.ow,
+               pool_ub_bytes(p, 1, 1), chip.name, ub,
+               fewer_fits ? "the map is too wide for the pooling's tiles (" + fewer + ")"
+                          : fmt::format("a tile holds the {} input rows of {} positions its windows read, which UB cannot "
+                                        "(with one copy, {} bytes); pool in two steps, over windows of part of the map "
+                                        "and then over their results",
+                                        std::min(p.g.h, p.in_rows(1)), p.g.w, pool_ub_bytes(single, 1, 1)));
+  }
   if (fits(p.g.oh, 1)) {  // whole planes: as many as fit, and a tile for every core
     p.rows = p.g.oh;
     int64_t most = std::max<int64_t>(1, (p.planes + spread - 1) / spread), t = 1;

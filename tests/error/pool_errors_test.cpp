@@ -204,7 +204,27 @@ TEST(PoolErrors, OneRowDoesNotFitUB) {
   dsl::Func O("O");
   O(n, c, y, x) = dsl::maximum(I(n, c, y + r.y, x + r.x));
   O.bound(y, 0, 2).bound(x, 0, 5998);
-  expect_compile_error(O, {"O: one output row of 5998 positions needs", "the map is too wide for the pooling's tiles"});
+  expect_compile_error(O, {"O: one output row of 5998 positions needs", "a tile holds the 3 input rows of 6000 positions its "
+                           "windows read, which UB cannot (with one copy, ", "pool in two steps"});
+}
+
+// With double_buffer(): dropping it is advised where one copy fits (48 x 48), and only there (a global
+// average of 56 x 56 does not fit with one copy either: the advice was to drop it all the same).
+TEST(PoolErrors, RowTooWideForUbDoubleBuffered) {
+  for (int64_t side : {48, 56}) {
+    dsl::Input I("I", DType::f16, {1, 16, side, side});
+    dsl::Var n("n"), c("c"), y("y"), x("x");
+    dsl::RDom r({{0, side}, {0, side}}, "r");
+    dsl::Func O("O");
+    O(n, c, y, x) = dsl::cast(DType::f16, dsl::sum(dsl::cast(DType::f32, I(n, c, y + r.y, x + r.x))) * (1.0 / double(side * side)));
+    O.bound(y, 0, 1).bound(x, 0, 1).double_buffer();
+    if (side == 48)
+      expect_compile_error(O, {"O: one output row of 1 positions needs", "the map is too wide for the pooling's tiles (drop "
+                               "double_buffer())"});
+    else
+      expect_compile_error(O, {"O: one output row of 1 positions needs", "a tile holds the 56 input rows of 56 positions",
+                               "pool in two steps"});
+  }
 }
 
 // ---- kernels::pool2d's options ----
