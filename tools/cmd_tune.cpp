@@ -80,13 +80,14 @@ void print_table(const std::vector<tune::Outcome>& outcomes, const std::vector<i
     fmt::print("{:<22} {:<10} {:<44} {:>3} {:>13} {:>13} {:>6.3f}x {:>5}/{:<5}  {}\n",
                o.problem.label.empty() ? "-" : o.problem.label, o.problem.kernel, o.problem.shape(), counts[i],
                with_commas(o.best.default_cycles), with_commas(o.best.cycles), o.speedup(), o.best.evaluated,
-               o.best.space, o.best.params.empty() ? "(the default)" : tune::params_text(o.best.params));
+               o.best.space + 1, o.best.params.empty() ? "(the default)" : tune::params_text(o.best.params));
     log_sum += std::log(o.speedup());
     total_default += double(o.best.default_cycles) * counts[i];
     total_tuned += double(o.best.cycles) * counts[i];
   }
-  fmt::print("(evaluated: the candidates run, the default schedule among them, over the points of the space: its whole grid, "
-             "or with --exhaustive the points its validators pass; a parameter of 0 in a schedule is the default's choice)\n");
+  fmt::print("(evaluated: the candidates run over the candidates there are, the default schedule and the points of the "
+             "space: its whole grid, or with --exhaustive the points its validators pass; a parameter of 0 in a schedule is "
+             "the default's choice)\n");
   fmt::print("geometric-mean speedup {:.3f}x over {} problems; ", std::exp(log_sum / double(outcomes.size())), outcomes.size());
   fmt::print("all layers as run: {} -> {} cycles ({:.3f}x) on {}\n", with_commas(uint64_t(total_default)),
              with_commas(uint64_t(total_tuned)), total_default / total_tuned, chip.name);
