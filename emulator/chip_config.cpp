@@ -385,7 +385,7 @@ void timing_from_json(Reader& r, TimingConfig& t, bool split) {
   });
   // Required on a split chip; elsewhere read when given, for validate_limits to say it must be 0.
   if (split || r.has("cross_core_latency"))
-    t.cross_core_latency = int(r.integer("cross_core_latency", 0, kMaxCycles, " (cycles)"));
+    t.cross_core_latency = int(r.integer("cross_core_latency", split ? 1 : 0, kMaxCycles, " (cycles)"));
 }
 
 }  // namespace

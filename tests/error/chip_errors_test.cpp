@@ -141,6 +141,20 @@ INSTANTIATE_TEST_SUITE_P(Values, ChipJsonError, testing::ValuesIn(kValues), case
 
 // Currently fails: 0.5 MHz is positive, yet it is truncated to 0 before the check and rejected as
 // "clock_mhz must be positive, got 0". Either accept it or name the value given.
+// A split chip's cross_core_latency below 1 is told the same range whether it is 0 or negative
+// (the reader said 0.. for -1, the check after it 1.. for 0).
+TEST(ChipJsonValue, CrossCoreLatencyBelowOneOnASplitChip) {
+  const std::string b2 = chip_to_json(load_chip("ascend910b2"));
+  const std::string field = R"("cross_core_latency": )";
+  const size_t at = b2.find(field);
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = b2.find_first_of(",\n}", at + field.size());
+  for (const char* bad : {"0", "-1"}) {
+    const std::string json = std::string(b2).replace(at + field.size(), end - at - field.size(), bad);
+    expect_user_error([&] { chip_from_json(json, "my_chip.json"); }, {"cross_core_latency", "1..1000000", bad}, json);
+  }
+}
+
 TEST(ChipJsonValue, ClockBelowOneMhzIsNotReportedAsZero) {
   std::string json = preset_with(R"("clock_mhz": 1000.0)", R"("clock_mhz": 0.5)");
   try {
