@@ -67,6 +67,9 @@ bool is_conv(const dsl::Func& f) {
 
 int64_t conv_input_rows(const ConvGeometry& g, int64_t rows) {
   if (g.skips_rows()) return std::min(g.oh, rows);
+  // Stacked images are copied whole, one image's rows after the other's (row_classes.h): a strided
+  // 1x1 kernel's windows reach (oh - 1) * sh + 1 of its h rows, but the next image starts h on.
+  if (g.images > 1) return g.h;
   return std::min(g.h, (rows - 1) * g.sh + (g.kh - 1) * g.dh + 1);
 }
 

@@ -93,6 +93,13 @@ const std::vector<Case> kCases = {
     // Whole images stacked per tile (1x1, and windows that tile the rows): the last tile has fewer.
     {"Stacked1x1", [] { auto o = conv(5, 64, 7, 7, 48, 1, 1, 1, 0); o.images = 2; return o; }()},
     {"StackedStride2", [] { auto o = conv(3, 32, 6, 5, 40, 1, 1, 2, 0); o.images = 3, o.out = DType::f16; return o; }()},
+    // Stacked images lie h rows apart in L1, though a 1x1 stride-2 window reads (oh - 1) * 2 + 1 of
+    // them: L1 was sized for those, and the next copy's fill overwrote the last image (a Python probe).
+    {"StackedStride2OnOneCore", [] {
+       auto o = conv(8, 16, 4, 4, 16, 1, 1, 2, 0);
+       o.images = 2, o.l1_copies = 2, o.use_cores = false;
+       return o;
+     }()},
     {"Stacked2x2Stride2", [] { auto o = conv(4, 16, 8, 8, 16, 2, 2, 2, 0); o.images = 3; return o; }()},
     {"StackedGroupsRelu", [] {
        auto o = conv(3, 32, 7, 7, 64, 1, 1, 1, 0);
