@@ -255,8 +255,10 @@ class ContractionStages {
       const auto& l = g_.tiles.loops[i];
       Affine v = Affine::var(index[i]);
       indices = indices + v * weight_[i];
-      if (l.dim == ContractionPlan::Dim::M) mo = v, mo_count = l.extent;
-      else if (l.dim == ContractionPlan::Dim::N) no = v, no_count = l.extent;
+      // A loop of one tile is at 0: its origin has no term whose step need divide anything (a
+      // tile of every output row, split past them, and a second output at a stride not dividing it).
+      if (l.dim == ContractionPlan::Dim::M) mo = l.extent == 1 ? Affine(0) : v, mo_count = l.extent;
+      else if (l.dim == ContractionPlan::Dim::N) no = l.extent == 1 ? Affine(0) : v, no_count = l.extent;
       else if (c.conv) {  // images (batch 0) and groups (batch 1): A is NC1HWC0, B FRACTAL_Z per group
         const sched::ConvGeometry& g = c.g;
         // Batch 0 steps over g.images images of all groups, batch 1 over one group.

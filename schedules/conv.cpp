@@ -257,7 +257,7 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
                  "tile), {} (output channels per tile) and {} (input channels per L1 fill)", fname, l.name(), n->name,
                  y->name, k->name, p.c.kv->name);
     if (o == n && l.factor) images = std::min(l.factor, g.n);
-    if (o == y && l.factor) rows = l.factor;
+    if (o == y && l.factor) rows = std::min(l.factor, g.oh);  // a factor past the rows: one tile of them all
     if (o == k && l.factor) tn = l.factor;
     if (o == p.c.kv.get() && l.factor) channels = l.factor;
     bool tile = (o == n && (l.factor || !n_split)) || (l.factor && (o == y || o == k));
