@@ -116,6 +116,9 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
         user_error("{}.{}: the schedule already has {}; each of cores(), cube(), flash(), tile_rows() and epilogue_of() "
                    "is given once (merge the two into one call)", f.name(), d.text, first->text);
   }
+  if (const dsl::Directive* cores = directive(dsl::Directive::Kind::Cores); cores && cores->vars.empty())
+    user_error("{}.{}: name the loops whose iterations go to the cores (cores({{..}}) with none spreads nothing)", f.name(),
+               cores->text);
   const dsl::Directive* epilogue = directive(dsl::Directive::Kind::EpilogueOf);
   // A convolution pads its input (constant_exterior) in set_fmatrix; nothing else lowers a
   // boundary condition yet.

@@ -176,11 +176,29 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
     user_error("{}: a {} x {} map is more than the copies' bursts reach", fname, g.h, g.w);
 }
 
+// A pooling's tiles are planes (n, c) by bands of output rows (y), all handed to the vector cores
+// in turn whichever of those loops cores() names; x, along the rows, is in every tile.
+void check_core_loops(const dsl::Func& f, const Directive& d) {
+  const auto& args = f.impl->args;
+  const std::string can = fmt::format("give it any of {}, {} and {} (the tiles are planes by bands of output rows, all "
+                                      "handed to the vector cores in turn)", args[0]->name, args[1]->name, args[2]->name);
+  for (const auto& v : d.vars) {
+    const auto at = std::find(args.begin(), args.end(), v);
+    if (at == args.end())
+      user_error("{}.{}: {} is not a loop of {} (its loops: {}, {}, {}, {}); {}", f.name(), d.text, v->name, f.name(),
+                 args[0]->name, args[1]->name, args[2]->name, args[3]->name, can);
+    if (at + 1 == args.end())
+      user_error("{}.{}: {} is {}'s innermost loop, along its rows, which every tile holds whole; {}", f.name(), d.text,
+                 v->name, f.name(), can);
+  }
+}
+
 void read_schedule(const dsl::Func& f, PoolPlan& p, int64_t& rows) {
   for (const Directive& d : f.impl->schedule) {
     switch (d.kind) {
       case Directive::Kind::Cores:
         if (d.factor > 1) user_error("{}.{}: pooling hands tiles to the vector cores in turn; groups are for the cube path", p.name, d.text);
+        check_core_loops(f, d);
         p.cores = true;
         break;
       case Directive::Kind::DoubleBuffer:

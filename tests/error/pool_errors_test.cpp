@@ -173,6 +173,27 @@ TEST(PoolErrors, CoresInGroups) {
   expect_compile_error(p.O, {"O.cores(", "pooling hands tiles to the vector cores in turn; groups are for the cube path"});
 }
 
+// cores() was accepted naming any loop, or none of the Func's (a Python probe).
+TEST(PoolErrors, CoresOnTheInnermostLoop) {
+  Pool p;
+  p.standard().cores({p.x});
+  expect_compile_error(p.O, {"O.cores(x): x is O's innermost loop, along its rows, which every tile holds whole; give it "
+                             "any of n, c and y"});
+}
+
+TEST(PoolErrors, CoresOnAVarNotTheFuncs) {
+  Pool p;
+  dsl::Var z("z");
+  p.standard().cores({z});
+  expect_compile_error(p.O, {"O.cores(z): z is not a loop of O (its loops: n, c, y, x)"});
+}
+
+TEST(PoolErrors, CoresNamingNothing) {
+  Pool p;
+  p.standard().cores(std::vector<dsl::LoopVar>{});
+  expect_compile_error(p.O, {"O.cores(): name the loops whose iterations go to the cores"});
+}
+
 TEST(PoolErrors, CubeDirective) {
   Pool p;
   p.standard().store_in(dsl::Level::L0C);
