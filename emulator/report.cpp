@@ -132,7 +132,7 @@ std::string report_json(const Report& r, const Program& program, std::string_vie
   j["instructions"] = r.instructions;
   j["scalar_instructions"] = r.scalar_instructions;
   j["work"] = r.work;
-  for (Pipe p : kReportOrder) {
+  for (Pipe p : kKindOrder) {  // every pipe, FIX too (0 where no core has one), as the kinds' ratios name them
     const PipeStats& s = r.pipes[int(p)];
     j["pipes"][std::string(pipe_name(p))] = {{"busy_cycles", s.busy}, {"instructions", s.instructions},
                                               {"flag_stall_cycles", s.flag_stall}, {"ratio", r.ratio[int(p)]}};
@@ -153,7 +153,7 @@ std::string report_json(const Report& r, const Program& program, std::string_vie
   j["per_core"] = json::array();
   for (const CoreStats& c : r.per_core) {
     json core = {{"core", c.core}, {"kind", core_kind_name(c.kind)}, {"cycles", c.cycles}};
-    for (Pipe p : kReportOrder) core["busy_cycles"][std::string(pipe_name(p))] = c.pipes[int(p)].busy;
+    for (Pipe p : kKindOrder) core["busy_cycles"][std::string(pipe_name(p))] = c.pipes[int(p)].busy;
     j["per_core"].push_back(core);
   }
   j["hot_spots"] = json::array();

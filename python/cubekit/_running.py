@@ -93,7 +93,7 @@ def run_laid_out(func, named, chip, timing_only, trace, strict, also=()):
 
 def empty_report(kernel, shape, chip):
     """The report of a kernel given an empty array: nothing was compiled or launched."""
-    pipes = ("S", "MTE1", "MTE2", "MTE3", "M", "V")
+    pipes = ("S", "MTE1", "MTE2", "MTE3", "M", "FIX", "V")
     return {
         "kernel": kernel, "launched": False,
         "note": f"nothing ran: the result is empty (shape {tuple(shape)}), so no kernel was compiled or launched",
@@ -102,7 +102,8 @@ def empty_report(kernel, shape, chip):
         "bytes": {}, "l2": {"hbm_bytes": 0, "hit_lines": 0, "merged_lines": 0, "miss_lines": 0, "hit_rate": 0.0,
                "merge_rate": 0.0},
         "pipes": {p: {"busy_cycles": 0, "flag_stall_cycles": 0, "instructions": 0, "ratio": 0.0} for p in pipes},
-        "ratios": {k: 0.0 for k in ("mac_ratio", "vec_ratio", "mte1_ratio", "mte2_ratio", "mte3_ratio", "scalar_ratio")},
+        "ratios": {k: 0.0 for k in ("mac_ratio", "vec_ratio", "mte1_ratio", "mte2_ratio", "mte3_ratio", "scalar_ratio",
+                                    "fixpipe_ratio")},
         "roofline": {"bound_cycles": 0, "cube_cycles": 0, "vector_cycles": 0, "hbm_cycles": 0, "efficiency": 0.0,
                      "limiter": "none"},
     }

@@ -6,6 +6,7 @@
 #include "emulator/simulator.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
@@ -273,6 +274,11 @@ TEST(Machine, ReportRatiosPerKindOfCore) {
   std::string json = report_json(rep, p);
   EXPECT_NE(json.find("\"kinds\""), std::string::npos);
   EXPECT_NE(json.find("\"fixpipe_ratio\""), std::string::npos);  // the AIC's FIX pipe
+  // And among the run's pipes and each core's busy cycles, as the trace shows it (a Python probe).
+  const nlohmann::json parsed = nlohmann::json::parse(json);
+  EXPECT_EQ(parsed["pipes"]["FIX"]["busy_cycles"].get<uint64_t>(), rep.pipes[int(Pipe::FIX)].busy);
+  EXPECT_TRUE(parsed["ratios"].contains("fixpipe_ratio"));
+  EXPECT_TRUE(parsed["per_core"][0]["busy_cycles"].contains("FIX"));
   EXPECT_NE(json.find("\"kind\": \"aiv\""), std::string::npos);
 
   Program v = parse_program(kVectorOnly, "square_plus.s");

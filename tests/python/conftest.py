@@ -93,13 +93,13 @@ def assert_report(report, cores_at_most=None):
     assert isinstance(report, dict)
     assert isinstance(report["cycles"], int) and report["cycles"] > 0
     pipes = report["pipes"]
-    assert set(pipes) == {"S", "MTE1", "MTE2", "MTE3", "M", "V"}
+    assert set(pipes) == {"S", "MTE1", "MTE2", "MTE3", "M", "FIX", "V"}
     for name, p in pipes.items():
         assert p["busy_cycles"] >= 0 and p["instructions"] >= 0, name
         assert 0.0 <= p["ratio"] <= 1.0 + 1e-9, name
     ratios = report["ratios"]
     for key, pipe in [("mac_ratio", "M"), ("vec_ratio", "V"), ("mte1_ratio", "MTE1"), ("mte2_ratio", "MTE2"),
-                      ("mte3_ratio", "MTE3"), ("scalar_ratio", "S")]:
+                      ("mte3_ratio", "MTE3"), ("scalar_ratio", "S"), ("fixpipe_ratio", "FIX")]:
         assert ratios[key] == pytest.approx(pipes[pipe]["ratio"]), key
     if cores_at_most is not None:
         assert 1 <= report["cores"] <= cores_at_most
