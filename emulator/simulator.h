@@ -57,6 +57,7 @@ struct TraceFlow {
   uint8_t src, dst;
   int32_t set_index, wait_index;
   uint64_t fired, released;
+  int32_t src_core = -1;  // a set_cross's core (-1: a set_flag of the waiting core's own)
 };
 struct CoreTrace {
   std::vector<TraceSlice> slices;
@@ -72,7 +73,9 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
 
 // Chrome trace JSON (Perfetto, chrome://tracing): one process per core, one track per pipe, a
 // slice per instruction (times in microseconds at the chip's clock, each slice's cycles in its
-// args), flow arrows from each set_flag's firing to the wait_flag it releases.
+// args), flow arrows from each set_flag's firing to the wait_flag it releases and, across cores, from
+// the set_cross that completed a round to each wait_cross it releases; a barrier is an instant on
+// its pipe.
 void write_trace(const std::string& path, const SimResult& result, const Program& program, const ChipConfig& chip);
 
 }  // namespace cubekit

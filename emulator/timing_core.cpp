@@ -436,6 +436,10 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     q.barrier_floor = std::max(q.barrier_floor, q.last_completion);
     q.known[p] = q.epoch;
     q.last_start = t;
+    if (ctx_.options.trace) {  // an instant on its pipe: where the pipe's next instructions wait from
+      count_trace_events(1);
+      trace_.slices.push_back({uint8_t(p), e.I.index, block_, std::max(t, q.last_completion), std::max(t, q.last_completion)});
+    }
     return;
   }
   execute_work(p, e, t);
@@ -472,6 +476,12 @@ void TimingCore::wait_cross(int p, const Entry& e, uint64_t t) {
   q.remote = merge_knowledge(q.remote, d.knowledge);
   q.next_start = std::max(q.next_start, t);
   q.last_start = t;
+  if (ctx_.options.trace && d.set_index >= 0) {
+    count_trace_events(4);  // as a flag's: two zero-length slices and the flow's two ends
+    const uint64_t latency = uint64_t(ctx_.chip.timing.cross_core_latency);
+    trace_.flows.push_back({ctx_.pipes[size_t(d.set_index)], uint8_t(p), d.set_index, e.I.index,
+                            d.time > latency ? d.time - latency : 0, t, int32_t(d.setter_core)});
+  }
 }
 
 // ---- work instructions ------------------------------------------------------------------------

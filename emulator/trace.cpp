@@ -64,24 +64,27 @@ void write_trace(const std::string& path, const SimResult& result, const Program
                        double(s.end - s.start) * us_per_cycle, spec_of(in).mnemonic, in.line, s.index, s.block,
                        s.end - s.start, nlohmann::json(print_instr(program, in)).dump()));
     }
-    // A flow arrow from the flag's firing on the source pipe to its release of the waiting pipe,
-    // each end bound to a zero-length slice so viewers can attach it.
+    // A flow arrow from the flag's firing on the source pipe (of the setting core, for a
+    // set_cross) to its release of the waiting pipe, each end bound to a zero-length slice so
+    // viewers can attach it.
     for (size_t k = 0; k < t.flows.size(); ++k) {
       const TraceFlow& fl = t.flows[k];
       uint64_t id = (uint64_t(core) << 32) | k;
       double a = double(fl.fired) * us_per_cycle, b = double(fl.released) * us_per_cycle;
       const Instr& set = program.code[fl.set_index];
       const Instr& wait = program.code[fl.wait_index];
-      emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": 0, "name": "set_flag", )"
+      const size_t from = fl.src_core >= 0 ? size_t(fl.src_core) : core;
+      const char* what = fl.src_core >= 0 ? "cross" : "flag";
+      emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": 0, "name": "{}", )"
                        R"("args": {{"line": {}, "instruction": {}}}}})",
-                       core, track_of(Pipe(fl.src)), a, set.line, fl.set_index));
-      emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": 0, "name": "wait_flag", )"
+                       from, track_of(Pipe(fl.src)), a, spec_of(set).mnemonic, set.line, fl.set_index));
+      emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": 0, "name": "{}", )"
                        R"("args": {{"line": {}, "instruction": {}}}}})",
-                       core, track_of(Pipe(fl.dst)), b, wait.line, fl.wait_index));
-      emit(fmt::format(R"({{"ph": "s", "pid": {}, "tid": {}, "ts": {:.4f}, "id": {}, "name": "flag", "cat": "sync"}})",
-                       core, track_of(Pipe(fl.src)), a, id));
-      emit(fmt::format(R"({{"ph": "f", "bp": "e", "pid": {}, "tid": {}, "ts": {:.4f}, "id": {}, "name": "flag", "cat": "sync"}})",
-                       core, track_of(Pipe(fl.dst)), b, id));
+                       core, track_of(Pipe(fl.dst)), b, spec_of(wait).mnemonic, wait.line, fl.wait_index));
+      emit(fmt::format(R"({{"ph": "s", "pid": {}, "tid": {}, "ts": {:.4f}, "id": {}, "name": "{}", "cat": "sync"}})",
+                       from, track_of(Pipe(fl.src)), a, id, what));
+      emit(fmt::format(R"({{"ph": "f", "bp": "e", "pid": {}, "tid": {}, "ts": {:.4f}, "id": {}, "name": "{}", "cat": "sync"}})",
+                       core, track_of(Pipe(fl.dst)), b, id, what));
     }
   }
   fmt::print(f.get(), "\n]}}\n");

@@ -31,13 +31,17 @@ TEST(Trace, ParsesBackWithEveryTrackAndFlow) {
   std::map<std::string, int> slices_per_pipe;
   std::map<uint64_t, double> flow_start, flow_end;
   std::map<std::pair<int, int>, std::string> tid_name;
+  int barriers = 0;
   for (const auto& e : j["traceEvents"]) {
     std::string ph = e["ph"];
     if (ph == "M" && e["name"] == "thread_name") {
       tracks[e["pid"]].insert(e["args"]["name"]);
       tid_name[{e["pid"], e["tid"]}] = e["args"]["name"];
     }
-    if (ph == "X" && e["name"] != "set_flag" && e["name"] != "wait_flag") {
+    if (ph == "X" && e["name"] == "barrier") {  // an instant on its pipe (M's, between mmads)
+      EXPECT_EQ(e["dur"], 0);
+      ++barriers;
+    } else if (ph == "X" && e["name"] != "set_flag" && e["name"] != "wait_flag") {
       ++slices_per_pipe[tid_name.at({e["pid"], e["tid"]})];
       EXPECT_TRUE(e["args"].contains("line"));
     }
@@ -57,6 +61,7 @@ TEST(Trace, ParsesBackWithEveryTrackAndFlow) {
         for (const TraceSlice& s : t.slices) expected += s.pipe == uint8_t(Pipe::S);
     EXPECT_EQ(uint64_t(slices_per_pipe[std::string(pipe_name(pipe))]), expected) << pipe_name(pipe);
   }
+  EXPECT_GT(barriers, 0);
   // One flow per consumed flag: 10 pairs per k-tile pair... counted from the simulation itself.
   size_t flows = 0;
   for (const CoreTrace& t : r.traces) flows += t.flows.size();
@@ -67,6 +72,44 @@ TEST(Trace, ParsesBackWithEveryTrackAndFlow) {
     ASSERT_TRUE(flow_end.count(id)) << "flow " << id << " has no end";
     EXPECT_LE(ts, flow_end[id]) << "a flag is released before it fires";
   }
+}
+
+// On a split chip each wait_cross is released by an arrow from the set_cross that completed its
+// round, on the setting core's track: the hand-off between the cube core and its vector cores,
+// which the trace left out (a Python probe).
+TEST(Trace, CrossCoreFlagsAreArrowsBetweenTheCores) {
+  Program p = load_program((std::filesystem::path(CUBEKIT_SOURCE_DIR) / "examples/asm/mixed_matmul_bias_relu_910b2.s").string());
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  gm.fill_inputs(1);
+  ChipConfig chip = load_chip("ascend910b2");
+  SimResult r = simulate(chip, p, gm, {.trace = true});
+  ASSERT_TRUE(r.report.diagnostics.empty());
+  auto path = std::filesystem::temp_directory_path() / fmt::format("cubekit_cross_trace_{}.json", ::getpid());
+  write_trace(path.string(), r, p, chip);
+  std::ifstream in(path);
+  nlohmann::json j = nlohmann::json::parse(in);
+  std::filesystem::remove(path);
+  std::map<uint64_t, std::pair<int, double>> start, end;  // id -> (pid, ts) of the "cross" flows
+  int sets = 0, waits = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X" && e["name"] == "set_cross") ++sets;
+    if (e["ph"] == "X" && e["name"] == "wait_cross") ++waits;
+    if (e.contains("cat") && e["name"] == "cross") (e["ph"] == "s" ? start : end)[e["id"]] = {e["pid"], e["ts"]};
+  }
+  int64_t executed = 0;  // wait_cross instructions run, from the program's own count
+  for (const CoreTrace& t : r.traces)
+    for (const TraceFlow& f : t.flows) executed += f.src_core >= 0;
+  EXPECT_GT(executed, 0);
+  EXPECT_EQ(waits, executed);
+  EXPECT_EQ(sets, executed);
+  ASSERT_EQ(start.size(), size_t(executed));
+  ASSERT_EQ(end.size(), size_t(executed));
+  int across = 0;
+  for (const auto& [id, s] : start) {
+    EXPECT_LE(s.second, end.at(id).second) << "released before it was set";
+    across += s.first != end.at(id).first;
+  }
+  EXPECT_EQ(across, executed) << "every cross-core arrow joins two cores";
 }
 
 }  // namespace
