@@ -48,13 +48,13 @@ def _extent(size, pad, dilation, kernel, stride):
     return span // stride + 1 if span >= 0 else 0
 
 
-def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=False, residual=None, out="f32",
+def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=False, residual=None, out=None,
            schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False,
            subsampled=0, **overrides):
     """y = conv2d(x, w) on the cube, as torch.nn.functional.conv2d computes it (no bias: give bn).
 
-    x: NCHW, float16 (out "f32", or "f16") or int8 (then the result is s32: the INT8 inference
-    mode). w: (K, C / groups, KH, KW) of x's type. stride, padding, dilation: an int or a pair
+    x: NCHW, float16 (out "f32", the default, or "f16") or int8 (then the result is s32, the INT8
+    inference mode: out None or "s32"). w: (K, C / groups, KH, KW) of x's type. stride, padding, dilation: an int or a pair
     (height, width); padding also 'valid' or 'same'. The cube reads NC1HWC0 feature maps and
     FRACTAL_Z weights: the feature maps' conversions are CANN's TransData on the vector unit
     (emulated with the data, checked bit for bit against the host's conversion, their cycles in
@@ -77,7 +77,7 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     dilation = _pair(kernel, "dilation", dilation, 1)
     groups = _opt.integer(kernel, "groups", groups)
     relu = _opt.boolean(kernel, "relu", relu)
-    out = _opt.dtype(kernel, "out", out)
+    out = None if out is None else _opt.dtype(kernel, "out", out)
     if bn is not None and not (isinstance(bn, (tuple, list)) and len(bn) == 2
                                and all(isinstance(v, _np.ndarray) for v in bn)):
         _opt.fail(kernel, "bn", bn, "a pair (scale, shift) of float32 numpy arrays, one value per output channel")
@@ -102,13 +102,18 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     pad = _padding(kernel, padding, w.shape[2:], dilation, stride)
     n, c, h, wd = x.shape
     k = w.shape[0]
+    if c % groups:
+        raise _cubekit.Error(f"{kernel}: groups={groups} must divide the input channels (x has {c})")
     if w.shape[1] * groups != c:
         raise _cubekit.Error(f"{kernel}: w has {w.shape[1]} input channels per group and groups={groups}, but x has "
                              f"{c} channels (w must be (K, C / groups, KH, KW))")
     if k % groups:
         raise _cubekit.Error(f"{kernel}: groups={groups} must divide the output channels ({k})")
-    if x.dtype == _np.int8 and out == "f32":
-        out = "s32"
+    if x.dtype == _np.int8 and out not in (None, "s32"):
+        raise _cubekit.Error(f"{kernel}: an int8 convolution gives s32 (the INT8 inference mode), not out={out!r}; pass "
+                             "out='s32' or leave it out, and dequantise the result")
+    if out is None:
+        out = "s32" if x.dtype == _np.int8 else "f32"
     shape = (n, k) + tuple(_extent(e, p, d, kk, s) for e, p, d, kk, s in zip((h, wd), pad, dilation, w.shape[2:], stride))
     if h > 0 and wd > 0 and 0 in shape[2:]:
         raise _cubekit.Error(f"{kernel}: the {w.shape[2]} x {w.shape[3]} kernel (dilation {dilation}) is larger than the "

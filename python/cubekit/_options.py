@@ -84,6 +84,8 @@ def path(kernel, option, value):
         return None
     if not isinstance(value, (str, _os.PathLike)):
         fail(kernel, option, value, "None or a file path (a str or a pathlib.Path)")
+    if _os.fspath(value) == "":
+        fail(kernel, option, value, "None (no file) or a file path; an empty one names no file")
     return _os.fspath(value)
 
 

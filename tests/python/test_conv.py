@@ -122,6 +122,10 @@ def test_valid_padding_and_schedule_overrides(rng):
     (lambda x, w: ck.kernels.conv2d(x, w, tiles=4), "unknown option 'tiles'"),
     (lambda x, w: ck.kernels.conv2d(x, np.repeat(w, 5, axis=0), tn=24), "multiple of 16"),
     (lambda x, w: ck.kernels.conv2d(x, w[:, :, :, :1].repeat(9, axis=3)), "larger than"),
+    (lambda x, w: ck.kernels.conv2d(x[:, :3], w[:, :1], groups=2), "groups=2 must divide the input channels \\(x has 3\\)"),
+    # An int8 convolution's s32 used to come back for out="f32" (the default), silently.
+    (lambda x, w: ck.kernels.conv2d(x.astype(np.int8), w.astype(np.int8), out="f32"),
+     "an int8 convolution gives s32 \\(the INT8 inference mode\\), not out='f32'"),
 ])
 def test_errors(rng, call, message):
     x, w = halves(rng, (1, 4, 6, 6)), halves(rng, (8, 4, 3, 3))
