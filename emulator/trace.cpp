@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -32,6 +33,8 @@ void write_trace(const std::string& path, const SimResult& result, const Program
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
   if (!f) user_error("cannot write the trace to '{}'", path);
   const double us_per_cycle = 1.0 / chip.clock_mhz;
+  // A time in us, rounded to 0.1 ns (a cycle is 0.56 ns at 1800 MHz).
+  auto at_us = [&](uint64_t cycle) { return std::round(double(cycle) * us_per_cycle * 1e4) / 1e4; };
   bool first = true;
   auto emit = [&](const std::string& event) {
     fmt::print(f.get(), "{}{}", first ? "" : ",\n", event);
@@ -58,11 +61,13 @@ void write_trace(const std::string& path, const SimResult& result, const Program
     const CoreTrace& t = result.traces[core];
     for (const TraceSlice& s : t.slices) {
       const Instr& in = program.code[s.index];
+      // Start and end rounded alike, the duration their difference: rounded apart,
+      // a slice ended past the next one's start.
+      const double start = at_us(s.start), end = at_us(s.end);
       emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": {:.4f}, "name": "{}", )"
                        R"("args": {{"line": {}, "instruction": {}, "block": {}, "cycles": {}, "text": {}}}}})",
-                       core, track_of(Pipe(s.pipe)), double(s.start) * us_per_cycle,
-                       double(s.end - s.start) * us_per_cycle, spec_of(in).mnemonic, in.line, s.index, s.block,
-                       s.end - s.start, nlohmann::json(print_instr(program, in)).dump()));
+                       core, track_of(Pipe(s.pipe)), start, end - start, spec_of(in).mnemonic, in.line, s.index,
+                       s.block, s.end - s.start, nlohmann::json(print_instr(program, in)).dump()));
     }
     // A flow arrow from the flag's firing on the source pipe (of the setting core, for a
     // set_cross) to its release of the waiting pipe, each end bound to a zero-length slice so
@@ -70,7 +75,7 @@ void write_trace(const std::string& path, const SimResult& result, const Program
     for (size_t k = 0; k < t.flows.size(); ++k) {
       const TraceFlow& fl = t.flows[k];
       uint64_t id = (uint64_t(core) << 32) | k;
-      double a = double(fl.fired) * us_per_cycle, b = double(fl.released) * us_per_cycle;
+      double a = at_us(fl.fired), b = at_us(fl.released);
       const Instr& set = program.code[fl.set_index];
       const Instr& wait = program.code[fl.wait_index];
       const size_t from = fl.src_core >= 0 ? size_t(fl.src_core) : core;
