@@ -49,7 +49,7 @@ def missing(build, chips, requirement, chip):
 def metrics(report, row, chip):
     seconds = report["microseconds"] * 1e-6
     gm_read = report["bytes"].get("GM->L1", 0) + report["bytes"].get("GM->UB", 0)
-    gm_bytes = gm_read + report["bytes"].get("UB->GM", 0)
+    gm_bytes = report["gm_bytes"]  # every path to or from GM (the split chips' L0C->GM too)
     hbm_peak = chip["timing"]["hbm_rate"] * chip["clock_mhz"] * 1e6  # bytes per second
     l2 = report["l2"]
     return {
@@ -111,6 +111,10 @@ def main(build, cheap, check, only):
     with open(ROWS) as f:
         rows = json.load(f)["rows"]
     if only:
+        unknown = [i for i in only if i not in {r["id"] for r in rows}]
+        if unknown:  # a typo would otherwise run nothing and pass
+            return (f"bench/run.py calibration: --only names rows calibration/rows.json does not have: {', '.join(unknown)} "
+                    f"(its ids: {', '.join(r['id'] for r in rows)})")
         rows = [r for r in rows if r["id"] in only]
     chips = presets(build)
     counts = {"pass": 0, "known miss": 0, "fail": 0, "not run": 0}

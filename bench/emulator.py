@@ -19,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,12 +40,15 @@ MODES = [("functional", "--no-check"), ("timing-only", "--timing-only")]
 
 def timed(command):
     """Wall seconds and peak resident MB of one process (its own rusage, from wait4)."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - start
-    err = child.stderr.read().decode()
-    child.stderr.close()
+    # stderr to a file, not a pipe: a child writing more than a pipe holds would wait for a reader
+    # while wait4 waits for it.
+    with tempfile.TemporaryFile() as stderr:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, cwd=ROOT)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        stderr.seek(0)
+        err = stderr.read().decode(errors="replace")[-4000:]
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"bench/run.py emulator: `{' '.join(command)}` failed:\n{err}")
     return seconds, usage.ru_maxrss / 1024

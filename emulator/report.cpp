@@ -118,6 +118,12 @@ void finish_report(Report& r, const Program& program, const ChipConfig& chip) {
                            total ? double(per_instr[order[k]]) / double(total) : 0});
 }
 
+int64_t Report::gm_bytes() const {
+  int64_t sum = 0;
+  for (DataPath p : {DataPath::GmToL1, DataPath::GmToUb, DataPath::UbToGm, DataPath::L0cToGm}) sum += bytes[size_t(p)];
+  return sum;
+}
+
 std::string report_json(const Report& r, const Program& program, std::string_view source) {
   using nlohmann::json;
   json j;
@@ -145,6 +151,7 @@ std::string report_json(const Report& r, const Program& program, std::string_vie
       if (k.pipes >> int(p) & 1) kj["ratios"][std::string(ratio_name(p))] = k.ratio[int(p)];
   }
   for (int k = 0; k < kNumPaths; ++k) j["bytes"][std::string(path_name(DataPath(k)))] = r.bytes[k];
+  j["gm_bytes"] = r.gm_bytes();
   j["l2"] = {{"hit_lines", r.l2_hit_lines}, {"merged_lines", r.l2_merged_lines}, {"miss_lines", r.l2_miss_lines},
              {"hit_rate", r.l2_hit_rate}, {"merge_rate", r.l2_merge_rate}, {"hbm_bytes", r.hbm_bytes}};
   j["roofline"] = {{"cube_cycles", r.roofline.cube_cycles}, {"vector_cycles", r.roofline.vector_cycles},

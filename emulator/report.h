@@ -88,6 +88,8 @@ struct Report {
 
   bool clean() const { return diagnostics.empty(); }
   double microseconds() const { return double(cycles) / clock_mhz; }
+  // Every byte moved to or from GM, on any path (a split chip's results leave L0C for GM directly).
+  int64_t gm_bytes() const;
 };
 
 // Fills the derived fields (sums, ratios, per-kind ratios, roofline, hot spots) from per_core.

@@ -29,7 +29,7 @@ def check(record):
     assert record["kind"] in ("emulator", "host", "check")
     if record["kind"] == "emulator":
         assert record["cycles"] > 0 and 0 <= record["efficiency"] <= 1.0001
-        assert set(record["pipes"]) == {"S", "MTE2", "MTE1", "M", "V", "MTE3"}
+        assert set(record["pipes"]) == {"S", "MTE2", "MTE1", "M", "FIX", "V", "MTE3"}
 
 
 def main():
@@ -56,6 +56,17 @@ def main():
         for plot in ("roofline.png", "pipes.png"):
             with open(os.path.join(out, plot), "rb") as f:
                 assert f.read(8) == b"\x89PNG\r\n\x1a\n", f"{plot} is not a PNG"
+        # Bad arguments: one line saying what was wrong, before any work (they were tracebacks, or
+        # a silent pass: a calibration --only with a typo ran nothing and exited 0).
+        run = lambda *a: subprocess.run([sys.executable, os.path.join(ROOT, "bench", "run.py"), *a], capture_output=True, text=True)
+        for args, message in [(["smoke", "--build", os.path.join(out, "none")], "has no bin/cubekit: build it first"),
+                              (["smoke", "--build", BUILD, "--repetitions", "0"], "--repetitions must be at least 1, got 0"),
+                              (["smoke", "--build", BUILD, "--out", os.path.join(out, "results.json", "x")], "--out"),
+                              (["resnet50", "--build", BUILD, "--chips", "nosuch"], "'nosuch' is not a preset"),
+                              (["calibration", "--build", BUILD, "--only", "stream_add_91O"], "does not have: stream_add_91O")]:
+            done = run(*args)
+            assert done.returncode != 0, f"{args}: accepted"
+            assert message in done.stderr and "Traceback" not in done.stderr, f"{args}: {done.stderr[-500:]}"
         print(f"harness: {len(records)} records, table and plots checked")
 
 
