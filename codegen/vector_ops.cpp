@@ -223,8 +223,9 @@ void VectorOps::nz_broadcast(const std::string& m, const VValue& dst, const VVal
   bool per_row = x.shape == VShape::Row;
   Ref xat = per_row ? Ref{-1, spread(x), Affine(0)} : x.at;
   std::string xs = full ? (x_first ? "src0" : "src1") : "src", fs = x_first ? "src1" : "src0";
-  std::function<void(const Affine&, int64_t)> column = [&](const Affine& fc, int64_t valid) {
-    for (int64_t r0 = 0; r0 < t_.rows; r0 += 255) {
+  // Rows [from, rows) of a fractal column, a row (16 elements) a repeat.
+  auto by_rows = [&](const Affine& fc, int64_t valid, int64_t from) {
+    for (int64_t r0 = from; r0 < t_.rows; r0 += 255) {
       std::vector<Arg> args = extra;
       args.push_back(repeat(std::min<int64_t>(255, t_.rows - r0)));
       args.push_back(kw("mask", mask_count(valid)));
@@ -241,16 +242,17 @@ void VectorOps::nz_broadcast(const std::string& m, const VValue& dst, const VVal
       emit(m, std::move(refs), std::move(args));
     }
   };
-  if (!per_row && t_.rows % 8 == 0) {
-    // A per-column value over whole repeats: each of the fractal row's 32 B blocks (two for f32)
-    // in its own instruction, 8 fractal rows a repeat, the column block read with stride 0.
-    int64_t bpr = row / 32, epb = 32 / sz;  // blocks per fractal row, elements per block
-    column = [&, bpr, epb](const Affine& fc, int64_t valid) {
-      for (int64_t h = 0; h < bpr; ++h) {
-        int64_t in_block = std::clamp<int64_t>(valid - h * epb, 0, epb);
-        if (in_block == 0) continue;
+  // A per-column value over rows [0, rows8), rows8 a multiple of 8: each of the fractal row's 32 B
+  // blocks (two for f32) in its own instruction, 8 fractal rows a repeat, the column block read
+  // with stride 0 (a row a repeat used a quarter of an f32 repeat's lanes: 4x the cycles).
+  auto by_blocks = [&](const Affine& fc, int64_t valid, int64_t rows8) {
+    const int64_t bpr = row / 32, epb = 32 / sz;  // blocks per fractal row, elements per block
+    for (int64_t h = 0; h < bpr; ++h) {
+      int64_t in_block = std::clamp<int64_t>(valid - h * epb, 0, epb);
+      if (in_block == 0) continue;
+      for (int64_t r0 = 0; r0 < rows8; r0 += 8 * 255) {
         std::vector<Arg> args = extra;
-        args.push_back(repeat(t_.rows / 8));
+        args.push_back(repeat(std::min<int64_t>(255, (rows8 - r0) / 8)));
         if (in_block < epb) {  // the first in_block elements of each of the 8 blocks
           uint64_t lo = 0, hi = 0;
           for (int64_t e = 0; e < 8 * epb; ++e)
@@ -260,16 +262,23 @@ void VectorOps::nz_broadcast(const std::string& m, const VValue& dst, const VVal
         args.push_back(kw("dst_blk", imm(bpr))), args.push_back(kw("dst_rep", imm(8 * bpr)));
         if (full) args.push_back(kw(fs + "_blk", imm(bpr))), args.push_back(kw(fs + "_rep", imm(8 * bpr)));
         args.push_back(kw(xs + "_blk", imm(0))), args.push_back(kw(xs + "_rep", imm(0)));
-        Ref d = plus(dst.at, fc * frac + Affine(h * 32));
+        const Affine at = fc * frac + Affine(r0 * row + h * 32);
+        Ref d = plus(dst.at, at);
         Ref xr = plus(xat, fc * row + Affine(h * 32));
         std::vector<Ref> refs = {d};
         if (!full) refs.push_back(xr);
-        else if (x_first) refs.push_back(xr), refs.push_back(plus(full->at, fc * frac + Affine(h * 32)));
-        else refs.push_back(plus(full->at, fc * frac + Affine(h * 32))), refs.push_back(xr);
+        else if (x_first) refs.push_back(xr), refs.push_back(plus(full->at, at));
+        else refs.push_back(plus(full->at, at)), refs.push_back(xr);
         emit(m, std::move(refs), std::move(args));
       }
-    };
-  }
+    }
+  };
+  // Whole groups of 8 rows by blocks, the rest (and a per-row value's every row) a row a repeat.
+  const int64_t rows8 = per_row ? 0 : t_.rows / 8 * 8;
+  auto column = [&](const Affine& fc, int64_t valid) {
+    if (rows8) by_blocks(fc, valid, rows8);
+    if (rows8 < t_.rows) by_rows(fc, valid, rows8);
+  };
   int64_t columns = t_.pitch / 16, last = t_.cols - (columns - 1) * 16;
   int64_t whole = last == 16 ? columns : columns - 1;
   if (whole == 1) column(Affine(0), 16);
