@@ -110,12 +110,12 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
   // A directive that sets one thing, given twice, would silently keep one of the two.
   // (epilogue_of() given twice has its own message, in the epilogue's planning.)
   for (dsl::Directive::Kind kind : {dsl::Directive::Kind::Cores, dsl::Directive::Kind::Cube, dsl::Directive::Kind::Flash,
-                                    dsl::Directive::Kind::TileRows}) {
+                                    dsl::Directive::Kind::TileRows, dsl::Directive::Kind::MultiBuffer}) {
     const dsl::Directive* first = directive(kind);
     for (const dsl::Directive& d : f.impl->schedule)
       if (d.kind == kind && &d != first)
-        user_error("{}.{}: the schedule already has {}; each of cores(), cube(), flash() and tile_rows() is given "
-                   "once (merge the two into one call)", f.name(), d.text, first->text);
+        user_error("{}.{}: the schedule already has {}; each of cores(), cube(), flash(), tile_rows() and "
+                   "multi_buffer() is given once (merge the two into one call)", f.name(), d.text, first->text);
   }
   if (const dsl::Directive* cores = directive(dsl::Directive::Kind::Cores); cores && cores->vars.empty())
     user_error("{}.{}: name the loops whose iterations go to the cores (cores({{..}}) with none spreads nothing)", f.name(),

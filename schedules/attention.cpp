@@ -360,13 +360,15 @@ std::string AttentionPlan::str() const {
 AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   const dsl::Directive* flash = flash_directive(f);
   CUBEKIT_ASSERT(flash, "plan_attention on {}, which has no flash()", f.name());
-  for (const dsl::Directive& d : f.schedule())
-    if (d.kind != dsl::Directive::Kind::Flash)
-      user_error("{}.{}: a flash() schedule is all an attention Func takes; its tiles are flash(tile_q, tile_kv)", f.name(), d.text);
   std::vector<std::shared_ptr<dsl::InputImpl>> in = f.inputs();
   if (in.size() != 3 && in.size() != 4)
     user_error("{}.{}: flash attention reads three inputs, Q, K and V, and optionally an additive mask; {} reads {}. The form "
                "is {}", f.name(), flash->text, f.name(), in.size(), form_text());
+  // After the form's first check: flash() on a Func of another form is told about the form, not
+  // about its other directives.
+  for (const dsl::Directive& d : f.schedule())
+    if (d.kind != dsl::Directive::Kind::Flash)
+      user_error("{}.{}: a flash() schedule is all an attention Func takes; its tiles are flash(tile_q, tile_kv)", f.name(), d.text);
   AttentionPlan p;
   p.func_name = f.name();
   p.split = chip.split(), p.direct = attention_direct(chip);

@@ -195,6 +195,17 @@ Sizes sizes_of(const ContractionPlan& p) {
 
 }  // namespace
 
+int cube_l1_copies(const std::string& fname, const Directive* multi, bool double_buffer, const ChipConfig& chip) {
+  if (!multi) return double_buffer ? 2 : 1;
+  if (multi->level != Level::L1)
+    user_error("{}.{}: only L1 fills run ahead of their use; double_buffer() gives L0A, L0B and UB two copies", fname,
+               multi->text);
+  if (multi->factor < 1 || multi->factor > chip.event_ids)
+    user_error("{}.{}: the copies must be 1..{} ({} has {} event ids per pipe pair, one per copy)", fname, multi->text,
+               chip.event_ids, chip.name, chip.event_ids);
+  return int(multi->factor);
+}
+
 ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
   const std::string& fname = f.name();
   ContractionPlan p;
@@ -219,16 +230,7 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
       user_error("{}.{}: tile_rows() sizes the vector path's row tiles; a contraction's tiles are cube(...)'s and "
                  "split(...)'s", fname, d.text);
   }
-  p.l1_copies = p.double_buffer ? 2 : 1;
-  if (multi) {
-    if (multi->level != Level::L1)
-      user_error("{}.{}: only L1 fills run ahead of their use; double_buffer() gives L0A, L0B and UB two copies", fname,
-                 multi->text);
-    if (multi->factor < 1 || multi->factor > chip.event_ids)
-      user_error("{}.{}: the copies must be 1..{} ({} has {} event ids per pipe pair, one per copy)", fname,
-                 multi->text, chip.event_ids, chip.name, chip.event_ids);
-    p.l1_copies = int(multi->factor);
-  }
+  p.l1_copies = cube_l1_copies(fname, multi, p.double_buffer, chip);
   if (!cube)
     user_error("{}: map its innermost loops onto the cube with {}.cube(mi, ni, ki), or give it the ready matmul schedule: "
                "{}.schedule() = kernels::default_schedule({}, chip) ({}.schedule = cubekit.default_schedule({}) in "

@@ -131,6 +131,10 @@ struct ContractionPlan {
 // with epilogue_of(C) plans C with this Func as its epilogue.
 ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip);
 
+// The L1 copies of a cube schedule (the matmul's and the conv's): multi_buffer(L1, n)'s n, else 2
+// with double_buffer(), else 1; a multi_buffer of another level or beyond the event ids refused.
+int cube_l1_copies(const std::string& fname, const dsl::Directive* multi, bool double_buffer, const ChipConfig& chip);
+
 // Checks that `consumer` is elementwise over the plan's contraction and reads only per-column or
 // per-row inputs, and makes it the plan's epilogue (on a split chip: the FixPipe's, when it is a
 // cast and ReLU of the result, else the vector cores').

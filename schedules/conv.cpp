@@ -232,13 +232,7 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
       default: break;
     }
   }
-  p.l1_copies = p.double_buffer ? 2 : 1;
-  if (multi) {
-    if (multi->level != dsl::Level::L1 || multi->factor < 1 || multi->factor > chip.event_ids)
-      user_error("{}.{}: give L1 1..{} copies ({} has {} event ids per pipe pair, one per copy)", fname, multi->text,
-                 chip.event_ids, chip.name, chip.event_ids);
-    p.l1_copies = int(multi->factor);
-  }
+  p.l1_copies = cube_l1_copies(fname, multi, p.double_buffer, chip);
 
   // Which loops are tiles: the batch, and the outer halves of the splits of y and k.
   const VarImpl *n = f.impl->args[0].get(), *k = f.impl->args[1].get(), *y = f.impl->args[2].get();
@@ -254,7 +248,7 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
       user_error("{}: {} is split twice; a convolution's tiles split y, k and the channel reduction once each", fname, o->name);
     if (l.factor && o != y && o != k && o != p.c.kv.get() && o != n)
       user_error("{}: {} cannot be split: a convolution's tiles split only {} (images per tile), {} (output rows per "
-                 "tile), {} (output channels per tile) and {} (input channels per L1 fill)", fname, l.name(), n->name,
+                 "tile), {} (output channels per tile) and {} (input channels per L1 fill)", fname, o->name, n->name,
                  y->name, k->name, p.c.kv->name);
     if (o == n && l.factor) images = std::min(l.factor, g.n);
     if (o == y && l.factor) rows = std::min(l.factor, g.oh);  // a factor past the rows: one tile of them all

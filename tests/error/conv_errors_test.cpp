@@ -224,7 +224,23 @@ TEST(ConvErrors, TileRowsDirective) {
 TEST(ConvErrors, TooManyL1Copies) {
   Conv c;
   c.standard().multi_buffer(dsl::Level::L1, 9);
-  expect_compile_error(c.O, {"give L1 1..4 copies (ascend910 has 4 event ids per pipe pair"});
+  expect_compile_error(c.O, {"O.multi_buffer(L1, 9): the copies must be 1..4 (ascend910 has 4 event ids per pipe pair"});
+}
+
+// A level other than L1 was told to give L1 1..4 copies, though its count was within them (a Python
+// probe); the message is now matmul's (cube_l1_copies, shared).
+TEST(ConvErrors, MultiBufferNotL1) {
+  Conv c;
+  c.standard().multi_buffer(dsl::Level::UB, 2);
+  expect_compile_error(c.O, {"O.multi_buffer(UB, 2): only L1 fills run ahead of their use; double_buffer() gives L0A, "
+                             "L0B and UB two copies"});
+}
+
+// flash() on a convolution is told about attention's form, not that its split() is not flash().
+TEST(ConvErrors, FlashOnAConvolution) {
+  Conv c;
+  c.standard().flash(64, 64);
+  expect_compile_error(c.O, {"O.flash(64, 64): flash attention reads three inputs, Q, K and V"});
 }
 
 TEST(ConvErrors, SplitTwice) {
@@ -238,7 +254,7 @@ TEST(ConvErrors, SplitOfAnotherLoop) {
   Conv c;
   dsl::Var xo("xo"), xi("xi");
   c.standard().split(c.x, xo, xi, 2);
-  expect_compile_error(c.O, {"xo cannot be split", "split only n (images per tile), y (output rows per tile), k (output "
+  expect_compile_error(c.O, {"O: x cannot be split", "split only n (images per tile), y (output rows per tile), k (output "
                                                    "channels per tile) and r.x"});
 }
 

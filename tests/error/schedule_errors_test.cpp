@@ -320,8 +320,8 @@ const ApiCase kCubePath[] = {
     {"TileRowsOnAContraction", [] { Mm x; x.good().C.tile_rows(8); x.compile(); },
      {"C.tile_rows(8): tile_rows() sizes the vector path's row tiles; a contraction's tiles are cube(...)'s and split(...)'s"}},
     {"CoresGivenTwice", [] { Mm x; x.good().C.cores({x.mo}); x.compile(); },
-     {"C.cores(mo): the schedule already has cores(mo, no); each of cores(), cube(), flash() and tile_rows() is given "
-      "once (merge the two into one call)"}},
+     {"C.cores(mo): the schedule already has cores(mo, no); each of cores(), cube(), flash(), tile_rows() and "
+      "multi_buffer() is given once (merge the two into one call)"}},
     {"MultiBufferNotL1", [] { Mm x; x.good().C.multi_buffer(Level::L0A, 2); x.compile(); },
      {"C.multi_buffer(L0A, 2): only L1 fills run ahead of their use; double_buffer() gives L0A, L0B and UB two copies"}},
     {"MultiBufferTooManyCopies", [] { Mm x; x.good().C.multi_buffer(Level::L1, 5); x.compile(); },
