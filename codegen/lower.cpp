@@ -165,6 +165,9 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
   dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower
   if (sub) dsl::check_reads_in_bounds(*sub);
   Program program = lower_nest(k, chip);
+  // Reports, traces and diagnostics name lines of the program `cubekit compile` writes (a built
+  // program has no source lines: every run but the CLI's said "line 0").
+  number_lines(program);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return {std::move(program), ms, std::move(k.layouts), std::move(stages)};
 }

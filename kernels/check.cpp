@@ -107,10 +107,7 @@ KernelRun compile_and_run(const dsl::Func& f, const ChipConfig& chip, const RunS
 KernelRun compile_and_run(const std::vector<dsl::Func>& outputs, const ChipConfig& chip, const RunSettings& s) {
   KernelRun run;
   codegen::Compiled compiled = codegen::compile(outputs, chip);
-  // Reports and diagnostics name lines of the program `cubekit compile` writes (a built program
-  // has no source lines; printing and parsing it back was a tenth of a timing-only run).
-  run.program = std::move(compiled.program);
-  number_lines(run.program);
+  run.program = std::move(compiled.program);  // its lines numbered as `cubekit compile` prints it
   run.compile_ms = compiled.milliseconds;
   const bool data = !s.sim.timing_only || s.inputs;
   run.gm = data ? GlobalMemory::for_program(run.program) : GlobalMemory::shape_only(run.program);

@@ -60,8 +60,8 @@ TEST(Passes, ASmallMatmul) {
             "    mo = (0) + 0\n"
             "    scope [L0C]\n"
             "      scope fill [L1A L1B]\n"
-            "        move A[1024*mo] ND 16x32 f16 -> L1A[0] NZ 16x32 f16\n"
-            "        move B[32*no] ND 32x16 f16 -> L1B[0] NZ 32x16 f16\n"
+            "        move A[0] ND 16x32 f16 -> L1A[0] NZ 16x32 f16\n"
+            "        move B[0] ND 32x16 f16 -> L1B[0] NZ 32x16 f16\n"
             "      scope use [L1A L1B]\n"
             "        scope [L0A L0B]\n"
             "          move L1A[0] NZ 16x32 f16 -> L0A[0] zZ 16x32 f16\n"
@@ -69,7 +69,7 @@ TEST(Passes, ASmallMatmul) {
             "          mmad L0C[0] += L0A[0] x L0B[0] (16x16x32, init)\n"
             "      scope [UB]\n"
             "        move L0C[0] NZ16 16x16 f32 -> UB[0] NZ16 16x16 f32\n"
-            "        move UB[0] NZ16 16x16 f32 -> C[1024*mo + 64*no] ND 16x16 f32\n");
+            "        move UB[0] NZ16 16x16 f32 -> C[0] ND 16x16 f32\n");
   EXPECT_EQ(p.selected,
             "kernel C (block_dim 1)\n"
             "  buffer L1A in l1: 1024 bytes x 1\n"
@@ -84,8 +84,8 @@ TEST(Passes, ASmallMatmul) {
             "    mo = (0) + 0\n"
             "    scope [L0C]\n"
             "      scope fill [L1A L1B]\n"
-            "        copy_gm_l1_nd2nz.f16 L1A[0], A[1024*mo], rows=16, cols=32, src_stride=32, dst_rows=16\n"
-            "        copy_gm_l1_nd2nz.f16 L1B[0], B[32*no], rows=32, cols=16, src_stride=16, dst_rows=32\n"
+            "        copy_gm_l1_nd2nz.f16 L1A[0], A[0], rows=16, cols=32, src_stride=32, dst_rows=16\n"
+            "        copy_gm_l1_nd2nz.f16 L1B[0], B[0], rows=32, cols=16, src_stride=16, dst_rows=32\n"
             "      scope use [L1A L1B]\n"
             "        scope [L0A L0B]\n"
             "          load2d.f16 L0A[0], L1A[0], repeat=2, src_stride=1\n"
@@ -93,7 +93,7 @@ TEST(Passes, ASmallMatmul) {
             "          mmad.f16 L0C[0], L0A[0], L0B[0], m=16, n=16, k=32, init=1\n"
             "      scope [UB]\n"
             "        mov_l0c_ub.f32.f32 UB[0], L0C[0], len=1\n"
-            "        copy_ub_gm_pad C[1024*mo + 64*no], UB[0], nburst=16, len=64, src_gap=0, dst_gap=0\n");
+            "        copy_ub_gm_pad C[0], UB[0], nburst=16, len=64, src_gap=0, dst_gap=0\n");
   EXPECT_EQ(p.stored,
             "kernel C (block_dim 1)\n"
             "  buffer L1A in l1: 1024 bytes x 1 at 0 (stride 1024)\n"
@@ -108,8 +108,8 @@ TEST(Passes, ASmallMatmul) {
             "    mo = (0) + 0\n"
             "    scope [L0C]\n"
             "      scope fill [L1A L1B]\n"
-            "        copy_gm_l1_nd2nz.f16 L1A[0], A[1024*mo], rows=16, cols=32, src_stride=32, dst_rows=16\n"
-            "        copy_gm_l1_nd2nz.f16 L1B[0], B[32*no], rows=32, cols=16, src_stride=16, dst_rows=32\n"
+            "        copy_gm_l1_nd2nz.f16 L1A[0], A[0], rows=16, cols=32, src_stride=32, dst_rows=16\n"
+            "        copy_gm_l1_nd2nz.f16 L1B[0], B[0], rows=32, cols=16, src_stride=16, dst_rows=32\n"
             "      scope use [L1A L1B]\n"
             "        scope [L0A L0B]\n"
             "          load2d.f16 L0A[0], L1A[0], repeat=2, src_stride=1\n"
@@ -117,7 +117,7 @@ TEST(Passes, ASmallMatmul) {
             "          mmad.f16 L0C[0], L0A[0], L0B[0], m=16, n=16, k=32, init=1\n"
             "      scope [UB]\n"
             "        mov_l0c_ub.f32.f32 UB[0], L0C[0], len=1\n"
-            "        copy_ub_gm_pad C[1024*mo + 64*no], UB[0], nburst=16, len=64, src_gap=0, dst_gap=0\n");
+            "        copy_ub_gm_pad C[0], UB[0], nburst=16, len=64, src_gap=0, dst_gap=0\n");
   EXPECT_EQ(p.synchronised,
             "kernel C (block_dim 1)\n"
             "  buffer L1A in l1: 1024 bytes x 1 at 0 (stride 1024)\n"
@@ -137,8 +137,8 @@ TEST(Passes, ASmallMatmul) {
             "    scope [L0C]\n"
             "      scope fill [L1A L1B]\n"
             "        wait_flag MTE1, MTE2, 0\n"
-            "        copy_gm_l1_nd2nz.f16 L1A[0], A[1024*mo], rows=16, cols=32, src_stride=32, dst_rows=16\n"
-            "        copy_gm_l1_nd2nz.f16 L1B[0], B[32*no], rows=32, cols=16, src_stride=16, dst_rows=32\n"
+            "        copy_gm_l1_nd2nz.f16 L1A[0], A[0], rows=16, cols=32, src_stride=32, dst_rows=16\n"
+            "        copy_gm_l1_nd2nz.f16 L1B[0], B[0], rows=32, cols=16, src_stride=16, dst_rows=32\n"
             "        set_flag MTE2, MTE1, 0\n"
             "      wait_flag V, M, 0\n"
             "      scope use [L1A L1B]\n"
@@ -159,7 +159,7 @@ TEST(Passes, ASmallMatmul) {
             "        mov_l0c_ub.f32.f32 UB[0], L0C[0], len=1\n"
             "        set_flag V, MTE3, 0\n"
             "        wait_flag V, MTE3, 0\n"
-            "        copy_ub_gm_pad C[1024*mo + 64*no], UB[0], nburst=16, len=64, src_gap=0, dst_gap=0\n"
+            "        copy_ub_gm_pad C[0], UB[0], nburst=16, len=64, src_gap=0, dst_gap=0\n"
             "        set_flag MTE3, V, 0\n"
             "      set_flag V, M, 0\n"
             "  wait_flag MTE1, MTE2, 0\n"

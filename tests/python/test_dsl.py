@@ -3,6 +3,7 @@
 Every Func is checked against numpy; a few also against reference() (Halide on the CPU, which
 JIT-compiles, ~1 s each, so it is used sparingly).
 """
+import json
 import numpy as np
 import pytest
 
@@ -412,6 +413,9 @@ def test_timing_only_and_trace_through_func_run(tmp_path, rng):
     b = rng.uniform(-1, 1, (128, 64)).astype(np.float16)
     _, full = C.run({"A": a, "B": b}, chip="ascend910", trace=str(tmp_path / "t.json"))
     assert (tmp_path / "t.json").stat().st_size > 0
+    # Slices and hot spots name lines of the program `cubekit compile` prints (they all said line 0).
+    slices = [e for e in json.loads((tmp_path / "t.json").read_text())["traceEvents"] if e.get("ph") == "X"]
+    assert min(e["args"]["line"] for e in slices) > 0 and all(h["line"] > 0 for h in full["hot_spots"])
     _, timing = C.run({}, timing_only=True, chip=ck.chip())
     assert timing["timing_only"] is True and timing["cycles"] == full["cycles"]
     out, timing = C.run({"A": a, "B": b}, timing_only=True)  # checked, not copied: the result is zeros

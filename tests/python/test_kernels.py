@@ -24,7 +24,7 @@ def test_kernel_names():
 
 def test_matmul_f16(ab):
     a, b = ab
-    c, report = kernels.matmul(a, b, chip=chip)
+    c, report = kernels.matmul(a, b)
     assert c.dtype == np.float32 and c.shape == (M, N)
     np.testing.assert_allclose(c, matmul_ref(a, b), rtol=1e-5, atol=1e-5)
     assert_report(report)
@@ -71,7 +71,7 @@ def test_matmul_transposes(ab, ta, tb):
 def test_matmul_batch(rng):
     a = rng.uniform(-1, 1, (3, 32, 64)).astype(np.float16)
     b = rng.uniform(-1, 1, (3, 64, 40)).astype(np.float16)
-    c, report = kernels.matmul(a, b, chip=chip)
+    c, report = kernels.matmul(a, b)
     assert c.shape == (3, 32, 40)
     np.testing.assert_allclose(c, matmul_ref(a, b), rtol=1e-5, atol=1e-5)
     assert_report(report)

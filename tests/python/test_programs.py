@@ -256,10 +256,11 @@ def test_trace_writes_chrome_json(tmp_path, rng):
     assert events
     assert trace["otherData"]["cycles"] == report["cycles"] and trace["otherData"]["kernel"] == "axpy"
     spans = [e for e in events if e.get("ph") == "X"]
-    # One span per instruction executed on each core, but the barrier (it takes no time).
+    # One span per instruction executed on each core; the barrier an instant (it takes no time).
     assert report["instructions"] == 2 * len(p)
     assert sorted(e["name"] for e in spans if e["pid"] == 0) == sorted(
-        line.split()[0].split(".")[0] for line in p.text().splitlines()[5:] if not line.strip().startswith("barrier"))
+        line.split()[0].split(".")[0] for line in p.text().splitlines()[5:])
+    assert all(e["dur"] == 0 for e in spans if e["name"] == "barrier")
     assert {e["pid"] for e in spans} == {0, 1}  # the two cores
     # Times are in microseconds; the last span ends when the run does.
     assert max(e["ts"] + e["dur"] for e in spans) == pytest.approx(report["microseconds"], rel=1e-3)
