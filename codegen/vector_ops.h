@@ -121,6 +121,7 @@ class VectorOps {
                     std::vector<Arg> extra);
   int spread(const VValue& row);  // a 32 B block per row holding its value (vbrcb), cached
   void fold(VReduce op, const VValue& dst, const VValue& full, const VValue* times);  // rows of 2+ whole repeats
+  bool block_rows(VReduce op, const VValue& dst, const VValue& full);  // rows of 1, 2, 4 or 8 blocks, 8 rows a repeat
 
   Kernel& k_;
   ScratchPool& pool_;
