@@ -276,9 +276,12 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
   p.c.g.row_skipping = g.kh == 1 && g.sh > 1 && g.pad_top == 0 && g.pad_bottom == 0 && images == 1 && rows >= g.oh &&
                        g.h == g.oh * g.sh;
   for (size_t t = 0; t < tile_at.size(); ++t)
-    if (tile_at[t] != int(t))
-      user_error("{}: the tile loops ({}, and the outer loops of {} and {}) must be outermost (the loops are {})", fname,
-                 n->name, y->name, k->name, nest.str());
+    if (tile_at[t] != int(t)) {  // name the tile loops this schedule has (k's outer loop only if k is split)
+      std::string tiles;
+      for (int at : tile_at) tiles += (tiles.empty() ? "" : ", ") + nest.loops[size_t(at)].name();
+      user_error("{}: the tile loops ({}) must be outermost, in any order (the loops are {}); reorder them out, or "
+                 "split {} or {} to tile them", fname, tiles, nest.str(), y->name, k->name);
+    }
   if (nest.cores > int(tile_at.size()))
     user_error("{}: cores take tile loops only ({}, and the outer loops of {} and {}); the loops are {}", fname, n->name,
                y->name, k->name, nest.str());

@@ -308,7 +308,8 @@ TEST(ConvErrors, TileLoopsNotOutermost) {
   Conv c;
   dsl::Var yo("yo"), yi("yi");
   c.standard().split(c.y, yo, yi, 2).reorder({c.x, yi, yo, c.k, c.n});
-  expect_compile_error(c.O, {"the tile loops (n, and the outer loops of y and k) must be outermost"});
+  expect_compile_error(c.O, {"O: the tile loops (n, yo) must be outermost, in any order (the loops are n", "reorder them out, "
+                             "or split y or k to tile them"});
 }
 
 TEST(ConvErrors, CoresOnALoopInsideTheTile) {
