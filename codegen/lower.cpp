@@ -128,8 +128,11 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
   const bool pool = !epilogue && sched::is_pool(f);
   if (const dsl::ExprNode* r = conv || pool ? nullptr : exterior_read(f.impl->value))
     user_error("{}: {} is read through a boundary condition (BoundaryConditions::constant_exterior); the compiler "
-               "does not lower boundary conditions yet: compute the Func on the CPU (dsl::run_on_host, "
-               "cubekit.reference) or read the input inside its shape", f.name(), r->input->name);
+               "lowers one only where a convolution reads its input (O(n, k, y, x) = sum(cast(T, P(n, r.x, y*sh + "
+               "r.y - ph, x*sw + r.z - pw)) * cast(T, W(k, r.x, r.y, r.z))), the sum all of the value but a cast) "
+               "or a pooling its window (maximum, minimum or sum of P(n, c, ..)): write {} in one of those forms, "
+               "compute it on the CPU (dsl::run_on_host, cubekit.reference) or read the input inside its shape",
+               f.name(), r->input->name, f.name());
   sched::StageGraph graph;  // the kernel's, with its tiles and strips chosen
   if (sched::is_attention(f)) {                    // flash attention: two products and the softmax between
     sched::AttentionPlan plan = sched::plan_attention(f, chip);

@@ -119,8 +119,8 @@ TEST(DslBoundsErrors, CompilingABoundaryCondition) {
   dsl::Func F("F");
   F(i, j) = constant_exterior(A, 0)(i - 1, j) + A(i, j);
   expect_user_error([&] { codegen::compile(F, load_chip("ascend910")); },
-                    {"F: A is read through a boundary condition", "the compiler does not lower boundary conditions yet",
-                     "compute the Func on the CPU"});
+                    {"F: A is read through a boundary condition", "the compiler lowers one only where a convolution reads its input",
+                     "write F in one of those forms, compute it on the CPU"});
 }
 
 }  // namespace
