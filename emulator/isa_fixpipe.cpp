@@ -224,10 +224,13 @@ void add_fixpipe_instructions(std::vector<InstrSpec>& t) {
                    "NaN, s32.f16 saturates to +-65504 (no INF/NaN mode); to s8 round to nearest even (assumed) "
                    "and saturate to -128..127, NaN -> 0; ReLU keeps NaN and turns -0 into +0. Destination: GM "
                    "row-major, element (r, c) at `dst + (r*dst_stride + c)*size`, and a UB the same (the UB of "
-                   "the group's vector core `sub`: the 950's L0C -> UB path); L1 NZ as copy_gm_l1_nd2nz "
-                   "lays it out (C0 = 32 B / size), element (r, c) at "
-                   "`dst + ((c/C0)*dst_stride + r)*32 + (c%C0)*size`; nothing else is written. A scale is "
-                   "refused where the chip has none (NoQuant, F322F16).",
+                   "the group's vector core `sub`: the 950's L0C -> UB path; each row's address 32 B aligned, "
+                   "so dst_stride x size a multiple of 32 where m > 1); L1 NZ as copy_gm_l1_nd2nz lays it out "
+                   "(C0 = 32 B / size), element (r, c) at `dst + ((c/C0)*dst_stride + r)*32 + (c%C0)*size`, on a "
+                   "chip whose cube cores have the l0c->l1 data path (no preset does: the published A2/A3 "
+                   "figures list no L0C -> L1 rate; a chip config may add it); nothing else is written. The "
+                   "accumulator is read as SRC says, whatever the mmad that wrote it: f32 bits read as s32 "
+                   "are not converted. A scale is refused where the chip has none (NoQuant, F322F16).",
                .type_syntax = ".SRC.DST",
                .exec = fixpipe_exec, .footprint = fixpipe_footprint, .validate = fixpipe_check,
                .work = fixpipe_work});

@@ -81,7 +81,9 @@ InstrSpec scalar_spec(std::string_view mnemonic, std::vector<OperandSpec> operan
 }
 
 InstrSpec alu_spec(std::string_view mnemonic, std::string_view semantics, ScalarFn fn) {
-  return scalar_spec(mnemonic, {reg("xd", "destination"), reg("xa", "first source"), reg_or_imm("b", "second source")},
+  return scalar_spec(mnemonic,
+                     {reg("xd", "destination"), reg("xa", "first source"),
+                      reg_or_imm("b", "second source (an immediate: signed 32-bit; li loads 64-bit ones)")},
                      "64-bit scalar arithmetic, register or immediate second operand", semantics, fn);
 }
 
@@ -99,8 +101,8 @@ void add_scalar_instructions(std::vector<InstrSpec>& t) {
   t.push_back(alu_spec("add", "`xd = xa + b` (wrapping)", alu<op_add>));
   t.push_back(alu_spec("sub", "`xd = xa - b` (wrapping)", alu<op_sub>));
   t.push_back(alu_spec("mul", "`xd = xa * b` (wrapping)", alu<op_mul>));
-  t.push_back(alu_spec("div", "`xd = xa / b`, rounding toward zero; b = 0 is a fault", alu<op_div>));
-  t.push_back(alu_spec("rem", "`xd = xa % b`, with the sign of xa; b = 0 is a fault", alu<op_rem>));
+  t.push_back(alu_spec("div", "`xd = xa / b`, rounding toward zero (INT64_MIN / -1 wraps to INT64_MIN); b = 0 is a fault", alu<op_div>));
+  t.push_back(alu_spec("rem", "`xd = xa % b`, with the sign of xa (INT64_MIN % -1 is 0); b = 0 is a fault", alu<op_rem>));
   t.push_back(alu_spec("min", "`xd = min(xa, b)` (signed)", alu<op_min>));
   t.push_back(alu_spec("max", "`xd = max(xa, b)` (signed)", alu<op_max>));
   t.push_back(alu_spec("shl", "`xd = xa << (b & 63)`", alu<op_shl>));

@@ -22,7 +22,7 @@ std::vector<OperandSpec> vec_operands(int nsrc, bool has_scalar) {
   auto name = [&](int s, int what) { return nsrc == 1 ? one[what] : two[s][what]; };
   std::vector<OperandSpec> ops = {mem("dst", bit(Space::UB), "destination")};
   for (int s = 0; s < nsrc; ++s) ops.push_back(mem(name(s, 0), bit(Space::UB), "source"));
-  if (has_scalar) ops.push_back(scalar("scalar", "scalar operand (register bits or a number), in the dtype"));
+  if (has_scalar) ops.push_back(scalar("scalar", "scalar operand (register bits or a number), rounded to the dtype (a float past its range to inf)"));
   ops.push_back(kw("repeat", 0, 255, 1, "repeats"));
   ops.push_back(kw("dst_blk", 0, 255, 1, "dst block stride (32 B blocks)"));
   for (int s = 0; s < nsrc; ++s) ops.push_back(kw(name(s, 1), 0, 255, 1, "source block stride (32 B blocks)"));
@@ -261,9 +261,9 @@ void add_vector_elementwise(std::vector<InstrSpec>& t) {
                                             [](auto a, auto b) { return a * b; }));
   t.push_back(vec_spec<2, false, false, F, VecClass::Complex, SimdOp::Div>("vdiv", kFloats, "dst = src0 / src1", "`dst[i] = src0[i] / src1[i]` (IEEE: x/0 is inf or NaN)",
                                            [](auto a, auto b) { return a / b; }));
-  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdOp::Max>("vmax", kArith, "dst = max(src0, src1)", "`dst[i] = max(src0[i], src1[i])`, NaN if either is NaN",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdOp::Max>("vmax", kArith, "dst = max(src0, src1)", "`dst[i] = max(src0[i], src1[i])`, NaN if either is NaN; of equal values (+0 and -0) src1",
                                             [](auto a, auto b) { return max_of(a, b); }));
-  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdOp::Min>("vmin", kArith, "dst = min(src0, src1)", "`dst[i] = min(src0[i], src1[i])`, NaN if either is NaN",
+  t.push_back(vec_spec<2, false, false, FI, VecClass::Simple, SimdOp::Min>("vmin", kArith, "dst = min(src0, src1)", "`dst[i] = min(src0[i], src1[i])`, NaN if either is NaN; of equal values (+0 and -0) src1",
                                             [](auto a, auto b) { return min_of(a, b); }));
   t.push_back(vec_spec<2, false, false, I>("vand", kBits, "dst = src0 & src1 (bitwise)", "`dst[i] = src0[i] & src1[i]`",
                                            [](auto a, auto b) { return a & b; }));
@@ -293,9 +293,9 @@ void add_vector_elementwise(std::vector<InstrSpec>& t) {
                                            [](auto a, auto s) { return a + s; }));
   t.push_back(vec_spec<1, true, false, FI>("vmuls", kArith, "dst = src * scalar", "`dst[i] = src[i] * scalar`",
                                            [](auto a, auto s) { return a * s; }));
-  t.push_back(vec_spec<1, true, false, FI>("vmaxs", kArith, "dst = max(src, scalar)", "`dst[i] = max(src[i], scalar)`",
+  t.push_back(vec_spec<1, true, false, FI>("vmaxs", kArith, "dst = max(src, scalar)", "`dst[i] = max(src[i], scalar)` (of equal values, +0 and -0, the scalar)",
                                            [](auto a, auto s) { return max_of(a, s); }));
-  t.push_back(vec_spec<1, true, false, FI>("vmins", kArith, "dst = min(src, scalar)", "`dst[i] = min(src[i], scalar)`",
+  t.push_back(vec_spec<1, true, false, FI>("vmins", kArith, "dst = min(src, scalar)", "`dst[i] = min(src[i], scalar)` (of equal values, +0 and -0, the scalar)",
                                            [](auto a, auto s) { return min_of(a, s); }));
   t.push_back(vec_spec<1, true, true, F>("vaxpy", kFloats, "dst = scalar * src + dst",
                                          "`dst[i] = scalar * src[i] + dst[i]`, fused: the exact value rounded once",

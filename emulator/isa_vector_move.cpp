@@ -210,7 +210,7 @@ void add_vector_move(std::vector<InstrSpec>& t) {
                .types = {{DType::f16}, {DType::s16}, {DType::u16}},
                .operands = {mem("dst", bit(Space::UB), "16x16 result"), mem("src", bit(Space::UB), "16x16 source")},
                .summary = "transpose one 16x16 matrix of 16-bit elements",
-               .semantics = "`dst[c][r] = src[r][c]` for r, c < 16 (512 B each; in place allowed).",
+               .semantics = "`dst[c][r] = src[r][c]` for r, c < 16 (512 B each; in place, or overlapping, allowed: every element is read before any is written).",
                .exec = vtranspose_exec, .footprint = vtranspose_footprint, .work = vtranspose_work});
   t.push_back({.mnemonic = "mov_l0c_ub", .pipe = Pipe::V, .ntypes = 2,
                .types = {{DType::f32, DType::f32}, {DType::f16, DType::f32}, {DType::s32, DType::s32}},

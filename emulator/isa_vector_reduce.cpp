@@ -2,7 +2,8 @@
 //
 // Reductions combine the active elements of a repeat (or block) as a pairwise tree -- elements
 // (0,1), (2,3), ... then pairs of those -- rounding every partial result to the dtype, with
-// inactive elements as the identity (0 for sum, -inf for max, +inf for min).
+// inactive elements as the identity (-0 for sum, so that a sum of -0s stays -0, as IEEE adds
+// them; -inf for max, +inf for min). Of two equal values (+0 and -0) max and min keep the first.
 #include "emulator/rounding.h"
 #include "emulator/vector_engine.h"
 
@@ -19,7 +20,7 @@ const std::vector<std::array<DType, kMaxTypes>> kFloats = {{DType::f16}, {DType:
 double round_to(DType t, double v) { return t == DType::f16 ? f16_to_f32(f64_to_f16(v)) : double(float(v)); }
 
 struct Sum {
-  static constexpr double identity = 0.0;
+  static constexpr double identity = -0.0;  // x + -0 is x for every x, -0 too (+0 would make -0 + +0 = +0)
   double operator()(double a, double b) const { return a + b; }
 };
 struct Max {
@@ -200,9 +201,9 @@ std::vector<OperandSpec> vsel_operands() {
 }  // namespace
 
 void add_vector_reduce(std::vector<InstrSpec>& t) {
-  t.push_back(reduce_spec<Sum, false>("vcadd", "sum each repeat", "`dst[r*dst_rep] = sum of the active elements of repeat r` (pairwise tree)"));
-  t.push_back(reduce_spec<Max, false>("vcmax", "max of each repeat", "`dst[r*dst_rep] = max of the active elements of repeat r`"));
-  t.push_back(reduce_spec<Min, false>("vcmin", "min of each repeat", "`dst[r*dst_rep] = min of the active elements of repeat r`"));
+  t.push_back(reduce_spec<Sum, false>("vcadd", "sum each repeat", "`dst[r*dst_rep] = sum of the active elements of repeat r` (pairwise tree; a sum of -0s is -0)"));
+  t.push_back(reduce_spec<Max, false>("vcmax", "max of each repeat", "`dst[r*dst_rep] = max of the active elements of repeat r` (NaN if any is NaN; of equal values, +0 and -0, the earlier)"));
+  t.push_back(reduce_spec<Min, false>("vcmin", "min of each repeat", "`dst[r*dst_rep] = min of the active elements of repeat r` (NaN if any is NaN; of equal values, +0 and -0, the earlier)"));
   t.push_back(reduce_spec<Sum, true>("vcgadd", "sum each 32 B block",
                                      "`dst[r*dst_rep*8 + b] = sum of the active elements of block b of repeat r`; blocks "
                                      "with no active element are not written"));

@@ -309,6 +309,26 @@ TEST(VectorReduceOrder, IdentityOfInactiveElements) {
   EXPECT_EQ(h.get<uint16_t>(Space::UB, 0, 1)[0], 0x7c00);
 }
 
+// A sum of -0s is -0 (IEEE), masked or not: the inactive elements' identity was +0, and -0 + +0 = +0
+// (an ISA conformance probe). A sum with a +0 in it is +0.
+TEST(VectorReduceOrder, ASumOfNegativeZerosIsNegativeZero) {
+  for (const char* text : {"vcadd.f32 ub[0], ub[256], mask=1\n", "vcadd.f32 ub[0], ub[256], mask=3\n",
+                           "vcadd.f32 ub[0], ub[256]\n", "vcgadd.f32 ub[0], ub[256], mask=1\n"}) {
+    SCOPED_TRACE(text);
+    Harness h(text);
+    h.put(Space::UB, 256, std::vector<float>(64, -0.0f));
+    h.run_clean();
+    const float got = h.get<float>(Space::UB, 0, 1)[0];
+    EXPECT_TRUE(got == 0 && std::signbit(got)) << got;
+  }
+  Harness h("vcadd.f16 ub[0], ub[256], mask=3\n");
+  std::vector<uint16_t> src(128, 0x8000);  // -0
+  src[1] = 0x0000;                          // +0
+  h.put(Space::UB, 256, src);
+  h.run_clean();
+  EXPECT_EQ(h.get<uint16_t>(Space::UB, 0, 1)[0], 0x0000);
+}
+
 // ---- vcmp -------------------------------------------------------------------------------------------
 const char* kCmp[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 bool compare(int mode, double a, double b) {
