@@ -168,6 +168,14 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
   dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower
   if (sub) dsl::check_reads_in_bounds(*sub);
   Program program = lower_nest(k, chip);
+  // A kernel on both kinds of core splits each tile between a cube core's two vector cores (the
+  // 910B's and the 950's groups): a chip config of other groups is refused, not miscompiled.
+  if (program.entry(CoreKind::Aic) && program.entry(CoreKind::Aiv) && chip.vector_cores_per_cube != 2)
+    user_error("{}: the kernel runs on the cube cores and their vector cores, and hands each tile to a group's two "
+               "vector cores; chip '{}' has {} vector core{} per cube core. Give the chip config "
+               "vector_cores_per_cube 2 (the 910B's and the 950's), or compute {} with a kernel on one kind of core "
+               "(no fused epilogue)", f.name(), chip.name, chip.vector_cores_per_cube,
+               chip.vector_cores_per_cube == 1 ? "" : "s", f.name());
   // Reports, traces and diagnostics name lines of the program `cubekit compile` writes (a built
   // program has no source lines: every run but the CLI's said "line 0").
   number_lines(program);

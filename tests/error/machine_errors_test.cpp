@@ -1,10 +1,12 @@
 // User errors of the heterogeneous machine: chip configs whose kinds of core, pipes, buffers or
 // data paths are wrong (emulator/chip_config.cpp), .entry directives (assembly.cpp, program.cpp),
 // and launches of a program on a chip whose cores cannot run it (emulator/launch.cpp).
+#include "codegen/lower.h"
 #include "emulator/chip_config.h"
 #include "emulator/emulator.h"
 #include "emulator/simulator.h"
 #include "error_test_util.h"
+#include "kernels/matmul.h"
 
 namespace cubekit::test {
 namespace {
@@ -206,6 +208,28 @@ TEST(MachineProgram, FixpipeSubblockWithoutAUbDestination) {
                          "    fixpipe.f32.f32 C[0], l0c[0], m=16, n=16, src_stride=16, dst_stride=16, sub=1", "    end"}),
                   "test.s");
   }, {"test.s:3:", "sub=1 picks the vector core whose UB receives the tile: it needs a UB destination"});
+}
+
+}  // namespace
+}  // namespace cubekit::test
+
+namespace cubekit::test {
+namespace {
+
+// A kernel on both kinds of core hands each tile to a group's two vector cores: a chip config with
+// other groups was accepted and the kernels came out wrong (an output half unwritten with 1,
+// races with 4; a 950 probe). Compiling one for such a chip is refused; vector-only kernels run.
+TEST(MachineCompile, MixedKernelOnGroupsOfOtherThanTwoVectorCores) {
+  for (int per : {1, 4}) {
+    ChipConfig chip = chip_from_json(chip_with("ascend910b2", R"("vector_cores_per_cube":2)",
+                                               fmt::format(R"("vector_cores_per_cube":{})", per)), "my_chip.json");
+    kernels::MatmulOptions o;
+    o.m = o.n = o.k = 64, o.epilogue = {"bias"}, o.out = DType::f16;
+    const kernels::Matmul mm = kernels::matmul(o, chip);
+    expect_user_error([&] { codegen::compile(mm.out, chip); },
+                      {"the kernel runs on the cube cores and their vector cores, and hands each tile to a group's two "
+                       "vector cores", fmt::format("has {} vector core", per), "vector_cores_per_cube 2"});
+  }
 }
 
 }  // namespace
