@@ -1,6 +1,7 @@
 #include "schedules/vector.h"
 
 #include "emulator/error.h"
+#include "schedules/contraction.h"  // writes_bf16
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -287,9 +288,12 @@ class Planner {
           {DType::f16, DType::f32}, {DType::f32, DType::f16}, {DType::s32, DType::f32}, {DType::f32, DType::s32},
           {DType::s32, DType::f16}, {DType::f16, DType::s32}, {DType::s8, DType::f16}, {DType::f16, DType::s8},
           {DType::u8, DType::f16},  {DType::f16, DType::u8},  {DType::s16, DType::f16}, {DType::f16, DType::s16}};
-      if (from != t && !conv.count({t, from}))
-        user_error("{}: `{}` converts {} to {}; the vector unit converts f16 <-> f32, s32 <-> f16/f32 and s8/u8/s16 <-> "
-                   "f16: convert through one of those", where, e.str(), dtype_name(from), dtype_name(t));
+      // bf16 <-> f32 where the chip has bf16 (vconv bf16.f32 and f32.bf16 on the 910B's and the 950's).
+      const bool bf16 = writes_bf16(chip_) && ((t == DType::bf16 && from == DType::f32) || (t == DType::f32 && from == DType::bf16));
+      if (from != t && !conv.count({t, from}) && !bf16)
+        user_error("{}: `{}` converts {} to {}; the vector unit of {} converts f16 <-> f32, s32 <-> f16/f32 and "
+                   "s8/u8/s16 <-> f16{}: convert through one of those", where, e.str(), dtype_name(from), dtype_name(t),
+                   chip_.name, writes_bf16(chip_) ? ", bf16 <-> f32" : "");
       return check_types(n.args[0], where, is_float(t));
     }
     if (!n.type.boolean && !is_float(t) && !(n.op == Op::Input && int_input_ok) && n.op != Op::Const)

@@ -168,7 +168,7 @@ const ApiCase kVectorFuncs[] = {
        out(r, c) = cast(DType::f32, S(r, c));
        codegen::compile(out, chip910());
      },
-     {"out: `cast(f32, S(r, c))` converts s8 to f32; the vector unit converts f16 <-> f32"}},
+     {"out: `cast(f32, S(r, c))` converts s8 to f32; the vector unit of ascend910 converts f16 <-> f32"}},
     {"ReadsAContraction",
      [] {
        Input A("A", DType::f16, {64, 32}), B("B", DType::f16, {32, 256});

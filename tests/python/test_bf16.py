@@ -72,3 +72,21 @@ def test_a_bf16_tensor_refuses_float32(rng):
     x = np.zeros(64, np.float32)
     with pytest.raises(cubekit.Error, match="the array is float32 but the tensor is bf16"):
         cubekit.run(p, {"X": x, "W": x})
+
+
+@pytest.mark.parametrize("chip", ["ascend910b2", "ascend950pr"])
+def test_vector_funcs_convert_bf16_where_the_chip_has_it(rng, chip):
+    """f32 -> bf16 and bf16 -> f32 casts on the vector path (vconv f32.bf16 and bf16.f32 on the split
+    chips' vector cores): they were refused as conversions the vector unit lacks (a 950 probe)."""
+    x = (rng.standard_normal((8, 40)) * 3).astype(np.float32)
+    y, _ = cubekit.kernels.cast(x, "bf16", chip=chip, raise_on_diagnostics=True)
+    np.testing.assert_array_equal(y, reference_bf16(x))
+    X = cubekit.Input("X", "bf16", [8, 40])
+    r, c = cubekit.Var("r"), cubekit.Var("c")
+    F = cubekit.Func("F")
+    F[r, c] = cubekit.cast("f32", X[r, c]) * 2
+    out, _ = F.run({"X": y}, chip=chip, raise_on_diagnostics=True)
+    np.testing.assert_array_equal(out, cubekit.bf16_to_float32(y) * 2)
+    with pytest.raises(cubekit.Error, match="the vector unit of ascend910 converts f16 <-> f32, s32 <-> f16/f32 and "
+                                            "s8/u8/s16 <-> f16: convert"):
+        cubekit.kernels.cast(x, "bf16", chip="ascend910")
