@@ -58,13 +58,13 @@ class FlashNest {
     CoreTiles tiles = core_tiles(k_, true, items, 1);
     std::vector<int> index;
     std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), "", index);
+    const auto [bh, qi] = attention_item(p_, index);
     const int kvh = k_.new_var("kvh");
-    item.push_back(let(kvh, Affine::var(index[0]), LetOp::Div, p_.group()));
-    plane_ = mask_plane(k_, p_, Affine::var(index[0]), item, "");
-    const Affine qi = Affine::var(index[1]);
+    item.push_back(let(kvh, bh, LetOp::Div, p_.group()));
+    plane_ = mask_plane(k_, p_, bh, item, "");
     const int64_t q_tail = p_.seq_q - (p_.q_tiles() - 1) * p_.tile_q;
     item += with_tail(qi, p_.q_tiles(), p_.tile_q, q_tail, [&](int64_t mt) {
-      return one_item(Affine::var(index[0]), qi, Affine::var(kvh), mt);
+      return one_item(bh, qi, Affine::var(kvh), mt);
     });
     std::vector<Node> body = index_->ramp();
     body += std::move(tiles.setup);
@@ -472,8 +472,14 @@ std::vector<Node> load_mask(const sched::AttentionPlan& p, const MaskTile& m) {
 TileSpace attention_items(const sched::AttentionPlan& p) {
   TileSpace space;
   space.loops = {{"bh", p.batch * p.heads}, {"qt", p.q_tiles()}};
+  if (p.causal) std::swap(space.loops[0], space.loops[1]);
   space.on_cores = 2;
   return space;
+}
+
+AttentionItem attention_item(const sched::AttentionPlan& p, const std::vector<int>& index) {
+  if (!p.causal) return {Affine::var(index[0]), Affine::var(index[1])};
+  return {Affine::var(index[1]), Affine::var(index[0])};
 }
 
 Node CubeBuffers::to_l0a(const View& l1, int64_t rows, int64_t k) const {

@@ -128,10 +128,10 @@ class SplitFlash {
     body += std::move(tiles.setup);
     std::vector<int> index;
     std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), sfx, index);
+    const auto [bh, qi] = attention_item(p_, index);
     const int kvh = k_.new_var("kvh" + sfx);
-    item.push_back(let(kvh, Affine::var(index[0]), LetOp::Div, p_.group()));
-    if (aiv) plane_ = mask_plane(k_, p_, Affine::var(index[0]), item, sfx);
-    const Affine bh = Affine::var(index[0]), qi = Affine::var(index[1]);
+    item.push_back(let(kvh, bh, LetOp::Div, p_.group()));
+    if (aiv) plane_ = mask_plane(k_, p_, bh, item, sfx);
     const int64_t q_tail = p_.seq_q - (p_.q_tiles() - 1) * p_.tile_q;
     const Counters n{cs, cp, cpv};
     item += with_tail(qi, p_.q_tiles(), p_.tile_q, q_tail, [&](int64_t mt) {
