@@ -13,7 +13,7 @@ input image's TransData (NCHW -> NC1HWC0 on the vector unit); activations stay N
 
 --resnet-check runs each distinct layer once at batch 1 against the Halide reference instead of
 timing it; --standard-only leaves the variants out (the ctest `resnet50.check` runs the standard
-network's distinct layers on the 910B2). The variants are the article's (background/): the stem
+network's distinct layers on the 910B2). The variants are the seed article's on ResNet-50 tuning: the stem
 replaced by three 3x3 convolutions, and every 1x1 convolution of the bottlenecks in 4 groups.
 Activations are planned in GM by liveness (first fit over their live ranges), the article's
 memory_optimize_level: peak GM bytes with and without reuse are printed.

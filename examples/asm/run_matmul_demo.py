@@ -44,4 +44,7 @@ def main(cubekit: str, program: str) -> int:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: run_matmul_demo.py CUBEKIT PROGRAM, e.g. /usr/bin/python3 examples/asm/run_matmul_demo.py "
+                 "build/bin/cubekit examples/asm/matmul_f16.s")
     sys.exit(main(sys.argv[1], sys.argv[2]))
