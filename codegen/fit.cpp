@@ -132,10 +132,13 @@ Kernel fit_attention(const sched::AttentionPlan& plan, const ChipConfig& chip, s
   for (char& c : where) c = char(std::toupper(static_cast<unsigned char>(c)));
   for (const Buffer& b : k.buffers)
     if (b.space == full) list += fmt::format("{}{} {} x {}", list.empty() ? "" : ", ", b.name, round_up(b.bytes, chip.alignment(full)), b.copies);
-  // A split chip's nest holds preload + 1 slots of some hand-offs (P in the 950's L1, a per row in UB).
+  // A split chip's nest holds preload + 1 slots of some hand-offs (P in the 950's L1, a per row in
+  // UB): a smaller preload helps there only; L0A, L0B and L0C hold one tile's operands whatever it is.
+  const bool slots = full == Space::L1 || full == Space::UB;
   user_error("{}.{}: tiles of {} queries x {} keys with head dim {} need {} bytes of {} and {} has {}; use smaller tiles{} ({}: "
              "{})", plan.func_name, plan.schedule, plan.tile_q, plan.tile_kv, plan.dim, space_bytes(k, full, chip), where,
-             chip.name, chip.buffer_size(full), plan.split && plan.preload > 1 ? " or a smaller preload" : "", where, list);
+             chip.name, chip.buffer_size(full), plan.split && plan.preload > 1 && slots ? " or a smaller preload" : "",
+             where, list);
 }
 
 Space attention_overflow(const sched::AttentionPlan& plan, const ChipConfig& chip) {
