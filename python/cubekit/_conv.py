@@ -10,7 +10,7 @@ from ._running import empty_report as _empty_report, run_laid_out as _run_laid_o
 # conv2d's schedule overrides (Conv2dOptions): output rows and channels per tile, input channels
 # per L1 fill, L1 copies, images stacked per tile, double buffering, cores.
 CONV_OVERRIDES = ("rows", "tn", "channels", "l1_copies", "images", "double_buffer", "use_cores")
-_OUT = {"f32": _np.float32, "f16": _np.float16, "s32": _np.int32}
+_OUT = {"f32": _np.float32, "f16": _np.float16, "s32": _np.int32, "bf16": _np.uint16}
 
 
 def _pair(kernel, option, value, least):
@@ -53,8 +53,9 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
            subsampled=0, **overrides):
     """y = conv2d(x, w) on the cube, as torch.nn.functional.conv2d computes it (no bias: give bn).
 
-    x: NCHW, float16 (out "f32", the default, or "f16") or int8 (then the result is s32, the INT8
-    inference mode: out None or "s32"). w: (K, C / groups, KH, KW) of x's type. stride, padding, dilation: an int or a pair
+    x: NCHW, float16 (out "f32", the default, or "f16"), bf16 as numpy.uint16 bit patterns
+    (cubekit.bf16_from_float32; out "f32" or "bf16", on the chips whose cube has bf16) or int8
+    (then the result is s32, the INT8 inference mode: out None or "s32"). w: (K, C / groups, KH, KW) of x's type. stride, padding, dilation: an int or a pair
     (height, width); padding also 'valid' or 'same'. The cube reads NC1HWC0 feature maps and
     FRACTAL_Z weights: the feature maps' conversions are CANN's TransData on the vector unit
     (emulated with the data, checked bit for bit against the host's conversion, their cycles in
@@ -137,7 +138,7 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     o.stride, o.stride_w = stride
     o.pad, o.pad_w = pad
     o.dilation, o.dilation_w = dilation
-    o.groups, o.dtype, o.out, o.schedule = groups, x.dtype, out, schedule
+    o.groups, o.dtype, o.out, o.schedule = groups, "bf16" if x.dtype == _np.uint16 else x.dtype, out, schedule
     arrays = []
     if bn is not None:
         o.epilogue = o.epilogue + ["bn"]

@@ -46,12 +46,14 @@ def _run(func, inputs, arrays, chip, timing_only, trace, strict):
 _EPILOGUES = ("bias", "scale", "relu", "gelu")
 
 
-def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=(), bias=None, scale=None,
+def matmul(a, b, *, transpose_a=False, transpose_b=False, out=None, epilogue=(), bias=None, scale=None,
            schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False,
            **overrides):
     """C = A x B on the cube (A: [batch..,] m x k, or k x m with transpose_a; B: k x n, or n x k).
 
-    a, b: float16 (then out is "f32" or "f16") or int8 (out "s32"; b must be given as n x k).
+    a, b: float16 (then out is "f32", the default, or "f16"), bf16 as numpy.uint16 bit patterns
+    (cubekit.bf16_from_float32; out "f32" or "bf16", on the chips whose cube has bf16) or int8 (out
+    None or "s32"; b must be given as n x k).
     epilogue: fused on the way out of L0C, a name or a list of "bias" (with bias, float32 of n),
     "scale" (with scale), "relu", "gelu", applied in the order listed: ["bias", "relu"] is
     relu(AB + bias), ["relu", "bias"] is relu(AB) + bias, a step listed twice is applied twice;
@@ -66,7 +68,7 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
                                                              raise_on_diagnostics)
     transpose_a = _opt.boolean(kernel, "transpose_a", transpose_a)
     transpose_b = _opt.boolean(kernel, "transpose_b", transpose_b)
-    out = _opt.dtype(kernel, "out", out)
+    out = None if out is None else _opt.dtype(kernel, "out", out)
     epilogue = _opt.names(kernel, "epilogue", epilogue, _EPILOGUES)
     if scale is not None:
         scale = _opt.real(kernel, "scale", scale)
@@ -79,8 +81,13 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out="f32", epilogue=()
     o.batch = a.shape[0] if a.ndim == 3 else 0
     o.m, o.k = (a.shape[-1], a.shape[-2]) if transpose_a else (a.shape[-2], a.shape[-1])
     o.n = b.shape[-2] if transpose_b else b.shape[-1]
-    o.dtype = a.dtype
-    o.out = "s32" if a.dtype == _np.int8 and out == "f32" else out
+    if a.dtype != b.dtype:
+        raise _cubekit.Error(f"matmul: a is {a.dtype} and b is {b.dtype}; the cube multiplies one type")
+    o.dtype = "bf16" if a.dtype == _np.uint16 else a.dtype
+    if a.dtype == _np.int8 and out not in (None, "s32"):  # it used to give s32 for out="f32", silently
+        raise _cubekit.Error(f"matmul: an int8 product is s32 (the INT8 inference mode), not out={out!r}; pass out='s32' "
+                             "or leave it out, and dequantise the result")
+    o.out = out if out is not None else "s32" if a.dtype == _np.int8 else "f32"
     o.transpose_a, o.transpose_b = transpose_a, transpose_b
     if bias is not None and "bias" not in epilogue:
         raise _cubekit.Error("matmul: a bias array was given but the epilogue has no 'bias'; add epilogue=['bias', ...]")
@@ -111,7 +118,7 @@ def _empty_matmul(a, b, o, epilogue, chip):
     if 0 not in shape and "bias" in epilogue:
         raise _cubekit.Error("matmul: k is 0, so A x B is zeros; the bias epilogue would then be the bias itself: "
                              "compute that without a matmul")
-    result = _np.zeros(shape, {"f32": _np.float32, "f16": _np.float16, "s32": _np.int32}[o.out])
+    result = _np.zeros(shape, {"f32": _np.float32, "f16": _np.float16, "s32": _np.int32, "bf16": _np.uint16}[o.out])
     report = _empty_report("matmul", shape, chip)
     if 0 not in shape:
         report["note"] = "nothing ran: k is 0, so the product is zeros (numpy's empty sum); no kernel was launched"

@@ -90,3 +90,27 @@ def test_vector_funcs_convert_bf16_where_the_chip_has_it(rng, chip):
     with pytest.raises(cubekit.Error, match="the vector unit of ascend910 converts f16 <-> f32, s32 <-> f16/f32 and "
                                             "s8/u8/s16 <-> f16: convert"):
         cubekit.kernels.cast(x, "bf16", chip="ascend910")
+
+
+@pytest.mark.parametrize("chip", ["ascend910b2", "ascend950pr"])
+def test_matmul_and_conv2d_take_bf16_bits(rng, chip):
+    """kernels.matmul and kernels.conv2d take bf16 as numpy.uint16 bit patterns, as attention does
+    (they read them as u16, which the cube does not multiply; a 950 probe): f32 results, or bf16
+    bits with out="bf16", against float64 products of the bf16 values."""
+    a, b = (cubekit.bf16_from_float32(rng.standard_normal(s).astype(np.float32)) for s in ((100, 72), (72, 40)))
+    want = cubekit.bf16_to_float32(a).astype(np.float64) @ cubekit.bf16_to_float32(b).astype(np.float64)
+    c, _ = cubekit.kernels.matmul(a, b, chip=chip, raise_on_diagnostics=True)
+    assert c.dtype == np.float32
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+    c, _ = cubekit.kernels.matmul(a, b, out="bf16", chip=chip, raise_on_diagnostics=True)
+    assert c.dtype == np.uint16
+    np.testing.assert_allclose(cubekit.bf16_to_float32(c), want, rtol=2 ** -8, atol=1e-2)
+    x = cubekit.bf16_from_float32(rng.standard_normal((2, 20, 9, 9)).astype(np.float32))
+    w = cubekit.bf16_from_float32(rng.standard_normal((16, 20, 3, 3)).astype(np.float32))
+    y, _ = cubekit.kernels.conv2d(x, w, padding=1, chip=chip, raise_on_diagnostics=True)
+    xp = np.pad(cubekit.bf16_to_float32(x).astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    wv = cubekit.bf16_to_float32(w).astype(np.float64)
+    ref = sum(np.einsum("nchw,kc->nkhw", xp[:, :, i:i + 9, j:j + 9], wv[:, :, i, j]) for i in range(3) for j in range(3))
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-4)
+    with pytest.raises(cubekit.Error, match="a is uint16 and b is float16; the cube multiplies one type"):
+        cubekit.kernels.matmul(a, b.view(np.float16), chip=chip)

@@ -97,8 +97,8 @@ def test_every_option_of_every_kernel_has_a_kind():
     assert set(CALLS) == set(kernels.names) | {"default_schedule"}
 
 
-# conv2d's out may be None (f32 for float16, s32 for int8).
-OPTIONAL = {("conv2d", "out")}
+# conv2d's and matmul's out may be None (f32 for float16 and bf16, s32 for int8).
+OPTIONAL = {("conv2d", "out"), ("matmul", "out")}
 CASES = [(kernel, option, bad) for kernel in CALLS for option in options_of(kernel) for bad in BAD[KINDS[option]]
          if not ((kernel, option) in OPTIONAL and bad is None)]
 
