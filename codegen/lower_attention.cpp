@@ -58,7 +58,7 @@ class FlashNest {
     CoreTiles tiles = core_tiles(k_, true, items, 1);
     std::vector<int> index;
     std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), "", index);
-    const auto [bh, qi] = attention_item(p_, index);
+    const auto [bh, qi] = attention_item(k_, p_, index, item, "");
     const int kvh = k_.new_var("kvh");
     item.push_back(let(kvh, bh, LetOp::Div, p_.group()));
     plane_ = mask_plane(k_, p_, bh, item, "");
@@ -477,9 +477,14 @@ TileSpace attention_items(const sched::AttentionPlan& p) {
   return space;
 }
 
-AttentionItem attention_item(const sched::AttentionPlan& p, const std::vector<int>& index) {
+AttentionItem attention_item(Kernel& k, const sched::AttentionPlan& p, const std::vector<int>& index,
+                             std::vector<Node>& out, const std::string& sfx) {
   if (!p.causal) return {Affine::var(index[0]), Affine::var(index[1])};
-  return {Affine::var(index[1]), Affine::var(index[0])};
+  const int64_t tiles = p.q_tiles();
+  if (tiles == 1) return {Affine::var(index[1]), Affine(0)};
+  const int qi = k.new_var("qi" + sfx);  // (tiles - 1)(i + 1) = tiles - 1 - i, mod tiles
+  out.push_back(let(qi, Affine(tiles - 1) + Affine::var(index[0], tiles - 1), LetOp::Rem, tiles));
+  return {Affine::var(index[1]), Affine::var(qi)};
 }
 
 Node CubeBuffers::to_l0a(const View& l1, int64_t rows, int64_t k) const {

@@ -69,16 +69,21 @@ std::vector<Node> zero_before_loads(Kernel& k, ScratchPool& pool, int buffer);
 
 // The items of a flash nest, (batch x head, query tile), both loops over the cores. Under a causal
 // mask a query tile's work grows with its index, and the cores take the items in turn, a round of
-// block_dim at a time: so the query tiles go outermost, and each round's items (of one query tile,
-// or two, where there are as many batch x heads as cores) cost about the same. Handed out
-// (batch x head)-major, a core took the same query tile in every round when the tiles divided the
-// cores, and one core every longest tile (a 950 probe: causal at S = 2048 as slow as unmasked).
+// block_dim at a time: so the query tiles go outermost, the last (the longest) first, and each
+// round's items (of one query tile, or two, where there are as many batch x heads as cores) cost
+// about the same, the cheapest last. Handed out (batch x head)-major, a core took the same query
+// tile in every round when the tiles divided the cores, and one core every longest tile (a 950
+// probe: causal at S = 2048 as slow as unmasked).
 TileSpace attention_items(const sched::AttentionPlan& plan);
 struct AttentionItem {
   Affine bh, qi;  // batch x head, and query tile
 };
-// The item of decode_tiles' `index` over attention_items.
-AttentionItem attention_item(const sched::AttentionPlan& plan, const std::vector<int>& index);
+// The item of decode_tiles' `index` over attention_items; a reversed query tile is a Let into
+// `out`, (tiles - 1) (i + 1) % tiles: an expression of non-negative terms, which the sync pass
+// proves in [0, tiles) as it does the decoded indices (tiles - 1 - i would leave it unproven, and
+// a barrier after the key loop it might not have run).
+AttentionItem attention_item(Kernel& k, const sched::AttentionPlan& plan, const std::vector<int>& index,
+                             std::vector<Node>& out, const std::string& sfx);
 
 // What both flash nests (this and lower_attention_split) feed the cube with: a product's left
 // operand (rows x k of an L1 NZ tile) into L0A, its right one (k x cols) into L0B, and the

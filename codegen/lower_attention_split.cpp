@@ -128,7 +128,7 @@ class SplitFlash {
     body += std::move(tiles.setup);
     std::vector<int> index;
     std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), sfx, index);
-    const auto [bh, qi] = attention_item(p_, index);
+    const auto [bh, qi] = attention_item(k_, p_, index, item, sfx);
     const int kvh = k_.new_var("kvh" + sfx);
     item.push_back(let(kvh, bh, LetOp::Div, p_.group()));
     if (aiv) plane_ = mask_plane(k_, p_, bh, item, sfx);

@@ -203,8 +203,8 @@ TEST_P(AttentionWindow, MatchesTheReferenceAndSkipsTheTilesOutside) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, AttentionWindow, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
 
-// Causal items are handed out query tile by query tile, so each round of the cube cores costs about
-// the same: at S = 2048 on the 950 (16 query tiles a head, 32 cube cores) a core took the same
+// Causal items are handed out query tile by query tile, the longest first, so each round of the
+// cube cores costs about the same: at S = 2048 on the 950 (16 query tiles a head, 32 cube cores) a core took the same
 // query tile in every round, one of them every last one, and the mask saved nothing (525,234
 // cycles against 521,010 unmasked; a 950 probe). Timing-only.
 TEST(Attention, CausalWorkIsSpreadOverTheCubeCores) {
