@@ -191,10 +191,7 @@ class PoolStages {
       out = &inner;
     }
     const Ref d = ub(dst, dof);
-    const std::string m = vtyped(p_.kind == PoolPlan::Kind::Max   ? "vmax"
-                                 : p_.kind == PoolPlan::Kind::Min ? "vmin"
-                                                                  : "vadd",
-                                 p_.acc);
+    const std::string m = vtyped(p_.kind == PoolPlan::Kind::Sum ? "vadd" : std::string("v") + p_.short_name(), p_.acc);
     auto at = [&](const Tap& t) { return ub(src, so + Affine(t.offset * 32)); };
     if (whole && taps.size() > 1) {  // dst = tap0 op tap1, then dst op= each
       tap_lines(*out, m, at(taps[0]), true, at(taps[1]), taps[0], src_line, d);

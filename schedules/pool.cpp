@@ -65,7 +65,7 @@ bool is_pool(const dsl::Func& f) {
 std::string PoolPlan::str() const {
   return fmt::format("pool {}: {} {} -> {} (acc {}), {}x{}x{}x{} window {}x{} stride {}x{} dilation {}x{} pad {},{},{},{} "
                      "-> {}x{}; tiles of {} row{} x {} plane{}, {} tiles{}{}",
-                     name, kind == Kind::Max ? "max" : kind == Kind::Min ? "min" : "sum", dtype_name(in), dtype_name(out), dtype_name(acc), g.n, g.c,
+                     name, short_name(), dtype_name(in), dtype_name(out), dtype_name(acc), g.n, g.c,
                      g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pad_top, g.pad_bottom, g.pad_left, g.pad_right, g.oh,
                      g.ow, rows, rows == 1 ? "" : "s", tile_planes, tile_planes == 1 ? "" : "s", tiles(),
                      cores ? ", cores" : "", copies > 1 ? fmt::format(", {} copies", copies) : "");
@@ -162,7 +162,7 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
       user_error("{}: a {} pooling pads with {} only (as torch does; its taps over padding are skipped and every output "
                  "starts at the padding's value), but {} is read through constant_exterior({}, {}), which would put {} in "
                  "windows that read no padding; use constant_exterior({}, {}) (for a map of values {} {} the result is "
-                 "the same)", fname, max ? "max" : "min", max ? "-inf" : "inf", p.input->name, p.input->name, p.pad_value,
+                 "the same)", fname, p.short_name(), max ? "-inf" : "inf", p.input->name, p.input->name, p.pad_value,
                  p.pad_value, p.input->name, max ? "-inf" : "inf", max ? ">=" : "<=", p.pad_value);
   }
   g.c0 = 32 / dtype_size(p.in);

@@ -57,8 +57,9 @@ struct PoolPlan {
   int64_t bands() const { return (g.oh + rows - 1) / rows; }
   int64_t tiles() const { return (planes + tile_planes - 1) / tile_planes * bands(); }
   std::string str() const;
-  // "maximum", "minimum" or "sum": the reduction, as the DSL names it.
+  // "maximum", "minimum" or "sum": the reduction, as the DSL names it; "max", "min" or "sum" short.
   const char* reduction() const { return kind == Kind::Max ? "maximum" : kind == Kind::Min ? "minimum" : "sum"; }
+  const char* short_name() const { return kind == Kind::Max ? "max" : kind == Kind::Min ? "min" : "sum"; }
 };
 
 // Whether f has a pooling's form (a maximum, a minimum or a sum over a read at affine spatial indices, with
