@@ -8,6 +8,8 @@
 #include "emulator/isa_helpers.h"
 #include "emulator/mmad_kernel.h"
 
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace cubekit {
@@ -173,53 +175,40 @@ void mmad_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
   fp.add(c);
 }
 
-// Unpacks the fractals into row-major matrices (A: M x K, B: K x N, C: M x N), one fractal row at
-// a time -- no per-element index arithmetic -- runs the kernel, and packs C back.
-template <class In, class Acc, class Convert>
-void unpack_operands(const uint8_t* a, const uint8_t* b, const MmShape& s, int K, Convert cvt, Acc* A, Acc* B) {
-  int64_t k0 = s.k0, M = s.mf * 16, N = s.nf * 16;
-  const In* pa = reinterpret_cast<const In*>(a);
-  const In* pb = reinterpret_cast<const In*>(b);
+// The s8 path: unpacks the fractals into row-major matrices (A: M x K, B: K x N), one fractal row
+// at a time, for gemm_s8. (The 16-bit path unpacks into mmad_kernel's layouts.)
+void unpack_s8(const uint8_t* a, const uint8_t* b, const MmShape& s, int K, int8_t* A, int8_t* B) {
+  int64_t k0 = s.k0, N = s.nf * 16;
+  const int8_t* pa = reinterpret_cast<const int8_t*>(a);
+  const int8_t* pb = reinterpret_cast<const int8_t*>(b);
   for (int64_t mb = 0; mb < s.mf; ++mb)
     for (int64_t kb = 0; kb < s.kf; ++kb) {
-      const In* frac = pa + (mb * s.kf + kb) * 16 * k0;  // zZ: fractal rows are 16 rows of k0
+      const int8_t* frac = pa + (mb * s.kf + kb) * 16 * k0;  // zZ: fractal rows are 16 rows of k0
       int64_t width = std::min<int64_t>(k0, K - kb * k0);
-      for (int64_t r = 0; r < 16; ++r)
-        for (int64_t c = 0; c < width; ++c) A[(mb * 16 + r) * K + kb * k0 + c] = cvt(frac[r * k0 + c]);
+      for (int64_t r = 0; r < 16; ++r) std::memcpy(A + (mb * 16 + r) * K + kb * k0, frac + r * k0, size_t(width));
     }
   for (int64_t kb = 0; kb < s.kf; ++kb)
     for (int64_t nb = 0; nb < s.nf; ++nb) {
-      const In* frac = pb + (kb * s.nf + nb) * 16 * k0;  // zN: each stored row is one column of B
+      const int8_t* frac = pb + (kb * s.nf + nb) * 16 * k0;  // zN: each stored row is one column of B
       int64_t height = std::min<int64_t>(k0, K - kb * k0);
       for (int64_t n = 0; n < 16; ++n)
-        for (int64_t k = 0; k < height; ++k) B[(kb * k0 + k) * N + nb * 16 + n] = cvt(frac[n * k0 + k]);
+        for (int64_t k = 0; k < height; ++k) B[(kb * k0 + k) * N + nb * 16 + n] = frac[n * k0 + k];
     }
-  (void)M;
 }
 
 // L0C (NZ) <-> row-major C: fractal (mb, nb) sits at (nb*mf + mb)*256 elements, rows of 16 inside.
-template <class Acc>
-void copy_c(uint8_t* l0c, Acc* C, const MmShape& s, bool to_dense) {
+void copy_c(uint8_t* l0c, int32_t* C, const MmShape& s, bool to_dense) {
   int64_t N = s.nf * 16;
-  Acc* frac_base = reinterpret_cast<Acc*>(l0c);
+  int32_t* frac_base = reinterpret_cast<int32_t*>(l0c);
   for (int64_t nb = 0; nb < s.nf; ++nb)
     for (int64_t mb = 0; mb < s.mf; ++mb) {
-      Acc* frac = frac_base + (nb * s.mf + mb) * 256;
+      int32_t* frac = frac_base + (nb * s.mf + mb) * 256;
       for (int64_t r = 0; r < 16; ++r) {
-        Acc* dense = C + (mb * 16 + r) * N + nb * 16;
-        if (to_dense) std::memcpy(dense, frac + r * 16, 16 * sizeof(Acc));
-        else std::memcpy(frac + r * 16, dense, 16 * sizeof(Acc));
+        int32_t* dense = C + (mb * 16 + r) * N + nb * 16;
+        if (to_dense) std::memcpy(dense, frac + r * 16, 16 * sizeof(int32_t));
+        else std::memcpy(frac + r * 16, dense, 16 * sizeof(int32_t));
       }
     }
-}
-
-const float* f16_table() {
-  static const std::vector<float> table = [] {
-    std::vector<float> t(65536);
-    for (uint32_t h = 0; h < 65536; ++h) t[h] = f16_to_f32(uint16_t(h));
-    return t;
-  }();
-  return table.data();
 }
 
 void mmad_exec(const Issued& I, const ExecContext& ctx) {
@@ -231,24 +220,19 @@ void mmad_exec(const Issued& I, const ExecContext& ctx) {
   const uint8_t* b = ctx.ptr(I, kMmB);
   uint8_t* c = ctx.ptr(I, kMmC);
   if (I.type() == DType::f16 || I.type() == DType::bf16) {
-    thread_local std::vector<float> A, B, C;
-    A.resize(size_t(M) * K), B.resize(size_t(K) * N), C.resize(size_t(M) * N);
-    if (I.type() == DType::f16) {
-      const float* table = f16_table();
-      unpack_operands<uint16_t>(a, b, s, K, [table](uint16_t h) { return table[h]; }, A.data(), B.data());
-    } else {
-      unpack_operands<uint16_t>(a, b, s, K, bf16_to_f32, A.data(), B.data());
-    }
-    if (I[kInit]) std::fill(C.begin(), C.end(), 0.0f);
-    else copy_c(c, C.data(), s, true);
-    gemm_f16_products(C.data(), A.data(), B.data(), M, N, K);
-    copy_c(c, C.data(), s, false);
+    // L0C's f32 NZ fractals are the kernel's C panels: it accumulates in place.
+    thread_local std::vector<float> A, Bp;
+    A.resize(size_t(M) * K), Bp.resize(size_t(K) * N);
+    bool bf16 = I.type() == DType::bf16;
+    unpack_a_zz(reinterpret_cast<const uint16_t*>(a), M / 16, int(s.kf), K, bf16, A.data());
+    unpack_b_zn(reinterpret_cast<const uint16_t*>(b), int(s.kf), N / 16, K, bf16, Bp.data());
+    gemm_f16_products(reinterpret_cast<float*>(c), A.data(), Bp.data(), M, N, K, I[kInit] != 0);
     return;
   }
   thread_local std::vector<int8_t> A8, B8;
   thread_local std::vector<int32_t> C32;
   A8.resize(size_t(M) * K), B8.resize(size_t(K) * N), C32.resize(size_t(M) * N);
-  unpack_operands<int8_t>(a, b, s, K, [](int8_t v) { return v; }, A8.data(), B8.data());
+  unpack_s8(a, b, s, K, A8.data(), B8.data());
   if (I[kInit]) std::fill(C32.begin(), C32.end(), 0);
   else copy_c(c, C32.data(), s, true);
   gemm_s8(C32.data(), A8.data(), B8.data(), M, N, K);
