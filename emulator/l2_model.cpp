@@ -19,8 +19,10 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors)
     lines += uint64_t((t.bytes() + t_.l2_line_bytes - 1) / t_.l2_line_bytes);
   }
   slot_ = ZeroedArray<int32_t>(size_t(lines));
-  lines_ = ZeroedArray<Line>(capacity_);
-  age_ = ZeroedArray<uint64_t>(capacity_);
+  // L2 never holds more lines than the tensors have: a small run's L2 state is small, not L2-sized.
+  const size_t held = std::min<size_t>(capacity_, size_t(lines));
+  lines_ = ZeroedArray<Line>(held);
+  age_ = ZeroedArray<uint64_t>(held);
 }
 
 size_t L2Model::draw() {

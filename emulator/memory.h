@@ -47,7 +47,11 @@ template <class T>
 class ZeroedArray {
  public:
   ZeroedArray() = default;
-  explicit ZeroedArray(size_t n) : bytes_(n * sizeof(T), true) {}
+  // In huge pages from 256 KB up. A fault on this virtual machine costs about 4 us for a 4 KB page
+  // and 0.3 ms for a 2 MB one (it clears the whole page): an array of that size or more, touched
+  // throughout, is cheaper in huge pages, while a small run's few touched small pages cost less than
+  // one huge page each (a timing-only add of 16 x 16 cleared three of them, a quarter of its run).
+  explicit ZeroedArray(size_t n) : bytes_(n * sizeof(T), n * sizeof(T) >= kHugePage / 8) {}
   T& operator[](size_t i) { return reinterpret_cast<T*>(bytes_.data())[i]; }
   const T& operator[](size_t i) const { return reinterpret_cast<const T*>(bytes_.data())[i]; }
 
