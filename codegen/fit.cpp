@@ -40,7 +40,7 @@ class RowTileFit {
   Kernel run() {
     const int64_t total = p_.flat ? p_.rows * p_.cols : p_.rows;
     const int64_t unit = this->unit();
-    const int64_t spread = p_.cores ? chip_.vector_cores() : 1;
+    const int64_t spread = !p_.cores ? 1 : p_.core_limit ? p_.core_limit : chip_.vector_cores();
     int64_t most = std::max<int64_t>(1, cdiv(cdiv(total, spread), unit));
     if (!p_.flat) most = std::min<int64_t>(most, 4095);  // rows are bursts of one copy
     if (p_.tile_rows) {

@@ -3,6 +3,7 @@
 
 #include "codegen/emit.h"
 #include "codegen/fit.h"
+#include "codegen/launch_width.h"
 #include "codegen/lower_stages.h"
 #include "codegen/select.h"
 #include "codegen/simplify.h"
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdlib>
 #include <cstring>
 
@@ -134,6 +136,7 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
                "compute it on the CPU (dsl::run_on_host, cubekit.reference) or read the input inside its shape",
                f.name(), r->input->name, f.name());
   sched::StageGraph graph;  // the kernel's, with its tiles and strips chosen
+  std::optional<Program> vector_program;  // the vector path lowers its candidates whole
   if (sched::is_attention(f)) {                    // flash attention: two products and the softmax between
     sched::AttentionPlan plan = sched::plan_attention(f, chip);
     if (sub) sched::attach_lse(plan, *sub);
@@ -160,14 +163,20 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
   } else {                                         // the vector path
     sched::VectorPlan plan = sched::plan_vector(f, chip);
     log("schedule", [&] { return plan.str() + "\n"; });
-    k = fit_row_tiles(graph, plan, chip);          // the tile UB holds, lowered from the graph
-    if (plan_only) return {};
+    if (plan_only) {
+      fit_row_tiles(graph, plan, chip);            // the tile UB holds, or the user's error
+      return {};
+    }
+    dsl::check_reads_in_bounds(f);
+    Launch launch = fit_launch_width(graph, plan, chip);  // the tile, and the cores worth starting
+    k = std::move(launch.kernel);
+    vector_program = std::move(launch.program);
   }
   if (stages.empty()) stages = graph.str();
   log("stage graph", [&] { return stages; });
   dsl::check_reads_in_bounds(f);  // after planning, which says more about the reads it cannot lower
   if (sub) dsl::check_reads_in_bounds(*sub);
-  Program program = lower_nest(k, chip);
+  Program program = vector_program ? std::move(*vector_program) : lower_nest(k, chip);
   // A kernel on both kinds of core splits each tile between a cube core's two vector cores (the
   // 910B's and the 950's groups): a chip config of other groups is refused, not miscompiled.
   if (program.entry(CoreKind::Aic) && program.entry(CoreKind::Aiv) && chip.vector_cores_per_cube != 2)

@@ -72,7 +72,7 @@ class VectorStages {
     const int64_t total = t_.flat ? t_.rows * t_.cols : t_.rows;
     ntiles_ = cdiv(total, tile);
     last_ = total - (ntiles_ - 1) * tile;
-    k.block_dim = t_.cores ? int(std::min<int64_t>(chip_.vector_cores(), ntiles_)) : 1;
+    k.block_dim = t_.cores ? int(std::min<int64_t>(t_.core_limit ? t_.core_limit : chip_.vector_cores(), ntiles_)) : 1;
     for (int i : inputs_) {
       const GraphStage& s = stage(i);
       k.tensors.push_back({s.input->name, s.input->dtype, s.input->shape, TensorRole::In});

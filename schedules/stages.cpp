@@ -286,7 +286,7 @@ StageGraph stage_graph(const VectorPlan& p, int64_t tile_rows) {
   g.stages[size_t(out)].copies = copies;
   int gm = g.add({p.name + ".gm", Engine::MTE3, Place::GM, {}, At::Given, 1, nullptr, p.output});
   g.connect(out, gm, Path::Copy);
-  g.row_tiles = {p.rows, p.cols, rows, p.flat, p.row_output, p.cores};
+  g.row_tiles = {p.rows, p.cols, rows, p.flat, p.row_output, p.cores, p.core_limit};
   return g;
 }
 

@@ -102,6 +102,7 @@ struct Edge {
 struct RowTiles {
   int64_t rows = 1, cols = 1, tile_rows = 0;
   bool flat = false, row_output = false, cores = false;
+  int core_limit = 0;  // with cores: at most this many (0: all the chip's vector cores)
 };
 
 struct StageGraph {

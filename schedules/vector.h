@@ -47,6 +47,7 @@ struct VectorPlan {
   bool row_output = false;        // the output is per-row (shape: the rows'; cols: the reduced extent)
   int64_t tile_rows = 0;          // tile_rows(n); 0: as many as UB holds
   bool cores = false;
+  int core_limit = 0;             // with cores: spread over at most this many (0: all the chip's vector cores)
   int copies = 1;                 // of each tile buffer: tile w + copies - 1 is filled while w is used
   std::string fewer_copies;       // for messages (fewer_copies())
   std::string str() const;

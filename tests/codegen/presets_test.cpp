@@ -144,14 +144,14 @@ TEST_P(VectorOnPresets, MatchesHalideAndRunsClean) {
   EXPECT_TRUE(run.sim.report.clean()) << describe(run);
   ASSERT_TRUE(run.checked);
   EXPECT_TRUE(run.check.pass) << "max abs error " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
-  // Row kernels hand the rows to every vector core (every AIV of a split chip) in tiles of
-  // ceil(rows / cores) rows.
+  // Row kernels hand the rows to every vector core in tiles of ceil(rows / cores) rows where the
+  // chip starts its cores at once (the 910); where it starts them one after another (the split
+  // chips), to no more of them (codegen/launch_width.h; LaunchWidth tests).
   int64_t rows = 1, cores = chip.vector_cores();
   for (size_t i = 0; i + 1 < c.shape.size(); ++i) rows *= c.shape[i];
   int64_t per_tile = (rows + cores - 1) / cores;
-  if (!c.elementwise) {
-    EXPECT_EQ(run.program.block_dim, (rows + per_tile - 1) / per_tile);
-  }
+  if (!c.elementwise && chip.timing.core_start_cycles == 0) EXPECT_EQ(run.program.block_dim, (rows + per_tile - 1) / per_tile);
+  if (!c.elementwise) EXPECT_LE(run.program.block_dim, (rows + per_tile - 1) / per_tile);
 }
 
 std::vector<VectorParam> vector_params() {

@@ -1,0 +1,50 @@
+// The vector path's launch width (codegen/launch_width.h): on a chip that starts its cores one
+// after another, a small kernel starts no more cores than pay off; spread over every core, the
+// same kernel takes longer. On a chip that starts them at once, every core is used.
+#include "emulator/chip_config.h"
+#include "emulator/simulator.h"
+#include "kernels/check.h"
+#include "kernels/vector.h"
+
+#include <gtest/gtest.h>
+
+namespace cubekit {
+namespace {
+
+kernels::KernelRun softmax(int64_t rows, int64_t cols, const ChipConfig& chip, int64_t tile_rows, bool timing_only) {
+  kernels::VectorOptions o;
+  o.shape = {rows, cols}, o.dtype = DType::f16, o.tile_rows = tile_rows, o.use_tuned = false;
+  kernels::VectorKernel k = kernels::vector_kernel("softmax", o);
+  return kernels::compile_and_run(k.out, chip, {.seed = 3, .sim = {.timing_only = timing_only}});
+}
+
+TEST(LaunchWidth, ASmallKernelStartsTheCoresWorthStarting) {
+  for (const char* name : {"ascend910b2", "ascend950pr"}) {
+    ChipConfig chip = load_chip(name);
+    ASSERT_GT(chip.timing.core_start_cycles, 0) << name;
+    kernels::KernelRun chosen = softmax(64, 2, chip, 0, false);  // with the Halide check
+    EXPECT_TRUE(chosen.sim.report.clean()) << name;
+    ASSERT_TRUE(chosen.checked);
+    EXPECT_TRUE(chosen.check.pass) << name << ": " << chosen.check.mismatches << " mismatches";
+    kernels::KernelRun spread = softmax(64, 2, chip, 1, true);  // a row a tile: every core
+    EXPECT_EQ(spread.program.block_dim, chip.vector_cores()) << name;
+    EXPECT_LT(chosen.program.block_dim, 16) << name;
+    // The choice is at least twice as fast as every core: the last of 48 or 64 starts 47 x 360 or
+    // 63 x 330 cycles after the first, where one core does the whole softmax in about 3,000.
+    EXPECT_LT(2 * chosen.sim.report.cycles, spread.sim.report.cycles) << name;
+  }
+}
+
+TEST(LaunchWidth, EveryCoreWhereTheChipStartsThemAtOnce) {
+  ChipConfig chip = load_chip("ascend910");
+  ASSERT_EQ(chip.timing.core_start_cycles, 0);
+  EXPECT_EQ(softmax(64, 2, chip, 0, true).program.block_dim, 32);  // tiles of 2 rows
+}
+
+TEST(LaunchWidth, ABigKernelUsesEveryCore) {
+  ChipConfig chip = load_chip("ascend950pr");
+  EXPECT_EQ(softmax(4096, 1024, chip, 0, true).program.block_dim, 64);
+}
+
+}  // namespace
+}  // namespace cubekit
