@@ -305,6 +305,13 @@ constexpr double kMinEfficiency = 0.01;
 constexpr int64_t kMaxCycles = 1'000'000;
 
 void validate_limits(const ChipConfig& c, const std::string& origin) {
+  // The counts the JSON reader bounds, for a config built in C++ (check_chip) too.
+  auto count = [&](const char* key, int v, int lo, int hi, const char* what) {
+    if (v < lo || v > hi) user_error("{}: chip config field '{}' must be in {}..{}{}, got {}", origin, key, lo, hi, what, v);
+  };
+  count("cores", c.cores, 1, 4096, "");
+  count("vector_cores_per_cube", c.vector_cores_per_cube, 0, 8, " (0 on a coupled chip)");
+  count("event_ids", c.event_ids, 1, 16, " (the ISA's event operand takes 0..15)");
   // Real AI Cores run at 1000..1850 MHz; the bounds keep every figure derived from it (us, TFLOPS) finite.
   if (!(c.clock_mhz >= 1 && c.clock_mhz <= 100000))
     user_error("{}: chip config field 'clock_mhz' must be in 1..100000 (MHz; the presets run at 1000 to 1800), got {}",

@@ -21,8 +21,9 @@ struct Comparison {
 // got vs want (same dtype and size), with a tolerance for the dtype: exact for integers, 1e-4
 // (f32) or 1e-2 (f16) relative plus the same absolute, for a different summation order. NaN matches
 // NaN and an infinity the same infinity, nothing else.
-// `atol` < 0: the default for the dtype.
-Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, DType dtype, double atol = -1);
+// `atol`, `rtol` < 0: the defaults for the dtype.
+Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, DType dtype, double atol = -1,
+                   double rtol = -1);
 
 // A tensor's conversion between the Func's shape and the program's layout. A 16-bit feature map's
 // (NCHW <-> NC1HWC0) runs on the emulator as CANN's TransData kernel does (codegen/transdata.h):
@@ -62,7 +63,7 @@ struct RunSettings {
   uint64_t seed = 0;
   SimOptions sim;
   bool reference = true;  // run the Halide reference and compare
-  double atol = -1;       // absolute tolerance (< 0: the dtype's default)
+  double atol = -1;       // absolute tolerance (< 0: the dtype's default; an f32 result's grows with its longest sum)
   // Called after the seeded fill, to set inputs of one's own (e.g. extreme values), in GM's layouts
   // (KernelRun::layouts): what is set there is read back through each layout for the reference.
   std::function<void(GlobalMemory&)> inputs;

@@ -382,8 +382,8 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
                  t->name, t->shape.size());
   const auto &qs = p.q->shape, &ks = p.k->shape, &vs = p.v->shape;
   if (ks != vs)
-    user_error("{}: K {} is [{}] and V {} is [{}]; they must have the same shape (batch, K/V heads, keys, head dim)", f.name(),
-               p.k->name, fmt::join(ks, ", "), p.v->name, fmt::join(vs, ", "));
+    user_error("{}: K ({}) is [{}] and V ({}) is [{}]; they must have the same shape (batch, K/V heads, keys, head dim)",
+               f.name(), p.k->name, fmt::join(ks, ", "), p.v->name, fmt::join(vs, ", "));
   if (qs[0] != ks[0]) user_error("{}: Q has batch {} and K {}; they must be the same", f.name(), qs[0], ks[0]);
   if (qs[3] != ks[3]) user_error("{}: Q's head dim is {} and K's {}; they must be the same", f.name(), qs[3], ks[3]);
   if (qs[1] % ks[1] != 0)
@@ -395,6 +395,11 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     if (t->dtype != DType::f16 && t->dtype != DType::bf16)
       user_error("{}: {} is {}; flash attention's inputs are f16 or bf16 (its statistics are f32)", f.name(), t->name,
                  dtype_name(t->dtype));
+  // O leaves the vector unit as its f32 statistics are, or converted to a 16-bit float; the
+  // vector unit has no conversion from f32 to an integer type.
+  if (p.out != DType::f16 && p.out != DType::bf16 && p.out != DType::f32)
+    user_error("{}: O is {}; flash attention writes f32, f16 or bf16. Write {} in one of those and convert it in a Func "
+               "that reads it", f.name(), dtype_name(p.out), f.name());
   if (p.k->dtype != p.in || p.v->dtype != p.in)
     user_error("{}: Q, K and V are {}, {} and {}; they must have one type", f.name(), dtype_name(p.in), dtype_name(p.k->dtype),
                dtype_name(p.v->dtype));

@@ -127,6 +127,12 @@ Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip) {
   else user_error("{}: {} must be indexed ({}, {}) or, transposed, ({}, {})", fname, b.input->name, c.kv->name,
                   c.nv->name, c.nv->name, c.kv->name);
 
+  // The cube reads its operands through buffers of their own (L0A and L0B), each filled from the
+  // operand's own copy in L1; the schedule stages each input by name.
+  if (a.input == b.input)
+    user_error("{}: {} is both operands; the cube reads A and B through buffers of their own (L0A, L0B), which the "
+               "schedule stages by input: give the second operand as an Input of its own (the same data twice)", fname,
+               a.input->name);
   c.a = a.input, c.b = b.input;
   c.in = a.input->dtype;
   if (b.input->dtype != c.in)

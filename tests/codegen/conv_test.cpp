@@ -43,6 +43,18 @@ void expect_correct(const Conv2dOptions& o, const ChipConfig& chip) {
   EXPECT_TRUE(run.sim.report.diagnostics.empty()) << describe(run);
 }
 
+// An f32 result of a long sum: the default check's tolerance grows with the terms summed (4,096
+// channels x 9 taps: 36,864 of them), as the CLI's does; a fixed 1e-4 failed a correct conv (its
+// error 7.8e-4 on values of about 200, from float64).
+TEST(ConvCheck, ALongF32SumIsCheckedWithATolerancePerTerm) {
+  const ChipConfig& chip = load_chip("ascend910");
+  kernels::Conv2d cv = kernels::conv2d(conv(1, 4096, 4, 4, 16, 3, 3, 1, 1), chip);
+  kernels::KernelRun run = kernels::compile_and_run(cv.out, chip, {.seed = 3});
+  ASSERT_TRUE(run.checked);
+  EXPECT_DOUBLE_EQ(run.check.atol, 4096 * 9 * 0x1p-23);
+  EXPECT_TRUE(run.check.pass) << "max abs " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
+}
+
 struct Case {
   const char* name;
   Conv2dOptions o;

@@ -52,7 +52,7 @@ TEST(AttentionErrors, KvHeadsNotDividingHeads) {
 
 TEST(AttentionErrors, KAndVOfDifferentShapes) {
   expect_form_error(form({1, 2, 64, 64}, {1, 2, 64, 64}, {1, 2, 32, 64}),
-                    {"attention: K k is [1, 2, 64, 64] and V v is [1, 2, 32, 64]; they must have the same shape"});
+                    {"attention: K (k) is [1, 2, 64, 64] and V (v) is [1, 2, 32, 64]; they must have the same shape"});
 }
 
 TEST(AttentionErrors, BatchesDiffer) {
@@ -102,6 +102,18 @@ TEST(AttentionErrors, TwoInputsOnly) {
   o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(dsl::cast(DType::f32, q(b, h, i, t)) * dsl::cast(DType::f32, k(b, h, t, d))));
   o.flash(64, 64);
   expect_form_error(o, {"o.flash(64, 64): flash attention reads three inputs, Q, K and V, and optionally an additive mask; o reads 2"});
+}
+
+// O of an integer type: the vector unit has no conversion from f32 to it (an internal error).
+TEST(AttentionErrors, OutputOfAnotherType) {
+  for (DType out : {DType::s8, DType::u8, DType::s16}) {
+    sched::AttentionFuncs f = sched::attention_form(
+        {dsl::Input("q", DType::f16, {1, 1, 64, 64}), dsl::Input("k", DType::f16, {1, 1, 64, 64}),
+         dsl::Input("v", DType::f16, {1, 1, 64, 64}), 0.125, false, out});
+    f.o.flash(64, 64);
+    expect_form_error(f.o, {fmt::format("attention: O is {}; flash attention writes f32, f16 or bf16", dtype_name(out)),
+                            "Write attention in one of those and convert it in a Func that reads it"});
+  }
 }
 
 TEST(AttentionErrors, InputsOfOtherTypes) {

@@ -72,6 +72,16 @@ TEST(MachineChip, CppConfigWithAPathWithoutRate) {
                     {"chip 'ascend910b2': kind aic, path l1->l0c: rate must be in 0.01..1000000 bytes per cycle, got 0"});
 }
 
+// No cores: the JSON reader refused it, a C++ config went on to messages about block_dim.
+TEST(MachineChip, CppConfigWithoutCores) {
+  for (int cores : {0, -1}) {
+    ChipConfig c = load_chip("ascend910b2");
+    c.cores = cores;
+    expect_user_error([&] { check_chip(c); },
+                      {fmt::format("chip 'ascend910b2': chip config field 'cores' must be in 1..4096, got {}", cores)});
+  }
+}
+
 TEST(MachineChip, PathToABufferNoKindHas) {
   ChipConfig c = load_chip("ascend910b2");
   CoreConfig& aic = *c.kind(CoreKind::Aic);

@@ -476,12 +476,12 @@ def test_default_schedule_of_a_vector_func(rng):
 
 
 def test_default_schedule_errors():
-    A = Input("A", "f16", [32, 32])
+    A, B = Input("A", "f16", [32, 32]), Input("B", "f16", [32, 32])
     m, n, k = Var("m"), Var("n"), RDom(0, 32, "k")
     C = Func("C")
     with pytest.raises(ck.Error, match=r"default_schedule\(C\): define C first"):
         ck.default_schedule(C)
-    C[m, n] = ck.sum(ck.cast("f32", A[m, k]) * ck.cast("f32", A[k, n]))
+    C[m, n] = ck.sum(ck.cast("f32", A[m, k]) * ck.cast("f32", B[k, n]))
     with pytest.raises(ck.Error, match=r"unknown option 'm' \(the shape and types come from the Func\)"):
         ck.default_schedule(C, m=64)
     with pytest.raises(ck.Error, match=r"C.schedule = cubekit.default_schedule\(C\) in Python"):
