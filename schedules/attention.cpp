@@ -1,5 +1,6 @@
 #include "schedules/attention.h"
 
+#include "emulator/arith.h"
 #include "emulator/error.h"
 
 #include <fmt/format.h>
@@ -464,6 +465,11 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   if (p.causal && p.tile_q != p.tile_kv)
     user_error("{}.{}: a causal mask needs tile_q == tile_kv, so that one key tile per query tile holds the diagonal; got {} and {}",
                f.name(), flash->text, p.tile_q, p.tile_kv);
+  // A tile past its sequence holds no more than one of the whole sequence (rounded up to the
+  // fractals) does, as split() takes a factor beyond its loop's extent; its buffers would not.
+  const int64_t q_all = round_up(p.seq_q, 16), kv_all = round_up(p.seq_kv, 16);
+  if (p.causal) p.tile_q = p.tile_kv = std::min(p.tile_q, std::max(q_all, kv_all));
+  else p.tile_q = std::min(p.tile_q, q_all), p.tile_kv = std::min(p.tile_kv, kv_all);
   p.preload = flash->ahead ? flash->ahead : p.split ? kAttentionPreload : 1;
   if (p.preload < 0)
     user_error("{}.{}: preload {} is negative; it counts the key tiles the cube computes the scores ahead of the softmax (0: the "

@@ -120,8 +120,13 @@ class Planner {
       std::string rows;
       for (const VarImpl* v : c.rows) rows += (rows.empty() ? "" : ", ") + v->name;
       std::string last = c.last ? c.last->name : "(none: a per-row Func)";
+      // A sum whose operand reads an input at its own reduction variable is usually a product for
+      // the cube that its schedule did not put there.
+      const bool in_sum = c.where.ends_with(" (in sum)");
       user_error("{}: {}({}) is indexed in a way the vector path cannot read: it reads tensors at (rows.., last), "
-                 "(rows..) or (last), where here rows are ({}) and last is {}", c.where, what, index, rows, last);
+                 "(rows..) or (last), where here rows are ({}) and last is {}{}", c.where, what, index, rows, last,
+                 in_sum ? ". A sum of products of inputs is the cube's: schedule it with cube() (a matmul or a "
+                          "convolution), or attention's output with flash(tile_q, tile_kv)" : "");
     };
     if (args.size() == c.rows.size() + 1 && c.last) {
       for (size_t i = 0; i < c.rows.size(); ++i)

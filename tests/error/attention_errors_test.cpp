@@ -104,6 +104,16 @@ TEST(AttentionErrors, TwoInputsOnly) {
   expect_form_error(o, {"o.flash(64, 64): flash attention reads three inputs, Q, K and V, and optionally an additive mask; o reads 2"});
 }
 
+// The form compiled without flash(): the vector path cannot read its products; it says whose they are.
+TEST(AttentionErrors, FormWithoutFlash) {
+  sched::AttentionFuncs f = sched::attention_form({dsl::Input("q", DType::f16, {1, 1, 64, 64}),
+                                                   dsl::Input("k", DType::f16, {1, 1, 64, 64}),
+                                                   dsl::Input("v", DType::f16, {1, 1, 64, 64}), 0.125, false, DType::f16});
+  expect_form_error(f.o, {"is indexed in a way the vector path cannot read",
+                          "A sum of products of inputs is the cube's: schedule it with cube() (a matmul or a convolution), "
+                          "or attention's output with flash(tile_q, tile_kv)"});
+}
+
 // O of an integer type: the vector unit has no conversion from f32 to it (an internal error).
 TEST(AttentionErrors, OutputOfAnotherType) {
   for (DType out : {DType::s8, DType::u8, DType::s16}) {
@@ -129,7 +139,7 @@ TEST(AttentionErrors, Bf16OnTheCoupledCube) {
 
 TEST(AttentionErrors, TilesTooBigForAVectorCore) {
   auto o = bert();
-  o.dim = 128, o.tile_q = 256, o.tile_kv = 128;
+  o.dim = 128, o.tile_q = 256, o.tile_kv = 128, o.seq_q = 512;  // tiles within the sequence (past it, one tile of it)
   expect_attention_error(o, {"attention.flash(256, 128): tiles of 256 queries x 128 keys with head dim 128 need",
                              "bytes of UB and ascend910b2 has 196608; use smaller tiles"}, "ascend910b2");
 }
@@ -148,7 +158,7 @@ TEST(AttentionErrors, CausalTilesDiffer) {
 
 TEST(AttentionErrors, TilesTooBigForUB) {
   auto o = bert();
-  o.dim = 128, o.tile_q = 256, o.tile_kv = 256;
+  o.dim = 128, o.tile_q = 256, o.tile_kv = 256, o.seq_q = 512;
   expect_attention_error(o, {"attention.flash(256, 256): tiles of 256 queries x 256 keys with head dim 128 need",
                              "bytes of UB and ascend910 has 262144; use smaller tiles"});
 }
