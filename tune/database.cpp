@@ -4,9 +4,11 @@
 #include "emulator/error.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -134,6 +136,7 @@ std::unique_ptr<Database> Database::open(const std::string& path, Mode mode) {
   if (mode == Mode::Read) {  // nothing written: a file without the tables is not a tuning database
     exec(db, "SELECT count(*) FROM meta", path);
   } else {
+    d->check_tables_are_ours();
     exec(db, "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)", path);
   }
   {
@@ -160,6 +163,19 @@ std::unique_ptr<Database> Database::open(const std::string& path, Mode mode) {
        "  strategy TEXT NOT NULL, seed INTEGER NOT NULL);",
        path);
   return d;
+}
+
+// Before writing anything: a file that already holds tables but no meta table is another
+// program's SQLite database, and adding ours next to its tables would mix the two.
+void Database::check_tables_are_ours() {
+  exec(db_, "SELECT count(*) FROM sqlite_master", path_);  // a file that is no SQLite database at all
+  Statement s(db_, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+  std::vector<std::string> tables;
+  while (s.step()) tables.push_back(s.text(0));
+  if (tables.empty() || std::find(tables.begin(), tables.end(), "meta") != tables.end()) return;
+  user_error("tuning database '{}' is an SQLite database of something else (tables {}, no cubekit meta table); it is "
+             "not a cubekit tuning database and is left as it is: give a new or empty file with --db",
+             path_, fmt::join(tables, ", "));
 }
 
 Database::~Database() { sqlite3_close(db_); }

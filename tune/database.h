@@ -86,6 +86,7 @@ class Database {
 
  private:
   Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  void check_tables_are_ours();
   int64_t problem_id(const std::string& chip, const std::string& chip_name, const std::string& kernel,
                      const std::string& problem, bool create);
   sqlite3* db_;

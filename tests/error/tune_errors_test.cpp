@@ -8,6 +8,8 @@
 
 #include <sqlite3.h>
 
+#include <cstdlib>
+
 namespace cubekit::test {
 namespace {
 
@@ -22,6 +24,17 @@ tune::Problem small_matmul() {
 void expect_settings_error(const tune::Settings& s, const std::vector<std::string>& expected) {
   tune::Cluster one;
   expect_user_error([&] { tune::tune({small_matmul()}, load_chip("ascend910b2"), s, nullptr, one); }, expected);
+}
+
+// How many tables (and indexes) the SQLite file holds.
+int table_count(const std::string& path) {
+  sqlite3* db = nullptr;
+  int n = -1;
+  if (sqlite3_open(path.c_str(), &db) == SQLITE_OK)
+    sqlite3_exec(db, "SELECT count(*) FROM sqlite_master",
+                 [](void* out, int, char** row, char**) { return *static_cast<int*>(out) = std::atoi(row[0]), 0; }, &n, nullptr);
+  sqlite3_close(db);
+  return n;
 }
 
 // Runs `cubekit ARGS`; the exit code and what it printed on stderr.
@@ -65,6 +78,21 @@ TEST(TuneErrors, FileThatIsNoDatabase) {
   const std::string path = (dir.path() / "notes.txt").string();
   std::ofstream(path) << "these are my notes, not a database\n";
   expect_user_error([&] { tune::Database::open(path, tune::Database::Mode::Create); }, {path, "not a cubekit tuning database", "--db"});
+}
+
+// Another program's SQLite database: tuning into it is refused before anything is written (as
+// `tune --list` refuses it), and its tables are left as they were.
+TEST(TuneErrors, SqliteFileOfAnotherProgram) {
+  TempDir dir("tune_foreign");
+  const std::string path = (dir.path() / "other.db").string();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  expect_user_error([&] { tune::Database::open(path, tune::Database::Mode::Create); },
+                    {path, "SQLite database of something else (tables t, no cubekit meta table)",
+                     "not a cubekit tuning database", "give a new or empty file with --db"});
+  EXPECT_EQ(table_count(path), 1);
 }
 
 // The kernels' lookup reads only: a file that is no database is an error, and is left as it was.
