@@ -285,6 +285,15 @@ void keep_earlier_best(const std::map<std::string, Candidate>& earlier, Outcome&
   o.best.cycles = *best->cycles;
 }
 
+// The database's best row says what the search that found its schedule did (evaluated, seed,
+// strategy: what `kernel --json` reports as "tuned"). A search that finds nothing better -- a later,
+// smaller one, or one that only finds the same again -- leaves it as it is.
+void store_best(Database& db, const std::string& chip_hash, const std::string& chip_name, const Problem& p, const Outcome& o) {
+  std::optional<Best> stored = db.best(chip_hash, p.kernel, p.key());
+  if (stored && stored->cycles <= o.best.cycles) return;
+  db.set_best(chip_hash, chip_name, p.kernel, p.key(), o.best);
+}
+
 }  // namespace
 
 uint64_t evaluate(const Problem& problem, const Params& params, const ChipConfig& chip) {
@@ -406,7 +415,7 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
   for (size_t i = 0; i < searches.size(); ++i) {
     out.push_back(searches[i].outcome(finished[i] < 0 ? elapsed() : finished[i]));
     keep_earlier_best(cache[i], out.back());
-    if (db && cluster.rank() == 0) db->set_best(chip_hash, chip.name, problems[i].kernel, problems[i].key(), out.back().best);
+    if (db && cluster.rank() == 0) store_best(*db, chip_hash, chip.name, problems[i], out.back());
   }
   return out;
 }

@@ -197,6 +197,28 @@ TEST(TuneSearch, EnumeratesASpaceNoLargerThanTheBudget) {
   EXPECT_EQ(o.best.cycles, least);
 }
 
+// The best row is what the search that found the schedule did: a later, smaller search that keeps
+// it (8,197 against its own 9,880 cycles here) must not write its own budget and seed into the row.
+TEST(TuneSearch, ASmallerLaterSearchKeepsTheFindersProvenance) {
+  const ChipConfig chip = load_chip("ascend910b2");
+  TempDb t("provenance");
+  auto db = Database::open(t.path(), Database::Mode::Create);
+  const Problem p = matmul_problem(256, 512, 256);
+  Settings s;
+  s.budget = 24;
+  Outcome first = run({p}, chip, s, db.get())[0];
+  s.budget = 4, s.seed = 7;
+  Outcome second = run({p}, chip, s, db.get())[0];
+  ASSERT_TRUE(second.own_best.has_value()) << "the smaller search found the best itself; pick another shape or seed";
+  EXPECT_EQ(second.best.evaluated, 4);  // this search's own count, in its outcome
+  std::optional<Best> stored = db->best(chip_key(chip), "matmul", p.key());
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->cycles, first.best.cycles);
+  EXPECT_EQ(stored->params, first.best.params);
+  EXPECT_EQ(stored->evaluated, 24);
+  EXPECT_EQ(stored->seed, 0u);
+}
+
 // The measure of the search: within 3% of the best of the whole space (enumerated once by
 // the command in the data file) while evaluating at most 5% of it.
 TEST(TuneSearch, NearTheExhaustiveBestInFivePercentOfTheSpace) {
