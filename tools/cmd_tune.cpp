@@ -70,32 +70,61 @@ std::string with_commas(uint64_t v) {
   return s;
 }
 
-void print_table(const std::vector<tune::Outcome>& outcomes, const std::vector<int>& counts, const ChipConfig& chip,
-                 double seconds, int64_t fresh, int ranks, int threads, const std::string& db) {
-  fmt::print("{:<22} {:<10} {:<44} {:>3} {:>13} {:>13} {:>7} {:>11}  {}\n", "problem", "kernel", "shape", "n",
-             "default", "tuned", "speedup", "evaluated", "schedule");
+// Whether the search measured anything: the time limit can come before a problem's default ran.
+bool measured(const tune::Outcome& o) { return o.best.cycles > 0; }
+
+void print_row(const tune::Outcome& o, int count) {
+  const std::string schedule = !measured(o)           ? "(not reached: the time limit came first)"
+                               : o.best.params.empty() ? "(the default)"
+                                                       : tune::params_text(o.best.params);
+  fmt::print("{:<22} {:<10} {:<44} {:>3} {:>13} {:>13} {:>7} {:>5}/{:<5}  {}\n", o.problem.label.empty() ? "-" : o.problem.label,
+             o.problem.kernel, o.problem.shape(), count, measured(o) ? with_commas(o.best.default_cycles) : "-",
+             measured(o) ? with_commas(o.best.cycles) : "-", measured(o) ? fmt::format("{:.3f}x", o.speedup()) : "-",
+             o.best.evaluated, o.best.space, schedule);
+}
+
+// The geometric-mean speedup and the layers' totals, over the problems the search measured.
+void print_totals(const std::vector<tune::Outcome>& outcomes, const std::vector<int>& counts, const ChipConfig& chip) {
   double log_sum = 0, total_default = 0, total_tuned = 0;
+  size_t n = 0;
   for (size_t i = 0; i < outcomes.size(); ++i) {
     const tune::Outcome& o = outcomes[i];
-    fmt::print("{:<22} {:<10} {:<44} {:>3} {:>13} {:>13} {:>6.3f}x {:>5}/{:<5}  {}\n",
-               o.problem.label.empty() ? "-" : o.problem.label, o.problem.kernel, o.problem.shape(), counts[i],
-               with_commas(o.best.default_cycles), with_commas(o.best.cycles), o.speedup(), o.best.evaluated,
-               o.best.space + 1, o.best.params.empty() ? "(the default)" : tune::params_text(o.best.params));
+    if (!measured(o)) continue;
+    ++n;
     log_sum += std::log(o.speedup());
     total_default += double(o.best.default_cycles) * counts[i];
     total_tuned += double(o.best.cycles) * counts[i];
   }
-  fmt::print("(evaluated: the candidates run over the candidates there are, the default schedule and the points of the "
-             "space: its whole grid, or with --exhaustive the points its validators pass; a parameter of 0 in a schedule is "
-             "the default's choice)\n");
-  fmt::print("geometric-mean speedup {:.3f}x over {} problems; ", std::exp(log_sum / double(outcomes.size())), outcomes.size());
-  fmt::print("all layers as run: {} -> {} cycles ({:.3f}x) on {}\n", with_commas(uint64_t(total_default)),
-             with_commas(uint64_t(total_tuned)), total_default / total_tuned, chip.name);
+  if (n == 0) {
+    fmt::print("no problem measured: the time limit came before any default schedule ran; give a longer --time\n");
+    return;
+  }
+  fmt::print("geometric-mean speedup {:.3f}x over {} problems{}; ", std::exp(log_sum / double(n)), n,
+             n < outcomes.size() ? fmt::format(" (of {}: the others were not reached)", outcomes.size()) : "");
+  fmt::print("all layers {}as run: {} -> {} cycles ({:.3f}x) on {}\n", n < outcomes.size() ? "measured " : "",
+             with_commas(uint64_t(total_default)), with_commas(uint64_t(total_tuned)), total_default / total_tuned, chip.name);
+}
+
+void print_table(const std::vector<tune::Outcome>& outcomes, const std::vector<int>& counts, const ChipConfig& chip,
+                 double seconds, int64_t fresh, int ranks, int threads, const std::string& db) {
+  fmt::print("{:<22} {:<10} {:<44} {:>3} {:>13} {:>13} {:>7} {:>11}  {}\n", "problem", "kernel", "shape", "n",
+             "default", "tuned", "speedup", "evaluated", "schedule");
+  for (size_t i = 0; i < outcomes.size(); ++i) print_row(outcomes[i], counts[i]);
+  fmt::print("(evaluated: the candidates run over the candidates there are, both counting the default schedule; the "
+             "candidates there are: the default and the points of the space's whole grid, or after an exhaustive search "
+             "that saw them all, the points its validators pass; a parameter of 0 in a schedule is the default's choice)\n");
+  print_totals(outcomes, counts, chip);
   fmt::print("{} candidates evaluated in {:.1f} s ({:.2f}/s) on {} rank{} x {} thread{}; ", fresh, seconds,
              seconds > 0 ? double(fresh) / seconds : 0.0, ranks, ranks > 1 ? "s" : "", threads, threads > 1 ? "s" : "");
   fmt::print("{}\n", db.empty() ? "no database (--db off): nothing kept" : "kept in " + db);
   constexpr size_t kShown = 3;  // failures per problem shown; the database keeps every one
   for (const tune::Outcome& o : outcomes) {
+    if (o.best.stopped_by_time)
+      fmt::print("note: {} {}: the time limit stopped this {} search after {} of the {} candidates{}; run it again (a "
+                 "longer --time) to go on from what the database holds\n",
+                 o.problem.kernel, o.problem.shape(), o.best.strategy, with_commas(uint64_t(o.best.evaluated)),
+                 with_commas(uint64_t(o.best.space)),
+                 o.pruned ? fmt::format(" ({} more points pruned)", with_commas(uint64_t(o.pruned))) : "");
     if (o.own_best)
       fmt::print("note: {} {}: an earlier search's schedule in the database ({} cycles) beats this search's best ({}); "
                  "it stays the best\n",
@@ -113,7 +142,8 @@ nlohmann::json outcome_json(const tune::Outcome& o, int count) {
           {"problem", nlohmann::json::parse(o.problem.key())}, {"count", count}, {"params", o.best.params},
           {"cycles", o.best.cycles}, {"default_cycles", o.best.default_cycles}, {"speedup", o.speedup()},
           {"evaluated", o.best.evaluated}, {"cached", o.cached}, {"pruned", o.pruned}, {"failed", o.failed},
-          {"space", o.best.space}, {"strategy", o.best.strategy}, {"seed", o.best.seed}, {"errors", o.errors},
+          {"space", o.best.space}, {"strategy", o.best.strategy}, {"seed", o.best.seed},
+          {"stopped_by_time", o.best.stopped_by_time}, {"errors", o.errors},
           {"own_best_cycles", o.own_best ? nlohmann::json(*o.own_best) : nlohmann::json(nullptr)}};
 }
 
@@ -129,7 +159,7 @@ int list_database(bool json) {
                            {"problem", nlohmann::json::parse(r.problem)}, {"params", r.best.params},
                            {"cycles", r.best.cycles}, {"default_cycles", r.best.default_cycles},
                            {"evaluated", r.best.evaluated}, {"space", r.best.space}, {"strategy", r.best.strategy},
-                           {"seed", r.best.seed}});
+                           {"seed", r.best.seed}, {"stopped_by_time", r.best.stopped_by_time}});
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -139,8 +169,9 @@ int list_database(bool json) {
   fmt::print("{}:\n", path);
   for (const tune::Database::Row& r : rows) {
     std::string chip = keys[r.chip_name].size() > 1 ? r.chip_name + " #" + r.chip.substr(0, 8) : r.chip_name;
-    fmt::print("  {:<12} {:<10} {}  {} cycles (default {}), {}\n", chip, r.kernel, r.problem, r.best.cycles,
-               r.best.default_cycles, tune::params_text(r.best.params));
+    fmt::print("  {:<12} {:<10} {}  {} cycles (default {}), {}{}\n", chip, r.kernel, r.problem, r.best.cycles,
+               r.best.default_cycles, tune::params_text(r.best.params),
+               r.best.stopped_by_time ? " (found by a search the time limit stopped)" : "");
   }
   return 0;
 }
@@ -188,11 +219,13 @@ int run_tune(const TuneArgs& a) {
                         {"candidates_per_second", seconds > 0 ? double(fresh) / seconds : 0.0}, {"ranks", cluster->size()},
                         {"threads", threads}, {"database", path == "off" ? "" : path}, {"problems", nlohmann::json::array()}};
     double log_sum = 0;
+    size_t n = 0;
     for (size_t i = 0; i < outcomes.size(); ++i) {
       j["problems"].push_back(outcome_json(outcomes[i], counts[i]));
-      log_sum += std::log(outcomes[i].speedup());
+      if (measured(outcomes[i])) log_sum += std::log(outcomes[i].speedup()), ++n;
     }
-    j["geomean_speedup"] = std::exp(log_sum / double(outcomes.size()));
+    // Over the problems measured; null when the time limit came before any default ran.
+    j["geomean_speedup"] = n ? nlohmann::json(std::exp(log_sum / double(n))) : nlohmann::json(nullptr);
     fmt::print("{}\n", j.dump(2));
   } else {
     print_table(outcomes, counts, chip, seconds, fresh, cluster->size(), threads, path == "off" ? "" : path);

@@ -83,6 +83,7 @@ Best best_of(const Statement& s, int first) {
   b.space = s.integer(first + 4);
   b.strategy = s.text(first + 5);
   b.seed = uint64_t(s.integer(first + 6));
+  b.stopped_by_time = s.integer(first + 7) != 0;
   return b;
 }
 
@@ -139,20 +140,9 @@ std::unique_ptr<Database> Database::open(const std::string& path, Mode mode) {
     d->check_tables_are_ours();
     exec(db, "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)", path);
   }
-  {
-    Statement s(db, "SELECT key, value FROM meta");
-    std::map<std::string, std::string> meta;
-    while (s.step()) meta[s.text(0)] = s.text(1);
-    if (meta.empty() && mode == Mode::Read) {
-      user_error("tuning database '{}' is empty; it is not a cubekit tuning database: tune into it first (--db)", path);
-    } else if (meta.empty()) {
-      exec(db, fmt::format("INSERT INTO meta VALUES ('schema', '{}'), ('version', '{}')", kSchemaName, kSchemaVersion).c_str(), path);
-    } else if (meta["schema"] != kSchemaName || meta["version"] != std::to_string(kSchemaVersion)) {
-      user_error("tuning database '{}' has schema '{}' version '{}', this cubekit reads '{}' version {}; tune again into a "
-                 "new file (--db) or delete this one", path, meta["schema"], meta["version"], kSchemaName, kSchemaVersion);
-    }
-  }
+  d->check_version(mode == Mode::Read);
   if (mode == Mode::Read) return d;
+  if (d->version_ == 1) d->migrate_from_version_1();
   exec(db,
        "CREATE TABLE IF NOT EXISTS problems(id INTEGER PRIMARY KEY, chip TEXT NOT NULL, chip_name TEXT NOT NULL, "
        "  kernel TEXT NOT NULL, problem TEXT NOT NULL, UNIQUE(chip, kernel, problem));"
@@ -160,7 +150,7 @@ std::unique_ptr<Database> Database::open(const std::string& path, Mode mode) {
        "  params TEXT NOT NULL, cycles INTEGER, error TEXT NOT NULL DEFAULT '', PRIMARY KEY(problem, params));"
        "CREATE TABLE IF NOT EXISTS best(problem INTEGER PRIMARY KEY REFERENCES problems(id), params TEXT NOT NULL, "
        "  cycles INTEGER NOT NULL, default_cycles INTEGER NOT NULL, evaluated INTEGER NOT NULL, space INTEGER NOT NULL, "
-       "  strategy TEXT NOT NULL, seed INTEGER NOT NULL);",
+       "  strategy TEXT NOT NULL, seed INTEGER NOT NULL, stopped_by_time INTEGER NOT NULL DEFAULT 0);",
        path);
   return d;
 }
@@ -176,6 +166,56 @@ void Database::check_tables_are_ours() {
   user_error("tuning database '{}' is an SQLite database of something else (tables {}, no cubekit meta table); it is "
              "not a cubekit tuning database and is left as it is: give a new or empty file with --db",
              path_, fmt::join(tables, ", "));
+}
+
+// The meta table names the schema and its version: an empty one is a new database (written
+// here unless read-only), another schema or a version this cubekit does not know is an error.
+void Database::check_version(bool read_only) {
+  Statement s(db_, "SELECT key, value FROM meta");
+  std::map<std::string, std::string> meta;
+  while (s.step()) meta[s.text(0)] = s.text(1);
+  if (meta.empty() && read_only)
+    user_error("tuning database '{}' is empty; it is not a cubekit tuning database: tune into it first (--db)", path_);
+  if (meta.empty()) {
+    exec(db_, fmt::format("INSERT INTO meta VALUES ('schema', '{}'), ('version', '{}')", kSchemaName, kSchemaVersion).c_str(), path_);
+    version_ = kSchemaVersion;
+    return;
+  }
+  if (meta["schema"] != kSchemaName || (meta["version"] != "1" && meta["version"] != std::to_string(kSchemaVersion)))
+    user_error("tuning database '{}' has schema '{}' version '{}', this cubekit reads '{}' versions 1 and {}; tune again "
+               "into a new file (--db) or delete this one", path_, meta["schema"], meta["version"], kSchemaName, kSchemaVersion);
+  version_ = std::stoi(meta["version"]);
+}
+
+// Version 1 counted best.space without the default schedule and had no stopped_by_time. In one
+// transaction, the version read again inside it: two processes opening the file at once migrate it once.
+void Database::migrate_from_version_1() {
+  exec(db_, "BEGIN IMMEDIATE", path_);
+  try {
+    bool still_1 = false, has_best = false;
+    {
+      Statement s(db_, "SELECT value = '1' FROM meta WHERE key = 'version'");
+      still_1 = s.step() && s.integer(0);
+    }
+    {
+      Statement s(db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'best'");
+      has_best = s.step() && s.integer(0);
+    }
+    if (still_1 && has_best)
+      exec(db_, "ALTER TABLE best ADD COLUMN stopped_by_time INTEGER NOT NULL DEFAULT 0; UPDATE best SET space = space + 1", path_);
+    if (still_1) exec(db_, fmt::format("UPDATE meta SET value = '{}' WHERE key = 'version'", kSchemaVersion).c_str(), path_);
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  exec(db_, "COMMIT", path_);
+  version_ = kSchemaVersion;
+}
+
+// The columns best_of reads, as a version 1 file (opened read-only, so not migrated) gives them.
+std::string Database::best_columns() const {
+  if (version_ == 1) return "b.params, b.cycles, b.default_cycles, b.evaluated, b.space + 1, b.strategy, b.seed, 0";
+  return "b.params, b.cycles, b.default_cycles, b.evaluated, b.space, b.strategy, b.seed, b.stopped_by_time";
 }
 
 Database::~Database() { sqlite3_close(db_); }
@@ -194,9 +234,9 @@ int64_t Database::problem_id(const std::string& chip, const std::string& chip_na
 }
 
 std::optional<Best> Database::best(const std::string& chip, const std::string& kernel, const std::string& problem) {
-  Statement s(db_,
-              "SELECT b.params, b.cycles, b.default_cycles, b.evaluated, b.space, b.strategy, b.seed FROM best b "
-              "JOIN problems p ON p.id = b.problem WHERE p.chip = ?1 AND p.kernel = ?2 AND p.problem = ?3");
+  const std::string sql = "SELECT " + best_columns() +
+                          " FROM best b JOIN problems p ON p.id = b.problem WHERE p.chip = ?1 AND p.kernel = ?2 AND p.problem = ?3";
+  Statement s(db_, sql.c_str());
   s.bind(1, chip).bind(2, kernel).bind(3, problem);
   if (!s.step()) return std::nullopt;
   return best_of(s, 0);
@@ -245,15 +285,17 @@ void Database::record(const std::string& chip, const std::string& chip_name, con
 void Database::set_best(const std::string& chip, const std::string& chip_name, const std::string& kernel,
                         const std::string& problem, const Best& b) {
   int64_t id = problem_id(chip, chip_name, kernel, problem, true);
-  Statement s(db_, "INSERT OR REPLACE INTO best VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  Statement s(db_, "INSERT OR REPLACE INTO best(problem, params, cycles, default_cycles, evaluated, space, strategy, seed, "
+                   "stopped_by_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   s.bind(1, id).bind(2, params_json(b.params)).bind(3, int64_t(b.cycles)).bind(4, int64_t(b.default_cycles));
-  s.bind(5, b.evaluated).bind(6, b.space).bind(7, b.strategy).bind(8, int64_t(b.seed)).run();
+  s.bind(5, b.evaluated).bind(6, b.space).bind(7, b.strategy).bind(8, int64_t(b.seed));
+  s.bind(9, int64_t(b.stopped_by_time)).run();
 }
 
 std::vector<Database::Row> Database::all_best() {
-  Statement s(db_,
-              "SELECT p.kernel, p.problem, p.chip_name, p.chip, b.params, b.cycles, b.default_cycles, b.evaluated, "
-              "b.space, b.strategy, b.seed FROM best b JOIN problems p ON p.id = b.problem ORDER BY p.id");
+  const std::string sql = "SELECT p.kernel, p.problem, p.chip_name, p.chip, " + best_columns() +
+                          " FROM best b JOIN problems p ON p.id = b.problem ORDER BY p.id";
+  Statement s(db_, sql.c_str());
   std::vector<Row> rows;
   while (s.step()) rows.push_back({s.text(0), s.text(1), s.text(2), s.text(3), best_of(s, 4)});
   return rows;

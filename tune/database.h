@@ -9,7 +9,9 @@
 //   meta(key, value)                          schema = cubekit-tuning, version = kSchemaVersion
 //   problems(id, chip, chip_name, kernel, problem)
 //   candidates(problem, params, cycles, error)   cycles NULL: the candidate failed (error says why)
-//   best(problem, params, cycles, default_cycles, evaluated, space, strategy, seed)
+//   best(problem, params, cycles, default_cycles, evaluated, space, strategy, seed, stopped_by_time)
+//        what the search that found the schedule did (a later search that finds nothing better
+//        leaves the row as it is)
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,9 @@ struct ChipConfig;
 
 namespace cubekit::tune {
 
-inline constexpr int kSchemaVersion = 1;
+// Version 2: best.space counts the default schedule too (as `evaluated` does) and best has
+// stopped_by_time; a version 1 file is read as it is and brought to version 2 when written.
+inline constexpr int kSchemaVersion = 2;
 
 // A schedule as the tuner sets it: parameter name -> value (booleans 0 and 1), in name order.
 using Params = std::map<std::string, int64_t>;
@@ -44,10 +48,14 @@ struct Best {
   Params params;
   uint64_t cycles = 0;
   uint64_t default_cycles = 0;  // the default schedule's, measured by the same search
+  // Both count candidates, the default schedule included, so evaluated == space when an
+  // exhaustive search is complete.
   int64_t evaluated = 0;        // candidates compiled and run
-  int64_t space = 0;            // valid points of the space searched
+  int64_t space = 0;            // the candidates there are: the default and the points of the grid, or
+                                // those the validators pass when an exhaustive search saw them all
   std::string strategy;         // exhaustive or local
   uint64_t seed = 0;
+  bool stopped_by_time = false;  // the time limit (--time) ended the search before it was done
 };
 
 struct Candidate {
@@ -87,10 +95,14 @@ class Database {
  private:
   Database(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   void check_tables_are_ours();
+  void check_version(bool read_only);
+  void migrate_from_version_1();
+  std::string best_columns() const;
   int64_t problem_id(const std::string& chip, const std::string& chip_name, const std::string& kernel,
                      const std::string& problem, bool create);
   sqlite3* db_;
   std::string path_;
+  int version_ = kSchemaVersion;  // the file's (a read-only version 1 file stays version 1)
 };
 
 // Which database the kernels consult and `cubekit tune` writes, for this process: the one set by

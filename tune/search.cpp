@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -27,7 +28,8 @@ uint64_t splitmix(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-enum class Kind : uint8_t { Evaluated, Pruned, Failed };
+// Skipped: the time limit came before any thread started the candidate.
+enum class Kind : uint8_t { Evaluated, Pruned, Failed, Skipped };
 
 struct Result {
   Kind kind = Kind::Pruned;
@@ -63,7 +65,12 @@ class ProblemSearch {
     return exhaustive_ ? int64_t(next_) + (started_ ? 1 : 0) : settings_.budget ? std::min(evaluated_, settings_.budget) : evaluated_;
   }
   int64_t budget() const { return exhaustive_ ? int64_t(space_.grid()) + 1 : settings_.budget; }
-  bool done() const { return done_ || (!exhaustive_ && settings_.budget && evaluated_ >= settings_.budget); }
+  bool done() const {
+    if (exhaustive_) return done_ || (started_ && next_ >= space_.grid() && !stopped_by_time_);
+    return done_ || (settings_.budget && evaluated_ >= settings_.budget);
+  }
+  // The time limit ended the tuning: a search not done by then says so in its outcome.
+  void stop_for_time() { stopped_by_time_ = stopped_by_time_ || !done(); }
 
   std::vector<Item> propose() {
     std::vector<Item> out;
@@ -104,6 +111,10 @@ class ProblemSearch {
   void observe(const std::vector<std::pair<Item, Result>>& batch) {
     std::optional<std::pair<uint64_t, std::vector<int>>> best_of_batch;
     for (const auto& [it, r] : batch) {
+      if (r.kind == Kind::Skipped) {  // never run: neither seen nor counted, and the search ends here
+        stopped_by_time_ = true;
+        continue;
+      }
       if (r.kind != Kind::Pruned) ++evaluated_;
       if (r.cached) ++cached_;
       if (r.kind == Kind::Pruned) ++pruned_;
@@ -140,11 +151,10 @@ class ProblemSearch {
     o.best.cycles = best_ ? best_->first : 0;
     o.best.default_cycles = default_cycles_;
     o.best.evaluated = evaluated_;
-    // Exhaustive: the valid points (those the validators passed); else the whole grid.
-    o.best.space = exhaustive_ ? int64_t(std::count_if(seen_.begin(), seen_.end(), [](const auto& e) { return e.second != Kind::Pruned; }))
-                               : int64_t(space_.grid());
+    o.best.space = candidates_there_are();
     o.best.strategy = exhaustive_ ? "exhaustive" : "local";
     o.best.seed = settings_.seed;
+    o.best.stopped_by_time = stopped_by_time_;
     o.cached = cached_, o.pruned = pruned_, o.failed = failed_, o.errors = errors_, o.seconds = seconds;
     return o;
   }
@@ -153,6 +163,14 @@ class ProblemSearch {
   enum class Phase : uint8_t { Descend, Kick };
 
   Item item(const std::vector<int>& p) const { return {0, false, p, space_.at(p)}; }
+
+  // What `evaluated` is counted against, the default schedule included in both: an exhaustive
+  // search that saw every point knows which the validators pass; any other knows only the grid.
+  int64_t candidates_there_are() const {
+    const bool saw_every_point = exhaustive_ && done();
+    if (!saw_every_point) return int64_t(space_.grid()) + 1;
+    return 1 + int64_t(std::count_if(seen_.begin(), seen_.end(), [](const auto& e) { return e.second != Kind::Pruned; }));
+  }
 
   bool seen(const std::vector<int>& p) const { return seen_.count(space_.ordinal(p)) != 0; }
 
@@ -205,7 +223,7 @@ class ProblemSearch {
   Space space_;
   Settings settings_;
   uint64_t rng_ = 0;
-  bool exhaustive_ = false, started_ = false, done_ = false;
+  bool exhaustive_ = false, started_ = false, done_ = false, stopped_by_time_ = false;
   uint64_t next_ = 0;  // exhaustive: the next ordinal
   int64_t rounds_ = 0;
   Phase phase_ = Phase::Descend;
@@ -243,14 +261,17 @@ struct Claimed {
 
 // Evaluates the pending candidates on `threads` host threads, each thread taking the next number of the
 // counter every thread of every rank shares (Cluster::claim): numbers base .. base + pending.size() - 1
-// are the batch's, so a rank that drew cheap candidates takes more of them. Results by index.
+// are the batch's, so a rank that drew cheap candidates takes more of them. Results by index. A
+// thread takes no candidate once `time_is_up` (the time limit is per candidate, not per batch: a
+// batch can hold 64 candidates of every problem); those nobody took stay Skipped.
 Claimed evaluate_claimed(const std::vector<const Problem*>& problems, const std::vector<Item>& items,
                          const std::vector<size_t>& pending, int64_t base, const ChipConfig& chip, int threads,
-                         Cluster& cluster, std::vector<Result>& results) {
+                         Cluster& cluster, const std::function<bool()>& time_is_up, std::vector<Result>& results) {
   Claimed c;
   std::mutex m;
   auto work = [&] {
     for (;;) {
+      if (time_is_up()) return;  // draws no number: the batch's count of drawn numbers stays exact
       const int64_t n = cluster.claim() - base;
       if (n >= int64_t(pending.size())) {
         std::lock_guard lock(m);
@@ -287,11 +308,23 @@ void keep_earlier_best(const std::map<std::string, Candidate>& earlier, Outcome&
 
 // The database's best row says what the search that found its schedule did (evaluated, seed,
 // strategy: what `kernel --json` reports as "tuned"). A search that finds nothing better -- a later,
-// smaller one, or one that only finds the same again -- leaves it as it is.
+// smaller one, or one that only finds the same again -- leaves it as it is; one the time limit
+// stopped before the default ran has measured nothing to store.
 void store_best(Database& db, const std::string& chip_hash, const std::string& chip_name, const Problem& p, const Outcome& o) {
+  if (!o.best.cycles) return;
   std::optional<Best> stored = db.best(chip_hash, p.kernel, p.key());
   if (stored && stored->cycles <= o.best.cycles) return;
   db.set_best(chip_hash, chip_name, p.kernel, p.key(), o.best);
+}
+
+// Every search's next proposals as one batch, the default schedules first: without its default's
+// cycles a problem has nothing to report, so a short time limit is spent on them before any point.
+std::vector<Item> propose_defaults_first(std::vector<ProblemSearch>& searches) {
+  std::vector<Item> items;
+  for (size_t i = 0; i < searches.size(); ++i)
+    for (Item& it : searches[i].propose()) it.problem = i, items.push_back(std::move(it));
+  std::stable_partition(items.begin(), items.end(), [](const Item& it) { return it.is_default; });
+  return items;
 }
 
 }  // namespace
@@ -338,17 +371,17 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
   if (cluster.size() > 1)
     for (const std::string& b : cluster.allgather(std::to_string(base))) base = std::max<int64_t>(base, std::stoll(b));
   int64_t fresh = 0;
+  auto time_is_up = [&] { return settings.seconds > 0 && elapsed() > settings.seconds; };
   bool stop = false;
   while (!stop) {
-    std::vector<Item> items;
-    for (size_t i = 0; i < searches.size(); ++i)
-      for (Item& it : searches[i].propose()) it.problem = i, items.push_back(std::move(it));
+    std::vector<Item> items = propose_defaults_first(searches);
     if (items.empty()) break;
     std::vector<Result> results(items.size());
     std::vector<size_t> pending;
     for (size_t i = 0; i < items.size(); ++i) {
       auto hit = cache[items[i].problem].find(params_json(items[i].params));
       if (hit == cache[items[i].problem].end()) {
+        results[i].kind = Kind::Skipped;  // until a thread runs it
         pending.push_back(i);
         continue;
       }
@@ -356,10 +389,10 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
       results[i] = {c.cycles ? Kind::Evaluated : Kind::Failed, c.cycles.value_or(0), c.error, true};
     }
     // Whoever is free takes the next candidate; all ranks then hold every result.
-    Claimed claimed = evaluate_claimed(by_index, items, pending, base, chip, threads, cluster, results);
+    Claimed claimed = evaluate_claimed(by_index, items, pending, base, chip, threads, cluster, time_is_up, results);
     int64_t past = claimed.past;
     if (cluster.size() > 1) {
-      nlohmann::json payload = {{"stop", settings.seconds > 0 && elapsed() > settings.seconds}, {"past", claimed.past},
+      nlohmann::json payload = {{"stop", time_is_up()}, {"past", claimed.past},
                                 {"results", nlohmann::json::array()}};
       for (size_t i : claimed.mine) payload["results"].push_back({i, int(results[i].kind), results[i].cycles, results[i].error});
       std::vector<std::string> all = cluster.allgather(payload.dump());
@@ -372,15 +405,18 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
           results[e[0].get<size_t>()] = {Kind(e[1].get<int>()), e[2].get<uint64_t>(), e[3].get<std::string>(), false};
       }
     } else {
-      stop = settings.seconds > 0 && elapsed() > settings.seconds;
+      stop = time_is_up();
     }
-    base += int64_t(pending.size()) + past;  // every number drawn in this batch, the same on every rank
-    for (size_t i : pending) fresh += results[i].kind != Kind::Pruned;
+    int64_t taken = 0;  // the same on every rank: results are gathered, the skipped stay skipped everywhere
+    for (size_t i : pending) taken += results[i].kind != Kind::Skipped;
+    stop = stop || taken < int64_t(pending.size());
+    base += taken + past;  // every number drawn in this batch, the same on every rank
+    for (size_t i : pending) fresh += results[i].kind == Kind::Evaluated || results[i].kind == Kind::Failed;
     std::vector<std::vector<std::pair<Item, Result>>> per(searches.size());
     std::vector<std::vector<Candidate>> record(searches.size());
     for (size_t i = 0; i < items.size(); ++i) {
       const Result& r = results[i];
-      if (!r.cached && r.kind != Kind::Pruned)
+      if (!r.cached && (r.kind == Kind::Evaluated || r.kind == Kind::Failed))
         record[items[i].problem].push_back({items[i].params, r.kind == Kind::Evaluated ? std::optional<uint64_t>(r.cycles) : std::nullopt, r.error});
       per[items[i].problem].push_back({std::move(items[i]), r});
     }
@@ -413,6 +449,7 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
   }
   std::vector<Outcome> out;
   for (size_t i = 0; i < searches.size(); ++i) {
+    if (stop) searches[i].stop_for_time();
     out.push_back(searches[i].outcome(finished[i] < 0 ? elapsed() : finished[i]));
     keep_earlier_best(cache[i], out.back());
     if (db && cluster.rank() == 0) store_best(*db, chip_hash, chip.name, problems[i], out.back());

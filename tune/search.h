@@ -29,7 +29,7 @@ inline constexpr int64_t kDefaultBudget = 64;
 
 struct Settings {
   int64_t budget = kDefaultBudget;  // evaluations per problem, the default's included; 0: no limit but `seconds`
-  double seconds = 0;               // 0: no limit; else no new batch after this long (best so far kept)
+  double seconds = 0;               // 0: no limit; else no candidate starts after this long (best so far kept)
   uint64_t seed = 0;
   bool exhaustive = false;          // every point of the space, whatever the budget
   int threads = 0;                  // host threads evaluating at once per rank; 0: all the host's
@@ -37,7 +37,9 @@ struct Settings {
 
 struct Outcome {
   Problem problem;
-  Best best;                  // the best schedule (params empty: the default) and what the search did
+  // The best schedule (params empty: the default) and what the search did; cycles 0 when the time
+  // limit came before even the default schedule ran (nothing measured).
+  Best best;
   int64_t cached = 0;         // evaluations answered by the database (a resumed search)
   // The best is an earlier search's, from the database, better than any this search ran (a
   // smaller second search never replaces it); then this search's own best cycles.

@@ -28,7 +28,8 @@ def tune(kernel=None, *, suite=None, batch=8, chip="ascend910", budget=None, tim
     enumerated); time: seconds after which no new candidate starts (alone, the only limit); the
     same seed gives the same search. chip: as the kernels' (default "ascend910").
     Returns a dict (one problem) or a list of dicts (a suite): params, cycles, default_cycles,
-    speedup, evaluated, space, strategy, ..."""
+    speedup, evaluated and space (both counting the default schedule), strategy, stopped_by_time,
+    ... (tools/README.md, `cubekit tune --json`)."""
     where = "tune"
     if (kernel is None) == (suite is None):
         raise _cubekit.Error("tune: give a kernel (tune('matmul', m=..., n=..., k=...)) or suite= "

@@ -29,6 +29,7 @@ py::dict outcome_dict(const tune::Outcome& o, int count) {
   d["failed"] = o.failed;
   d["space"] = o.best.space;
   d["strategy"] = o.best.strategy;
+  d["stopped_by_time"] = o.best.stopped_by_time;
   d["errors"] = py::cast(o.errors);
   d["own_best_cycles"] = o.own_best ? py::cast(*o.own_best) : py::none();
   return d;

@@ -70,7 +70,7 @@ TEST(TuneErrors, DatabaseOfAnotherSchema) {
                    "'cubekit-tuning'), ('version', '0')", nullptr, nullptr, nullptr);
   sqlite3_close(db);
   expect_user_error([&] { tune::Database::open(path, tune::Database::Mode::Create); },
-                    {path, "version '0'", "this cubekit reads 'cubekit-tuning' version 1", "tune again into a new file (--db)"});
+                    {path, "version '0'", "this cubekit reads 'cubekit-tuning' versions 1 and 2", "tune again into a new file (--db)"});
 }
 
 TEST(TuneErrors, FileThatIsNoDatabase) {

@@ -10,8 +10,10 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -185,7 +187,7 @@ TEST(TuneSearch, EnumeratesASpaceNoLargerThanTheBudget) {
   s.budget = int64_t(space.grid()) + 1;
   Outcome o = run({sm}, chip, s, nullptr)[0];
   EXPECT_EQ(o.best.strategy, "exhaustive");
-  EXPECT_EQ(o.best.space + o.pruned, int64_t(space.grid()));
+  EXPECT_EQ(o.best.space - 1 + o.pruned, int64_t(space.grid()));  // the default and every valid point
   // The best is the least of every point, checked point by point here.
   uint64_t least = evaluate(sm, {}, chip);
   for (uint64_t i = 0; i < space.grid(); ++i) {
@@ -195,6 +197,71 @@ TEST(TuneSearch, EnumeratesASpaceNoLargerThanTheBudget) {
     }
   }
   EXPECT_EQ(o.best.cycles, least);
+}
+
+// Evaluated and space count the same candidates (the default schedule and the valid points), so a
+// complete exhaustive search evaluated all there are: 5 of 5, as the table shows, not 5 of 4.
+TEST(TuneSearch, ExhaustiveCountsTheDefaultInEvaluatedAndSpace) {
+  Problem add;
+  add.kernel = "add";
+  add.vector.shape = {256, 256};
+  Settings s;
+  s.exhaustive = true;
+  Outcome o = run({add}, load_chip("ascend910b2"), s, nullptr)[0];
+  EXPECT_EQ(o.best.evaluated, o.best.space);
+  EXPECT_FALSE(o.best.stopped_by_time);
+}
+
+// A batch holds 64 candidates of an exhaustive search (the default and 63 points): the limit must
+// stop the threads between candidates, not after the batch (which took 5.5 s here for a limit of
+// 0.3 s; with the limit checked before each candidate, 5 candidates ran in 0.44 s).
+TEST(TuneSearch, NoCandidateStartsAfterTheTimeLimit) {
+  Settings s;
+  s.exhaustive = true, s.seconds = 0.1, s.threads = 2;
+  const auto start = std::chrono::steady_clock::now();
+  Outcome o = run({matmul_problem(512, 1024, 1024)}, load_chip("ascend910"), s, nullptr)[0];
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(o.best.evaluated + o.pruned, 64) << "the whole first batch ran";
+  EXPECT_GT(o.best.evaluated, 0);  // the default (5 ms) started before the limit
+  // Past the limit only what the two threads had started (a candidate here: 0.1-0.2 s).
+  EXPECT_LT(seconds, s.seconds + 2.0) << o.best.evaluated << " candidates evaluated";
+}
+
+// A search the time limit cut says so and counts what it reached against the whole grid (not
+// against the points it saw), in its outcome and in the database's best row.
+TEST(TuneSearch, ASearchCutByTheTimeSaysSo) {
+  const ChipConfig chip = load_chip("ascend910");
+  TempDb t("cut");
+  auto db = Database::open(t.path(), Database::Mode::Create);
+  const Problem p = matmul_problem(512, 1024, 1024);
+  Settings s;
+  s.exhaustive = true, s.seconds = 0.3, s.threads = 1;
+  Outcome o = run({p}, chip, s, db.get())[0];
+  const int64_t candidates = int64_t(space_of(p, chip).grid()) + 1;
+  EXPECT_TRUE(o.best.stopped_by_time);
+  EXPECT_EQ(o.best.strategy, "exhaustive");
+  EXPECT_EQ(o.best.space, candidates);
+  std::optional<Best> stored = db->best(chip_key(chip), "matmul", p.key());
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_TRUE(stored->stopped_by_time);
+  EXPECT_EQ(stored->space, candidates);
+  EXPECT_EQ(stored->evaluated, o.best.evaluated);
+}
+
+// A limit that comes before any default ran: nothing measured, nothing stored, no crash.
+TEST(TuneSearch, NothingMeasuredBeforeTheTimeLimit) {
+  const ChipConfig chip = load_chip("ascend910b2");
+  TempDb t("nothing");
+  auto db = Database::open(t.path(), Database::Mode::Create);
+  Settings s;
+  s.budget = 0, s.seconds = 1e-9;
+  std::vector<Outcome> out = run({matmul_problem(256, 256, 256), matmul_problem(512, 256, 256)}, chip, s, db.get());
+  for (const Outcome& o : out) {
+    EXPECT_EQ(o.best.cycles, 0u);
+    EXPECT_EQ(o.best.evaluated, 0);
+    EXPECT_TRUE(o.best.stopped_by_time);
+    EXPECT_FALSE(db->best(chip_key(chip), "matmul", o.problem.key()).has_value());
+  }
 }
 
 // The best row is what the search that found the schedule did: a later, smaller search that keeps
@@ -217,6 +284,40 @@ TEST(TuneSearch, ASmallerLaterSearchKeepsTheFindersProvenance) {
   EXPECT_EQ(stored->params, first.best.params);
   EXPECT_EQ(stored->evaluated, 24);
   EXPECT_EQ(stored->seed, 0u);
+}
+
+// A version 1 database (space without the default, no stopped_by_time) is read as it is by the
+// kernels' read-only lookups and brought to version 2 when opened to write.
+TEST(TuneDatabase, ReadsAndMigratesVersion1) {
+  TempDb t("v1");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(t.path().c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                         "INSERT INTO meta VALUES ('schema', 'cubekit-tuning'), ('version', '1');"
+                         "CREATE TABLE problems(id INTEGER PRIMARY KEY, chip TEXT NOT NULL, chip_name TEXT NOT NULL, "
+                         "  kernel TEXT NOT NULL, problem TEXT NOT NULL, UNIQUE(chip, kernel, problem));"
+                         "CREATE TABLE candidates(problem INTEGER NOT NULL REFERENCES problems(id), seq INTEGER NOT NULL, "
+                         "  params TEXT NOT NULL, cycles INTEGER, error TEXT NOT NULL DEFAULT '', PRIMARY KEY(problem, params));"
+                         "CREATE TABLE best(problem INTEGER PRIMARY KEY REFERENCES problems(id), params TEXT NOT NULL, "
+                         "  cycles INTEGER NOT NULL, default_cycles INTEGER NOT NULL, evaluated INTEGER NOT NULL, "
+                         "  space INTEGER NOT NULL, strategy TEXT NOT NULL, seed INTEGER NOT NULL);"
+                         "INSERT INTO problems VALUES (1, 'c1', 'chipA', 'add', '{}');"
+                         "INSERT INTO best VALUES (1, '{\"copies\":4}', 90, 100, 5, 4, 'exhaustive', 0);",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  std::optional<Best> read = Database::open(t.path(), Database::Mode::Read)->best("c1", "add", "{}");
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->space, 5);
+  EXPECT_FALSE(read->stopped_by_time);
+  Database::open(t.path(), Database::Mode::Create);
+  Database::open(t.path(), Database::Mode::Create);  // migrated once only
+  std::optional<Best> migrated = Database::open(t.path(), Database::Mode::Read)->best("c1", "add", "{}");
+  ASSERT_TRUE(migrated.has_value());
+  EXPECT_EQ(migrated->space, 5);
+  EXPECT_EQ(migrated->evaluated, 5);
+  EXPECT_EQ(migrated->params, (Params{{"copies", 4}}));
 }
 
 // The measure of the search: within 3% of the best of the whole space (enumerated once by
