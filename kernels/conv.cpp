@@ -75,8 +75,15 @@ Tiles choose_tiles(const sched::ConvGeometry& g, const ChipConfig& chip, int cor
   if (!best.rows && row_multiple > 1)
     user_error("conv2d: chip '{}' cannot hold {} output rows of {} positions (tiles of whole multiples of the second "
                "output's stride, subsampled={}) in its L0A/L0C", chip.name, row_multiple, g.ow, row_multiple);
-  if (!best.rows)
-    user_error("conv2d: chip '{}' cannot hold one output row of {} positions in its L0A/L0C", chip.name, g.ow);
+  if (!best.rows) {
+    // A tile is whole output rows: the widest row one L0A copy (its positions x C0) and L0C (x 16
+    // f32 channels) hold.
+    const int64_t widest = std::min(chip.buffer_size(Space::L0A) / (g.c0 * s * copies), chip.buffer_size(Space::L0C) / 64) / 16 * 16;
+    user_error("conv2d: chip '{}' cannot hold one output row of {} positions in its L0A/L0C ({} copies); a tile is whole "
+               "output rows, and the most it holds is {} positions: convolve the image in strips of at most {} output "
+               "columns (each reading its kernel's halo){}", chip.name, g.ow, copies, widest, widest,
+               copies > 1 ? ", or without double buffering" : "");
+  }
   return best;
 }
 

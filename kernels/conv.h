@@ -2,6 +2,9 @@
 // weights, NCHW output), lowered by the cube as an implicit GEMM (schedules/conv.h):
 //   O(n, k, y, x) = sum_{c, i, j} cast(acc, P(n, c, y*stride + i*dilation - pad, x*stride + j*dilation - pad))
 //                                 * cast(acc, W(k, c, i, j))          P: I padded with zeros
+// One difference from torch: padding so wide that an output row or column reads nothing but
+// padding (a 1x1 kernel with padding 1, a 3x3 with padding 3) is refused, where torch gives those
+// rows zeros; load3d's windows each need an input row to stand on.
 #pragma once
 
 #include "dsl/func.h"

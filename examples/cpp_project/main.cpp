@@ -2,8 +2,8 @@
 // bias + ReLU epilogue, declared with the DSL, scheduled by hand, compiled, run on the emulator and
 // checked against the same Func run on the CPU through Halide.
 //
-//   fused_matmul [M N K] [--break-output]      (default 200 300 500; the schedule's tiles need
-//                                               M, N >= 128 and K >= 256)
+//   fused_matmul [M N K] [--break-output]      (default 200 300 500; any sizes: a split past its
+//                                               loop's extent is one tile of all of it)
 //
 // Exits 0 when the result matches and the checker found nothing, 1 otherwise, 2 on bad input.
 // --break-output changes one element of the emulator's result before the comparison, to show

@@ -298,6 +298,16 @@ TEST(ConvErrors, ImagesOptionOnAPaddedConv) {
   expect_user_error([&] { kernels::conv2d(o, chip()); }, {"conv2d: images=2 stacks images per tile", "give images=1"});
 }
 
+// An output row wider than L0A holds: the message says the widest and what to do.
+TEST(ConvErrors, OutputRowWiderThanL0A) {
+  kernels::Conv2dOptions o;
+  o.c = 16, o.h = 4, o.w = 3000, o.k = 16, o.kh = o.kw = 1;
+  expect_user_error([&] { kernels::conv2d(o, chip()); },
+                    {"conv2d: chip 'ascend910' cannot hold one output row of 3000 positions in its L0A/L0C (2 copies)",
+                     "the most it holds is 1024 positions: convolve the image in strips of at most 1024 output columns",
+                     "or without double buffering"});
+}
+
 TEST(ConvErrors, ImagesOptionWithRows) {
   kernels::Conv2dOptions o;
   o.n = 2, o.c = 16, o.h = 6, o.w = 6, o.k = 16, o.kh = o.kw = 1, o.images = 2, o.rows = 2;
