@@ -123,6 +123,15 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
     user_error("{}.{}: name the loops whose iterations go to the cores (cores({{..}}) with none spreads nothing)", f.name(),
                cores->text);
   const dsl::Directive* epilogue = directive(dsl::Directive::Kind::EpilogueOf);
+  if (epilogue && epilogue->func == f.impl)
+    user_error("{}.{}: a Func is not its own epilogue; epilogue_of() names the contraction (a matmul or a convolution) "
+               "whose tiles {} reads", f.name(), epilogue->text, f.name());
+  if (epilogue && epilogue->func)
+    for (const dsl::Directive& d : epilogue->func->schedule)
+      if (d.kind == dsl::Directive::Kind::EpilogueOf && d.func)
+        user_error("{}.{}: {} is itself an epilogue (of {}); epilogues do not chain: write {}'s expression into {}'s "
+                   "definition, one epilogue of {}", f.name(), epilogue->text, epilogue->func->name, d.func->name, f.name(),
+                   epilogue->func->name, d.func->name);
   // A convolution pads its input (constant_exterior) in set_fmatrix; nothing else lowers a
   // boundary condition yet.
   const bool conv = sched::is_conv(f) || (epilogue && epilogue->func && sched::is_conv(dsl::Func(epilogue->func)));

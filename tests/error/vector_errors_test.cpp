@@ -306,6 +306,27 @@ const ApiCase kEpilogues[] = {
      {"D.epilogue_of(C): epilogues run on f32 accumulators (f16 inputs); C accumulates in s32"}},
     {"EpilogueResultNotFloat", [] { Epi e; e.D(e.m, e.n) = cast(DType::s32, e.C()); e.compile(); },
      {"D: the epilogue's result must be f32 or f16, not s32"}},
+    {"EpilogueOfItself",
+     [] {
+       Epi e;
+       e.D(e.m, e.n) = e.C() * 2.0f;
+       e.D.epilogue_of(e.D);
+       codegen::compile(e.D, chip910());
+     },
+     {"D.epilogue_of(D): a Func is not its own epilogue; epilogue_of() names the contraction (a matmul or a convolution) "
+      "whose tiles D reads"}},
+    {"EpiloguesChained",
+     [] {
+       Epi e;
+       e.D(e.m, e.n) = e.C() + e.bias(e.n);
+       e.D.epilogue_of(e.mm.c);
+       Func E("E");
+       E(e.m, e.n) = max(e.D(e.m, e.n), 0.0f);
+       E.epilogue_of(e.D);
+       codegen::compile(E, chip910());
+     },
+     {"E.epilogue_of(D): D is itself an epilogue (of C); epilogues do not chain: write E's expression into D's "
+      "definition, one epilogue of C"}},
     {"EpilogueNotReadingProducer", [] { Epi e; e.D(e.m, e.n) = e.bias(e.n) * 2.0f; e.compile(); },
      {"D.epilogue_of(C): D's definition does not read C"}},
     {"EpilogueReadsProducerElsewhere", [] { Epi e; e.D(e.m, e.n) = Expr(e.mm.c(e.n, e.m)); e.compile(); },
