@@ -281,8 +281,8 @@ class FlashNest {
     ops.done(acc);
   }
 
-  // vdup of the masked score (or `value`) into the lanes `bits` selects of `repeats` repeats of 64 f32 from `byte`.
-  void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, uint64_t bits, double value = sched::kMaskedScore) {
+  // vdup of `value` into the lanes `bits` selects of `repeats` repeats of 64 f32 from `byte`.
+  void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, uint64_t bits, double value) {
     out.push_back(instr("vdup.f32", Pipe::V, {{-1, ub_s_, Affine(byte)}},
                         {mem_arg(0), num(value), kw("repeat", imm(repeats)), kw("mask", mask_bits(0, bits))}));
   }
@@ -303,13 +303,13 @@ class FlashNest {
     for (int64_t cb = 0; cb < cdiv(nt, 16); ++cb) {
       const int64_t base = cb * m16_ * 16 * 4;
       if (cb > 0) VectorOps(k_, *pool_, out, {1, cb * 256, cb * 256}).fill({VShape::Col, DType::f32, {-1, ub_s_, Affine(base)}, 0},
-                                                                          sched::kMaskedScore);
+                                                                          p_.hidden);
       if (cb * 16 >= m16_) continue;
       for (int q = 0; q < 4; ++q) {  // rows cb * 16 + 4q .. + 3 of the diagonal fractal
         uint64_t bits = 0;
         for (int r = 0; r < 4; ++r)
           for (int c = 4 * q + r + 1; c < 16; ++c) bits |= uint64_t(1) << (r * 16 + c);
-        if (bits) masked_dup(out, base + (cb * 16 + 4 * q) * 16 * 4, 1, bits);
+        if (bits) masked_dup(out, base + (cb * 16 + 4 * q) * 16 * 4, 1, bits, p_.hidden);
       }
     }
   }
@@ -327,11 +327,11 @@ class FlashNest {
         for (int64_t r = 0; r < 4; ++r)
           for (int64_t c = 0; c < 16; ++c)
             if (cb * 16 + c < 4 * g + r + shift) bits |= uint64_t(1) << (r * 16 + c);
-        if (bits) masked_dup(out, base + 4 * g * 16 * 4, 1, bits);
+        if (bits) masked_dup(out, base + 4 * g * 16 * 4, 1, bits, p_.hidden);
       }
       if (whole_from < m16_)
         VectorOps(k_, *pool_, out, {1, (m16_ - whole_from) * 16, (m16_ - whole_from) * 16})
-            .fill({VShape::Col, DType::f32, {-1, ub_s_, Affine(base + whole_from * 64)}, 0}, sched::kMaskedScore);
+            .fill({VShape::Col, DType::f32, {-1, ub_s_, Affine(base + whole_from * 64)}, 0}, p_.hidden);
     }
   }
 

@@ -466,26 +466,25 @@ class SplitFlash {
     return out;
   }
 
-  // vdup of the masked score (or `value`) into the lanes `bits` selects of `repeats` repeats of 64
-  // f32 from `byte`, each repeat `rep_blocks` 32 B blocks after the previous.
-  void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, int64_t rep_blocks, uint64_t bits,
-                  double value = sched::kMaskedScore) {
+  // vdup of `value` into the lanes `bits` selects of `repeats` repeats of 64 f32 from `byte`, each
+  // repeat `rep_blocks` 32 B blocks after the previous.
+  void masked_dup(std::vector<Node>& out, int64_t byte, int64_t repeats, int64_t rep_blocks, uint64_t bits, double value) {
     out.push_back(instr("vdup.f32", Pipe::V, {{-1, ub_s_, s_at_ + Affine(byte)}},
                         {mem_arg(0), num(value), kw("repeat", imm(repeats)), kw("dst_rep", imm(rep_blocks)),
                          kw("mask", mask_bits(0, bits))}));
   }
-  // Elements [from, to) of a row starting at `row_byte`: the first 64 from a 32 B boundary
-  // under a mask, the rest whole.
+  // Elements [from, to) of a row starting at `row_byte` hidden (the causal mask's, a window's): the
+  // first 64 from a 32 B boundary under a mask, the rest whole.
   void mask_run(std::vector<Node>& out, int64_t row_byte, int64_t from, int64_t to) {
     if (from >= to) return;
     const int64_t base = from / 8 * 8, head_end = std::min(to, base + 64);
     uint64_t bits = 0;
     for (int64_t c = from; c < head_end; ++c) bits |= uint64_t(1) << (c - base);
-    masked_dup(out, row_byte + base * 4, 1, 8, bits);
+    masked_dup(out, row_byte + base * 4, 1, 8, bits, p_.hidden);
     if (head_end < to) {
       const int64_t n = to - head_end;
       VectorOps(k_, *pool_, out, {1, n, n}).fill({VShape::Col, DType::f32, {-1, ub_s_, s_at_ + Affine(row_byte + head_end * 4)}, 0},
-                                                   sched::kMaskedScore);
+                                                   p_.hidden);
     }
   }
   // The columns past the keys, [nt, n16) of every row: per 64 of them, one masked repeat per row.

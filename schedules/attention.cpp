@@ -43,8 +43,11 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   if (form.window < 0 || (form.window > 0 && !form.causal))
     user_error("{}: a sliding window of {} keys: the window is of the keys up to the query, i - window < j <= i; give it with "
                "the causal mask and a positive size", name, form.window);
-  if (form.window > 0) scores = dsl::select(Expr(i) - Expr(j) < int(form.window), scores, Expr(kMaskedScore));
-  f.s(b, h, i, j) = form.causal ? dsl::select(Expr(j) <= Expr(i), scores, Expr(kMaskedScore)) : scores;
+  if (form.hidden != kHiddenScore && form.hidden != kMaskedScore)
+    user_error("{}: a hidden key's score is {}; the flash kernels write kHiddenScore ({}) or kMaskedScore ({})", name,
+               form.hidden, kHiddenScore, kMaskedScore);
+  if (form.window > 0) scores = dsl::select(Expr(i) - Expr(j) < int(form.window), scores, Expr(form.hidden));
+  f.s(b, h, i, j) = form.causal ? dsl::select(Expr(j) <= Expr(i), scores, Expr(form.hidden)) : scores;
   f.m(b, h, i) = dsl::maximum(f.s(b, h, i, t));
   f.e(b, h, i, j) = dsl::exp(f.s(b, h, i, j) - f.m(b, h, i));
   f.l(b, h, i) = dsl::sum(f.e(b, h, i, t));
@@ -133,7 +136,9 @@ bool reads_input(const Expr& e, const dsl::InputImpl* input) {
 }
 
 bool masks(const ExprNode& n) {
-  return n.op == Op::Select && n.args.size() == 3 && n.args[2].node().op == Op::Const && n.args[2].node().value == kMaskedScore;
+  if (n.op != Op::Select || n.args.size() != 3 || n.args[2].node().op != Op::Const) return false;
+  const double v = n.args[2].node().value;
+  return v == kMaskedScore || v == kHiddenScore;
 }
 
 // The W of a sliding window select(i - j < W, .., -big), i and j S's own, or 0.
@@ -299,7 +304,7 @@ const dsl::Directive* flash_directive(const dsl::Func& f) {
 // form's own scaled score in place of `score`).
 AttentionForm form_of(const AttentionPlan& p, bool causal) {
   AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, causal, p.out};
-  if (causal) form.window = p.window;
+  if (causal) form.window = p.window, form.hidden = p.hidden;
   if (p.mask) form.mask = dsl::Input(p.mask);
   if (p.written_mod.defined()) {
     const Expr g = p.written_mod, score = p.score;
@@ -437,10 +442,17 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     p.score_mod = IndexArithmetic(vars, {p.batch, p.heads, p.seq_q, p.seq_kv}, where)(written);
   }
   bool matched = false;
-  for (bool causal : {false, true}) {
-    AttentionFuncs want = attention_form(form_of(p, causal));
-    if (SameForm().funcs(*f.impl, *want.o.impl)) p.causal = causal, matched = true;
-  }
+  for (bool causal : {false, true})
+    for (double hidden : {kHiddenScore, kMaskedScore}) {  // a Func of one's own may hide keys with -1e30
+      if (!causal && hidden != kHiddenScore) continue;
+      p.hidden = hidden;
+      AttentionFuncs want = attention_form(form_of(p, causal));
+      if (SameForm().funcs(*f.impl, *want.o.impl)) {
+        p.causal = causal, matched = true;
+        break;
+      }
+    }
+  if (!p.causal) p.hidden = kHiddenScore;
   if (!matched) user_error("{}.{}: {} is not attention in the form flash() computes: {}", f.name(), flash->text, f.name(), form_text());
   // Query i sees keys i - window + 1 .. i: past seq_kv + window - 1 none, and a softmax over no
   // scores has no value (the reference's -1e30 would average every key, torch's -inf give NaN).

@@ -43,6 +43,12 @@ namespace cubekit::sched {
 
 // What masked scores hold: exp of it less any real score is 0 in f32.
 inline constexpr double kMaskedScore = -1e30;
+// What a key the causal mask or a sliding window hides holds in the kernels' form: less than any
+// masked score, so a query whose every visible key is masked (an additive mask of -1e30 on them)
+// spreads over those keys, as torch's -inf causal mask does -- and as a flash kernel, which reads
+// only the key tiles a query sees, computes. (Written -1e30, as a Func of one's own may, a hidden
+// key ties with a masked one and such a row would spread over every key, hidden ones too.)
+inline constexpr double kHiddenScore = -2e38;
 // The keys past the sequence in a kernel's last key tile hold less still: a row whose every key is
 // masked then spreads over its keys, as the unfused softmax does, not over the padding too.
 inline constexpr double kPaddedScore = -3e38;
@@ -86,8 +92,9 @@ struct AttentionForm {
   std::optional<dsl::Input> mask;  // additive, f32, (B or 1, H or 1, L or 1, S)
   ScoreMod score_mod;              // g of the scaled score and its indices (null: none)
   // Causal only: a sliding window of this many keys, query i seeing keys i - window + 1 .. i
-  // (Mistral's); 0: none. S = select(j <= i, select(i - j < window, .., -big), -big).
+  // (Mistral's); 0: none. S = select(j <= i, select(i - j < window, .., hidden), hidden).
   int64_t window = 0;
+  double hidden = kHiddenScore;  // what the causal mask and the window write: kHiddenScore or kMaskedScore
 };
 // The Funcs of the form above, named <name>_scores, _max, _exp, _sum, <name> (the output) and
 // <name>_lse.
@@ -116,6 +123,7 @@ struct AttentionPlan {
   double scale = 1;
   bool causal = false;
   int64_t window = 0;  // the causal mask's sliding window (AttentionForm::window); 0: none
+  double hidden = kHiddenScore;  // what the causal mask and the window write (AttentionForm::hidden)
   int64_t tile_q = 0, tile_kv = 0;
   int64_t preload = 1;  // key tiles the cube computes S ahead of the softmax (kAttentionPreload)
   std::string schedule;  // "flash(128, 128)", as written, for messages

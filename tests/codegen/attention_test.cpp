@@ -95,6 +95,31 @@ TEST_P(AttentionOn, OneRowTailsReadTheirMaskRow) {
   expect_correct(o, chip);
 }
 
+// A causal query whose every visible key the mask hides (-1e30 on all of its row): its visible
+// keys tie, and the keys the causal mask hides hold less (kHiddenScore), so the softmax spreads
+// over the visible keys -- what the kernel computes from the key tiles it reads. With the hidden
+// keys at -1e30 too, the reference spread such a row over all 64 keys, the kernel over its tiles.
+TEST_P(AttentionOn, ACausalRowWithEveryVisibleKeyMasked) {
+  const ChipConfig chip = load_chip(GetParam());
+  AttentionOptions o = attn(1, 1, 1, 32, 64, 64, true);
+  o.tile_q = o.tile_kv = 16, o.mask = {32, 64};
+  kernels::Attention a = kernels::attention(o, chip);
+  kernels::RunSettings s;
+  s.seed = 5;
+  s.inputs = [](GlobalMemory& gm) {
+    std::vector<uint8_t>& mask = gm.bytes("mask");
+    for (int row : {0, 20, 31})
+      for (int key = 0; key < 64; ++key) {
+        const float hidden = -1e30f;
+        std::memcpy(mask.data() + (size_t(row) * 64 + size_t(key)) * 4, &hidden, 4);
+      }
+  };
+  kernels::KernelRun run = kernels::compile_and_run(a.outputs(), chip, s);
+  EXPECT_TRUE(run.sim.report.clean()) << test::describe(run);
+  ASSERT_TRUE(run.checked);
+  EXPECT_TRUE(run.check.pass) << run.check.mismatches << " mismatches, max abs " << run.check.max_abs;
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, AttentionOn, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
 
 // A score modifier written in the DSL (the form's g, sched::AttentionForm::score_mod), on every
