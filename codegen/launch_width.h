@@ -7,8 +7,9 @@
 // a softmax of 64 x 2 on the 950 took 23,128 cycles on its 64 vector cores and 2,943 on 2. The
 // vendor's advice is to find the number by trying (Ascend C best practices, "Setting a Proper
 // Number of Cores"); this fit tries on the timing model: every core, then half as many while that
-// is faster. A kernel whose bytes alone keep HBM busy for 20 times the whole stagger is not
-// measured (the stagger costs it under 5%), nor is one on a chip that starts its cores at once.
+// is faster. A kernel whose bytes alone keep HBM busy for longer than the whole stagger is not
+// measured (measuring costs a simulation of it per width), nor is one on a chip that starts its
+// cores at once.
 #pragma once
 
 #include "codegen/ir.h"
