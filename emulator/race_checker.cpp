@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 namespace cubekit {
 
@@ -195,8 +196,16 @@ LocalShadow::LocalShadow(const ChipConfig& chip) {
   for (int s = 1; s < kNumSpaces; ++s) shadow_[s].resize(chip.buffer_size(Space(s)));
 }
 
-void LocalShadow::reset() {
-  for (int s = 1; s < kNumSpaces; ++s) shadow_[s].reset();
+void LocalShadow::start_block(uint32_t spaces, int32_t block) {
+  for (int s = 1; s < kNumSpaces; ++s) {
+    if (!(spaces >> s & 1) || shadow_[s].empty()) continue;
+    shadow_[s].visit(0, std::numeric_limits<int64_t>::max(), [&](Entry& x, int64_t, int64_t) {
+      const bool early_partner_write = x.written && x.write.block >= block;  // this core's own are older
+      Entry fresh;
+      if (early_partner_write) fresh.write = x.write, fresh.written = true;
+      x = fresh;
+    });
+  }
 }
 
 void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& known, const Knowledge& remote,
@@ -214,7 +223,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     IntervalShadow<Entry>& shadow = shadow_[int(r.space)];
     Pending pending, uninit;
     auto flush = [&](const Access& other, int kind, int64_t lo, int64_t hi) {
-      out.race(other, who, kind != kWar, r.write, buffer, lo, hi, time);
+      out.race(other, who, kind == kWaw || kind == kRaw, r.write, buffer, lo, hi, time, kind == kWarEarly);
     };
     auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
     for_each_run(r, [&](int64_t run_lo, int64_t run_hi) {
@@ -229,7 +238,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
               if (!e || (unit == who.unit && p == who.pipe && e == who.epoch) || ordered(unit, p, e)) continue;
               // the reader is this shadow's core (`out`'s), also when `who` writes from the partner core
               pending.add({e, x.read_index[p], uint8_t(p), who.block, false, x.read_order[p], unit, int16_t(out.core)},
-                          kWar, lo, hi, flush);
+                          x.read_unwritten[p] ? kWarEarly : kWar, lo, hi, flush);
             }
             x.write = who;
             x.read_epoch.fill(0);
@@ -240,6 +249,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
             x.read_index[who.pipe] = who.index;
             x.read_order[who.pipe] = who.order;
             x.read_unit[who.pipe] = who.unit;
+            x.read_unwritten[who.pipe] = !x.written;
           }
         });
     });

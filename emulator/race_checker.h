@@ -75,7 +75,11 @@ struct RaceReporter {
 class LocalShadow {
  public:
   explicit LocalShadow(const ChipConfig& chip);
-  void reset();  // a new block starts: nothing written, nothing accessed
+  // The core starts `block` in the spaces of `spaces`: what its earlier block wrote and read is
+  // forgotten (that block has drained; its bytes are leftovers nobody wrote in this one), but a
+  // partner's write for this block or a later one, which may arrive before the core gets there,
+  // stays: it is what this block will read, and a race if an earlier block still used the bytes.
+  void start_block(uint32_t spaces, int32_t block);
   // Checks the regions of `fp` in the spaces of `spaces` (a bit per Space).
   void check(const Footprint& fp, const Access& who, const Clock& known, const Knowledge& remote, uint32_t spaces,
              RaceReporter& out, uint64_t time);
@@ -87,6 +91,7 @@ class LocalShadow {
     std::array<int32_t, kNumPipes> read_index{};
     std::array<uint64_t, kNumPipes> read_order{};
     std::array<int32_t, kNumPipes> read_unit{};
+    std::array<bool, kNumPipes> read_unwritten{};  // the read found bytes nothing had written yet
     bool written = false;
     bool operator==(const Entry&) const = default;
   };

@@ -42,7 +42,8 @@ void replay_window(std::vector<std::unique_ptr<FunctionalCore>>& data, std::vect
 
 // A mixed launch's groups (launch.h: the AICs in group order, then the AIVs, v a group): each
 // core knows its group's cores, for the writes into a partner's buffers (the 950's paths).
-void set_groups(const LaunchPlan& plan, int v, std::vector<std::unique_ptr<FunctionalCore>>& data) {
+void set_groups(const LaunchPlan& plan, int v, const CrossTopology& topology,
+                std::vector<std::unique_ptr<FunctionalCore>>& data) {
   std::vector<int> aic;
   std::vector<std::vector<int>> aivs;
   for (size_t c = 0; c < plan.cores.size(); ++c) {
@@ -55,7 +56,7 @@ void set_groups(const LaunchPlan& plan, int v, std::vector<std::unique_ptr<Funct
   for (size_t c = 0; c < plan.cores.size(); ++c) {
     const LaunchCore& k = plan.cores[c];
     size_t g = size_t(k.kind == CoreKind::Aiv ? k.index / v : k.index);
-    data[c]->set_group(aic[g], aivs[g]);
+    data[c]->set_group(aic[g], aivs[g], &topology);
   }
 }
 
@@ -124,11 +125,11 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
     timing.push_back(std::make_unique<TimingCore>(ctx, c, plan.cores[size_t(c)]));
     if (functional) data.push_back(std::make_unique<FunctionalCore>(chip, kinds[size_t(c)], program, gm, c, checks, arena->memory(c)));
   }
-  if (functional && plan.mixed) set_groups(plan, chip.vector_cores_per_cube, data);
+  const CrossTopology topology = chip.split() ? cross_topology(chip, plan) : CrossTopology{};
+  if (functional && plan.mixed) set_groups(plan, chip.vector_cores_per_cube, topology, data);
   int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, ncores);
   std::unique_ptr<GmShadow> gm_shadow;
-  const CrossTopology topology = chip.split() ? cross_topology(chip, plan) : CrossTopology{};
   if (checks) gm_shadow = std::make_unique<GmShadow>(gm, cross != nullptr, chip.split() ? &topology : nullptr);
 
   // (time, core): ties go to the lower core. A cross-core flag can move a core's next event
@@ -170,7 +171,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
         for (auto& d : data) d->gm_accesses().clear();
       }
       commit_gm(gm, windows);
-      FunctionalCore::commit_remote(data, program);
+      FunctionalCore::commit_remote(data);
     }
     if (cross) ++cross->window;
     if (events.empty()) {

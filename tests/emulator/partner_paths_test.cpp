@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace cubekit {
@@ -27,6 +28,12 @@ const ChipConfig& chip950() {
 
 template <class T>
 std::vector<T> values(GlobalMemory& gm, const char* name) { return test::gm_values<T>(gm, name); }
+
+std::string mnemonic_at(const Program& p, int index) {
+  if (index < 0 || index >= int(p.code.size())) return "?";
+  const std::string text = print_instr(p, p.code[size_t(index)]);
+  return text.substr(0, text.find(' '));
+}
 
 std::string diagnostics(const Program& p, const std::vector<Diagnostic>& ds) {
   std::string out;
@@ -184,6 +191,88 @@ TEST(PartnerPaths, AVectorCoreWritesItsCubeCoresL1) {
         ASSERT_EQ(c[size_t(i * 32 + j)], acc) << "C(" << i << ", " << j << ")";
       }
   }
+}
+
+// C = relu(A x B + bias): the FixPipe puts each vector core's rows into its UB (as kFixpipeToUb)
+// and the vector cores add a bias they load first, which makes their vadd come after the FixPipe.
+const char* kFixpipeThenBias = R"(.kernel l0c_ub
+.tensor A f16 [32, 64] in
+.tensor B f16 [64, 32] in
+.tensor bias f32 [32] in
+.tensor C f16 [32, 32] out
+.entry aic cube
+.entry aiv vec
+cube:
+    copy_gm_l1_nd2nz.f16 l1[0], A[0], rows=32, cols=64, src_stride=64, dst_rows=32
+    copy_gm_l1_nd2nz.f16 l1[4096], B[0], rows=64, cols=32, src_stride=32, dst_rows=64
+    set_flag MTE2, MTE1, 0
+    wait_flag MTE2, MTE1, 0
+    load2d.f16 l0a[0], l1[0], repeat=4, src_stride=2
+    load2d.f16 l0a[2048], l1[512], repeat=4, src_stride=2
+    load2d.f16 l0b[0], l1[4096], repeat=2, src_stride=4, transpose
+    load2d.f16 l0b[1024], l1[4608], repeat=2, src_stride=4, transpose
+    load2d.f16 l0b[2048], l1[5120], repeat=2, src_stride=4, transpose
+    load2d.f16 l0b[3072], l1[5632], repeat=2, src_stride=4, transpose
+    set_flag MTE1, M, 0
+    wait_flag MTE1, M, 0
+    mmad.f16 l0c[0], l0a[0], l0b[0], m=32, n=32, k=64, init
+    set_flag M, FIX, 0
+    wait_flag M, FIX, 0
+    fixpipe.f32.f32 ub[0], l0c[0], m=16, n=32, src_stride=32, dst_stride=32, sub=0
+    fixpipe.f32.f32 ub[0], l0c[1024], m=16, n=32, src_stride=32, dst_stride=32, sub=1
+    set_cross FIX, mode=2, id=0
+    end
+vec:
+    subblock_idx x1
+    mul x3, x1, 1024
+    copy_gm_ub ub[4096], bias[0], len=4
+    copy_gm_ub ub[4224], bias[0], len=4
+    set_flag MTE2, V, 0
+    wait_flag MTE2, V, 0
+    wait_cross V, id=0
+    vadd.f32 ub[0], ub[0], ub[4096], repeat=8, src1_rep=0
+    barrier V
+    vrelu.f32 ub[0], ub[0], repeat=8
+    barrier V
+    vconv.f16.f32 ub[8192], ub[0], repeat=8, dst_rep=4
+    set_flag V, MTE3, 0
+    wait_flag V, MTE3, 0
+    copy_ub_gm C[x3], ub[8192], len=32
+    end
+)";
+
+// The wait on the wrong pipe (MTE2, not V) leaves each vadd unordered after the FixPipe's write
+// into its UB, which ran first: each vector core's vadd reads that write (README: the partner's
+// write is checked against the partner's shadow like a GM write, in time order), and the fix is a
+// wait_cross on V before it. Nothing reports the FixPipe as overwriting what the vector cores
+// computed after it, and every diagnostic names the core that ran its instruction.
+TEST(PartnerPaths, AReadAfterTheFixPipesUnorderedWriteIsAReadOfIt) {
+  std::string text = kFixpipeThenBias;
+  text.replace(text.find("wait_cross V, id=0"), std::string("wait_cross V, id=0").size(), "wait_cross MTE2, id=0");
+  Program p = parse_program(text, "fix.s");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  gm.fill_inputs(3);
+  Report r = simulate(chip950(), p, gm).report;
+  const std::string all = diagnostics(p, r.diagnostics);
+  int first_fixpipe = 0;
+  while (mnemonic_at(p, first_fixpipe) != "fixpipe.f32.f32") ++first_fixpipe;
+  std::vector<int> vadds_reported;
+  for (const Diagnostic& d : r.diagnostics) {
+    ASSERT_EQ(d.kind, Diagnostic::Kind::Race) << all;
+    const std::string t = format_diagnostic(p, d);
+    EXPECT_EQ(mnemonic_at(p, d.index), "vadd.f32") << t;
+    EXPECT_EQ(mnemonic_at(p, d.other), "fixpipe.f32.f32") << t;
+    ASSERT_TRUE(d.core == 1 || d.core == 2) << t;  // the AIVs (core 0 is the AIC)
+    // Vector core sub=s (core 1 + s) reads the write of the FixPipe with sub=s, the (s+1)-th.
+    EXPECT_EQ(d.other, first_fixpipe + d.core - 1) << t;
+    EXPECT_THAT(t, HasSubstr(fmt::format("(pipe V, core {}) reads ub bytes [0, 2048)", d.core))) << t;
+    EXPECT_THAT(t, HasSubstr(fmt::format("`set_cross FIX, mode=2, id=N` after the first on core 0 and "
+                                         "`wait_cross V, id=N` before the second on core {}", d.core)))
+        << t;
+    vadds_reported.push_back(d.core);
+  }
+  std::sort(vadds_reported.begin(), vadds_reported.end());
+  EXPECT_EQ(vadds_reported, (std::vector<int>{1, 2})) << all;
 }
 
 TEST(PartnerPaths, OnlyChipsWithThePathHaveThem) {
