@@ -179,7 +179,9 @@ void RaceReporter::race(const Access& first, const Access& second, bool first_wr
                                     later_writes ? "writes" : "reads", buffer, lo, hi, describe(program, earlier), blocks,
                                     earlier_writes ? "wrote" : "read", time, fix);
   uint32_t line = later.index >= 0 ? program.code[later.index].line : 0;
-  Diagnostic d{Diagnostic::Kind::Race, core, later.index, line, std::move(message)};
+  // The core that ran the instruction the diagnostic names: on a partner's buffer (the 950's
+  // FixPipe into a vector core's UB) that is not the core whose memory was checked.
+  Diagnostic d{Diagnostic::Kind::Race, later.core, later.index, line, std::move(message)};
   d.other = earlier.index;
   sink.report(std::move(d));
 }

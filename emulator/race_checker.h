@@ -60,7 +60,7 @@ struct CrossTopology;  // cross_core.h
 struct RaceReporter {
   const Program& program;
   RunResult& sink;  // diagnostics of this core
-  int core;
+  int core;         // the core whose memory (or GM accesses) is checked; a race names the core that ran it
   const CrossTopology* topology = nullptr;  // a split chip's cores (kind, group): which cross-core flag to advise
   // `read_too_early`: `earlier` read bytes nothing had written, which `later` (another unit) then
   // wrote: the advice orders the read after the write, as a hand-off means.

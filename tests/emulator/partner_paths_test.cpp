@@ -29,6 +29,12 @@ const ChipConfig& chip950() {
 template <class T>
 std::vector<T> values(GlobalMemory& gm, const char* name) { return test::gm_values<T>(gm, name); }
 
+std::string without_line(std::string text, std::string_view line) {
+  const size_t at = text.find(std::string("    ") + std::string(line) + "\n");
+  EXPECT_NE(at, std::string::npos) << line;
+  return text.erase(at, line.size() + 5);
+}
+
 std::string mnemonic_at(const Program& p, int index) {
   if (index < 0 || index >= int(p.code.size())) return "?";
   const std::string text = print_instr(p, p.code[size_t(index)]);
@@ -191,6 +197,29 @@ TEST(PartnerPaths, AVectorCoreWritesItsCubeCoresL1) {
         ASSERT_EQ(c[size_t(i * 32 + j)], acc) << "C(" << i << ", " << j << ")";
       }
   }
+}
+
+// A race's leading "core N, instruction I" is the core that ran I, also when the buffer is the
+// partner's: here the vector cores' copy_ub_l1 into their cube core's L1.
+TEST(PartnerPaths, ARaceOnThePartnersBufferNamesTheCoreThatRanTheInstruction) {
+  Program p = parse_program(without_line(kUbToL1, "wait_cross MTE1, id=1"), "l1.s");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  gm.fill_inputs(5);
+  Report r = simulate(chip950(), p, gm).report;
+  int copies = 0;
+  for (const Diagnostic& d : r.diagnostics) {
+    if (d.kind != Diagnostic::Kind::Race) continue;
+    const std::string text = format_diagnostic(p, d);
+    ASSERT_EQ(mnemonic_at(p, d.index), "copy_ub_l1") << text;
+    ASSERT_EQ(mnemonic_at(p, d.other), "load2d.f16") << text;
+    copies += int(d.repeats);  // one diagnostic for the instruction both run, counted twice
+    EXPECT_NE(d.core, 0) << text;  // core 0 is the cube core, whose L1 it is; the copy runs on an AIV
+    EXPECT_THAT(text, HasSubstr(fmt::format("core {}, instruction {} `copy_ub_l1", d.core, d.index)));
+    EXPECT_THAT(text, HasSubstr(fmt::format("(pipe MTE3, core {}) writes l1", d.core)));
+    // The cube core read L1 before the copy wrote it: it should wait for the copy.
+    EXPECT_THAT(text, HasSubstr(fmt::format("`wait_cross MTE1, id=N` before the read on core 0")));
+  }
+  EXPECT_EQ(copies, 2) << diagnostics(p, r.diagnostics);  // one per vector core
 }
 
 // C = relu(A x B + bias): the FixPipe puts each vector core's rows into its UB (as kFixpipeToUb)
