@@ -145,10 +145,27 @@ std::string cross_core_fix(const CrossTopology* topology, const Access& earlier,
 
 }  // namespace
 
+namespace {
+
+// Whether two accesses ran on different cores of one group (an AIC and its AIVs, or the two AIVs),
+// which run the same blocks in the same sequence.
+bool partners_in_one_group(const CrossTopology* topology, const Access& a, const Access& b) {
+  if (!topology || a.core == b.core || a.core < 0 || b.core < 0) return false;
+  if (size_t(std::max(a.core, b.core)) >= topology->cores.size()) return false;
+  return topology->cores[size_t(a.core)].group == topology->cores[size_t(b.core)].group;
+}
+
+}  // namespace
+
 void RaceReporter::race(const Access& first, const Access& second, bool first_writes, bool second_writes,
                         std::string_view buffer, int64_t lo, int64_t hi, uint64_t time, bool read_too_early) {
-  // `first` ran first in simulated time; the report speaks of program order, where the fix goes.
-  bool swap = first.unit == second.unit && second.order < first.order;
+  // `first` ran first in simulated time; the report speaks of the order the program means, where
+  // the fix goes: program order within a unit, and between the cores of a group, which take their
+  // blocks in the same sequence, block order (a cube core's write for block 32 that lands while its
+  // vector core still reads block 0's data overwrote it too early, whatever the times say).
+  const bool swap = first.unit == second.unit
+                        ? second.order < first.order
+                        : partners_in_one_group(topology, first, second) && second.block < first.block;
   const Access& earlier = swap ? second : first;
   const Access& later = swap ? first : second;
   if (sink.repeat(Diagnostic::Kind::Race, later.index, earlier.index)) return;
@@ -163,7 +180,7 @@ void RaceReporter::race(const Access& first, const Access& second, bool first_wr
   else if (earlier.block != later.block)
     fix = fmt::format("blocks {} and {} run in no fixed order: give each its own part of {}, or make both atomic adds",
                       earlier.block, later.block, buffer);
-  else if (earlier.unit != later.unit)
+  else if (earlier.unit != later.unit && earlier.core != later.core)  // never advise flags from a core to itself
     fix = cross_core_fix(topology, earlier, later, buffer);
   else if (earlier.pipe == later.pipe)
     fix = fmt::format("instructions of one pipe may overlap: put `barrier {}` between them", pipe_name(Pipe(later.pipe)));
@@ -174,10 +191,14 @@ void RaceReporter::race(const Access& first, const Access& second, bool first_wr
   if (cores) blocks += fmt::format(" on core {}", earlier.core);
   std::string here = earlier.block != later.block ? fmt::format(", block {}", later.block) : "";
   if (cores) here += fmt::format(", core {}", later.core);
-  std::string message = fmt::format("(pipe {}{}) {} {} bytes [{}, {}) that {}{} {}, and nothing orders them (cycle {}); {}",
+  // Told in block order against the times: say when the earlier block's access came.
+  std::string when = swap && first.unit != second.unit
+                         ? fmt::format("at cycle {} block {}'s access came after block {}'s", time, earlier.block, later.block)
+                         : fmt::format("cycle {}", time);
+  std::string message = fmt::format("(pipe {}{}) {} {} bytes [{}, {}) that {}{} {}, and nothing orders them ({}); {}",
                                     pipe_name(Pipe(later.pipe)), here,
                                     later_writes ? "writes" : "reads", buffer, lo, hi, describe(program, earlier), blocks,
-                                    earlier_writes ? "wrote" : "read", time, fix);
+                                    earlier_writes ? "wrote" : "read", when, fix);
   uint32_t line = later.index >= 0 ? program.code[later.index].line : 0;
   // The core that ran the instruction the diagnostic names: on a partner's buffer (the 950's
   // FixPipe into a vector core's UB) that is not the core whose memory was checked.
@@ -212,9 +233,13 @@ void LocalShadow::start_block(uint32_t spaces, int32_t block) {
 
 void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& known, const Knowledge& remote,
                         uint32_t spaces, RaceReporter& out, uint64_t time) {
-  // Whether `who` is known to follow an access of pipe `pipe`, epoch `epoch` of unit `unit`.
-  auto ordered = [&](int32_t unit, int pipe, uint32_t epoch) {
+  // Whether `who` is known to follow an access of pipe `pipe`, epoch `epoch` of unit `unit` on
+  // core `core`. A core runs its blocks one after another, each once the one before has drained:
+  // in a core's buffers, an earlier block's access of the same core is over (on GM it is not: the
+  // hardware may give the blocks to different cores).
+  auto ordered = [&](int32_t unit, int core, int pipe, uint32_t epoch) {
     if (unit == who.unit) return known[size_t(pipe)] >= epoch;
+    if (core == who.core && unit < who.unit) return true;  // units of a core are numbered in its order
     const Clock* c = find_unit_clock(remote, unit);
     return c && (*c)[size_t(pipe)] >= epoch;
   };
@@ -231,15 +256,15 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     for_each_run(r, [&](int64_t run_lo, int64_t run_hi) {
       shadow.visit(run_lo, run_hi, [&](Entry& x, int64_t lo, int64_t hi) {
           bool self_write = x.write.unit == who.unit && x.write.pipe == who.pipe && x.write.epoch == who.epoch;
-          if (x.write.epoch && !self_write && !ordered(x.write.unit, x.write.pipe, x.write.epoch))
+          if (x.write.epoch && !self_write && !ordered(x.write.unit, x.write.core, x.write.pipe, x.write.epoch))
             pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
           if (r.write) {
             for (int p = 0; p < kNumPipes; ++p) {
               uint32_t e = x.read_epoch[p];
               int32_t unit = x.read_unit[p];
-              if (!e || (unit == who.unit && p == who.pipe && e == who.epoch) || ordered(unit, p, e)) continue;
+              if (!e || (unit == who.unit && p == who.pipe && e == who.epoch) || ordered(unit, out.core, p, e)) continue;
               // the reader is this shadow's core (`out`'s), also when `who` writes from the partner core
-              pending.add({e, x.read_index[p], uint8_t(p), who.block, false, x.read_order[p], unit, int16_t(out.core)},
+              pending.add({e, x.read_index[p], uint8_t(p), x.read_block[p], false, x.read_order[p], unit, int16_t(out.core)},
                           x.read_unwritten[p] ? kWarEarly : kWar, lo, hi, flush);
             }
             x.write = who;
@@ -251,6 +276,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
             x.read_index[who.pipe] = who.index;
             x.read_order[who.pipe] = who.order;
             x.read_unit[who.pipe] = who.unit;
+            x.read_block[who.pipe] = who.block;
             x.read_unwritten[who.pipe] = !x.written;
           }
         });

@@ -91,6 +91,7 @@ class LocalShadow {
     std::array<int32_t, kNumPipes> read_index{};
     std::array<uint64_t, kNumPipes> read_order{};
     std::array<int32_t, kNumPipes> read_unit{};
+    std::array<int32_t, kNumPipes> read_block{};
     std::array<bool, kNumPipes> read_unwritten{};  // the read found bytes nothing had written yet
     bool written = false;
     bool operator==(const Entry&) const = default;

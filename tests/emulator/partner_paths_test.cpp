@@ -304,6 +304,118 @@ TEST(PartnerPaths, AReadAfterTheFixPipesUnorderedWriteIsAReadOfIt) {
   EXPECT_EQ(vadds_reported, (std::vector<int>{1, 2})) << all;
 }
 
+// The 950 with one group: blocks 0 and 1 both run on AIC 0 and its AIVs, one after the other.
+ChipConfig one_group_950() {
+  ChipConfig c = chip950();
+  c.cores = 1;
+  return c;
+}
+
+// Two blocks on one group reusing the vector cores' UB: the FixPipe of block 1 writes rows into it
+// (with relu) while block 0's vector cores may still read it (a long spin first); the
+// `block 1 waits` lines are the handshake that orders it after them.
+const char* kReusedUb = R"(.kernel reuse
+.block_dim 2
+.tensor A f16 [32, 64] in
+.tensor B f16 [64, 32] in
+.tensor bias f32 [32] in
+.tensor C f16 [64, 32] out
+.entry aic cube
+.entry aiv vec
+cube:
+    copy_gm_l1_nd2nz.f16 l1[0], A[0], rows=32, cols=64, src_stride=64, dst_rows=32
+    copy_gm_l1_nd2nz.f16 l1[4096], B[0], rows=64, cols=32, src_stride=32, dst_rows=64
+    set_flag MTE2, MTE1, 0
+    wait_flag MTE2, MTE1, 0
+    load2d.f16 l0a[0], l1[0], repeat=4, src_stride=2
+    load2d.f16 l0a[2048], l1[512], repeat=4, src_stride=2
+    load2d.f16 l0b[0], l1[4096], repeat=2, src_stride=4, transpose
+    load2d.f16 l0b[1024], l1[4608], repeat=2, src_stride=4, transpose
+    load2d.f16 l0b[2048], l1[5120], repeat=2, src_stride=4, transpose
+    load2d.f16 l0b[3072], l1[5632], repeat=2, src_stride=4, transpose
+    set_flag MTE1, M, 0
+    wait_flag MTE1, M, 0
+    mmad.f16 l0c[0], l0a[0], l0b[0], m=32, n=32, k=64, init
+    set_flag M, FIX, 0
+    wait_flag M, FIX, 0
+    block_idx x8
+    beq x8, 0, first
+    wait_cross FIX, id=3      # block 1 waits
+first:
+    fixpipe.f32.f32 ub[0], l0c[0], m=16, n=32, src_stride=32, dst_stride=32, sub=0
+    fixpipe.f32.f32 ub[0], l0c[1024], m=16, n=32, src_stride=32, dst_stride=32, sub=1
+    set_cross FIX, mode=2, id=0
+    end
+vec:
+    subblock_idx x1
+    mul x3, x1, 1024
+    block_idx x7
+    mul x7, x7, 2048
+    add x3, x3, x7
+    copy_gm_ub ub[4096], bias[0], len=4
+    copy_gm_ub ub[4224], bias[0], len=4
+    set_flag MTE2, V, 0
+    wait_flag MTE2, V, 0
+    wait_cross V, id=0
+    li x9, 0
+spin:
+    vadds.f32 ub[16384], ub[0], 0.0, repeat=8
+    barrier V
+    add x9, x9, 1
+    blt x9, 100, spin
+    vadd.f32 ub[0], ub[0], ub[4096], repeat=8, src1_rep=0
+    barrier V
+    vrelu.f32 ub[0], ub[0], repeat=8
+    barrier V
+    vconv.f16.f32 ub[8192], ub[0], repeat=8, dst_rep=4
+    block_idx x10
+    bne x10, 0, last
+    set_cross V, mode=2, id=3   # block 1 waits
+last:
+    set_flag V, MTE3, 0
+    wait_flag V, MTE3, 0
+    copy_ub_gm C[x3], ub[8192], len=32
+    end
+)";
+
+// With the handshake the run is clean: a core's blocks run one after another, so its later block's
+// accesses of its own buffers follow the earlier block's.
+TEST(PartnerPaths, BlocksOfOneGroupReuseTheVectorCoresUbAfterAHandshake) {
+  Program p = parse_program(kReusedUb, "reuse.s");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  gm.fill_inputs(3);
+  Report r = simulate(one_group_950(), p, gm).report;
+  EXPECT_TRUE(r.diagnostics.empty()) << diagnostics(p, r.diagnostics);
+}
+
+// Without it, block 1's FixPipe overwrites what block 0's vector cores still read: that race alone,
+// told in block order (block 0's reads, then block 1's write) with the handshake as its fix. No
+// advice names flags from a core to itself, nor calls the two blocks of one core unordered.
+TEST(PartnerPaths, AFixPipeOfTheNextBlockOverwritingUbIsTheOnlyRace) {
+  std::string text = kReusedUb;
+  for (const char* line : {"    wait_cross FIX, id=3      # block 1 waits\n", "    set_cross V, mode=2, id=3   # block 1 waits\n"})
+    text.erase(text.find(line), std::string(line).size());
+  Program p = parse_program(text, "reuse.s");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  gm.fill_inputs(3);
+  Report r = simulate(one_group_950(), p, gm).report;
+  const std::string all = diagnostics(p, r.diagnostics);
+  ASSERT_FALSE(r.diagnostics.empty());
+  for (const Diagnostic& d : r.diagnostics) {
+    const std::string t = format_diagnostic(p, d);
+    ASSERT_EQ(d.kind, Diagnostic::Kind::Race) << all;
+    EXPECT_EQ(mnemonic_at(p, d.index), "fixpipe.f32.f32") << t;
+    EXPECT_EQ(d.core, 0) << t;
+    EXPECT_THAT(t, HasSubstr("(pipe FIX, block 1, core 0) writes ub bytes [0, 2048)")) << t;
+    EXPECT_THAT(t, HasSubstr("in block 0 on core")) << t;
+    EXPECT_THAT(t, testing::AnyOf(HasSubstr("`vadds.f32"), HasSubstr("`vadd.f32"))) << t;
+    EXPECT_THAT(t, HasSubstr("`set_cross V, mode=2, id=N` after the first on core")) << t;
+    EXPECT_THAT(t, HasSubstr("`wait_cross FIX, id=N` before the second on core 0")) << t;
+    EXPECT_THAT(t, testing::Not(HasSubstr("give each its own part"))) << t;
+    for (int c = 0; c < 3; ++c) EXPECT_THAT(t, testing::Not(HasSubstr(fmt::format("cores {0} and {0}", c)))) << t;
+  }
+}
+
 TEST(PartnerPaths, OnlyChipsWithThePathHaveThem) {
   // The 910B2's cube and vector cores share no buffer: both instructions are refused, naming the path.
   for (const char* text : {kFixpipeToUb, kUbToL1}) {
