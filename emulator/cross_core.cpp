@@ -28,8 +28,27 @@ CrossCore::Rounds& CrossCore::rounds(int mode, int key, int id, CrossRole role) 
   if (fresh) {
     r.participants = cores_where(role, mode == 0 ? -1 : key);
     r.made.assign(r.participants.size(), 0);
+    // Mode 0 is the launch's cores of a kind; modes 1 and 2 the group's AIVs, run or not.
+    r.required = mode == 0 ? int(r.participants.size()) : topology_.aivs_per_group;
   }
   return r;
+}
+
+std::string CrossCore::missing_partners(int core, int mode, int id) const {
+  const CrossTopology::Core& me = topology_.cores[size_t(core)];
+  std::vector<bool> runs(size_t(std::max(topology_.aivs_per_group, 0)), false);
+  for (int c : cores_where(CrossRole::Aiv, me.group))
+    if (size_t(topology_.cores[size_t(c)].sub) < runs.size()) runs[size_t(topology_.cores[size_t(c)].sub)] = true;
+  std::string missing;
+  for (size_t sub = 0; sub < runs.size(); ++sub)
+    if (!runs[sub])
+      missing += fmt::format("{}AIV {} (subblock {} of group {})", missing.empty() ? "" : " and ",
+                             me.group * topology_.aivs_per_group + int(sub), sub, me.group);
+  if (missing.empty()) return "";
+  return fmt::format("mode {} completes once both AIVs of group {} have set id {}, but {} runs no block of this launch "
+                     "(a launch runs the AIVs its blocks go to): the round never completes and no wait_cross for it "
+                     "returns; launch blocks for both AIVs of the group, or synchronise with mode 0",
+                     mode, me.group, id, missing);
 }
 
 bool CrossCore::join(Rounds& r, int core, uint64_t fire, const Knowledge& knowledge, int32_t index, Round& done) {
@@ -42,7 +61,7 @@ bool CrossCore::join(Rounds& r, int core, uint64_t fire, const Knowledge& knowle
   round.knowledge = merge_knowledge(round.knowledge, knowledge);
   if (fire >= round.fire) round.fire = fire, round.index = index, round.core = core;
   // A core's round k+1 follows its round k, so rounds complete in order.
-  if (number != r.first || round.sets < int(r.participants.size())) return false;
+  if (number != r.first || round.sets < r.required) return false;
   done = std::move(round);
   r.open.pop_front();
   ++r.first;
@@ -89,15 +108,15 @@ void CrossCore::set(int core, int mode, int id, uint64_t fire, const Knowledge& 
     if (join(r, core, fire, knowledge, index, done)) deliver(r.participants, done, id, woken, errors);
     return;
   }
-  Rounds& r = rounds(mode, me.group, id, CrossRole::Aiv);
-  if (!join(r, core, fire, knowledge, index, done)) return;
-  if (mode == 1) return deliver(r.participants, done, id, woken, errors);
   std::vector<int> aic = cores_where(CrossRole::Aic, me.group);
-  if (aic.empty())
+  if (mode == 2 && aic.empty())
     return errors.push_back(fmt::format("mode 2 signals the AIC of group {} once its AIVs have set, but no AIC runs "
                                         "in this launch: nothing receives it",
                                         me.group));
-  deliver(aic, done, id, woken, errors);
+  if (std::string why = missing_partners(core, mode, id); !why.empty()) errors.push_back(std::move(why));
+  Rounds& r = rounds(mode, me.group, id, CrossRole::Aiv);
+  if (!join(r, core, fire, knowledge, index, done)) return;
+  deliver(mode == 1 ? r.participants : aic, done, id, woken, errors);
 }
 
 const CrossDelivery* CrossCore::front(int core, int id) const {
@@ -133,6 +152,7 @@ bool is_cross(const Instr& in) { return is_set_cross(in) || is_wait_cross(in); }
 CrossTopology cross_topology(const ChipConfig& chip, const LaunchPlan& plan) {
   CrossTopology topology;
   const int per_group = std::max(1, chip.vector_cores_per_cube);
+  topology.aivs_per_group = per_group;
   for (const LaunchCore& c : plan.cores) {
     if (c.kind == CoreKind::Aic) topology.cores.push_back({CrossRole::Aic, c.index, 0});
     else topology.cores.push_back({CrossRole::Aiv, c.index / per_group, c.index % per_group});

@@ -6,10 +6,14 @@
 // counter of N is 0, then subtracts 1. Who receives a set depends on its mode:
 //   0  every core of the setter's kind in the launch: once each of them has set N (its k-th set
 //      of N counts toward round k), each of them gets +1;
-//   1  the AIVs of one group: once both (all of the group's AIVs in the launch) have set N, each
-//      gets +1 (an AIC setting mode 1 is a sync error);
+//   1  the AIVs of one group: once both have set N, each gets +1 (an AIC setting mode 1 is a sync
+//      error);
 //   2  AIC <-> AIV of one group: an AIC's set gives each AIV of its group +1; once both AIVs have
 //      set N, their AIC gets +1.
+// "Both" is both AIVs of the chip's group, not those of it the launch runs: an AIV the launch
+// leaves idle (a vector-only launch of one block runs AIV 0 alone) never sets, so its partner's
+// round never completes and a wait for it deadlocks, as on the hardware; the set is a sync error
+// naming the missing AIV.
 // An increment reaches its counters `latency` cycles after the last set of its round fired. It
 // carries what the setters knew (their race-checker clocks, Knowledge below), which the wait
 // merges: that is the cross-core happens-before of the checker.
@@ -46,6 +50,7 @@ struct CrossTopology {
     int sub;
   };
   std::vector<Core> cores;  // by the core's index in the run
+  int aivs_per_group = 2;   // the chip's vector_cores_per_cube: the AIVs a mode-1 or mode-2 round waits for
 };
 
 // One increment on its way to (or in) a core's counter.
@@ -93,7 +98,8 @@ class CrossCore {
     int core = -1;
   };
   struct Rounds {
-    std::vector<int> participants;
+    std::vector<int> participants;  // those in the launch
+    int required = 0;               // sets that complete a round (participants the round waits for)
     std::vector<int> made;     // per participant: sets made so far
     std::deque<Round> open;    // rounds not yet complete, the oldest first
     int first = 0;             // the round number of open.front()
@@ -104,6 +110,9 @@ class CrossCore {
   void deliver(const std::vector<int>& to, const Round& r, int id, std::vector<int>& woken,
                std::vector<std::string>& errors);
   std::vector<int> cores_where(CrossRole role, int group) const;  // group -1: every group
+  // Why the AIVs of `core`'s group cannot complete a round: the group's AIVs the launch does not
+  // run (empty when it runs them all).
+  std::string missing_partners(int core, int mode, int id) const;
 
   CrossTopology topology_;
   uint64_t latency_;

@@ -78,8 +78,10 @@ void add_sync_instructions(std::vector<InstrSpec>& t) {
                             "chip's cross-core latency it adds 1 to the counter `id` of the cores `mode` names (Ascend C "
                             "CrossCoreSetFlag). Mode 0: once every core of the setter's kind has set `id`, each gets +1. "
                             "Mode 1 (AIVs): once both AIVs of the group have set `id`, both get +1. Mode 2: an AIC's set "
-                            "gives each AIV of its group +1; once both AIVs have set `id`, their AIC gets +1. A counter "
-                            "holds at most 16 increments (more is a sync error). Only on chips with AIC and AIV cores.",
+                            "gives each AIV of its group +1; once both AIVs have set `id`, their AIC gets +1. An AIV the "
+                            "launch does not run never sets: its group's mode-1 and mode-2 rounds never complete (a sync "
+                            "error names it). A counter holds at most 16 increments (more is a sync error). Only on "
+                            "chips with AIC and AIV cores.",
                .exec = nothing, .validate = check_cross_pipe});
   t.push_back({.mnemonic = "wait_cross", .pipe = Pipe::All,
                .operands = {pipe("pipe", false, "the pipe that waits"), cross_id()},

@@ -85,6 +85,31 @@ TEST(CrossCoreEngine, Mode1PairsTheAivsOfAGroup) {
   EXPECT_TRUE(e.errors.empty());
 }
 
+// docs/isa.md: mode 1 completes "once both AIVs of the group have set". A launch that runs one AIV
+// of a group (a vector-only launch of one block) leaves the other idle: it never sets, the round
+// never completes, and the set is a sync error naming the idle AIV.
+TEST(CrossCoreEngine, Mode1WaitsForBothAivsOfTheGroupEvenWhenTheLaunchRunsOne) {
+  CrossTopology alone;  // a vector-only launch of one block on a chip with two AIVs per group
+  alone.cores.push_back({CrossRole::Aiv, 0, 0});
+  alone.aivs_per_group = 2;
+  CrossCore cross(alone, kLatency);
+  std::vector<int> woken;
+  std::vector<std::string> errors;
+  for (int mode : {1, 2}) {
+    errors.clear();
+    cross.set(0, mode, 0, 10, nullptr, 3, woken, errors);
+    EXPECT_TRUE(woken.empty()) << "mode " << mode;
+    EXPECT_EQ(cross.front(0, 0), nullptr) << "mode " << mode;
+    ASSERT_EQ(errors.size(), 1u) << "mode " << mode;
+    // Mode 2 from the AIVs has no AIC to reach here; mode 1 misses the partner.
+    if (mode == 1)
+      EXPECT_NE(errors[0].find("but AIV 1 (subblock 1 of group 0) runs no block of this launch"), std::string::npos)
+          << errors[0];
+    else
+      EXPECT_NE(errors[0].find("no AIC runs in this launch"), std::string::npos) << errors[0];
+  }
+}
+
 TEST(CrossCoreEngine, Mode1FromAnAicIsAnError) {
   Engine e;
   e.set(0, 1, 0, 10);

@@ -287,6 +287,44 @@ TEST(CrossCore, Mode2WithoutTheAivsWaitIsAWriteAfterReadRace) {
 
 // ---- errors the checker reports -------------------------------------------------------------------
 
+// Each AIV copies its part of X to Y after a mode-1 round with the other AIV of its group.
+const std::string kMode1Round = R"(.kernel mode1_round
+.block_dim 2
+.tensor X f32 [128] in
+.tensor Y f32 [128] out
+    block_idx x1
+    mul x2, x1, 256
+    copy_gm_ub ub[0], X[x2], len=8
+    set_flag MTE2, MTE3, 0
+    wait_flag MTE2, MTE3, 0
+    set_cross MTE3, mode=1, id=0
+    wait_cross MTE3, id=0
+    copy_ub_gm Y[x2], ub[0], len=8
+    end
+)";
+
+// A vector-only launch of one block runs AIV 0 alone (launch.h): its group's other AIV never sets,
+// so the mode-1 round never completes (docs/isa.md: "once both AIVs of the group have set"). The
+// set is a sync error naming the idle AIV, the wait a deadlock; with both AIVs running it is clean.
+TEST(CrossCore, AMode1RoundWithoutThePartnerAivRunningNeverCompletes) {
+  Ran both = run(kMode1Round);
+  EXPECT_TRUE(both.report.clean()) << diagnostics(both);
+  Ran r{parse_program(kMode1Round, "cross.s"), {}, {}};
+  r.gm = GlobalMemory::for_program(r.program);
+  r.gm.fill_inputs(7);
+  r.report = simulate(load_chip("ascend910b2"), r.program, r.gm, {.blocks = 1}).report;
+  ASSERT_EQ(r.report.cores, 1) << diagnostics(r);
+  const Diagnostic* sync = find(r, Diagnostic::Kind::Sync);
+  ASSERT_NE(sync, nullptr) << diagnostics(r);
+  EXPECT_EQ(sync->index, 5);  // the set_cross
+  EXPECT_THAT(sync->message, HasSubstr("mode 1 completes once both AIVs of group 0 have set id 0, but AIV 1 "
+                                       "(subblock 1 of group 0) runs no block of this launch"));
+  const Diagnostic* deadlock = find(r, Diagnostic::Kind::Deadlock);
+  ASSERT_NE(deadlock, nullptr) << diagnostics(r);
+  EXPECT_EQ(deadlock->index, 6);  // the wait_cross
+  EXPECT_THAT(deadlock->message, HasSubstr("`wait_cross MTE3, id=0` for cross-core flag id 0"));
+}
+
 TEST(CrossCore, Mode1FromACubeCoreIsASyncError) {
   Ran r = run(R"(.kernel k
 .entry aic cube
