@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <type_traits>
+
 namespace cubekit::dsl {
 
 namespace {
@@ -87,6 +89,12 @@ Self& Scheduling<Self>::tile_rows(int64_t rows) {
 
 template <class Self>
 Self& Scheduling<Self>::epilogue_of(const Func& producer) {
+  // Said here, before the directive is added: a Func holding itself in its schedule would never
+  // be freed (compile says the same of a Schedule that names its Func).
+  if constexpr (std::is_same_v<Self, Func>)
+    if (producer.impl == static_cast<Self*>(this)->impl)
+      user_error("{}.epilogue_of({}): a Func is not its own epilogue; epilogue_of() names the contraction (a matmul or a "
+                 "convolution) whose tiles {} reads", producer.name(), producer.name(), producer.name());
   Directive d{Directive::Kind::EpilogueOf, {}, 0, 0, Level::GM, nullptr, fmt::format("epilogue_of({})", producer.name())};
   d.func = producer.impl;
   return add(std::move(d));
