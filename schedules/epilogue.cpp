@@ -53,11 +53,21 @@ class EpilogueCheck {
         user_error("{}: `{}` uses the loop variable {} as a value; the epilogue computes on the result and inputs",
                    where(), e.str(), n.var->name);
       case Op::Func: {
-        bool same = n.func.get() == &producer_ && n.args.size() == f_.args.size();
+        // Any other Func, one of the producer's own name included (names need not be unique).
+        if (n.func.get() != &producer_)
+          user_error("{}: `{}` reads {}{}; an epilogue reads its contraction's result and inputs, no other Func: compute "
+                     "{} as a kernel of its own, or write its expression into {}'s", where(), e.str(), n.func->name,
+                     n.func->name == producer_.name ? " (a Func of the name epilogue_of() names, but not that one)" : "",
+                     n.func->name, f_.name);
+        bool same = n.args.size() == f_.args.size();
         for (size_t i = 0; same && i < n.args.size(); ++i) same = is(n.args[i], i);
-        if (!same)
-          user_error("{}: `{}` is not {} at {}'s own variables; an epilogue reads the contraction's result "
-                     "elementwise", where(), e.str(), producer_.name, f_.name);
+        if (!same) {
+          std::vector<std::string> own;
+          for (const auto& v : f_.args) own.push_back(v->name);
+          user_error("{}: `{}` is not {} at {}'s own variables ({}, in that order); an epilogue reads the contraction's "
+                     "result elementwise, where it is (transposing it is a vector kernel of its own after the "
+                     "contraction)", where(), e.str(), producer_.name, f_.name, fmt::join(own, ", "));
+        }
         calls_producer_ = true;
         return;
       }

@@ -330,8 +330,18 @@ const ApiCase kEpilogues[] = {
     {"EpilogueNotReadingProducer", [] { Epi e; e.D(e.m, e.n) = e.bias(e.n) * 2.0f; e.compile(); },
      {"D.epilogue_of(C): D's definition does not read C"}},
     {"EpilogueReadsProducerElsewhere", [] { Epi e; e.D(e.m, e.n) = Expr(e.mm.c(e.n, e.m)); e.compile(); },
-     {"D.epilogue_of(C): `C(n, m)` is not C at D's own variables; an epilogue reads the contraction's result "
-      "elementwise"}},
+     {"D.epilogue_of(C): `C(n, m)` is not C at D's own variables (m, n, in that order); an epilogue reads the "
+      "contraction's result elementwise, where it is"}},
+    {"EpilogueReadsAnotherFuncOfTheSameName",
+     [] {
+       Epi e;
+       Func other("C");
+       other(e.m, e.n) = e.bias(e.n) * 2.0f;
+       e.D(e.m, e.n) = e.C() + other(e.m, e.n);
+       e.compile();
+     },
+     {"D.epilogue_of(C): `C(m, n)` reads C (a Func of the name epilogue_of() names, but not that one); an epilogue "
+      "reads its contraction's result and inputs, no other Func"}},
     {"EpilogueLoopVariableAsValue", [] { Epi e; e.D(e.m, e.n) = e.C() + f32(e.n); e.compile(); },
      {"D.epilogue_of(C): `n` uses the loop variable n as a value; the epilogue computes on the result and inputs"}},
     {"EpilogueReduces",
