@@ -50,13 +50,9 @@ std::string diagnostics(const Program& p, const std::vector<Diagnostic>& ds) {
 // C = 2 (A x B): the cube core computes A x B (32 x 64 by 64 x 32, as the hand-written mixed
 // example) and its FixPipe puts rows 0-15 into vector core 0's UB and rows 16-31 into vector core
 // 1's; each doubles its rows and writes them to C.
-const char* kFixpipeToUb = R"(.kernel fixpipe_to_ub
-.tensor A f16 [32, 64] in
-.tensor B f16 [64, 32] in
-.tensor C f32 [32, 32] out
-.entry aic cube
-.entry aiv vec
-cube:
+// The cube core's half of both programs below: A x B (32 x 64 by 64 x 32), its FixPipe putting rows
+// 0-15 into vector core 0's UB and rows 16-31 into vector core 1's, then one cross-core flag.
+const std::string kCubeFixpipesToUb = R"(cube:
     copy_gm_l1_nd2nz.f16 l1[0], A[0], rows=32, cols=64, src_stride=64, dst_rows=32
     copy_gm_l1_nd2nz.f16 l1[4096], B[0], rows=64, cols=32, src_stride=32, dst_rows=64
     set_flag MTE2, MTE1, 0
@@ -76,7 +72,15 @@ cube:
     fixpipe.f32.f32 ub[0], l0c[1024], m=16, n=32, src_stride=32, dst_stride=32, sub=1
     set_cross FIX, mode=2, id=0
     end
-vec:
+)";
+
+const std::string kFixpipeToUb = R"(.kernel fixpipe_to_ub
+.tensor A f16 [32, 64] in
+.tensor B f16 [64, 32] in
+.tensor C f32 [32, 32] out
+.entry aic cube
+.entry aiv vec
+)" + kCubeFixpipesToUb + R"(vec:
     subblock_idx x1
     mul x2, x1, 2048
     wait_cross V, id=0
@@ -224,34 +228,14 @@ TEST(PartnerPaths, ARaceOnThePartnersBufferNamesTheCoreThatRanTheInstruction) {
 
 // C = relu(A x B + bias): the FixPipe puts each vector core's rows into its UB (as kFixpipeToUb)
 // and the vector cores add a bias they load first, which makes their vadd come after the FixPipe.
-const char* kFixpipeThenBias = R"(.kernel l0c_ub
+const std::string kFixpipeThenBias = R"(.kernel l0c_ub
 .tensor A f16 [32, 64] in
 .tensor B f16 [64, 32] in
 .tensor bias f32 [32] in
 .tensor C f16 [32, 32] out
 .entry aic cube
 .entry aiv vec
-cube:
-    copy_gm_l1_nd2nz.f16 l1[0], A[0], rows=32, cols=64, src_stride=64, dst_rows=32
-    copy_gm_l1_nd2nz.f16 l1[4096], B[0], rows=64, cols=32, src_stride=32, dst_rows=64
-    set_flag MTE2, MTE1, 0
-    wait_flag MTE2, MTE1, 0
-    load2d.f16 l0a[0], l1[0], repeat=4, src_stride=2
-    load2d.f16 l0a[2048], l1[512], repeat=4, src_stride=2
-    load2d.f16 l0b[0], l1[4096], repeat=2, src_stride=4, transpose
-    load2d.f16 l0b[1024], l1[4608], repeat=2, src_stride=4, transpose
-    load2d.f16 l0b[2048], l1[5120], repeat=2, src_stride=4, transpose
-    load2d.f16 l0b[3072], l1[5632], repeat=2, src_stride=4, transpose
-    set_flag MTE1, M, 0
-    wait_flag MTE1, M, 0
-    mmad.f16 l0c[0], l0a[0], l0b[0], m=32, n=32, k=64, init
-    set_flag M, FIX, 0
-    wait_flag M, FIX, 0
-    fixpipe.f32.f32 ub[0], l0c[0], m=16, n=32, src_stride=32, dst_stride=32, sub=0
-    fixpipe.f32.f32 ub[0], l0c[1024], m=16, n=32, src_stride=32, dst_stride=32, sub=1
-    set_cross FIX, mode=2, id=0
-    end
-vec:
+)" + kCubeFixpipesToUb + R"(vec:
     subblock_idx x1
     mul x3, x1, 1024
     copy_gm_ub ub[4096], bias[0], len=4
@@ -418,7 +402,7 @@ TEST(PartnerPaths, AFixPipeOfTheNextBlockOverwritingUbIsTheOnlyRace) {
 
 TEST(PartnerPaths, OnlyChipsWithThePathHaveThem) {
   // The 910B2's cube and vector cores share no buffer: both instructions are refused, naming the path.
-  for (const char* text : {kFixpipeToUb, kUbToL1}) {
+  for (const std::string& text : {kFixpipeToUb, std::string(kUbToL1)}) {
     Program p = parse_program(text, "p.s");
     GlobalMemory gm = GlobalMemory::for_program(p);
     try {
