@@ -2,13 +2,21 @@
 
 namespace cubekit::codegen {
 
-CoreTiles core_tiles(Kernel& k, bool spread, int64_t fused, int64_t serial, const std::string& suffix) {
+CoreTiles core_tiles(Kernel& k, bool spread, int64_t fused, int64_t serial, const std::string& suffix, bool snake) {
   CoreTiles c;
   c.count = Affine(fused * serial);
   if (spread) {
+    const int64_t bn = k.block_dim, full = fused / bn, left = fused % bn;
     int rounds = k.new_var("rounds" + suffix);
-    c.setup.push_back(let(rounds, Affine(fused - 1) - Affine::var(kBlockIdx), LetOp::Div, k.block_dim));
-    c.count = Affine::var(rounds, serial) + Affine(serial);
+    if (snake && left && full % 2 == 1) {
+      // The last round, part of one, runs backwards: its items go to the last `left` cores,
+      // those with block_idx + left >= bn.
+      c.setup.push_back(let(rounds, Affine::var(kBlockIdx) + Affine(left), LetOp::Div, bn));
+      c.count = Affine::var(rounds, serial) + Affine(full * serial);
+    } else {
+      c.setup.push_back(let(rounds, Affine(fused - 1) - Affine::var(kBlockIdx), LetOp::Div, bn));
+      c.count = Affine::var(rounds, serial) + Affine(serial);
+    }
   }
   c.w = k.new_var("w" + suffix);
   return c;
@@ -103,6 +111,15 @@ std::vector<Node> decode_tiles(Kernel& k, const TileSpace& s, const Affine& w, c
     }
     int u = k.new_var("tile" + suffix);
     out.push_back(let(u, Affine::var(kBlockIdx) + round * k.block_dim, LetOp::Add, 0));
+    if (s.snake && k.block_dim > 1) {  // odd rounds: block_num - 1 - block_idx, as (bn - 1)(block_idx + 1) % bn
+      const int64_t bn = k.block_dim;
+      int parity = k.new_var("parity" + suffix), back = k.new_var("back" + suffix);
+      out.push_back(let(parity, round, LetOp::Rem, 2));
+      out.push_back(when(Affine::var(parity), 1,
+                         {let(back, Affine::var(kBlockIdx, bn - 1) + Affine(bn - 1), LetOp::Rem, bn),
+                          let(u, Affine::var(back) + round * bn, LetOp::Add, 0)},
+                         {}));
+    }
     int inner = s.on_cores;
     if (s.group > 1) {
       int rest = decode_grouped(k, s, u, suffix, index, out);

@@ -24,8 +24,9 @@ struct CoreTiles {
 };
 
 // `spread`: the fused iterations go to k.block_dim cores (else one core runs fused * serial).
-// The variables are named rounds<suffix> and w<suffix>.
-CoreTiles core_tiles(Kernel& k, bool spread, int64_t fused, int64_t serial, const std::string& suffix = "");
+// The variables are named rounds<suffix> and w<suffix>. `snake`: see TileSpace::snake.
+CoreTiles core_tiles(Kernel& k, bool spread, int64_t fused, int64_t serial, const std::string& suffix = "",
+                     bool snake = false);
 
 // A kernel's tile loops, outermost first: the first `on_cores` fused and spread over the cores
 // (their iterations `fused`), the others run in turn on the core (`serial`); the last two core
@@ -38,6 +39,11 @@ struct TileSpace {
   std::vector<TileDim> loops;
   int on_cores = 0;
   int64_t group = 1;
+  // The cores take the fused iterations in the opposite order every other round (core c takes
+  // c, 2 block_num - 1 - c, 2 block_num + c, ...): items whose cost falls along the order (a
+  // causal mask's query tiles, longest first) then even out over the cores, where in the same
+  // order every round core 0 took the longest of each.
+  bool snake = false;
   int64_t fused() const;
   int64_t serial() const;
 };
@@ -45,6 +51,7 @@ struct TileSpace {
 // The index of each tile loop (a variable, in `index`) of this core's tile number w, written once
 // for every nest:
 //   u = block_idx + (w / serial) * block_num              the fused core iteration
+//       (snake, in odd rounds: block_num - 1 - block_idx + (w / serial) * block_num)
 //   the core loops from u, the last varying fastest       (grouped: the last two by decode_grouped)
 //   the serial loops from w % serial, the same way
 // Each part's outermost loop takes what the inner ones leave, which is below its extent: no

@@ -51,11 +51,11 @@ class FlashNest {
     pool_ = std::make_unique<ScratchPool>(k_);
     index_ = std::make_unique<ScoreIndices>(k_, p_, m16_, kv16_);
 
-    const TileSpace space = attention_items(p_);
+    const TileSpace space = attention_items(p_, chip_);
     const int64_t items = space.fused();
     k_.block_dim = int(std::min<int64_t>(items, chip_.cores));
     k_.tensors[4].shape = {k_.block_dim, m16_ * kv16_};
-    CoreTiles tiles = core_tiles(k_, true, items, 1);
+    CoreTiles tiles = core_tiles(k_, true, items, 1, "", space.snake);
     std::vector<int> index;
     std::vector<Node> item = decode_tiles(k_, space, Affine::var(tiles.w), "", index);
     const auto [bh, qi] = attention_item(k_, p_, index, item, "");
@@ -469,11 +469,12 @@ std::vector<Node> load_mask(const sched::AttentionPlan& p, const MaskTile& m) {
   return out;
 }
 
-TileSpace attention_items(const sched::AttentionPlan& p) {
+TileSpace attention_items(const sched::AttentionPlan& p, const ChipConfig& chip) {
   TileSpace space;
   space.loops = {{"bh", p.batch * p.heads}, {"qt", p.q_tiles()}};
   if (p.causal) std::swap(space.loops[0], space.loops[1]);
   space.on_cores = 2;
+  space.snake = p.causal && chip.timing.core_start_cycles == 0;
   return space;
 }
 

@@ -73,8 +73,12 @@ std::vector<Node> zero_before_loads(Kernel& k, ScratchPool& pool, int buffer);
 // round's items (of one query tile, or two, where there are as many batch x heads as cores) cost
 // about the same, the cheapest last. Handed out (batch x head)-major, a core took the same query
 // tile in every round when the tiles divided the cores, and one core every longest tile (a 950
-// probe: causal at S = 2048 as slow as unmasked).
-TileSpace attention_items(const sched::AttentionPlan& plan);
+// probe: causal at S = 2048 as slow as unmasked). Where the cores start together (no
+// core_start_cycles), the rounds go in snake order (TileSpace::snake), which evens the cores'
+// work: the 910's causal kernels ran 2-43% faster so. Where they start one after another, the
+// same order every round gives the late cores the short tiles, which suits them: the snake there
+// lost up to 20% at S <= 2K (and won up to 27% at 4K and 8K).
+TileSpace attention_items(const sched::AttentionPlan& plan, const ChipConfig& chip);
 struct AttentionItem {
   Affine bh, qi;  // batch x head, and query tile
 };

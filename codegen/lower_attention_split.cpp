@@ -91,7 +91,7 @@ class SplitFlash {
     pool_ = std::make_unique<ScratchPool>(k_);
     index_ = std::make_unique<ScoreIndices>(k_, p_, h_, kv16_);
 
-    const TileSpace space = attention_items(p_);
+    const TileSpace space = attention_items(p_, chip_);
     const int64_t items = space.fused();
     k_.block_dim = int(std::min<int64_t>(items, chip_.cores));
     const int64_t groups = k_.block_dim;
@@ -117,7 +117,7 @@ class SplitFlash {
   // One side's program: its credits given, the items, the credits taken back.
   std::vector<Node> program(const TileSpace& space, int64_t items, bool aiv) {
     const std::string sfx = aiv ? "_v" : "";
-    CoreTiles tiles = core_tiles(k_, true, items, 1, sfx);
+    CoreTiles tiles = core_tiles(k_, true, items, 1, sfx, space.snake);
     std::vector<Node> body = aiv ? index_->ramp() : std::vector<Node>{};
     // The hand-off counters (slot = counter % slots), over the core's whole run.
     const int cs = k_.new_var("n_s" + sfx), cp = k_.new_var("n_p" + sfx), cpv = k_.new_var("n_pv" + sfx);

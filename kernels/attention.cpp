@@ -9,33 +9,48 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace cubekit::kernels {
 
 namespace {
 
 void check(const AttentionOptions& o) {
-  auto positive = [](const char* what, int64_t v) {
-    if (v <= 0) user_error("attention: --{} {} must be positive", what, v);
+  // Named as the CLI's flag and the Python argument that set them: the same check serves both.
+  auto positive = [](const char* what, const char* where, int64_t v) {
+    if (v <= 0) user_error("attention: {} is {}; it must be positive ({})", what, v, where);
   };
-  positive("batch", o.batch);
-  positive("heads", o.heads);
-  positive("seq-q", o.seq_q);
-  positive("dim", o.dim);
-  if (o.kv_heads < 0) user_error("attention: --kv-heads {} must be positive (0: as many as --heads)", o.kv_heads);
-  if (o.seq_kv < 0) user_error("attention: --seq-kv {} must be positive (0: as long as --seq-q)", o.seq_kv);
+  positive("the batch", "--batch; Python: q's first dim", o.batch);
+  positive("the number of query heads", "--heads; Python: q's heads dim", o.heads);
+  positive("the query length", "--seq-q; Python: q's L dim", o.seq_q);
+  positive("the head dim", "--dim; Python: q's last dim", o.dim);
+  if (o.kv_heads < 0)
+    user_error("attention: the number of K/V heads is {}; it must be positive, or 0 for as many as the query heads (--kv-heads)",
+               o.kv_heads);
+  if (o.seq_kv < 0)
+    user_error("attention: the key length is {}; it must be positive, or 0 for as long as the queries (--seq-kv)", o.seq_kv);
+  // The scores are f32: a scale or cap past its range makes every score inf or NaN.
+  constexpr double kF32Max = 3.4028234663852886e38;
   if (o.scale < 0 || !std::isfinite(o.scale)) user_error("attention: scale {} must be a positive number (0: 1 / sqrt(dim))", o.scale);
+  if (o.scale > kF32Max) user_error("attention: scale {} is past f32's range (the scores are f32); give at most {}", o.scale, kF32Max);
   if (o.softcap < 0 || !std::isfinite(o.softcap))
     user_error("attention: softcap {} must be a positive number (the cap of the scaled scores; 0: none)", o.softcap);
+  if (o.softcap > kF32Max / 2 || (o.softcap > 0 && o.softcap < 2 / kF32Max))
+    user_error("attention: softcap {} makes c tanh(s / c) overflow f32 (the kernel computes 2c and 2 / c); give one from {} to {}",
+               o.softcap, 2 / kF32Max, kF32Max / 2);
   if (o.softcap > 0 && o.score_mod)
     user_error("attention: both softcap {} and a score_mod are given; give one (write the cap into the score_mod: "
                "c tanh(s / c) = c - 2c / (exp(2s / c) + 1))", o.softcap);
-  if (o.window < 0) user_error("attention: --window {} must be positive (the keys a query sees; 0: all)", o.window);
+  if (o.window < 0)
+    user_error("attention: a sliding window of {} keys; it must be positive (the keys a query sees), or 0 for none (--window)",
+               o.window);
   if (o.window > 0 && !o.causal)
     user_error("attention: a sliding window of {} keys covers the keys up to each query (i - window < j <= i), so it needs "
                "causal attention: add --causal (Python: causal=True)", o.window);
-  if (o.tile_q < 0 || o.tile_kv < 0) user_error("attention: tiles {} x {} must be positive (0: the default)", o.tile_q, o.tile_kv);
+  if (o.tile_q < 0 || o.tile_kv < 0)
+    user_error("attention: tiles {} x {}; each must be positive, or 0 for the default (--tile-q, --tile-kv)", o.tile_q, o.tile_kv);
   if (o.mask.size() > 4)
     user_error("attention: --mask has {} dims; it is at most (batch, heads, seq-q, seq-kv), its leading dims of 1 left out",
                o.mask.size());
@@ -90,6 +105,33 @@ bool fits(const AttentionOptions& o, int64_t tq, int64_t tkv, const ChipConfig& 
   return codegen::attention_overflow(plan, chip) == Space::GM;
 }
 
+// What the busiest core of a flash nest costs, in units of a row and a key: the cores take the
+// items in rounds (under a causal mask the longest query tiles first, in snake order where the
+// cores start together, as the nests do: codegen::attention_items), and an item of tq query rows visiting n key tiles of tkv costs
+// (tq + 16) n (tkv + 512). A tile pays for more than its rows and keys: the K/V stream and the
+// hand-offs of each key tile, about 11 rows' worth on the 910B2 at S = 4K (rounds of 64 rows
+// 22.3 us, of 128 rows 41.3 us), taken as 16; and, on many cores, a key tile of 64 costs nearly
+// what one of 128 does: 512 keys' worth is fitted to the timing model's runs of causal attention
+// (batch x heads 1, 2, 3, 8; S 512 to 8K; every chip; tiles 32, 64, 128), where it picks tiles
+// within 1% of the best on average and 17.5% at worst (S = 512, 1 head, on the 910B2), against 7%
+// and 55% for the rounds alone. Unmasked, the key tiles are the same whatever the query tile.
+double max_core_cost(const AttentionOptions& o, int64_t heads, int64_t tq, int64_t tkv, int64_t seq_kv,
+                     const ChipConfig& chip) {
+  constexpr double kTileRows = 16, kTileKeys = 512;
+  const int64_t q_tiles = cdiv(o.seq_q, tq), kv_tiles = cdiv(seq_kv, tkv), items = heads * q_tiles;
+  const int64_t bn = std::min<int64_t>(items, chip.cores);
+  const bool snake = chip.timing.core_start_cycles == 0;
+  const double per_key_tile = (double(tq) + kTileRows) * (double(tkv) + kTileKeys);
+  if (!o.causal) return double(cdiv(items, bn) * kv_tiles) * per_key_tile;
+  std::vector<double> core(size_t(bn), 0.0);
+  for (int64_t u = 0; u < items; ++u) {
+    const int64_t round = u / bn, at = u % bn, c = snake && round % 2 ? bn - 1 - at : at;
+    const int64_t qi = q_tiles - 1 - u / heads;  // query rows i see keys j <= i
+    core[size_t(c)] += double(std::min(qi + 1, kv_tiles)) * per_key_tile;
+  }
+  return *std::max_element(core.begin(), core.end());
+}
+
 }  // namespace
 
 std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, const ChipConfig& chip) {
@@ -105,21 +147,19 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
   };
   if (o.tile_q) return tiles(o.tile_q);
   define(o, 16, 16);  // tensors too big for the host are the user's error here, before any arithmetic on their sizes
-  // Of the query tiles that fit, the one whose rounds over the cores cost least: a core runs
-  // ceil(items / cores) items one after another, each costing its rows plus what a tile pays
-  // whatever its rows (the K/V stream, the hand-offs of every key tile): about 11 rows' worth on
-  // the 910B2 at S = 4K (rounds of 64 rows 22.3 us, of 128 rows 41.3 us), taken as 16. 4K queries
-  // on 24 cores then run as 3 rounds of 64 rows (2 of 128 leave 16 cores idle in the second),
-  // 8K as 3 rounds of 128 rather than 11 of 32, 2K as one round of 128. The largest wins a tie.
-  constexpr int64_t kTileRows = 16;
+  // Of the query tiles that fit, the one whose busiest core costs least (max_core_cost). 4K
+  // queries on 24 cores then run as 3 rounds of 64 rows (2 of 128 leave 16 cores idle in the
+  // second), 8K as 3 rounds of 128 rather than 11 of 32, 2K as one round of 128; causal, where a
+  // key tile is as big as a query tile, 4K as 128 rows (on the 910B2 41.0 us, against 57.4 at 64).
+  // The largest wins a tie.
   const int64_t heads = o.batch * o.heads;
   std::pair<int64_t, int64_t> best = tiles(16);
-  int64_t best_rows = INT64_MAX;
+  double best_cost = INFINITY;
   for (int64_t q : {128, 64, 32}) {
     auto [tq, tkv] = tiles(q);
     if (!fits(o, tq, tkv, chip)) continue;
-    const int64_t rows = cdiv(heads * cdiv(o.seq_q, tq), chip.cores) * (tq + kTileRows);
-    if (rows < best_rows) best = {tq, tkv}, best_rows = rows;
+    const double cost = max_core_cost(o, heads, tq, tkv, seq_kv, chip);
+    if (cost < best_cost) best = {tq, tkv}, best_cost = cost;
   }
   return best;
 }

@@ -46,7 +46,10 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   if (form.hidden != kHiddenScore && form.hidden != kMaskedScore)
     user_error("{}: a hidden key's score is {}; the flash kernels write kHiddenScore ({}) or kMaskedScore ({})", name,
                form.hidden, kHiddenScore, kMaskedScore);
-  if (form.window > 0) scores = dsl::select(Expr(i) - Expr(j) < int(form.window), scores, Expr(form.hidden));
+  // A window of at least the queries' length hides no key (i - j < seq_q always): none. A
+  // shorter one fits the DSL's 32-bit integers, as the lengths do.
+  if (form.window > 0 && form.window < form.q.shape()[2])
+    scores = dsl::select(Expr(i) - Expr(j) < int(form.window), scores, Expr(form.hidden));
   f.s(b, h, i, j) = form.causal ? dsl::select(Expr(j) <= Expr(i), scores, Expr(form.hidden)) : scores;
   f.m(b, h, i) = dsl::maximum(f.s(b, h, i, t));
   f.e(b, h, i, j) = dsl::exp(f.s(b, h, i, j) - f.m(b, h, i));

@@ -89,7 +89,9 @@ struct AttentionForm {
   double scale = 1;
   bool causal = false;
   DType out = DType::f16;
-  std::optional<dsl::Input> mask;  // additive, f32, (B or 1, H or 1, L or 1, S)
+  // Additive, f32, (B or 1, H or 1, L or 1, S). Keep its values at kMaskedScore or above: one below
+  // kHiddenScore outweighs the keys the causal mask hides (Python clamps its float masks so).
+  std::optional<dsl::Input> mask;
   ScoreMod score_mod;              // g of the scaled score and its indices (null: none)
   // Causal only: a sliding window of this many keys, query i seeing keys i - window + 1 .. i
   // (Mistral's); 0: none. S = select(j <= i, select(i - j < window, .., hidden), hidden).

@@ -70,10 +70,13 @@ int run_conv(const ConvArgs& a) {
 // ---- attention ----
 
 
+// Every option that changes what is computed: the shapes, and the scores' modifications.
 std::string attention_headline(const kernels::AttentionOptions& o) {
   return fmt::format("attention batch {} heads {}/{} seq {} x {} dim {}{} {}", o.batch, o.heads, o.kv_heads ? o.kv_heads : o.heads,
                      o.seq_q, o.seq_kv ? o.seq_kv : o.seq_q, o.dim, o.causal ? " causal" : "", dtype_name(o.dtype)) +
-         (o.mask.empty() ? "" : fmt::format(" mask [{}]", fmt::join(o.mask, ", ")));
+         (o.mask.empty() ? "" : fmt::format(" mask [{}]", fmt::join(o.mask, ", "))) +
+         (o.window ? fmt::format(" window {}", o.window) : "") + (o.scale ? fmt::format(" scale {}", o.scale) : "") +
+         (o.softcap ? fmt::format(" softcap {}", o.softcap) : "") + (o.alibi ? " alibi" : "") + (o.lse ? " lse" : "");
 }
 
 int run_attention(const AttentionArgs& a) {
@@ -83,7 +86,10 @@ int run_attention(const AttentionArgs& a) {
   const int64_t seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
   const int64_t tile_q = at.tile_q, tile_kv = at.tile_kv;  // the tiles attention() gave flash()
   nlohmann::json extra = {{"shape", {{"batch", o.batch}, {"heads", o.heads}, {"kv_heads", o.kv_heads ? o.kv_heads : o.heads},
-                                     {"seq_q", o.seq_q}, {"seq_kv", seq_kv}, {"dim", o.dim}, {"causal", o.causal}}},
+                                     {"seq_q", o.seq_q}, {"seq_kv", seq_kv}, {"dim", o.dim}, {"causal", o.causal},
+                                     {"dtype", dtype_name(o.dtype)}, {"mask", o.mask}, {"window", o.window},
+                                     {"scale", o.scale ? o.scale : 1.0 / std::sqrt(double(o.dim))}, {"softcap", o.softcap},
+                                     {"alibi", o.alibi}, {"lse", o.lse}}},
                           {"tiles", {{"q", tile_q}, {"kv", tile_kv}}}, {"preload", at.preload}};
   // Two products of 2 * seq_q * seq_kv * dim each (the published kernels' count, 4 S0 S1 D); a
   // causal mask does about half.

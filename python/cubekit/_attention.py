@@ -65,7 +65,9 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     h // (heads // kv_heads), torch's enable_gqa=True). causal=True: query i sees keys 0..i (torch's
     is_causal, the mask's top left on the diagonal). attn_mask: torch's, broadcastable to (batch, heads,
     L, S) with its last dim S: boolean (True: the key takes part) or float (added to the scaled
-    scores; computed in float32). scale: None is 1 / sqrt(E). softcap: None, or c > 0 capping each
+    scores; computed in float32; below -1e30, -inf included, it counts as -1e30, a False). A row
+    whose every key is masked averages V over its keys (under causal=True, over the keys 0..i it
+    sees), where torch returns NaN (or 0, with its safe softmax). scale: None is 1 / sqrt(E). softcap: None, or c > 0 capping each
     scaled score s to c tanh(s / c) before the mask (flash-attn's softcap, Gemma 2's attention logit
     softcapping). score_mod: None, or a function of the scaled score as an Expr returning what it
     becomes, elementwise: score_mod(score), or FlexAttention's score_mod(score, b, h, q_idx, kv_idx)
@@ -104,7 +106,10 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
         if mask.dtype == _np.bool_:
             mask = _np.where(mask, 0.0, -1e30).astype(_np.float32)  # what the kernel adds for a key left out
         elif mask.dtype.kind == "f":
-            mask = mask.astype(_np.float32)
+            # Below -1e30 (-inf, finfo.min) is a key left out as a False is: under the causal mask's
+            # hidden keys (-2e38), which would otherwise take the softmax of a row whose visible
+            # keys are all masked. NaN stays NaN.
+            mask = _np.maximum(mask.astype(_np.float32), _np.float32(-1e30))
         else:
             raise _cubekit.Error(f"{kernel}: attn_mask is {mask.dtype}; it must be boolean (True: the key takes part) or float "
                                  "(added to the scaled scores)")

@@ -26,6 +26,8 @@ def array(a, what):
         a = _np.asarray(a)
     if not isinstance(a, _np.ndarray):
         raise _cubekit.Error(f"{what}: expected a numpy array, got {type(a).__name__}")
+    if not a.dtype.isnative:  # the same values in the host's byte order (a '>f2' array is float16 too)
+        a = a.astype(a.dtype.newbyteorder("="))
     return a if a.flags.c_contiguous else _np.ascontiguousarray(a)  # (ascontiguousarray makes 0-d arrays 1-d)
 
 

@@ -65,11 +65,11 @@ py::array checked_array(const py::handle& object, DType dtype, const std::vector
   if (a.dtype().attr("byteorder").cast<std::string>() == (std::endian::native == std::endian::little ? ">" : "<") &&
       a.dtype().attr("newbyteorder")("=").equal(numpy_dtype(dtype)))
     a = a.attr("astype")(numpy_dtype(dtype));  // the other byte order: converted, as strided arrays are copied
-  if (!a.dtype().is(numpy_dtype(dtype)) && dtype == DType::bf16)
+  if (!a.dtype().equal(numpy_dtype(dtype)) && dtype == DType::bf16)
     user_error("{}: the array is {} but the tensor is bf16, which numpy lacks: pass its bit patterns as numpy.uint16, "
                "e.g. cubekit.bf16_from_float32(array)",
                what, std::string(py::str(a.dtype().attr("name"))));
-  if (!a.dtype().is(numpy_dtype(dtype)))
+  if (!a.dtype().equal(numpy_dtype(dtype)))
     user_error("{}: the array is {} but the tensor is {}; convert it with .astype(numpy.{})", what,
                std::string(py::str(a.dtype().attr("name"))), dtype_name(dtype),
                std::string(py::str(numpy_dtype(dtype).attr("name"))));

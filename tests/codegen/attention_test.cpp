@@ -283,6 +283,28 @@ TEST(Attention, CausalWorkIsSpreadOverTheCubeCores) {
   EXPECT_LT(double(masked.cycles), 0.7 * double(whole.cycles)) << "causal " << masked.cycles << ", unmasked " << whole.cycles;
 }
 
+// Where the cores start together (the 910), a causal kernel's rounds go in snake order: every
+// query tile once, whether the last, partial round runs backwards (40 items on 32 cores) or
+// forwards (72), and the cores' work even (64 query tiles on 32 cores: 65 key tiles each, where
+// the same order every round gave core 0 96 and core 31 34).
+TEST(Attention, CausalRoundsInSnakeOrderCoverEveryTileOnce) {
+  const ChipConfig chip = load_chip("ascend910");
+  ASSERT_EQ(chip.timing.core_start_cycles, 0);
+  for (int64_t seq : {80, 144}) {
+    AttentionOptions o = attn(1, 8, 8, seq, seq, 64, true);
+    o.tile_q = o.tile_kv = 16;
+    expect_correct(o, chip);
+  }
+  AttentionOptions o = attn(1, 1, 1, 4096, 4096, 64, true);
+  o.tile_q = o.tile_kv = 64;
+  kernels::RunSettings s;
+  s.sim.timing_only = true, s.reference = false;
+  const Report r = kernels::compile_and_run(kernels::attention(o, chip).outputs(), chip, s).sim.report;
+  uint64_t least = UINT64_MAX, most = 0;
+  for (const CoreStats& c : r.per_core) least = std::min(least, c.cycles), most = std::max(most, c.cycles);
+  EXPECT_LT(double(most), 1.1 * double(least)) << "cores from " << least << " to " << most << " cycles";
+}
+
 // The reference the kernel is checked against is attention: the Funcs on the host against loops
 // written here (double precision, softmax over the keys a query sees).
 TEST(Attention, TheReferenceIsAttention) {

@@ -1,8 +1,9 @@
 // The decode of a core's tile number into the tile loops' indices (codegen/core_tiles.h), which
 // every nest uses, as a function checked over every coordinate (as CuTe checks its layouts): for
-// random tile spaces (loops on the cores and serial ones, rasterised groups, loops of one trip)
-// and core counts, the nodes it makes are run here by a small interpreter of Let and If, and
-// every core's tile numbers must cover every index tuple of the space exactly once, in bounds.
+// random tile spaces (loops on the cores and serial ones, rasterised groups, loops of one trip,
+// rounds in snake order) and core counts, the nodes it and core_tiles' count make are run here by
+// a small interpreter of Let and If, and every core's tile numbers must cover every index tuple
+// of the space exactly once, in bounds.
 // The expected order of the serial loops and of an ungrouped decode is row-major, written here
 // independently.
 #include "codegen/core_tiles.h"
@@ -52,6 +53,7 @@ Space random_space(std::mt19937& rng) {
   if (sp.s.on_cores >= 2 && rng() % 2) sp.s.group = std::uniform_int_distribution<int64_t>(2, 4)(rng);
   // As the nests choose it: at most one core per fused iteration.
   sp.block_dim = sp.s.on_cores ? int(std::min<int64_t>(std::uniform_int_distribution<int>(1, 7)(rng), sp.s.fused())) : 1;
+  sp.s.snake = sp.s.on_cores && rng() % 2;
   return sp;
 }
 
@@ -63,18 +65,21 @@ TEST(DecodeTiles, EveryIndexOnceOverEveryCoresTiles) {
     k.new_var("block_idx");
     k.new_var("block_num");
     k.block_dim = sp.block_dim;
-    int w = k.new_var("w");
+    const int64_t fused = sp.s.fused(), serial = sp.s.serial();
+    const CoreTiles tiles = core_tiles(k, sp.s.on_cores > 0, fused, serial, "", sp.s.snake);
+    const int w = tiles.w;
     std::vector<int> index;
     std::vector<Node> nodes = decode_tiles(k, sp.s, Affine::var(w), "", index);
     ASSERT_EQ(index.size(), sp.s.loops.size());
-    const int64_t fused = sp.s.fused(), serial = sp.s.serial();
     std::set<std::vector<int64_t>> seen;
     for (int core = 0; core < sp.block_dim; ++core) {
-      // core_tiles' count: this core's fused iterations (core, core + block_dim, ...), each with
-      // every serial iteration
-      const int64_t rounds = sp.s.on_cores ? (fused - 1 - core) / sp.block_dim + 1 : fused;
-      for (int64_t t = 0; t < rounds * serial; ++t) {
-        Env env = {{kBlockIdx, core}, {kBlockNum, sp.block_dim}, {w, t}};
+      // core_tiles' count: this core's fused iterations, each with every serial iteration
+      Env setup = {{kBlockIdx, core}, {kBlockNum, sp.block_dim}};
+      run(tiles.setup, setup);
+      const int64_t count = eval(tiles.count, setup);
+      for (int64_t t = 0; t < count; ++t) {
+        Env env = setup;
+        env[w] = t;
         run(nodes, env);
         std::vector<int64_t> at;
         for (size_t i = 0; i < index.size(); ++i) {
@@ -84,10 +89,12 @@ TEST(DecodeTiles, EveryIndexOnceOverEveryCoresTiles) {
           at.push_back(v);
         }
         EXPECT_TRUE(seen.insert(at).second) << "trial " << trial << ": a tile decoded twice";
-        // Row-major where nothing is grouped: the fused iteration and the serial one, the last
+        // Row-major where nothing is grouped: the fused iteration (core c takes c, c + block_dim,
+        // ...; snake: c, 2 block_dim - 1 - c, 2 block_dim + c, ...) and the serial one, the last
         // loop varying fastest.
         if (sp.s.group == 1) {
-          const int64_t u = sp.s.on_cores ? core + (t / serial) * sp.block_dim : 0, r = sp.s.on_cores ? t % serial : t;
+          const int64_t round = t / serial, place = sp.s.snake && round % 2 ? sp.block_dim - 1 - core : core;
+          const int64_t u = sp.s.on_cores ? place + round * sp.block_dim : 0, r = sp.s.on_cores ? t % serial : t;
           int64_t cu = u, cr = r;
           for (int i = int(at.size()) - 1; i >= 0; --i) {
             int64_t& from = i < sp.s.on_cores ? cu : cr;

@@ -256,10 +256,24 @@ TEST(AttentionErrors, WindowWithoutCausal) {
                      "needs causal attention: add --causal (Python: causal=True)"});
 }
 
+TEST(AttentionErrors, ScalePastF32) {
+  auto o = bert();
+  o.scale = 1e39;
+  expect_user_error([&] { kernels::attention(o, attention_chip()); },
+                    {"attention: scale 1e+39 is past f32's range (the scores are f32); give at most 3.4028234663852886e+38"});
+}
+
+TEST(AttentionErrors, SoftcapPastF32) {
+  auto o = bert();
+  o.softcap = 1e39;
+  expect_user_error([&] { kernels::attention(o, attention_chip()); },
+                    {"attention: softcap 1e+39 makes c tanh(s / c) overflow f32 (the kernel computes 2c and 2 / c)"});
+}
+
 TEST(AttentionErrors, NegativeWindow) {
   auto o = bert();
   o.causal = true, o.window = -4;
-  expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: --window -4 must be positive"});
+  expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: a sliding window of -4 keys; it must be positive (the keys a query sees), or 0 for none (--window)"});
 }
 
 TEST(AttentionErrors, WindowLeavesQueriesNoKey) {
@@ -316,10 +330,10 @@ TEST(AttentionErrors, AnotherScheduleCall) {
 TEST(AttentionErrors, NegativeOptions) {
   auto o = bert();
   o.seq_q = 0;
-  expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: --seq-q 0 must be positive"});
+  expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: the query length is 0; it must be positive (--seq-q; Python: q's L dim)"});
   o = bert();
   o.kv_heads = -1;
-  expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: --kv-heads -1 must be positive"});
+  expect_user_error([&] { kernels::attention(o, attention_chip()); }, {"attention: the number of K/V heads is -1; it must be positive, or 0 for as many as the query heads (--kv-heads)"});
 }
 
 TEST(AttentionErrors, ASecondOutputThatIsNotItsLogsumexp) {

@@ -157,6 +157,11 @@ def test_window_sees_the_last_keys_only(rng, chip):
     np.testing.assert_allclose(o.astype(np.float64), (p / p.sum(-1, keepdims=True)) @ vv, atol=2e-2, rtol=2e-2)
     with pytest.raises(ck.Error, match="add --causal"):
         kernels.attention(q, k, v, window=50)
+    # A window as long as the queries or longer (past 2^32 too, once cut to 32 bits) hides no key.
+    whole, _ = kernels.attention(q, k, v, causal=True, tile_q=32, tile_kv=32, chip=chip)
+    for w in (200, 2**32 + 3):
+        o, _ = kernels.attention(q, k, v, causal=True, window=w, tile_q=32, tile_kv=32, chip=chip)
+        np.testing.assert_array_equal(o, whole)
 
 
 def test_score_mod_errors_name_what_is_wrong():
@@ -258,6 +263,30 @@ def test_a_row_with_every_key_masked_spreads_over_its_keys(rng, chip, S):
     ref = sdpa_masked(q, k, v, np.where(keep, 0.0, -1e30))
     np.testing.assert_allclose(o[0, :, 17].astype(np.float64), v[0].astype(np.float64).mean(1), atol=2e-3)
     np.testing.assert_allclose(o.astype(np.float64), ref, atol=2e-2, rtol=2e-2)
+
+
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
+@pytest.mark.parametrize("fill", [-np.inf, np.finfo(np.float32).min])
+def test_a_float_mask_below_minus_big_hides_no_future_key(rng, chip, fill):
+    """Left padding as float masks write it (-inf, finfo.min) under causal=True: a query whose visible
+    keys are all padding averages them, as a boolean mask's False does; it never reads a later key
+    (below the causal mask's hidden keys, such a mask once gave them the softmax)."""
+    q, k, v = (rng.standard_normal((1, 1, 40, 64)).astype(np.float16) for _ in range(3))
+    pad = np.zeros((1, 1, 1, 40), np.float32)
+    pad[..., :3] = fill
+    o, _ = kernels.attention(q, k, v, attn_mask=pad, causal=True, chip=chip, raise_on_diagnostics=True)
+    keep = np.ones((1, 1, 1, 40), bool)
+    keep[..., :3] = False
+    want, _ = kernels.attention(q, k, v, attn_mask=keep, causal=True, chip=chip)
+    np.testing.assert_array_equal(o, want)
+    np.testing.assert_allclose(o[0, 0, 2].astype(np.float64), v[0, 0, :3].astype(np.float64).mean(0), atol=2e-3)
+
+
+def test_inputs_in_the_other_byte_order(rng):
+    q, k, v = (rng.standard_normal((1, 2, 24, 64)).astype(np.float16) for _ in range(3))
+    want, _ = kernels.attention(q, k, v)
+    o, _ = kernels.attention(q.astype(">f2"), k.astype(">f2"), v.astype(">f2"))
+    np.testing.assert_array_equal(o, want)
 
 
 @pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
