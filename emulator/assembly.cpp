@@ -47,14 +47,29 @@ class Parser {
       pos = eol + 1;
     }
     resolve_labels();
+    if (program_.code.empty())
+      user_error("{}: the program has no instructions; a kernel is its instructions, the last of them `end` "
+                 "(examples/asm/ has some to start from)", name_);
     return std::move(program_);
   }
 
+  // The line is shown kAround bytes either side of the column, and the message cut at kMessage:
+  // a 10 MB literal once made a 20 MB message.
   [[noreturn]] void error(int column, const std::string& message) {
-    std::string caret;  // keeps the line's tabs so the caret lands under the column
-    for (int i = 0; i + 1 < column && i < int(line_.size()); ++i)
-      if ((static_cast<unsigned char>(line_[i]) & 0xC0) != 0x80) caret += line_[i] == '\t' ? '\t' : ' ';  // one per character
-    user_error("{}:{}:{}: error: {}\n  {}\n  {}^", name_, line_no_, column, message, line_, caret);
+    constexpr size_t kAround = 80, kMessage = 400;
+    auto continuation = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
+    const size_t at = std::min(size_t(std::max(column, 1) - 1), line_.size());
+    size_t from = at > kAround ? at - kAround : 0, to = std::min(line_.size(), at + kAround);
+    while (from > 0 && continuation(line_[from])) --from;
+    while (to < line_.size() && continuation(line_[to])) ++to;
+    std::string shown = std::string(from ? "..." : "") + std::string(line_.substr(from, to - from)) + (to < line_.size() ? "..." : "");
+    std::string caret(from ? 3 : 0, ' ');  // keeps the line's tabs so the caret lands under the column
+    for (size_t i = from; i < at; ++i)
+      if (!continuation(line_[i])) caret += line_[i] == '\t' ? '\t' : ' ';  // one per character
+    size_t cut = std::min(message.size(), kMessage);
+    while (cut < message.size() && cut > 0 && continuation(message[cut])) --cut;
+    const std::string said = cut < message.size() ? message.substr(0, cut) + "..." : message;
+    user_error("{}:{}:{}: error: {}\n  {}\n  {}^", name_, line_no_, column, said, shown, caret);
   }
 
  private:

@@ -193,6 +193,23 @@ void validate_kinds(const ChipConfig& c, const std::string& origin) {
                    partner ? fmt::format(", and neither has {}", core_kind_name(partner->kind)) : "");
     }
   }
+  for (const CoreConfig& k : c.kinds) {
+    // A pipe works on its own kind's buffers: the cube reads L0A and L0B into L0C, the vector unit
+    // works in UB, MTE1 moves out of L1, the FixPipe out of L0C.
+    struct Needs {
+      Pipe pipe;
+      std::initializer_list<Space> buffers;
+      const char* why;
+    };
+    for (const Needs& n : {Needs{Pipe::M, {Space::L0A, Space::L0B, Space::L0C}, "the cube reads L0A and L0B into L0C"},
+                           Needs{Pipe::V, {Space::UB}, "the vector unit works in UB"},
+                           Needs{Pipe::MTE1, {Space::L1}, "MTE1 moves data out of L1"},
+                           Needs{Pipe::FIX, {Space::L0C}, "the FixPipe moves data out of L0C"}})
+      for (Space b : n.buffers)
+        if (k.has_pipe(n.pipe) && !k.has_buffer(b))
+          user_error("{}: kind {} has pipe {} but no buffer {} ({}); give the buffer or drop the pipe", origin,
+                     core_kind_name(k.kind), pipe_name(n.pipe), space_name(b), n.why);
+  }
 }
 
 void validate(const ChipConfig& c, const std::string& origin) {
@@ -453,6 +470,7 @@ CoreConfig kind_from_json(const json& j, const std::string& origin) {
     int id = 0;
     while (id < kNumPipes && !(p.is_string() && pipe_name(Pipe(id)) == p.get<std::string>())) ++id;
     if (id == kNumPipes) user_error("{}: {} is not a pipe (S MTE1 MTE2 MTE3 M V FIX)", where, p.dump());
+    if (k.pipes >> id & 1) user_error("{}: pipe {} is listed twice", where, p.dump());
     k.pipes |= 1u << id;
   }
   {
@@ -534,6 +552,7 @@ ChipConfig chip_from_json(std::string_view text, std::string_view origin_view) {
   Reader r(j, origin);
   ChipConfig c;
   c.name = r.get<std::string>("name");
+  if (c.name.empty()) user_error("{}: 'name' is empty; name the chip (every report says which chip it ran on)", origin);
   c.description = r.get<std::string>("description");
   c.cores = int(r.integer("cores", 1, 4096));
   c.vector_cores_per_cube = int(r.integer("vector_cores_per_cube", 0, 8, " (0 on a coupled chip)"));

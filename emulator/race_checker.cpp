@@ -210,9 +210,13 @@ void RaceReporter::race(const Access& first, const Access& second, bool first_wr
 void RaceReporter::uninitialised(const Access& reader, std::string_view buffer, int64_t lo, int64_t hi) {
   if (sink.repeat(Diagnostic::Kind::Uninitialized, reader.index, -1)) return;
   uint32_t line = reader.index >= 0 ? program.code[reader.index].line : 0;
-  sink.report({Diagnostic::Kind::Uninitialized, core, reader.index, line,
-               fmt::format("(pipe {}) reads {} bytes [{}, {}) that nothing has written (in block {})",
-                           pipe_name(Pipe(reader.pipe)), buffer, lo, hi, reader.block)});
+  std::string what = reader.atomic
+                         ? fmt::format("(pipe {}) adds atomically into {} bytes [{}, {}) that nothing has written (in block "
+                                       "{}): the add reads what they hold; write them first (zeros, for a sum)",
+                                       pipe_name(Pipe(reader.pipe)), buffer, lo, hi, reader.block)
+                         : fmt::format("(pipe {}) reads {} bytes [{}, {}) that nothing has written (in block {})",
+                                       pipe_name(Pipe(reader.pipe)), buffer, lo, hi, reader.block);
+  sink.report({Diagnostic::Kind::Uninitialized, core, reader.index, line, std::move(what)});
 }
 
 LocalShadow::LocalShadow(const ChipConfig& chip) {
@@ -356,6 +360,7 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
           bool both_atomic = x.write.atomic && who.atomic;
           if (x.write.epoch && !both_atomic && !ordered(x.write)) pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
           if (r.write) {
+            if (who.atomic && !x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);  // an add reads the bytes
             const int war = x.written ? kWar : kWarEarly;
             if (x.read.epoch && (x.reads_from_many_units || !ordered(x.read))) pending.add(x.read, war, lo, hi, flush);
             if (x.other_reads)

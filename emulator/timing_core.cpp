@@ -493,12 +493,9 @@ void TimingCore::execute_work(int p, const Entry& e, uint64_t t) {
   PipeStats& ps = stats_.pipes[p];
   ++ps.instructions;
   Cost c{0, 1};
-  // Timing-only skips the checks; it still needs the footprint of GM transfers (their L2 lines,
-  // which must then be in bounds) and of vector instructions (their UB banks).
-  AccessError err;
-  const bool gm = ctx_.gm_touching[I.index];
-  if (!ctx_.options.timing_only || gm) err = check(I, ctx_.chip, ctx_.gm, fp_);
-  else if (p == int(Pipe::V)) fp_.count = 0, spec_of(*I.instr).footprint(I, ctx_.chip, fp_);
+  // Bounds, alignment and types are checked in timing-only runs too: an instruction that faults
+  // is not run (nor costed) in either mode, so both report the same faults and cycles.
+  const AccessError err = check(I, ctx_.chip, ctx_.gm, fp_);
   if (err.kind != AccessError::None) {
     Diagnostic::Kind kind = err.kind == AccessError::OutOfBounds  ? Diagnostic::Kind::OutOfBounds
                             : err.kind == AccessError::Misaligned ? Diagnostic::Kind::Misaligned

@@ -106,7 +106,7 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
         int groups = std::min(tc.ub_bank_groups, 64);
         int64_t last_block = -1;
         for (int64_t i = 0; i < std::min<int64_t>(r.n1, 8); ++i) {
-          // Timing-only does not bounds-check UB: a wild base must still index a group.
+          // (check() refuses wild bases before any cost; wrapping keeps the group in range regardless.)
           int64_t block = wrapping_add(r.base, i * r.s1) / 32;
           if (block == last_block) continue;  // the same block again
           last_block = block;

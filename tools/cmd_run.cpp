@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace cubekit::cli {
 
@@ -96,16 +97,24 @@ int run(const RunArgs& args) {
   if (args.max_steps < 1) user_error("--max-steps must be positive, got {}", args.max_steps);
   if (args.max_work < 1) user_error("--max-work must be positive, got {}", args.max_work);
   if (args.max_trace_events < 1) user_error("--max-trace-events must be positive, got {}", args.max_trace_events);
-  if (args.threads < 0) user_error("--threads must be 0 (all) or more, got {}", args.threads);
   if (!args.trace.empty()) check_writable(args.trace, "--trace");
   // Timing never depends on data: a timing-only run of a program given no inputs has no bytes.
   const bool data = !args.timing_only || !args.inputs.empty();
   GlobalMemory gm = data ? GlobalMemory::for_program(program) : GlobalMemory::shape_only(program);
   if (!args.timing_only) gm.fill_inputs(args.seed);
+  std::set<std::string> given;
+  for (const std::string& in : args.inputs) {
+    const std::string name = split_binding(in, "--input").first;
+    if (!given.insert(name).second)
+      user_error("--input {}: tensor {} is given twice; give each input once", in, name);
+  }
   for (const std::string& in : args.inputs) load_input(gm, in);
   std::vector<std::pair<int, std::string>> outputs;
   for (const std::string& out : args.outputs) {
     auto [name, path] = split_binding(out, "--output");
+    if (args.timing_only)
+      user_error("--output {}: a --timing-only run computes no data, so there is no {} to save; drop --timing-only to "
+                 "get it, or drop --output", out, name);
     outputs.push_back({gm.index(name), path});
     check_writable(path, "--output " + name);
   }
@@ -136,7 +145,7 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--chip", args->chip, "chip preset or JSON config")->capture_default_str();
   cmd->add_option("--cores,--blocks", args->cores, "blocks to launch (default: the program's .block_dim); they run on "
                                                     "min(blocks, the chip's cores) cores");
-  cmd->add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str()->check(kNotNegative);
   cmd->add_option("--input", args->inputs, "NAME=FILE.npy: a tensor's contents (repeatable)");
   cmd->add_option("--output", args->outputs, "NAME=FILE.npy: save a tensor after the run (repeatable)");
   cmd->add_option("--max-steps", args->max_steps, "instructions per core before a run counts as a hang")->capture_default_str();
@@ -151,7 +160,8 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-checks", args->no_checks,
                 "skip the race and initialisation checks (the timing model still reports flag misuse: a flag set "
                 "twice or left set, a wait nothing sets)");
-  cmd->add_option("--threads", args->threads, "host threads (default: all); results never depend on it");
+  cmd->add_option("--threads", args->threads, "host threads (0, the default: all); results never depend on it")
+      ->check(kNotNegative);
   cmd->add_flag("--in-order", args->in_order, "the functional model only: every instruction in program order, no timing");
   cmd->callback([args, cmd, &exit_code] {
     args->cores_given = cmd->count("--cores") > 0;

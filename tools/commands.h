@@ -17,6 +17,12 @@ void add_tune(CLI::App& app, int& exit_code);  // tune: tools/cmd_tune.cpp
 enum class KernelAction { Run, Validate };
 void add_kernel(CLI::App& app, int& exit_code, KernelAction action = KernelAction::Run);  // kernel, compile
 
+// An option's check: refuses a negative value ("-1") with that said, where CLI11's own
+// NonNegativeNumber names the range up to the largest double.
+inline const CLI::Validator kNotNegative(
+    [](std::string& v) { return !v.empty() && v[0] == '-' ? std::string("must not be negative, got " + v) : std::string(); },
+    "NOT NEGATIVE");
+
 // A user error (`option`: cannot write `path`) unless the file can be written; checked before a run
 // and written after it, so a run refused on the way leaves no empty file behind (tools/cmd_run.cpp).
 void check_writable(const std::string& path, const std::string& option);

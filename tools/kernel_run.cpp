@@ -31,12 +31,12 @@ void options_when_chosen(CLI::App* sub, std::function<void(CLI::App*)> add) {
 void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--chip", a.chip, "chip preset or JSON config")->capture_default_str();
   cmd->add_option("--schedule", a.schedule, "default or naive")->capture_default_str();
-  cmd->add_option("--seed", a.seed, "seed of the random inputs")->capture_default_str();
+  cmd->add_option("--seed", a.seed, "seed of the random inputs")->capture_default_str()->check(kNotNegative);
   cmd->add_flag("--json", a.json, "print the report as one JSON object");
   cmd->add_option("--trace", a.trace, "write a Chrome trace to this file");
-  cmd->add_flag("--timing-only", a.timing_only, "cycles only: no data, no check");
+  cmd->add_flag("--timing-only", a.timing_only, "cycles only: no data, no reference, no race or initialisation checks");
   cmd->add_flag("--no-check", a.no_check, "skip the Halide reference");
-  cmd->add_option("--threads", a.threads, "host threads (default: all)");
+  cmd->add_option("--threads", a.threads, "host threads (0, the default: all)")->check(kNotNegative);
   add_db_option(cmd);
   cmd->add_flag("--no-tuned", a.no_tuned, "use the default schedule even where the tuning database has a tuned one");
   cmd->add_option("--max-work", a.max_work, "work units over the whole run before it is stopped (see `cubekit run`)")

@@ -238,6 +238,36 @@ TEST(Checker, BlocksAddingAtomicallyDoNotRace) {
   for (const Diagnostic& d : c.report.diagnostics) ADD_FAILURE() << format_diagnostic(c.program, d);
 }
 
+// An atomic add reads the bytes it adds to: into an output or a workspace nothing has written
+// (the host gives neither), it adds to garbage on the hardware.
+TEST(Checker, AtomicAddIntoUnwrittenMemory) {
+  const std::string add =
+      "    vdup.f32 ub[0], 1.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm Y[0], ub[0], len=8, atomic=f32\n";
+  for (const char* role : {"out", "workspace"}) {
+    Checked c = check(add, 2, role);
+    ASSERT_NE(find(c, Diagnostic::Kind::Uninitialized), nullptr) << role;  // (an output also left unwritten past 256 bytes)
+    std::string text = format_diagnostic(c.program, *find(c, Diagnostic::Kind::Uninitialized));
+    EXPECT_THAT(text, HasSubstr("adds atomically into tensor Y bytes [0, 256) that nothing has written")) << role;
+    EXPECT_THAT(text, HasSubstr("write them first (zeros, for a sum)")) << role;
+  }
+  // Zeroed first, then added to after the barrier that orders them: clean.
+  Checked zeroed = check(
+      "    vdup.f32 ub[0], 0.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm Y[0], ub[0], len=8\n"
+      "    barrier MTE3\n"
+      "    vdup.f32 ub[256], 1.0\n"
+      "    set_flag V, MTE3, 1\n"
+      "    wait_flag V, MTE3, 1\n"
+      "    copy_ub_gm Y[0], ub[256], len=8, atomic=f32\n",
+      1, "workspace");
+  for (const Diagnostic& d : zeroed.report.diagnostics) ADD_FAILURE() << format_diagnostic(zeroed.program, d);
+}
+
 TEST(Checker, BlocksWritingTheirOwnSlicesDoNotRace) {
   Checked c = check(
       "    block_idx x1\n"

@@ -55,6 +55,10 @@ const ErrorCase kSyntax[] = {
 INSTANTIATE_TEST_SUITE_P(Syntax, ChipJsonError, testing::ValuesIn(kSyntax), case_name);
 
 const ErrorCase kValues[] = {
+    {"EmptyName", preset_with(R"("name": "ascend910")", R"("name": "")"),
+     {"my_chip.json: 'name' is empty; name the chip (every report says which chip it ran on)"}},
+    {"PipeListedTwice", preset_with(R"("MTE1",)", R"("MTE1", "MTE1",)"),
+     {"my_chip.json (kind coupled): pipe \"MTE1\" is listed twice"}},
     {"CoresZero", preset_with(R"("cores": 32)", R"("cores": 0)"), {"my_chip.json: chip config field 'cores' must be in 1..4096, got 0"}},
     {"ClockNegative", preset_with(R"("clock_mhz": 1000.0)", R"("clock_mhz": -1.0)"),
      {"my_chip.json: chip config field 'clock_mhz' must be positive, got -1"}},

@@ -337,11 +337,25 @@ TEST(CliInput, UnwritableTrace) {
   EXPECT_THAT(r.err, HasSubstr("cubekit: error: --trace: cannot write '/nonexistent/cubekit/t.json'"));
 }
 
+TEST(CliBadInput, OutputOfATimingOnlyRun) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --timing-only --output C=c.npy");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--output C=c.npy: a --timing-only run computes no data, so there is no C to save"));
+}
+
+TEST(CliBadInput, InputGivenTwice) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --input A=a.npy --input A=b.npy");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--input A=b.npy: tensor A is given twice; give each input once"));
+}
+
 TEST(CliBadInput, NegativeThreads) {
   TempDir dir("cli");
   CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --threads -2");
   EXPECT_EQ(r.exit_code, 2) << r.describe();
-  EXPECT_THAT(r.err, HasSubstr("--threads must be 0 (all) or more, got -2"));
+  EXPECT_THAT(r.err, HasSubstr("--threads: must not be negative, got -2"));
 }
 
 }  // namespace
@@ -362,6 +376,13 @@ TEST(CliBadInput, AttentionDtypeNotSixteenBit) {
   CliResult r = cubekit(dir, "kernel attention --seq-q 16 --dim 16 --dtype f32");
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_THAT(r.err, HasSubstr("--dtype must be f16 or bf16 for attention, got 'f32'"));
+}
+
+TEST(CliBadInput, NegativeSeed) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel add --rows 16 --cols 16 --seed -1");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--seed: must not be negative, got -1"));
 }
 
 TEST(CliBadInput, AttentionNaiveSchedule) {

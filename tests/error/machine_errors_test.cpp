@@ -92,6 +92,13 @@ TEST(MachineChip, PathToABufferNoKindHas) {
                     {"chip 'ascend910b2': kind aiv, path ub->l0b: kind aiv has no buffer l0b, and neither has aic"});
 }
 
+TEST(MachineChip, PipeWithoutItsBuffers) {
+  ChipConfig c = load_chip("ascend910b2");
+  c.kind(CoreKind::Aiv)->pipes |= 1u << int(Pipe::M);
+  expect_user_error([&] { check_chip(c); }, {"chip 'ascend910b2': kind aiv has pipe M but no buffer l0a (the cube reads L0A and "
+                                             "L0B into L0C); give the buffer or drop the pipe"});
+}
+
 class MachineProgramError : public testing::TestWithParam<ErrorCase> {};
 
 TEST_P(MachineProgramError, NamesWhatAndWhere) {

@@ -198,6 +198,28 @@ TEST(ParseErrorFormat, NamesTheSource) {
                     {"kernels/relu.s:2:12: error: malformed hexadecimal number"});
 }
 
+// A line of any length is shown around the column, and the message cut (a 10 MB literal made a
+// 20 MB message).
+TEST(ParseErrorFormat, ALongLineIsShownAroundTheColumn) {
+  const std::string digits(100000, '1');
+  try {
+    parse_program(lines({".kernel t", "    li x1, " + digits, "    end"}), "test.s");
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    EXPECT_THAT(what, HasSubstr("test.s:2:12: error: number '1111"));
+    EXPECT_THAT(what, HasSubstr("\n      li x1, 1111"));
+    EXPECT_LT(what.size(), 1000u);
+  }
+}
+
+// A text with no instruction is no program (it ran past its end before).
+TEST(ParseErrorFormat, NoInstructions) {
+  for (const char* text : {"", ".kernel t\n", "\n\n"})
+    expect_user_error([&] { parse_program(text, "test.s"); },
+                      {"test.s: the program has no instructions; a kernel is its instructions, the last of them `end`"});
+}
+
 TEST(ProgramFile, MissingFile) {
   expect_user_error([] { load_program("/nonexistent/cubekit/kernel.s"); },
                     {"cannot read program file '/nonexistent/cubekit/kernel.s'"});
