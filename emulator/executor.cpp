@@ -94,7 +94,9 @@ AccessError check(const Issued& I, const ChipConfig& chip, const GlobalMemory& g
     bool gm_region = r.space == Space::GM;
     const TensorDecl* tensor = gm_region ? &gm.decls[r.tensor] : nullptr;
     int64_t size = gm_region ? gm.tensor_bytes(size_t(r.tensor)) : chip.buffer_size(r.space);
-    std::string buffer = gm_region ? fmt::format("tensor {}", tensor->name) : std::string(space_name(r.space));
+    // Named only in a message: formatting it for every region of every instruction cost timing-only
+    // runs a tenth of their time.
+    auto buffer = [&] { return gm_region ? fmt::format("tensor {}", tensor->name) : std::string(space_name(r.space)); };
     if (gm_region && want && tensor->dtype != *want)
       return {AccessError::DtypeMismatch,
               fmt::format("operand '{}' accesses tensor {} as {}, but it is declared {}", operand, tensor->name,
@@ -115,13 +117,13 @@ AccessError check(const Issued& I, const ChipConfig& chip, const GlobalMemory& g
                                   : fmt::format("bytes from address {} to beyond 2^63", address);
       return {AccessError::OutOfBounds,
               fmt::format("operand '{}' {} {} {}, outside its {} bytes [0, {}){}", operand, r.write ? "writes" : "reads",
-                          buffer, bytes, buffer, size, exact && r.lo() < 0 ? " (a negative address)" : ""),
+                          buffer(), bytes, buffer(), size, exact && r.lo() < 0 ? " (a negative address)" : ""),
               k};
     }
     auto misaligned = [&](int64_t address) {
       return AccessError{AccessError::Misaligned,
                          fmt::format("operand '{}' {} address {} is not {}-byte aligned ({} mod {} = {})", operand,
-                                     buffer, address, r.align, address, r.align, address % r.align),
+                                     buffer(), address, r.align, address, r.align, address % r.align),
                          k};
     };
     if (r.base % r.align) return misaligned(r.base);
