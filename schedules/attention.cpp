@@ -62,8 +62,34 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
 
 namespace {
 
+Expr with_value(const ExprNode& c, double v) {
+  auto n = std::make_shared<ExprNode>(c);
+  n->value = v;
+  return Expr(std::move(n));
+}
+
+// The spellings of one product by a constant as one, x * c: c * x, x / c (x * (1 / c)), and
+// sum(x * c) (sum(x) * c; summed in another order, within the check's tolerance): so that a
+// user's score scaled any of these ways, or by 1 / sqrt(d), is the form's. Rewrites the top node.
+Expr canonical(const Expr& e) {
+  const ExprNode& n = e.node();
+  auto is_const = [](const Expr& x) { return x.node().op == Op::Const; };
+  if (n.op == Op::Mul && n.args.size() == 2 && is_const(n.args[0]) && !is_const(n.args[1]))
+    return make(Op::Mul, n.type, {n.args[1], n.args[0]});
+  if (n.op == Op::Div && n.args.size() == 2 && is_const(n.args[1]) && n.args[1].node().value != 0 && is_float(n.type.dtype))
+    return make(Op::Mul, n.type, {n.args[0], with_value(n.args[1].node(), 1.0 / n.args[1].node().value)});
+  if (n.op == Op::Sum && n.args.size() == 1) {
+    const Expr summand = canonical(n.args[0]);
+    const ExprNode& m = summand.node();
+    if (m.op == Op::Mul && m.args.size() == 2 && is_const(m.args[1]) && is_float(n.type.dtype))
+      return make(Op::Mul, n.type, {make(Op::Sum, n.type, {m.args[0]}), m.args[1]});
+  }
+  return e;
+}
+
 // Structural equality of two definitions: the same operations, constants, inputs and reduction
-// domains, variables matched by where they are bound (a Func's arguments by position).
+// domains, variables matched by where they are bound (a Func's arguments by position), each node
+// taken as `canonical` spells it.
 class SameForm {
  public:
   bool funcs(const dsl::FuncImpl& x, const dsl::FuncImpl& y) {
@@ -79,7 +105,8 @@ class SameForm {
   static bool flipped(Op op) { return op == Op::Ge || op == Op::Gt; }
   static Op unflipped(Op op) { return op == Op::Ge ? Op::Le : op == Op::Gt ? Op::Lt : op; }
 
-  bool exprs(const Expr& a, const Expr& b) {
+  bool exprs(const Expr& a_written, const Expr& b_written) {
+    const Expr a = canonical(a_written), b = canonical(b_written);
     const ExprNode &x = a.node(), &y = b.node();
     if (flipped(x.op) != flipped(y.op) && unflipped(x.op) == unflipped(y.op) && x.args.size() == 2 && y.args.size() == 2)
       return x.type == y.type && exprs(x.args[0], y.args[1]) && exprs(x.args[1], y.args[0]);
@@ -113,21 +140,59 @@ class SameForm {
   std::set<std::pair<const dsl::FuncImpl*, const dsl::FuncImpl*>> seen_;
 };
 
-// The scaled score: the first `sum(..) * c` in the Funcs the output calls, and the Func whose
-// definition holds it (S).
+// The scaled score: the first `sum(..) * c` (or another spelling of it: canonical) in the Funcs
+// the output calls, the Func whose definition holds it (S), and c.
 struct Scaled {
-  const ExprNode* node = nullptr;
+  const ExprNode* node = nullptr;  // as written
   const dsl::FuncImpl* in = nullptr;
+  double scale = 1;
 };
 Scaled find_scaled(const Expr& e, const dsl::FuncImpl* in, std::set<const dsl::FuncImpl*>& seen) {
   const ExprNode& n = e.node();
-  if (n.op == Op::Mul && n.args.size() == 2 && n.args[0].node().op == Op::Sum && n.args[1].node().op == Op::Const)
-    return {&n, in};
+  const Expr c = canonical(e);
+  const ExprNode& m = c.node();
+  if (m.op == Op::Mul && m.args.size() == 2 && m.args[0].node().op == Op::Sum && m.args[1].node().op == Op::Const)
+    return {&n, in, m.args[1].node().value};
   if (n.op == Op::Func && seen.insert(n.func.get()).second)
     if (Scaled s = find_scaled(n.func->value, n.func.get(), seen); s.node) return s;
   for (const Expr& a : n.args)
     if (Scaled s = find_scaled(a, in, seen); s.node) return s;
   return {};
+}
+
+bool reads_var(const Expr& e, const dsl::VarImpl* var) {
+  const ExprNode& n = e.node();
+  if (n.op == Op::Var && n.var.get() == var) return true;
+  for (const Expr& a : n.args)
+    if (reads_var(a, var)) return true;
+  return false;
+}
+
+// O written as the textbook does, softmax first: O = [cast](sum_t P(.., t) * V(.., t)) with
+// P(.., j) = E(.., j) / L(..), L not reading the key j. That is the form's sum_t E V / L, which
+// flash() computes: O so rewritten (for the comparison only), or null when O is not so written.
+std::shared_ptr<dsl::FuncImpl> softmax_first(const dsl::FuncImpl& o) {
+  const bool cast = o.value.node().op == Op::Cast;
+  const Expr& total = cast ? o.value.node().args[0] : o.value;
+  const ExprNode& sum = total.node();
+  if (sum.op != Op::Sum || sum.args.size() != 1 || sum.args[0].node().op != Op::Mul) return nullptr;
+  const ExprNode& product = sum.args[0].node();
+  for (size_t k = 0; k < 2; ++k) {
+    const ExprNode& call = product.args[k].node();
+    if (call.op != Op::Func || call.func->args.empty()) continue;
+    const dsl::FuncImpl& p = *call.func;
+    const ExprNode& ratio = p.value.node();
+    if (ratio.op != Op::Div || ratio.args[0].node().op != Op::Func || ratio.args[1].node().op != Op::Func) continue;
+    if (reads_var(ratio.args[1], p.args.back().get())) continue;
+    Expr e = ratio.args[0], l = ratio.args[1];
+    for (size_t d = 0; d < p.args.size() && d < call.args.size(); ++d)
+      e = dsl::substitute(e, p.args[d].get(), call.args[d]), l = dsl::substitute(l, p.args[d].get(), call.args[d]);
+    Expr value = make(Op::Div, sum.type, {make(Op::Sum, sum.type, {make(Op::Mul, product.type, {e, product.args[1 - k]})}), l});
+    auto copy = std::make_shared<dsl::FuncImpl>(o);
+    copy->value = cast ? dsl::cast(o.value.type().dtype, value) : value;
+    return copy;
+  }
+  return nullptr;
 }
 
 bool reads_input(const Expr& e, const dsl::InputImpl* input) {
@@ -347,8 +412,9 @@ std::string form_text() {
   return "S(b, h, i, j) = g(sum_r f32(Q(b, h, i, r)) * f32(K(b, h / g, j, r)) * scale) (g: an optional elementwise modifier of "
          "the scaled score) (+ f32(mask(b, h, i, j)), its dims of "
          "extent 1 read at 0) (causal: select(j <= i, .., -1e30)), "
-         "M = maximum_t S, E = exp(S - M), L = sum_t E, O(b, h, i, d) = cast(out, sum_t E * f32(V(b, h / g, t, d)) / L): "
-         "sched::attention_form or kernels::attention builds it";
+         "M = maximum_t S, E = exp(S - M), L = sum_t E, O(b, h, i, d) = cast(out, sum_t E * f32(V(b, h / g, t, d)) / L) "
+         "(the scale may also be written c * x, x / c or inside the sum; O softmax first: P = E / L, O = cast(out, sum_t P * "
+         "f32(V))): sched::attention_form or kernels::attention builds it";
 }
 
 }  // namespace
@@ -420,7 +486,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   const Scaled scaled = find_scaled(f.impl->value, f.impl.get(), seen);
   if (!scaled.node)
     user_error("{}.{}: no scaled score (sum(..) * scale) in {}; the form is {}", f.name(), flash->text, f.name(), form_text());
-  p.scale = scaled.node->args[1].node().value;
+  p.scale = scaled.scale;
   if (Expr g = modified_score(*scaled.in, p); g.get() != scaled.node) {
     const std::string where = fmt::format("{}.{}: {}", f.name(), flash->text, scaled.in->name);
     check_modifier(g, scaled.node, *scaled.in, where);
@@ -445,12 +511,14 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     p.score_mod = IndexArithmetic(vars, {p.batch, p.heads, p.seq_q, p.seq_kv}, where)(written);
   }
   bool matched = false;
+  const std::shared_ptr<dsl::FuncImpl> rewritten = softmax_first(*f.impl);
+  const dsl::FuncImpl& written = rewritten ? *rewritten : *f.impl;
   for (bool causal : {false, true})
     for (double hidden : {kHiddenScore, kMaskedScore}) {  // a Func of one's own may hide keys with -1e30
       if (!causal && hidden != kHiddenScore) continue;
       p.hidden = hidden;
       AttentionFuncs want = attention_form(form_of(p, causal));
-      if (SameForm().funcs(*f.impl, *want.o.impl)) {
+      if (SameForm().funcs(written, *want.o.impl)) {
         p.causal = causal, matched = true;
         break;
       }

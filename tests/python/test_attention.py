@@ -208,6 +208,36 @@ def test_attention_written_in_the_dsl_and_scheduled_flash(rng, chip):
                                atol=2e-2, rtol=2e-2)
 
 
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
+@pytest.mark.parametrize("spelling", ["divided", "scaled_in_the_sum", "softmax_first", "softmax_first_causal"])
+def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
+    """The same attention spelled other ways than the form's: scores divided by sqrt(E) (not times
+    1 / sqrt(E)), the scale inside the sum, and the textbook's softmax first, P = E / L and O = P V
+    (not O = (E V) / L): flash() takes each."""
+    B, H, L, S, E = 1, 2, 40, 72, 64
+    q, k, v = ck.Input("q", "f16", [B, H, L, E]), ck.Input("k", "f16", [B, H, S, E]), ck.Input("v", "f16", [B, H, S, E])
+    b, h, i, j, d = (ck.Var(n) for n in "bhijd")
+    r, t = ck.RDom(0, E, "r"), ck.RDom(0, S, "t")
+    s, m, e, l, p, o = (ck.Func(n) for n in ("s", "m", "e", "l", "p", "o"))
+    qk = ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, h, j, r])
+    dot = ck.sum(qk * 0.125) if spelling == "scaled_in_the_sum" else ck.sum(qk) / 8.0 if spelling == "divided" else ck.sum(qk) * 0.125
+    causal = spelling.endswith("causal")
+    s[b, h, i, j] = ck.select(j <= i, dot, -1e30) if causal else dot
+    m[b, h, i] = ck.maximum(s[b, h, i, t])
+    e[b, h, i, j] = ck.exp(s[b, h, i, j] - m[b, h, i])
+    l[b, h, i] = ck.sum(e[b, h, i, t])
+    if spelling.startswith("softmax_first"):
+        p[b, h, i, j] = e[b, h, i, j] / l[b, h, i]
+        o[b, h, i, d] = ck.cast("f16", ck.sum(p[b, h, i, t] * ck.cast("f32", v[b, h, t, d])))
+    else:
+        o[b, h, i, d] = ck.cast("f16", ck.sum(e[b, h, i, t] * ck.cast("f32", v[b, h, t, d])) / l[b, h, i])
+    o.flash(16, 16)
+    x = {n: rng.standard_normal((B, H, L if n == "q" else S, E)).astype(np.float16) for n in "qkv"}
+    out, _ = o.run(x, chip=chip, raise_on_diagnostics=True)
+    np.testing.assert_allclose(out.astype(np.float64), sdpa(x["q"], x["k"], x["v"], causal=causal, scale=0.125),
+                               atol=2e-2, rtol=2e-2)
+
+
 def attention_funcs(B, H, L, S, E, causal_as=None, out_dtype="f16"):
     """The attention pipeline in the DSL, scheduled flash(16, 16): its output Func. causal_as: None, or
     the causal select's condition as a function of the query i and key j."""
