@@ -108,6 +108,11 @@ class SameForm {
   bool exprs(const Expr& a_written, const Expr& b_written) {
     const Expr a = canonical(a_written), b = canonical(b_written);
     const ExprNode &x = a.node(), &y = b.node();
+    // A Func of one where the other has its definition (the user's scores' product in a Func of
+    // its own, scaled in another; exp(S - M) written into the sums): the call is its definition
+    // at its arguments.
+    if (x.op == Op::Func && y.op != Op::Func) return exprs(inlined(x), b);
+    if (y.op == Op::Func && x.op != Op::Func) return exprs(a, inlined(y));
     if (flipped(x.op) != flipped(y.op) && unflipped(x.op) == unflipped(y.op) && x.args.size() == 2 && y.args.size() == 2)
       return x.type == y.type && exprs(x.args[0], y.args[1]) && exprs(x.args[1], y.args[0]);
     if (x.op != y.op || !(x.type == y.type) || x.args.size() != y.args.size()) return false;
@@ -130,6 +135,12 @@ class SameForm {
       if (!exprs(x.args[i], y.args[i])) return false;
     return true;
   }
+  static Expr inlined(const ExprNode& call) {
+    Expr e = call.func->value;
+    for (size_t d = 0; d < call.func->args.size() && d < call.args.size(); ++d)
+      e = dsl::substitute(e, call.func->args[d].get(), call.args[d]);
+    return e;
+  }
   bool var(const dsl::VarImpl& x, const dsl::VarImpl& y) {
     if (x.reduction != y.reduction) return false;
     if (x.reduction) return x.min == y.min && x.extent == y.extent;  // an RVar is its domain
@@ -151,7 +162,9 @@ Scaled find_scaled(const Expr& e, const dsl::FuncImpl* in, std::set<const dsl::F
   const ExprNode& n = e.node();
   const Expr c = canonical(e);
   const ExprNode& m = c.node();
-  if (m.op == Op::Mul && m.args.size() == 2 && m.args[0].node().op == Op::Sum && m.args[1].node().op == Op::Const)
+  // The sum itself, or a Func of the user's holding it (the product, scaled in another Func).
+  auto sum = [](const ExprNode& x) { return x.op == Op::Sum || (x.op == Op::Func && x.func->value.node().op == Op::Sum); };
+  if (m.op == Op::Mul && m.args.size() == 2 && sum(m.args[0].node()) && m.args[1].node().op == Op::Const)
     return {&n, in, m.args[1].node().value};
   if (n.op == Op::Func && seen.insert(n.func.get()).second)
     if (Scaled s = find_scaled(n.func->value, n.func.get(), seen); s.node) return s;
@@ -413,8 +426,8 @@ std::string form_text() {
          "the scaled score) (+ f32(mask(b, h, i, j)), its dims of "
          "extent 1 read at 0) (causal: select(j <= i, .., -1e30)), "
          "M = maximum_t S, E = exp(S - M), L = sum_t E, O(b, h, i, d) = cast(out, sum_t E * f32(V(b, h / g, t, d)) / L) "
-         "(the scale may also be written c * x, x / c or inside the sum; O softmax first: P = E / L, O = cast(out, sum_t P * "
-         "f32(V))): sched::attention_form or kernels::attention builds it";
+         "(the scale may also be written c * x, x / c or inside the sum, the sum in a Func of its own; O softmax first: P = E "
+         "/ L, O = cast(out, sum_t P * f32(V))): sched::attention_form or kernels::attention builds it";
 }
 
 }  // namespace

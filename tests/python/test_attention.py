@@ -209,11 +209,13 @@ def test_attention_written_in_the_dsl_and_scheduled_flash(rng, chip):
 
 
 @pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
-@pytest.mark.parametrize("spelling", ["divided", "scaled_in_the_sum", "softmax_first", "softmax_first_causal"])
+@pytest.mark.parametrize("spelling", ["divided", "scaled_in_the_sum", "product_in_a_func", "exp_in_the_sums", "softmax_first",
+                                      "softmax_first_causal"])
 def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
     """The same attention spelled other ways than the form's: scores divided by sqrt(E) (not times
-    1 / sqrt(E)), the scale inside the sum, and the textbook's softmax first, P = E / L and O = P V
-    (not O = (E V) / L): flash() takes each."""
+    1 / sqrt(E)), the scale inside the sum, the product in a Func of its own, exp(S - M) written into
+    both sums, and the textbook's softmax first, P = E / L and O = P V (not O = (E V) / L): flash()
+    takes each."""
     B, H, L, S, E = 1, 2, 40, 72, 64
     q, k, v = ck.Input("q", "f16", [B, H, L, E]), ck.Input("k", "f16", [B, H, S, E]), ck.Input("v", "f16", [B, H, S, E])
     b, h, i, j, d = (ck.Var(n) for n in "bhijd")
@@ -221,12 +223,21 @@ def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
     s, m, e, l, p, o = (ck.Func(n) for n in ("s", "m", "e", "l", "p", "o"))
     qk = ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, h, j, r])
     dot = ck.sum(qk * 0.125) if spelling == "scaled_in_the_sum" else ck.sum(qk) / 8.0 if spelling == "divided" else ck.sum(qk) * 0.125
+    if spelling == "product_in_a_func":
+        product = ck.Func("product")
+        product[b, h, i, j] = ck.sum(qk)
+        dot = product[b, h, i, j] * 0.125
     causal = spelling.endswith("causal")
     s[b, h, i, j] = ck.select(j <= i, dot, -1e30) if causal else dot
     m[b, h, i] = ck.maximum(s[b, h, i, t])
     e[b, h, i, j] = ck.exp(s[b, h, i, j] - m[b, h, i])
-    l[b, h, i] = ck.sum(e[b, h, i, t])
-    if spelling.startswith("softmax_first"):
+    if spelling == "exp_in_the_sums":
+        l[b, h, i] = ck.sum(ck.exp(s[b, h, i, t] - m[b, h, i]))
+    else:
+        l[b, h, i] = ck.sum(e[b, h, i, t])
+    if spelling == "exp_in_the_sums":
+        o[b, h, i, d] = ck.cast("f16", ck.sum(ck.exp(s[b, h, i, t] - m[b, h, i]) * ck.cast("f32", v[b, h, t, d])) / l[b, h, i])
+    elif spelling.startswith("softmax_first"):
         p[b, h, i, j] = e[b, h, i, j] / l[b, h, i]
         o[b, h, i, d] = ck.cast("f16", ck.sum(p[b, h, i, t] * ck.cast("f32", v[b, h, t, d])))
     else:
