@@ -158,8 +158,11 @@ VValue Evaluator::binary(const ExprNode& n, const VValue* into, VBinary op) {
   }
   VValue a = value(n.args[0], nullptr), b = value(n.args[1], nullptr);
   if (a.shape == VShape::Scalar && b.shape == VShape::Scalar) return VValue::scalar(a.dtype, fold(op, a.constant, b.constant));
-  if (op == VBinary::Div && a.shape == VShape::Full && (b.shape == VShape::Row || b.shape == VShape::Col)) {
-    // x / (a per-row value): one reciprocal per row, then a multiply (1 ulp from a division)
+  if (op == VBinary::Div && a.shape == VShape::Full && (b.shape == VShape::Row || b.shape == VShape::Col) &&
+      b.dtype == DType::f32) {
+    // x / (a per-row value): one reciprocal per row, then a multiply (1 ulp from a division; a
+    // divisor below 2^-126, whose reciprocal overflows, is where it parts from x / w). In f16
+    // the reciprocal of a divisor below 2^-14 overflows: there, a vdiv by the broadcast value.
     VValue rec = result(b.shape, b.dtype, nullptr, {&b});
     ops_.unary("vrec", rec, b);
     release_unless(b, rec);
