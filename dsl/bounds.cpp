@@ -149,7 +149,8 @@ class BoundsCheck {
                                     : std::string("cannot be bounded (it divides by a range that holds 0, or overflows)");
       if (reads_data(n.args[d])) reach += " (it depends on data read by the kernel)";
       std::string fix = input ? fmt::format("; to read a value outside (padding), read through "
-                                            "BoundaryConditions::constant_exterior({}, value)", name)
+                                            "BoundaryConditions::constant_exterior({}, value) (Python: "
+                                            "ck.constant_exterior({}, value))", name, name)
                               : std::string("; a Func is computed only over its shape");
       user_error("{}: the read `{}` can leave {}: its index {} `{}` {}, and {}'s dimension {} is 0..{}. Bound {}'s "
                  "variables (bound()) or the RDom so that it stays inside{}", current_->name, e.str(), name, d,

@@ -201,6 +201,7 @@ Expr Exterior::call(std::vector<Expr> index) const {
 Input::Input(std::string name, DType dtype, std::vector<int64_t> shape)
     : impl(std::make_shared<InputImpl>(InputImpl{std::move(name), dtype, std::move(shape)})) {
   if (std::string problem = check_name(impl->name, "input"); !problem.empty()) user_error("{}", problem);
+  if (std::string problem = check_not_a_buffer(impl->name); !problem.empty()) user_error("input {}", problem);
   if (impl->shape.empty()) user_error("input {}: give it a shape (at least one dimension)", impl->name);
   for (size_t i = 0; i < impl->shape.size(); ++i)
     if (impl->shape[i] < 1)
@@ -227,6 +228,9 @@ void FuncRef::operator=(const Expr& value) {
   if (func_->value.defined()) user_error("{} is defined twice; a Func has one definition", func_->name);
   if (!value.defined()) user_error("{}: the definition is an undefined expression", func_->name);
   if (value.type().boolean) user_error("{}: the definition `{}` is a comparison; use select()", func_->name, value.str());
+  if (args_.empty())
+    user_error("{}: a Func is defined over at least one variable; a single value is a Func of one element, e.g. {}(x) = "
+               "... with {}.bound(x, 0, 1)", func_->name, func_->name, func_->name);
   for (const Expr& a : args_) {
     if (a.node().op != Op::Var || a.node().var->reduction)
       user_error("{}: define it over plain Vars, e.g. {}(m, n) = ...; `{}` is not one", func_->name, func_->name, a.str());
@@ -259,6 +263,7 @@ FuncRef::operator Expr() const {
 Func::Func(std::string name) : impl(std::make_shared<FuncImpl>()) {
   impl->name = fresh(std::move(name), "f");
   if (std::string problem = check_name(impl->name, "Func"); !problem.empty()) user_error("{}", problem);
+  if (std::string problem = check_not_a_buffer(impl->name); !problem.empty()) user_error("Func {}", problem);
 }
 
 Type Func::type() const {
@@ -274,6 +279,10 @@ std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& impl) {
   auto name = [&] { return impl->name; };
   if (!impl->value.defined()) user_error("{} has no definition yet", name());
   std::vector<int64_t> out;
+  for (const Bound& b : impl->bounds)
+    if (std::find(impl->args.begin(), impl->args.end(), b.var) == impl->args.end())
+      user_error("{}.{}: {} is not one of {}'s variables ({}); bound one of those (a Var of the same name is another Var)",
+                 name(), b.text, b.var->name, name(), var_names(impl->args));
   for (const auto& v : impl->args) {
     auto bound = std::find_if(impl->bounds.begin(), impl->bounds.end(), [&](const Bound& b) { return b.var == v; });
     std::vector<std::pair<int64_t, std::string>> extents;

@@ -73,6 +73,21 @@ Halide::Expr ieee_max_min(bool is_max, const Halide::Expr& a, const Halide::Expr
       a, b);
 }
 
+// numpy's exp and log of f32: Halide's own (polynomials for the normal range) gave exp(NaN) and
+// exp(inf) 0, log(NaN) 89 and log(inf) 88.7, and flushed exp(-100) (a subnormal) to 0. The edges
+// are taken apart; the subnormal ranges are scaled by 2^64 into the normal one.
+Halide::Expr ieee_exp(const Halide::Expr& x) {
+  const Halide::Expr inf = Halide::Float(32).max() * 2.0f, e_minus_64 = Halide::Expr(1.6038108905486378e-28f);
+  return Halide::select(Halide::is_nan(x), x, x > 88.8f, inf, x < -110.0f, 0.0f, x < -87.0f,
+                        Halide::exp(x + 64.0f) * e_minus_64, Halide::exp(x));
+}
+Halide::Expr ieee_log(const Halide::Expr& x) {
+  const Halide::Expr inf = Halide::Float(32).max() * 2.0f, nan = inf - inf;
+  const Halide::Expr two_64 = Halide::Expr(18446744073709551616.0f), ln_two_64 = Halide::Expr(44.3614195558365f);
+  return Halide::select(Halide::is_nan(x) || x == inf, x, x < 0.0f, nan, x == 0.0f, -inf, x < 1.17549435e-38f,
+                        Halide::log(x * two_64) - ln_two_64, Halide::log(x));
+}
+
 Halide::Expr initial_value(Op op, Halide::Type t) {
   if (op == Op::Sum) return Halide::cast(t, 0);
   bool is_max = op == Op::Maximum;
@@ -183,8 +198,8 @@ class Lowering {
       case Op::Min: return ieee_max_min(false, arg(0), arg(1));
       case Op::Max: return ieee_max_min(true, arg(0), arg(1));
       case Op::Neg: return in_f32([](const Halide::Expr& x, const Halide::Expr&) { return -x; }, arg(0));
-      case Op::Exp: return in_f32([](const Halide::Expr& x, const Halide::Expr&) { return Halide::exp(x); }, arg(0));
-      case Op::Log: return in_f32([](const Halide::Expr& x, const Halide::Expr&) { return Halide::log(x); }, arg(0));
+      case Op::Exp: return in_f32([](const Halide::Expr& x, const Halide::Expr&) { return ieee_exp(x); }, arg(0));
+      case Op::Log: return in_f32([](const Halide::Expr& x, const Halide::Expr&) { return ieee_log(x); }, arg(0));
       case Op::Sqrt: return in_f32([](const Halide::Expr& x, const Halide::Expr&) { return Halide::sqrt(x); }, arg(0));
       case Op::Abs:
         if (is_f16(arg(0))) return in_f32([](const Halide::Expr& x, const Halide::Expr&) { return Halide::abs(x); }, arg(0));

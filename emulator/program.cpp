@@ -71,10 +71,7 @@ std::string check_entry_labels(const Program& program) {
 std::string check_tensor_decl(const Program& program, std::string_view name, DType dtype,
                               const std::vector<int64_t>& shape) {
   if (program.tensor_index(name) >= 0) return fmt::format("tensor '{}' is declared twice", name);
-  std::string lowered(name);
-  for (char& c : lowered) c = char(std::tolower(static_cast<unsigned char>(c)));
-  for (int s = 0; s < kNumSpaces; ++s)
-    if (lowered == space_name(Space(s))) return fmt::format("'{}' names a buffer; give the tensor another name", name);
+  if (std::string problem = check_not_a_buffer(name); !problem.empty()) return problem;
   if (shape.empty()) return fmt::format("tensor '{}' needs at least one dimension", name);
   for (int64_t d : shape)
     if (d <= 0) return fmt::format("tensor '{}' has a dimension {} (dimensions must be positive)", name, d);
@@ -87,6 +84,14 @@ std::string check_tensor_bytes(std::string_view name, DType dtype, const std::ve
     if (d > 0 && (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes))
       return fmt::format("tensor '{}' would need more than {} bytes, cubekit's limit for one GM tensor (it is kept "
                          "in host memory); use a smaller shape", name, kMaxTensorBytes);
+  return {};
+}
+
+std::string check_not_a_buffer(std::string_view name) {
+  std::string lowered(name);
+  for (char& c : lowered) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (int s = 0; s < kNumSpaces; ++s)
+    if (lowered == space_name(Space(s))) return fmt::format("'{}' names a buffer; give the tensor another name", name);
   return {};
 }
 

@@ -70,6 +70,8 @@ std::string check_entry_labels(const Program& program);
 // Names the assembly text can read back: a letter or '_', then letters, digits, '_' or '.'.
 // `what` says whose name it is ("kernel", "tensor", "label").
 std::string check_name(std::string_view name, std::string_view what);
+// A tensor named as a buffer (gm, ub, l1, ..., in any case) would read as that buffer in assembly.
+std::string check_not_a_buffer(std::string_view name);
 // A GM tensor's size against kMaxTensorBytes, without overflow.
 std::string check_tensor_bytes(std::string_view name, DType dtype, const std::vector<int64_t>& shape);
 inline constexpr int64_t kMaxTensorBytes = int64_t(16) << 30;  // GM lives in host memory

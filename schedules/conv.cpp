@@ -147,7 +147,8 @@ Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip) {
   g.pad_right = std::max<int64_t>(0, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw - g.pad_left - (g.w - 1));
   if ((g.pad_bottom || g.pad_right || g.pad_top || g.pad_left) && fm->op != Op::Exterior)
     user_error("{}: the convolution reads {} outside its shape (padding); read it through "
-               "BoundaryConditions::constant_exterior({}, 0)", fname, fm->input->name, fm->input->name);
+               "BoundaryConditions::constant_exterior({}, 0) (Python: ck.constant_exterior({}, 0))", fname, fm->input->name,
+               fm->input->name, fm->input->name);
   if (g.pad_bottom > 255 || g.pad_right > 255)
     user_error("{}: the output reads {} rows and {} columns of padding past the input, more than set_fmatrix's 255",
                fname, g.pad_bottom, g.pad_right);

@@ -120,9 +120,8 @@ class EpilogueCheck {
     size_t m = f_.args.size() - 2, last = f_.args.size() - 1;
     bool per_col = n.args.size() == 1 && is(n.args[0], last), per_row = n.args.size() == 1 && is(n.args[0], m);
     if (!per_col && !per_row)
-      user_error("{}: `{}`: an epilogue reads inputs per column ({}({})) or per row ({}({})); a full-tile input needs "
-                 "a vector kernel of its own", where(), e.str(), n.input->name, f_.args[last]->name, n.input->name,
-                 f_.args[m]->name);
+      user_error("{}: `{}`: a matmul's epilogue reads inputs per column ({}({})) and constants; a full-tile input (or a "
+                 "per-row one) needs a vector kernel of its own", where(), e.str(), n.input->name, f_.args[last]->name);
     if (per_row)
       user_error("{}: `{}` reads {} per row; epilogues take per-column inputs ({}({})) and constants", where(), e.str(),
                  n.input->name, n.input->name, f_.args[last]->name);

@@ -37,6 +37,27 @@ TEST(DslBoundsErrors, ReadCanLeaveAFunc) {
                      "a Func is computed only over its shape"});
 }
 
+TEST(DslBoundsErrors, BoundOnAVarTheFuncDoesNotHave) {
+  dsl::Input A("A", DType::f32, {8});
+  dsl::Var i("i"), other("i");
+  dsl::Func F("F");
+  F(i) = A(i) * 2;
+  F.bound(other, 0, 4);
+  expect_user_error([&] { F.shape(); }, {"F.bound(i, 0, 4): i is not one of F's variables (i); bound one of those (a Var of "
+                                         "the same name is another Var)"});
+}
+
+TEST(DslBoundsErrors, FuncOfNoVariables) {
+  dsl::Func F("F");
+  expect_user_error([&] { F() = dsl::Expr(3.0); },
+                    {"F: a Func is defined over at least one variable; a single value is a Func of one element"});
+}
+
+TEST(DslBoundsErrors, NamedAsABuffer) {
+  expect_user_error([] { dsl::Input("UB", DType::f16, {16}); }, {"input 'UB' names a buffer; give the tensor another name"});
+  expect_user_error([] { dsl::Func("l0a"); }, {"Func 'l0a' names a buffer; give the tensor another name"});
+}
+
 TEST(DslBoundsErrors, IndexReadFromData) {
   dsl::Input A("A", DType::f32, {8}), I("I", DType::s32, {8});
   dsl::Var i("i");

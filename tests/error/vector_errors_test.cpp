@@ -362,8 +362,8 @@ const ApiCase kEpilogues[] = {
        e.D(e.m, e.n) = e.C() + Z(e.m, e.n);
        e.compile();
      },
-     {"D.epilogue_of(C): `Z(m, n)`: an epilogue reads inputs per column (Z(n)) or per row (Z(m)); a full-tile "
-      "input needs a vector kernel of its own"}},
+     {"D.epilogue_of(C): `Z(m, n)`: a matmul's epilogue reads inputs per column (Z(n)) and constants; a full-tile "
+      "input (or a per-row one) needs a vector kernel of its own"}},
     {"EpiloguePerRowInput",
      [] {
        Epi e;

@@ -115,6 +115,19 @@ def test_divisions_whose_reciprocal_overflows(chip):
         np.testing.assert_allclose(out.astype(np.float64), want().astype(np.float64), rtol=2e-3, err_msg=f"case {k}")
 
 
+def test_the_reference_exp_and_log_at_their_edges():
+    """ck.reference follows numpy at exp's and log's edges: NaN, infinities, subnormal results and inputs
+    (Halide's own gave exp(inf) 0 and log(NaN) 89)."""
+    x = np.array([np.nan, np.inf, -np.inf, 1.0, -100.0, 88.7, 89.0, 1e-40, 0.0, -1.0], np.float32)
+    X, i = ck.Input("X", "f32", [x.size]), ck.Var("i")
+    E, L = ck.Func("E"), ck.Func("L")
+    E[i] = ck.exp(X[i])
+    L[i] = ck.log(X[i])
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(ck.reference(E, {"X": x}), np.exp(x), rtol=1e-6, atol=1e-45)
+        np.testing.assert_allclose(ck.reference(L, {"X": x}), np.log(x), rtol=1e-6)
+
+
 def test_comparisons_and_select_run(xy):
     xs, ys = xy
     X, Y, r, c, F = xy_func()
