@@ -17,12 +17,14 @@ int64_t tensor_bytes(const Kernel& k) {
   return bytes;
 }
 
-// Worth measuring: starting every vector core takes longer than HBM alone needs for the tensors'
-// bytes. (A softmax of BERT-Large's scores, 128 MB, is not: its stagger is a tenth of that, and
-// measuring two widths cost its compile 140 ms.)
+// Worth measuring: starting every core takes longer than HBM alone needs for the tensors' bytes.
+// (A softmax of BERT-Large's scores, 128 MB, is not: its stagger is a tenth of that, and
+// measuring two widths cost its compile 140 ms.) A mixed kernel starts each group's cube core and
+// its vector cores.
 bool stagger_matters(const Kernel& all_cores, const ChipConfig& chip) {
   const TimingConfig& t = chip.timing;
-  const double stagger = double(all_cores.block_dim - 1) * t.core_start_cycles;
+  const int per_block = all_cores.mixed() ? 1 + chip.vector_cores_per_cube : 1;
+  const double stagger = double(all_cores.block_dim * per_block - 1) * t.core_start_cycles;
   const double hbm = double(tensor_bytes(all_cores)) / (t.hbm_rate * t.hbm_efficiency);
   return stagger > 0 && stagger > hbm;
 }
@@ -34,29 +36,47 @@ uint64_t cycles_of(const Program& program, const ChipConfig& chip) {
   return simulate(chip, program, gm, o).report.cycles;
 }
 
-Launch lowered(sched::StageGraph& graph, const sched::VectorPlan& plan, const ChipConfig& chip) {
-  Launch l;
-  l.kernel = fit_row_tiles(graph, plan, chip);
+Launch lowered(Kernel k, const ChipConfig& chip) {
+  Launch l{std::move(k), {}};
   l.program = lower_nest(l.kernel, chip);
   return l;
 }
 
-}  // namespace
-
-Launch fit_launch_width(sched::StageGraph& graph, sched::VectorPlan plan, const ChipConfig& chip) {
-  Launch best = lowered(graph, plan, chip);
-  if (!plan.cores || plan.tile_rows || !stagger_matters(best.kernel, chip)) return best;
+// From `best` (every core), half as many cores while the timing model finds it faster: `at(n)`
+// the kernel at n cores, made in `graph`, which ends as the chosen kernel's.
+template <class KernelAt>
+Launch narrowed(Launch best, sched::StageGraph& graph, const ChipConfig& chip, KernelAt at) {
+  if (!stagger_matters(best.kernel, chip)) return best;
   sched::StageGraph best_graph = graph;
   uint64_t best_cycles = cycles_of(best.program, chip);
   for (int n = best.kernel.block_dim / 2; n >= 1; n /= 2) {
-    plan.core_limit = n;
-    Launch l = lowered(graph, plan, chip);
+    Launch l = lowered(at(n), chip);
     uint64_t cycles = cycles_of(l.program, chip);
     if (cycles >= best_cycles) break;
     best = std::move(l), best_graph = graph, best_cycles = cycles;
   }
   graph = std::move(best_graph);
   return best;
+}
+
+}  // namespace
+
+Launch fit_launch_width(sched::StageGraph& graph, sched::VectorPlan plan, const ChipConfig& chip) {
+  Launch all = lowered(fit_row_tiles(graph, plan, chip), chip);
+  if (!plan.cores || plan.tile_rows) return all;
+  return narrowed(std::move(all), graph, chip, [&](int n) {
+    plan.core_limit = n;
+    return fit_row_tiles(graph, plan, chip);
+  });
+}
+
+Launch fit_contraction_width(sched::StageGraph& graph, sched::ContractionPlan plan, Kernel all_cores, const ChipConfig& chip) {
+  Launch all = lowered(std::move(all_cores), chip);
+  if (!plan.core_loops) return all;
+  return narrowed(std::move(all), graph, chip, [&](int n) {
+    plan.core_limit = n;
+    return fit_strips(plan, chip, graph);
+  });
 }
 
 }  // namespace cubekit::codegen

@@ -1,10 +1,12 @@
-// The vector path's launch width: how many of the chip's vector cores a kernel whose schedule says
-// cores() (and no tile_rows()) starts.
+// The launch width: how many of the chip's cores a kernel whose schedule says cores() starts (on
+// the vector path, without tile_rows()).
 //
 // A chip that starts a launch's cores one after another (TimingConfig::core_start_cycles apart;
 // docs/chips.md, "Launch and block dispatch") charges a kernel for every core it starts. Spread
 // over all of them, a small kernel waits longer for its last core to start than that core works:
-// a softmax of 64 x 2 on the 950 took 23,128 cycles on its 64 vector cores and 2,943 on 2. The
+// a softmax of 64 x 2 on the 950 took 23,128 cycles on its 64 vector cores and 2,943 on 2, a
+// convolution of 2 x 40 x 13 x 13 into 72 channels with a fused epilogue on the 910B2 28,597 on
+// its 24 groups and (now) 6,698 on 1. The
 // vendor's advice is to find the number by trying (Ascend C best practices, "Setting a Proper
 // Number of Cores"); this fit tries on the timing model: every core, then half as many while that
 // is faster. A kernel whose bytes alone keep HBM busy for longer than the whole stagger is not
@@ -14,6 +16,7 @@
 
 #include "codegen/ir.h"
 #include "emulator/program.h"
+#include "schedules/contraction.h"
 #include "schedules/stages.h"
 #include "schedules/vector.h"
 
@@ -27,5 +30,9 @@ struct Launch {
 // fit_row_tiles and lower_nest at the launch width that the timing model finds fastest; `graph`
 // becomes the chosen kernel's.
 Launch fit_launch_width(sched::StageGraph& graph, sched::VectorPlan plan, const ChipConfig& chip);
+
+// The cube path's: `all_cores` is fit_strips' kernel of `plan` at every core (`graph` its graph);
+// the chosen one lowered, `graph` becoming its.
+Launch fit_contraction_width(sched::StageGraph& graph, sched::ContractionPlan plan, Kernel all_cores, const ChipConfig& chip);
 
 }  // namespace cubekit::codegen

@@ -145,7 +145,7 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
                "compute it on the CPU (dsl::run_on_host, cubekit.reference) or read the input inside its shape",
                f.name(), r->input->name, f.name());
   sched::StageGraph graph;  // the kernel's, with its tiles and strips chosen
-  std::optional<Program> vector_program;  // the vector path lowers its candidates whole
+  std::optional<Program> lowered;  // the vector and cube paths lower their launch widths whole
   if (sched::is_attention(f)) {                    // flash attention: two products and the softmax between
     sched::AttentionPlan plan = sched::plan_attention(f, chip);
     if (sub) sched::attach_lse(plan, *sub);
@@ -161,6 +161,11 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
     log("schedule", [&] { return plan.str() + (epilogue ? ", epilogue " + f.name() : "") + "\n"; });
     k = fit_strips(plan, chip, graph);             // loops, scopes, Move and Mmad, the strips UB holds
     if (plan_only) return {};
+    dsl::check_reads_in_bounds(f);                 // before measuring launch widths
+    if (sub) dsl::check_reads_in_bounds(*sub);
+    Launch launch = fit_contraction_width(graph, plan, std::move(k), chip);  // the cores worth starting
+    k = std::move(launch.kernel);
+    lowered = std::move(launch.program);
   } else if (sub) {
     user_error("{}.store_with({}): a second output is a convolution's; {} is not one", sub->name(), f.name(), f.name());
   } else if (pool) {                               // a pooling on the vector unit
@@ -179,15 +184,15 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
     dsl::check_reads_in_bounds(f);
     Launch launch = fit_launch_width(graph, plan, chip);  // the tile, and the cores worth starting
     k = std::move(launch.kernel);
-    vector_program = std::move(launch.program);
+    lowered = std::move(launch.program);
   }
   if (stages.empty()) stages = graph.str();
   log("stage graph", [&] { return stages; });
-  // After planning, which says more about the reads it cannot lower (the vector path checked
-  // before measuring its candidates).
-  if (!vector_program) dsl::check_reads_in_bounds(f);
-  if (sub) dsl::check_reads_in_bounds(*sub);
-  Program program = vector_program ? std::move(*vector_program) : lower_nest(k, chip);
+  // After planning, which says more about the reads it cannot lower (the paths that measure
+  // launch widths checked before measuring).
+  if (!lowered) dsl::check_reads_in_bounds(f);
+  if (!lowered && sub) dsl::check_reads_in_bounds(*sub);
+  Program program = lowered ? std::move(*lowered) : lower_nest(k, chip);
   // A kernel on both kinds of core splits each tile between a cube core's two vector cores (the
   // 910B's and the 950's groups): a chip config of other groups is refused, not miscompiled.
   if (program.entry(CoreKind::Aic) && program.entry(CoreKind::Aiv) && chip.vector_cores_per_cube != 2)

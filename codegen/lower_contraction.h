@@ -183,7 +183,8 @@ class ContractionStages {
     for (const auto& l : g_.tiles.loops) space_.loops.push_back({l.name, l.extent});
     space_.on_cores = g_.tiles.on_cores, space_.group = g_.tiles.group;
     fused_ = space_.fused(), serial_ = space_.serial();
-    k_.block_dim = g_.tiles.on_cores ? int(std::min<int64_t>(fused_, chip_.cores)) : 1;
+    const int64_t cores = g_.tiles.core_limit ? g_.tiles.core_limit : chip_.cores;
+    k_.block_dim = g_.tiles.on_cores ? int(std::min<int64_t>(fused_, cores)) : 1;
     stagger_weights();
     tiles_ = core_tiles(k_, g_.tiles.on_cores > 0, fused_, serial_);
     fills_ = FillAhead{&tiles_, chunks_, ahead_, [this](const Affine& g) { return fill_chunk(g); }};

@@ -89,6 +89,7 @@ struct ContractionPlan {
   std::vector<TileLoop> tile_loops;  // outermost first
   int core_loops = 0;                // how many of the outermost tile loops are spread over cores
   int64_t core_group = 1;            // rasterisation of the last two core loops (Func::cores)
+  int core_limit = 0;                // at most this many cores (0: the chip's; codegen/launch_width)
   bool double_buffer = false;        // two copies of L0A, L0B and UB (and of L1 unless l1_copies says)
   int l1_copies = 1;                 // copies of L1A / L1B: each filled l1_copies - 1 chunks ahead
   bool stagger = false;              // each tile starts its k chunks at (tile indices summed) mod chunks

@@ -140,7 +140,7 @@ StageGraph stage_graph(const ContractionPlan& p, int64_t chosen) {
   g.contraction = std::make_shared<const ContractionPlan>(p);
   // The UB strips: the fit's width, else the plan's (the vector cores' rows: to be chosen).
   const int64_t strip = chosen >= 0 ? chosen : p.split ? 0 : p.strip;
-  g.tiles = {p.tile_loops, p.core_loops, p.core_group, p.stagger};
+  g.tiles = {p.tile_loops, p.core_loops, p.core_group, p.stagger, p.core_limit};
   g.loops = {{At::Chunk, c.k, p.tk_l1}, {At::Step, p.tk_l1, p.tk_l0}};
   if (!p.split) g.loops.push_back({At::Strip, p.tn, strip});
   if (p.vector_epilogue) g.loops.push_back({At::RowStrip, p.tm, strip});

@@ -122,6 +122,7 @@ struct StageGraph {
     int on_cores = 0;
     int64_t group = 1;
     bool stagger = false;
+    int core_limit = 0;  // at most this many cores (0: the chip's)
   } tiles;
   struct Loop {
     At at = At::Tile;

@@ -1,9 +1,12 @@
-// The vector path's launch width (codegen/launch_width.h): on a chip that starts its cores one
-// after another, a small kernel starts no more cores than pay off; spread over every core, the
-// same kernel takes longer. On a chip that starts them at once, every core is used.
+// The launch width (codegen/launch_width.h), on the vector and the cube path: on a chip that starts
+// its cores one after another, a small kernel starts no more cores than pay off; spread over every
+// core, the same kernel takes longer. On a chip that starts them at once, every core is used.
 #include "emulator/chip_config.h"
 #include "emulator/simulator.h"
+#include "codegen/lower.h"
 #include "kernels/check.h"
+#include "kernels/conv.h"
+#include "kernels/matmul.h"
 #include "kernels/vector.h"
 
 #include <gtest/gtest.h>
@@ -44,6 +47,36 @@ TEST(LaunchWidth, EveryCoreWhereTheChipStartsThemAtOnce) {
 TEST(LaunchWidth, ABigKernelUsesEveryCore) {
   ChipConfig chip = load_chip("ascend950pr");
   EXPECT_EQ(softmax(4096, 1024, chip, 0, true).program.block_dim, 64);
+}
+
+// A small convolution with a fused epilogue (a mixed kernel: each group's cube core and its two
+// vector cores) on the split chips: the fewer groups it starts beat every group, and it still
+// computes the convolution; a big matmul keeps every core.
+TEST(LaunchWidth, TheCubePathStartsTheGroupsWorthStarting) {
+  kernels::Conv2dOptions o;
+  o.n = 2, o.c = 40, o.h = 13, o.w = 13, o.k = 72, o.pad = 1, o.stride = 2, o.out = DType::f16;
+  o.epilogue = {"bn", "relu"}, o.use_tuned = false;
+  for (const char* name : {"ascend910b2", "ascend950pr"}) {
+    ChipConfig chip = load_chip(name);
+    ASSERT_GT(chip.timing.core_start_cycles, 0) << name;
+    kernels::KernelRun chosen = kernels::compile_and_run(kernels::conv2d(o, chip).outputs(), chip, {.seed = 3});
+    EXPECT_TRUE(chosen.sim.report.clean()) << name;
+    ASSERT_TRUE(chosen.checked);
+    EXPECT_TRUE(chosen.check.pass) << name << ": " << chosen.check.mismatches << " mismatches";
+    // Every group: compiled where the cores start at once, run where they do not.
+    ChipConfig at_once = chip;
+    at_once.timing.core_start_cycles = 0;
+    const Program spread = codegen::compile(kernels::conv2d(o, at_once).outputs(), at_once).program;
+    EXPECT_EQ(spread.block_dim, 24) << name;  // its 24 tiles, a group each
+    EXPECT_LT(chosen.program.block_dim, spread.block_dim) << name;
+    GlobalMemory gm = GlobalMemory::shape_only(spread);
+    const uint64_t spread_cycles = simulate(chip, spread, gm, {.timing_only = true}).report.cycles;
+    EXPECT_LT(2 * chosen.sim.report.cycles, spread_cycles) << name;
+  }
+  kernels::MatmulOptions big;
+  big.m = big.n = big.k = 2048, big.use_tuned = false;
+  const ChipConfig chip = load_chip("ascend910b2");
+  EXPECT_EQ(codegen::compile(kernels::matmul(big, chip).out, chip).program.block_dim, chip.cores);
 }
 
 }  // namespace
