@@ -121,9 +121,19 @@ void check_options(const Conv2dOptions& o) {
 
 }  // namespace
 
+namespace {
+Conv2d defined(const Conv2dOptions& o, const ChipConfig& chip, const std::optional<tune::Tuned>& tuned);
+}  // namespace
+
 Conv2d conv2d(const Conv2dOptions& options, const ChipConfig& chip) {
   Conv2dOptions o = options;
-  std::optional<tune::Tuned> tuned = take_tuned(o, chip);
+  const std::optional<tune::Tuned> tuned = take_tuned(o, chip);
+  return with_tuned(tuned, [&] { return defined(o, chip, tuned); });
+}
+
+namespace {
+
+Conv2d defined(const Conv2dOptions& o, const ChipConfig& chip, const std::optional<tune::Tuned>& tuned) {
   check_options(o);
   const CubeFractal* frac = chip.fractal(o.in);
   if (!frac) user_error("conv2d: the cube of {} does not multiply {}", chip.name, dtype_name(o.in));
@@ -179,6 +189,8 @@ Conv2d conv2d(const Conv2dOptions& options, const ChipConfig& chip) {
   cv.tuned = tuned;
   return cv;
 }
+
+}  // namespace
 
 dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Conv2dOptions& o, ConvTiling* chosen) {
   sched::Contraction c = sched::recognise_conv(f, chip);

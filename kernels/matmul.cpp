@@ -200,9 +200,19 @@ void schedule_matmul(const ContractionParts& p, const MatmulOptions& o, const Ch
 
 }  // namespace
 
+namespace {
+Matmul defined(const MatmulOptions& o, const ChipConfig& chip, const std::optional<tune::Tuned>& tuned);
+}  // namespace
+
 Matmul matmul(const MatmulOptions& options, const ChipConfig& chip) {
   MatmulOptions o = options;
-  std::optional<tune::Tuned> tuned = take_tuned(o, chip);
+  const std::optional<tune::Tuned> tuned = take_tuned(o, chip);
+  return with_tuned(tuned, [&] { return defined(o, chip, tuned); });
+}
+
+namespace {
+
+Matmul defined(const MatmulOptions& o, const ChipConfig& chip, const std::optional<tune::Tuned>& tuned) {
   if (o.m < 1 || o.n < 1 || o.k < 1) user_error("matmul: m, n and k must be at least 1 (got {}, {}, {})", o.m, o.n, o.k);
   if (o.batch < 0) user_error("matmul: the batch must be at least 1 (or 0 for none), got {}", o.batch);
   for (auto [name, v] : {std::pair<const char*, int64_t>{"tm", o.tm}, {"tn", o.tn}, {"tk_l0", o.tk_l0}, {"tk_l1", o.tk_l1},
@@ -251,6 +261,8 @@ Matmul matmul(const MatmulOptions& options, const ChipConfig& chip) {
   mm.tuned = tuned;
   return mm;
 }
+
+}  // namespace
 
 Epilogue unfused_epilogue(const MatmulOptions& o, const ChipConfig&) {
   check_epilogue(o);

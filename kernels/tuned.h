@@ -39,6 +39,20 @@ bool has_overrides(const Conv2dOptions& o);
 bool has_overrides(const AttentionOptions& o);
 bool has_overrides(const VectorOptions& o);
 
+// Runs `build` (a kernel defined with `tuned`'s schedule applied); a user error it raises says the
+// schedule came from the tuning database, and what to do: a stale or edited entry read as the
+// user's own mistake ("7 output channels per tile is not a multiple of 16").
+template <class Build>
+auto with_tuned(const std::optional<tune::Tuned>& tuned, Build build) -> decltype(build()) {
+  if (!tuned) return build();
+  try {
+    return build();
+  } catch (const UserError& e) {
+    user_error("{} (the schedule {} came from the tuning database: tune the problem again, or leave the database out: "
+               "--no-tuned, use_tuned=False)", e.what(), tune::params_text(tuned->best.params));
+  }
+}
+
 // The lookup: when the options leave the schedule to the kernel, the database's entry for the
 // problem, its parameters applied to `o`.
 std::optional<tune::Tuned> take_tuned(MatmulOptions& o, const ChipConfig& chip);

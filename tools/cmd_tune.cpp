@@ -282,7 +282,18 @@ void add_tune(CLI::App& app, int& exit_code) {
     add_kernel_subcommand<VectorArgs>(t, name, fmt::format("tune {}'s tile rows and buffer copies", name), *ta,
         [name](CLI::App* c, VectorArgs& a) { a.name = name; add_vector_options(c, a, true); },
         [name](const VectorArgs& a) { Problem p; p.kernel = name; p.vector = options_of(a); return p; });
+  // Set after the kernels' subcommands, which keep refusing what they do not know: a word left
+  // over is a kernel `tune` has no subcommand for, said as such (CLI11 said "arguments were not
+  // expected", the words reversed).
+  t->allow_extras();
   t->final_callback([ta, t, &exit_code] {
+    if (const std::vector<std::string> extra = t->remaining(); !extra.empty()) {
+      std::vector<std::string> names;
+      for (const CLI::App* s : t->get_subcommands({})) names.push_back(s->get_name());
+      if (extra.front().starts_with("-")) user_error("tune: unknown option {}; see cubekit tune --help", extra.front());
+      user_error("tune: no kernel '{}' to tune; the tunable kernels are {} (pooling has no schedule space)", extra.front(),
+                 fmt::join(names, ", "));
+    }
     ta->budget_given = t->count("--budget") > 0;
     if (t->count("--time") > 0 && !(ta->seconds > 0))
       user_error("tune: --time must be a positive number of seconds, got {}", ta->seconds);

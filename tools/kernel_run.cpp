@@ -3,6 +3,7 @@
 #include "codegen/lower.h"
 #include "emulator/error.h"
 #include "kernels/check.h"
+#include "kernels/tuned.h"
 #include "tools/commands.h"
 
 #include <fmt/format.h>
@@ -81,7 +82,7 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
   s.atol = atol;
   if (!a.trace.empty()) check_writable(a.trace, "--trace");
   const dsl::Func& f = outputs.at(0);
-  kernels::KernelRun run = kernels::compile_and_run(outputs, chip, s);
+  kernels::KernelRun run = kernels::with_tuned(tuned, [&] { return kernels::compile_and_run(outputs, chip, s); });
   const Report& r = run.sim.report;
   if (!a.trace.empty()) write_trace(a.trace, run.sim, run.program, chip);
   bool ok = r.clean() && (!run.checked || run.check.pass);
@@ -145,7 +146,7 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
 int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline,
                    const std::optional<tune::Tuned>& tuned) {
   ChipConfig chip = load_chip(a.chip);
-  codegen::Compiled c = codegen::compile(outputs, chip);
+  codegen::Compiled c = kernels::with_tuned(tuned, [&] { return codegen::compile(outputs, chip); });
   std::ofstream out(a.output);
   if (!out) user_error("-o: cannot write '{}'", a.output);
   // The comment goes last, so that line numbers match the reports of `cubekit kernel`.

@@ -69,8 +69,8 @@ void exec(sqlite3* db, const char* sql, const std::string& path) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string m = err ? err : "unknown error";
     sqlite3_free(err);
-    user_error("tuning database '{}': {}; it is not a cubekit tuning database, or cannot be written: give another file "
-               "with --db", path, m);
+    user_error("tuning database '{}': {}; it is not a cubekit tuning database (or it is damaged, or cannot be written): "
+               "give another file with --db (Python: db=), or run without one (--db off, CUBEKIT_TUNING_DB=off)", path, m);
   }
 }
 

@@ -37,6 +37,8 @@ def tune(kernel=None, *, suite=None, batch=8, chip="ascend910", budget=None, tim
     # time alone: the time is the only limit; budget with it: both are.
     budget = (0 if time is not None else 64) if budget is None else _opt.integer(where, "budget", budget)
     seed = _opt.integer(where, "seed", seed)
+    if seed < 0:
+        _opt.fail(where, "seed", seed, "0 or more")
     threads = _opt.integer(where, "threads", threads)
     exhaustive = _opt.boolean(where, "exhaustive", exhaustive)
     seconds = 0.0 if time is None else _opt.real(where, "time", time)
@@ -63,6 +65,13 @@ def tune(kernel=None, *, suite=None, batch=8, chip="ascend910", budget=None, tim
             options.score_mod = score_mod_option(value)
         else:
             _set_field(kernel, options, key, value)
+    # As the CLI: an s8 contraction's result is s32 unless out= says otherwise, and an s8 matmul's
+    # B is stored (n, k) (the cube's 8-bit fractals need k contiguous in both operands).
+    if kernel in ("matmul", "conv2d") and str(options.dtype) == "s8":
+        if "out" not in problem:
+            options.out = "s32"
+        if kernel == "matmul" and "transpose_b" not in problem:
+            options.transpose_b = True
     return _cubekit._tune_problem(kernel, options, chip, budget, seconds, seed, exhaustive, threads, db)
 
 

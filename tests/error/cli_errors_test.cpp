@@ -351,6 +351,13 @@ TEST(CliBadInput, InputGivenTwice) {
   EXPECT_THAT(r.err, HasSubstr("--input A=b.npy: tensor A is given twice; give each input once"));
 }
 
+TEST(CliBadInput, TuneAKernelWithNoSpace) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "tune max_pool2d --c 16");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("tune: no kernel 'max_pool2d' to tune; the tunable kernels are matmul, conv2d, attention, add"));
+}
+
 TEST(CliBadInput, NegativeThreads) {
   TempDir dir("cli");
   CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --threads -2");

@@ -1,4 +1,5 @@
 // User errors of the tuner (tune/, `cubekit tune`): each bad input and the parts its message must have.
+#include "codegen/lower.h"
 #include "error_test_util.h"
 
 #include "kernels/tuned.h"
@@ -162,6 +163,23 @@ TEST(TuneErrors, TunedScheduleWithAnUnknownParameter) {
                                              {{{"tiles", 4}}, 10, 20, 2, 2, "local", 0});
   tune::set_database_path(path);
   expect_user_error([&] { kernels::matmul(p.matmul, chip); }, {"matmul has no schedule parameter 'tiles'", "tune this problem again"});
+  tune::set_database_path("");
+}
+
+// A stored schedule the kernel refuses (an edited or stale entry) says where it came from.
+TEST(TuneErrors, TunedScheduleTheKernelRefuses) {
+  TempDir dir("tune_refused");
+  const std::string path = (dir.path() / "t.db").string();
+  const ChipConfig chip = load_chip("ascend910b2");
+  tune::Problem p = small_matmul();
+  tune::Database::open(path, tune::Database::Mode::Create)->set_best(tune::chip_key(chip), chip.name, "matmul", p.key(),
+                                             {{{"tn", 7}}, 10, 20, 2, 2, "local", 0});
+  tune::set_database_path(path);
+  expect_user_error([&] {
+    kernels::Matmul mm = kernels::matmul(p.matmul, chip);
+    kernels::with_tuned(mm.tuned, [&] { return codegen::compile(mm.out, chip); });
+  }, {"(the schedule tn=7 came from the tuning database: tune the problem again, or leave the "
+                     "database out: --no-tuned, use_tuned=False)"});
   tune::set_database_path("");
 }
 

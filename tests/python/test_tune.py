@@ -127,3 +127,12 @@ def test_time_alone_is_the_limit():
     best = ck.tune("matmul", m=256, n=256, k=256, chip="ascend910b2", time=1.0, db="off")
     assert best["strategy"] == "local" and best["evaluated"] >= 2
     assert best["cycles"] <= best["default_cycles"]
+
+
+def test_tune_takes_s8_problems_as_the_cli_does():
+    """s8: the result s32 and (matmul) B stored (n, k) unless given, as `cubekit tune` chooses them."""
+    for kernel, shape in (("matmul", dict(m=64, n=64, k=64)), ("conv2d", dict(n=1, c=32, h=14, w=14, k=32))):
+        best = ck.tune(kernel, dtype="s8", budget=4, db="off", **shape)
+        assert best["cycles"] > 0
+    with pytest.raises(ck.Error, match="tune: seed must be 0 or more, got -1"):
+        ck.tune("softmax", shape=[64, 64], seed=-1, db="off")
