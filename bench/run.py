@@ -206,6 +206,15 @@ def plots(chip, records, out):
 
 def check_arguments(parser, args):
     """Bad arguments end here, in one line, before any work: not in a traceback after it."""
+    own_chips = args.suite in ("resnet50", "attention", "emulator", "calibration")
+    if args.chip is not None and own_chips:
+        parser.error(f"--chip: {args.suite} chooses its chips ("
+                     + ("--chips" if args.suite in ("resnet50", "attention") else "the emulator's bench runs on the 910"
+                        if args.suite == "emulator" else "each calibration row names its own") + ")")
+    if args.out is not None and args.suite in ("resnet50", "attention", "calibration"):
+        parser.error(f"--out: {args.suite} prints its tables (redirect them to a file)")
+    args.chip = args.chip or "ascend910"
+    args.out = args.out or os.path.join(ROOT, "build", "bench")
     if args.repetitions < 1:
         parser.error(f"--repetitions must be at least 1, got {args.repetitions}")
     if args.min_time < 0:
@@ -245,8 +254,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("suite", nargs="?", default="matmul",
                         choices=["matmul", "vector", "check", "smoke", "all", "calibration", "resnet50", "attention", "emulator"])
-    parser.add_argument("--chip", default="ascend910", help="chip preset or JSON config")
-    parser.add_argument("--out", default=os.path.join(ROOT, "build", "bench"), help="where the results go")
+    parser.add_argument("--chip", default=None,
+                        help="chip preset or JSON config (matmul, vector, check, smoke, all; default ascend910); resnet50 "
+                             "and attention take --chips, the emulator's own bench runs on the 910, calibration on each row's")
+    parser.add_argument("--out", default=None,
+                        help="where the results go (matmul, vector, check, smoke, all, emulator; default build/bench); "
+                             "resnet50, attention and calibration print their tables")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build directory")
     parser.add_argument("--repetitions", type=int, default=3, help="host-time repetitions (their median is kept)")
     parser.add_argument("--min-time", type=float, default=0, help="seconds each benchmark runs at least (Google Benchmark's default when 0)")

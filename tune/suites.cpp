@@ -44,6 +44,15 @@ std::vector<Layer> resnet50(int64_t batch) {
       const std::string name = fmt::format("layer{}.{}", s + 1, b);
       const int64_t st = b == 0 ? stride : 1, oh = (h + 2 - 3) / st + 1;
       if (b == 0) add(layers, conv(name + ".downsample", batch, c, h, width * 4, 1, st, 0, {"bn"}));
+      if (b == 0 && st > 1) {  // the network's strided-write fusion (bench/resnet50.py), where it pays
+        // The previous stage's last block also writes its map at every st-th row and column ...
+        Problem writes = conv(fmt::format("layer{}.{}.conv3 +1/{} copy", s, stages[s - 1][1] - 1, st), batch, c / 4, h, c, 1,
+                              1, 0, {"bn", "residual", "relu"});
+        writes.conv.subsampled = st;
+        layers.push_back({std::move(writes), 0});
+        // ... and the downsample reads that copy as a 1x1 stride-1 convolution.
+        layers.push_back({conv(name + ".downsample reading the copy", batch, c, (h + st - 1) / st, width * 4, 1, 1, 0, {"bn"}), 0});
+      }
       add(layers, conv(name + ".conv1", batch, c, h, width, 1, 1, 0, {"bn", "relu"}));
       add(layers, conv(name + ".conv2", batch, width, h, width, 3, st, 1, {"bn", "relu"}));
       add(layers, conv(name + ".conv3", batch, width, oh, width * 4, 1, 1, 0, {"bn", "residual", "relu"}));

@@ -18,7 +18,10 @@ namespace cubekit::tune {
 
 struct Layer {
   Problem problem;  // problem.label: the first layer of the network with this problem
-  int count = 1;    // layers of the network with this problem
+  // Layers of the network with this problem; 0 for the other form of a pair the network runs
+  // one of (ResNet's strided-write fusion: the producer writing a copy, the downsample reading
+  // it), tuned but left out of the network's total.
+  int count = 1;
 };
 
 const std::vector<std::string>& suite_names();

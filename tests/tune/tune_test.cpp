@@ -390,6 +390,16 @@ TEST(TuneSuites, ResNet50AndBertLarge) {
   for (const Layer& l : resnet) convs += l.problem.kernel == "conv2d" ? l.count : 0;
   EXPECT_EQ(convs, 53);  // torchvision's resnet50: the stem, 16 bottlenecks of three, 4 downsamples
   EXPECT_EQ(resnet.back().problem.kernel, "matmul");
+  // The strided-write fusion's forms, tuned but counted in no layer: each strided downsample's
+  // producer writing its copy at every 2nd row and column, and the downsample reading it.
+  int writers = 0, readers = 0;
+  for (const Layer& l : resnet) {
+    if (l.count) continue;
+    writers += l.problem.conv.subsampled == 2;
+    readers += l.problem.conv.stride == 1 && l.problem.conv.kh == 1 && l.problem.label.ends_with("reading the copy");
+  }
+  EXPECT_EQ(writers, 3);
+  EXPECT_EQ(readers, 3);
   std::vector<Layer> bert = suite("bert-large", 8);
   ASSERT_EQ(bert.size(), 7u);
   EXPECT_EQ(bert[1].problem.kernel, "attention");
