@@ -89,7 +89,23 @@ void expression_operators(py::class_<Class>& c) {
   both("__ge__", nullptr, [](const Expr& a, const Expr& b) { return a >= b; });
   both("__eq__", nullptr, [](const Expr& a, const Expr& b) { return a == b; });
   both("__ne__", nullptr, [](const Expr& a, const Expr& b) { return a != b; });
-  c.def("__neg__", [](const py::object& a) { return -to_expr(a); })
+  // What the DSL has no operator for is said so, with its spelling (Python raised a bare TypeError).
+  auto none = [&c](const char* name, const char* rname, const char* what) {
+    auto refuse = [what](const py::object& a, const py::object&) -> Expr {
+      user_error("`{}`: {}", py::str(a).cast<std::string>(), what);
+    };
+    c.def(name, refuse, py::is_operator());
+    if (rname) c.def(rname, refuse, py::is_operator());
+  };
+  const char* logic = "the DSL has no logical and, or or not of conditions: nest selects (select(a, select(b, x, y), y) is "
+                      "x where a and b hold), or compare once (select(x > lo, select(x < hi, .., ..), ..))";
+  none("__and__", "__rand__", logic);
+  none("__or__", "__ror__", logic);
+  none("__xor__", "__rxor__", logic);
+  none("__mod__", "__rmod__", "the DSL has no %: write i - (i // n) * n for indices, or keep the arithmetic out of the kernel");
+  none("__pow__", "__rpow__", "the DSL has no **: multiply (x * x), or exp(y * log(x)) for x > 0");
+  c.def("__invert__", [logic](const py::object& a) -> Expr { user_error("`~{}`: {}", py::str(a).cast<std::string>(), logic); })
+      .def("__neg__", [](const py::object& a) { return -to_expr(a); })
       .def("__pos__", [](const py::object& a) { return to_expr(a); })
       .def("__abs__", [](const py::object& a) { return dsl::abs(to_expr(a)); })
       .def("__str__", [](const py::object& a) { return to_expr(a).str(); });

@@ -577,3 +577,13 @@ def test_expression_just_under_the_depth_limit_compiles_and_runs():
     r = run_python(DEEP.format(terms=998), timeout=120, stack_limit=8 << 20)
     assert r.returncode == 0 and "alive" in r.stdout, f"exit code {r.returncode}: {r.stderr[-1000:]}"
     assert r.stdout.startswith("ran 998.0 998.0 0"), r.stdout
+
+
+def test_operators_the_dsl_lacks_say_so():
+    X, i = ck.Input("X", "f32", [4]), ck.Var("i")
+    for build, words in ((lambda: (X[i] > 0) & (X[i] < 1), "no logical and, or or not of conditions: nest selects"),
+                         (lambda: ~(X[i] > 0), "no logical and, or or not"),
+                         (lambda: i % 3, "the DSL has no %: write i - (i // n) * n"),
+                         (lambda: X[i] ** 2, "the DSL has no **: multiply (x * x)")):
+        with pytest.raises(ck.Error, match=words.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
+            build()
