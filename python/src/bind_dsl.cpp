@@ -413,7 +413,8 @@ is compiled. One Func compiles with many:
   }, py::arg("inputs"), py::arg("chip") = py::none(), py::arg("timing_only") = false, py::arg("trace") = py::none(),
   py::arg("schedule") = py::none(), py::arg("also") = std::vector<dsl::Func>{},
   "Compiles (with its own schedule, or `schedule`) and runs the Func on the emulator: (result as a numpy array, report "
-  "dict). also=[Ys, ..]: Funcs its kernel writes as well (Func.store_with), in report['also'] by name.");
+  "dict). also=[Ys, ..]: Funcs its kernel writes as well (Func.store_with), in report['also'] by name. timing_only=True: "
+  "cycles only; the result is then zeros of its shape, not data (inputs are checked, not read).");
 }
 
 }  // namespace cubekit::py_bind

@@ -137,7 +137,8 @@ str() or `.text()`; run it with `run(program, inputs)`.)")
 
 inputs: numpy arrays by tensor name for every `in` and `inout` tensor (dtype and shape must match).
 chip: a preset name, a JSON path, a dict or a ChipConfig (default ascend910).
-blocks: how many blocks to launch (0: the program's block_dim). timing_only: cycles only, no data.
+blocks: how many blocks to launch (0: the program's block_dim). timing_only: cycles only, no data
+(the outputs returned are then zeros of their shapes, not results).
 checks: the race, initialisation and synchronisation checks. trace: a path for a Chrome trace.
 max_work: work units over the whole run before it stops with an error (a unit is about one scalar
 instruction of host time; report["work"] says what a run used). max_trace_events: the trace's bound.
