@@ -127,7 +127,7 @@ void add_pool_options(CLI::App* cmd, PoolArgs& a) {
   cmd->add_option("--w", a.w, "input width")->required();
   if (a.name != "global_avg_pool2d") {
     cmd->add_option("--kernel", a.kernel, "window size (both axes)")->capture_default_str();
-    cmd->add_option("--stride", a.stride, "stride (both axes; default: the window)");
+    cmd->add_option("--stride", a.stride, "stride (both axes; 0, the default: the window)");
     cmd->add_option("--pad", a.pad, "padding (both axes, both sides; at most half the window)")->capture_default_str();
     if (a.name == "max_pool2d") cmd->add_option("--dilation", a.dilation, "dilation (both axes)")->capture_default_str();
   }
