@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -46,10 +47,11 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   if (form.hidden != kHiddenScore && form.hidden != kMaskedScore)
     user_error("{}: a hidden key's score is {}; the flash kernels write kHiddenScore ({}) or kMaskedScore ({})", name,
                form.hidden, kHiddenScore, kMaskedScore);
-  // A window of at least the queries' length hides no key (i - j < seq_q always): none. A
-  // shorter one fits the DSL's 32-bit integers, as the lengths do.
-  if (form.window > 0 && form.window < form.q.shape()[2])
-    scores = dsl::select(Expr(i) - Expr(j) < int(form.window), scores, Expr(form.hidden));
+  // The DSL's integers are 32-bit: a window past them is cut to the largest, which hides no more
+  // (i - j < seq_q, itself 32-bit); 2^32 + 3 once became 3.
+  if (form.window > 0)
+    scores = dsl::select(Expr(i) - Expr(j) < int(std::min<int64_t>(form.window, std::numeric_limits<int32_t>::max())), scores,
+                         Expr(form.hidden));
   f.s(b, h, i, j) = form.causal ? dsl::select(Expr(j) <= Expr(i), scores, Expr(form.hidden)) : scores;
   f.m(b, h, i) = dsl::maximum(f.s(b, h, i, t));
   f.e(b, h, i, j) = dsl::exp(f.s(b, h, i, j) - f.m(b, h, i));
@@ -61,6 +63,19 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
 }
 
 namespace {
+
+// A Func's definition at a call's arguments, every variable replaced at once (one at a time, a
+// call P(j, i) of P(i, j) = f(i, j) would become f(i, i)): through fresh variables first.
+Expr at_call(const Expr& definition, const dsl::FuncImpl& f, const std::vector<Expr>& args) {
+  Expr e = definition;
+  std::vector<dsl::Var> fresh;
+  for (size_t d = 0; d < f.args.size() && d < args.size(); ++d) {
+    fresh.emplace_back(f.args[d]->name + "_at_call");
+    e = dsl::substitute(e, f.args[d].get(), Expr(fresh.back()));
+  }
+  for (size_t d = 0; d < fresh.size(); ++d) e = dsl::substitute(e, fresh[d].impl.get(), args[d]);
+  return e;
+}
 
 Expr with_value(const ExprNode& c, double v) {
   auto n = std::make_shared<ExprNode>(c);
@@ -95,7 +110,7 @@ class SameForm {
   bool funcs(const dsl::FuncImpl& x, const dsl::FuncImpl& y) {
     if (x.args.size() != y.args.size()) return false;
     if (!seen_.insert({&x, &y}).second) return true;
-    for (size_t i = 0; i < x.args.size(); ++i) vars_[x.args[i].get()] = y.args[i].get();
+    for (size_t i = 0; i < x.args.size(); ++i) scope_.vars[x.args[i].get()] = y.args[i].get();
     return exprs(x.value, y.value);
   }
 
@@ -123,9 +138,9 @@ class SameForm {
         if (x.input != y.input) return false;
         break;
       case Op::Func: {
-        std::map<const dsl::VarImpl*, const dsl::VarImpl*> outer = vars_;
+        Scope outer = scope_;
         bool same = funcs(*x.func, *y.func);
-        vars_ = std::move(outer);
+        scope_ = std::move(outer);
         if (!same) return false;
         break;
       }
@@ -135,19 +150,24 @@ class SameForm {
       if (!exprs(x.args[i], y.args[i])) return false;
     return true;
   }
-  static Expr inlined(const ExprNode& call) {
-    Expr e = call.func->value;
-    for (size_t d = 0; d < call.func->args.size() && d < call.args.size(); ++d)
-      e = dsl::substitute(e, call.func->args[d].get(), call.args[d]);
-    return e;
-  }
+  static Expr inlined(const ExprNode& call) { return at_call(call.func->value, *call.func, call.args); }
+  // An RVar matches one of the same domain, the pairing one to one within a definition: a sum
+  // over two RVars (sum_t sum_u E(t) V(u)) is not the form's one sum over t.
   bool var(const dsl::VarImpl& x, const dsl::VarImpl& y) {
     if (x.reduction != y.reduction) return false;
-    if (x.reduction) return x.min == y.min && x.extent == y.extent;  // an RVar is its domain
-    auto it = vars_.find(&x);
-    return it != vars_.end() && it->second == &y;
+    if (x.reduction) {
+      if (x.min != y.min || x.extent != y.extent) return false;
+      const auto to = scope_.rvars.insert({&x, &y}).first;
+      const auto from = scope_.rvars_back.insert({&y, &x}).first;
+      return to->second == &y && from->second == &x;
+    }
+    auto it = scope_.vars.find(&x);
+    return it != scope_.vars.end() && it->second == &y;
   }
-  std::map<const dsl::VarImpl*, const dsl::VarImpl*> vars_;
+  // A definition's pairings: its variables by position, its RVars as met.
+  struct Scope {
+    std::map<const dsl::VarImpl*, const dsl::VarImpl*> vars, rvars, rvars_back;
+  } scope_;
   std::set<std::pair<const dsl::FuncImpl*, const dsl::FuncImpl*>> seen_;
 };
 
@@ -197,9 +217,7 @@ std::shared_ptr<dsl::FuncImpl> softmax_first(const dsl::FuncImpl& o) {
     const ExprNode& ratio = p.value.node();
     if (ratio.op != Op::Div || ratio.args[0].node().op != Op::Func || ratio.args[1].node().op != Op::Func) continue;
     if (reads_var(ratio.args[1], p.args.back().get())) continue;
-    Expr e = ratio.args[0], l = ratio.args[1];
-    for (size_t d = 0; d < p.args.size() && d < call.args.size(); ++d)
-      e = dsl::substitute(e, p.args[d].get(), call.args[d]), l = dsl::substitute(l, p.args[d].get(), call.args[d]);
+    const Expr e = at_call(ratio.args[0], p, call.args), l = at_call(ratio.args[1], p, call.args);
     Expr value = make(Op::Div, sum.type, {make(Op::Sum, sum.type, {make(Op::Mul, product.type, {e, product.args[1 - k]})}), l});
     auto copy = std::make_shared<dsl::FuncImpl>(o);
     copy->value = cast ? dsl::cast(o.value.type().dtype, value) : value;

@@ -282,15 +282,21 @@ void add_tune(CLI::App& app, int& exit_code) {
     add_kernel_subcommand<VectorArgs>(t, name, fmt::format("tune {}'s tile rows and buffer copies", name), *ta,
         [name](CLI::App* c, VectorArgs& a) { a.name = name; add_vector_options(c, a, true); },
         [name](const VectorArgs& a) { Problem p; p.kernel = name; p.vector = options_of(a); return p; });
-  // Set after the kernels' subcommands, which keep refusing what they do not know: a word left
-  // over is a kernel `tune` has no subcommand for, said as such (CLI11 said "arguments were not
-  // expected", the words reversed).
+  // A word left over is a kernel `tune` has no subcommand for, said as such (CLI11 said
+  // "arguments were not expected", the words reversed); an option or word a kernel's subcommand
+  // does not know falls through to here, and is named with that subcommand.
   t->allow_extras();
   t->final_callback([ta, t, &exit_code] {
     if (const std::vector<std::string> extra = t->remaining(); !extra.empty()) {
       std::vector<std::string> names;
-      for (const CLI::App* s : t->get_subcommands({})) names.push_back(s->get_name());
-      if (extra.front().starts_with("-")) user_error("tune: unknown option {}; see cubekit tune --help", extra.front());
+      std::string kernel;  // the kernel's subcommand given, if any (its unknown options fall through to tune)
+      for (const CLI::App* s : t->get_subcommands({})) {
+        names.push_back(s->get_name());
+        if (s->parsed()) kernel = s->get_name();
+      }
+      const std::string help = kernel.empty() ? "cubekit tune --help" : "cubekit tune " + kernel + " --help";
+      if (!kernel.empty() || extra.front().starts_with("-"))
+        user_error("tune{}: unexpected {}; see {}", kernel.empty() ? "" : " " + kernel, extra.front(), help);
       user_error("tune: no kernel '{}' to tune; the tunable kernels are {} (pooling has no schedule space)", extra.front(),
                  fmt::join(names, ", "));
     }

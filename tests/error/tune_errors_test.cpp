@@ -178,8 +178,8 @@ TEST(TuneErrors, TunedScheduleTheKernelRefuses) {
   expect_user_error([&] {
     kernels::Matmul mm = kernels::matmul(p.matmul, chip);
     kernels::with_tuned(mm.tuned, [&] { return codegen::compile(mm.out, chip); });
-  }, {"(the schedule tn=7 came from the tuning database: tune the problem again, or leave the "
-                     "database out: --no-tuned, use_tuned=False)"});
+  }, {"(this kernel's schedule, tn=7, came from the tuning database: if it is at fault, tune the "
+                     "problem again, or leave the database out: --no-tuned, use_tuned=False)"});
   tune::set_database_path("");
 }
 

@@ -223,12 +223,13 @@ def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
     s, m, e, l, p, o = (ck.Func(n) for n in ("s", "m", "e", "l", "p", "o"))
     qk = ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, h, j, r])
     dot = ck.sum(qk * 0.125) if spelling == "scaled_in_the_sum" else ck.sum(qk) / 8.0 if spelling == "divided" else ck.sum(qk) * 0.125
-    if spelling == "product_in_a_func":
+    causal = spelling.endswith("causal")
+    if spelling == "product_in_a_func":  # S defined over (b, h, j, i): its call of the product swaps i and j
         product = ck.Func("product")
         product[b, h, i, j] = ck.sum(qk)
-        dot = product[b, h, i, j] * 0.125
-    causal = spelling.endswith("causal")
-    s[b, h, i, j] = ck.select(j <= i, dot, -1e30) if causal else dot
+        s[b, h, j, i] = product[b, h, j, i] * 0.125
+    else:
+        s[b, h, i, j] = ck.select(j <= i, dot, -1e30) if causal else dot
     m[b, h, i] = ck.maximum(s[b, h, i, t])
     e[b, h, i, j] = ck.exp(s[b, h, i, j] - m[b, h, i])
     if spelling == "exp_in_the_sums":
@@ -246,6 +247,50 @@ def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
     x = {n: rng.standard_normal((B, H, L if n == "q" else S, E)).astype(np.float16) for n in "qkv"}
     out, _ = o.run(x, chip=chip, raise_on_diagnostics=True)
     np.testing.assert_allclose(out.astype(np.float64), sdpa(x["q"], x["k"], x["v"], causal=causal, scale=0.125),
+                               atol=2e-2, rtol=2e-2)
+
+
+def test_dsl_forms_that_are_not_attention_are_refused():
+    """Spellings flash() takes must mean attention: V read at a second RDom of the keys' domain
+    (sum_t sum_u E(t) V(u), which reduces over both) is refused, not computed as attention."""
+    B, H, L, S, E = 1, 1, 32, 48, 32
+    q, k, v = ck.Input("q", "f16", [B, H, L, E]), ck.Input("k", "f16", [B, H, S, E]), ck.Input("v", "f16", [B, H, S, E])
+    b, h, i, j, d = (ck.Var(n) for n in "bhijd")
+    r, t, u = ck.RDom(0, E, "r"), ck.RDom(0, S, "t"), ck.RDom(0, S, "u")
+    s, m, e, l, o = (ck.Func(n) for n in "smelo")
+    s[b, h, i, j] = ck.sum(ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, h, j, r])) * 0.125
+    m[b, h, i] = ck.maximum(s[b, h, i, t])
+    e[b, h, i, j] = ck.exp(s[b, h, i, j] - m[b, h, i])
+    l[b, h, i] = ck.sum(e[b, h, i, t])
+    o[b, h, i, d] = ck.cast("f16", ck.sum(e[b, h, i, t] * ck.cast("f32", v[b, h, u, d])) / l[b, h, i])
+    o.flash(16, 16)
+    with pytest.raises(ck.Error, match="o is not attention in the form flash"):
+        ck.compile(o)
+
+
+@pytest.mark.parametrize("window", [31, 32, 1000])
+def test_dsl_window_of_any_length(rng, window):
+    """select(i - j < W, ..) inside the causal select, W shorter than the queries or not (a window
+    as long hides no key)."""
+    B, H, L, E = 1, 1, 32, 32
+    q, k, v = (ck.Input(n, "f16", [B, H, L, E]) for n in "qkv")
+    b, h, i, j, d = (ck.Var(n) for n in "bhijd")
+    r, t = ck.RDom(0, E, "r"), ck.RDom(0, L, "t")
+    s, m, e, l, o = (ck.Func(n) for n in "smelo")
+    dot = ck.sum(ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, h, j, r])) * 0.125
+    s[b, h, i, j] = ck.select(j <= i, ck.select(i - j < window, dot, -1e30), -1e30)
+    m[b, h, i] = ck.maximum(s[b, h, i, t])
+    e[b, h, i, j] = ck.exp(s[b, h, i, j] - m[b, h, i])
+    l[b, h, i] = ck.sum(e[b, h, i, t])
+    o[b, h, i, d] = ck.cast("f16", ck.sum(e[b, h, i, t] * ck.cast("f32", v[b, h, t, d])) / l[b, h, i])
+    o.flash(16, 16)
+    x = {n: rng.standard_normal((B, H, L, E)).astype(np.float16) for n in "qkv"}
+    out, _ = o.run(x, chip="ascend910", raise_on_diagnostics=True)
+    dist = np.arange(L)[:, None] - np.arange(L)[None, :]
+    sc = np.where((dist >= 0) & (dist < window), x["q"].astype(np.float64) @ np.swapaxes(x["k"].astype(np.float64), -1, -2) * 0.125,
+                  -np.inf)
+    p = np.exp(sc - sc.max(-1, keepdims=True))
+    np.testing.assert_allclose(out.astype(np.float64), (p / p.sum(-1, keepdims=True)) @ x["v"].astype(np.float64),
                                atol=2e-2, rtol=2e-2)
 
 
