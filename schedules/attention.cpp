@@ -91,6 +91,10 @@ Expr canonical(const Expr& e) {
   auto is_const = [](const Expr& x) { return x.node().op == Op::Const; };
   if (n.op == Op::Mul && n.args.size() == 2 && is_const(n.args[0]) && !is_const(n.args[1]))
     return make(Op::Mul, n.type, {n.args[1], n.args[0]});
+  // sum_t V * E as sum_t E * V: a Func's call first in a product with anything else.
+  if (n.op == Op::Mul && n.args.size() == 2 && n.args[1].node().op == Op::Func && n.args[0].node().op != Op::Func &&
+      !is_const(n.args[0]))
+    return make(Op::Mul, n.type, {n.args[1], n.args[0]});
   if (n.op == Op::Div && n.args.size() == 2 && is_const(n.args[1]) && n.args[1].node().value != 0 && is_float(n.type.dtype))
     return make(Op::Mul, n.type, {n.args[0], with_value(n.args[1].node(), 1.0 / n.args[1].node().value)});
   if (n.op == Op::Sum && n.args.size() == 1) {
@@ -224,6 +228,14 @@ std::shared_ptr<dsl::FuncImpl> softmax_first(const dsl::FuncImpl& o) {
     return copy;
   }
   return nullptr;
+}
+
+// The inputs `n` reads, in first-use order, through the Funcs it calls.
+void inputs_read(const ExprNode* n, std::vector<std::shared_ptr<dsl::InputImpl>>& out) {
+  if ((n->op == Op::Input || n->op == Op::Exterior) && std::find(out.begin(), out.end(), n->input) == out.end())
+    out.push_back(n->input);
+  if (n->op == Op::Func) inputs_read(n->func->value.get(), out);
+  for (const Expr& a : n->args) inputs_read(a.get(), out);
 }
 
 bool reads_input(const Expr& e, const dsl::InputImpl* input) {
@@ -478,9 +490,24 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   AttentionPlan p;
   p.func_name = f.name();
   p.split = chip.split(), p.direct = attention_direct(chip);
-  // In first-use order: Q and K (the scores), the mask where there is one, V (the second product).
-  p.q = in[0], p.k = in[1], p.v = in.back();
-  if (in.size() == 4) p.mask = in[2];
+  // Q and K: what the scaled score's sum reads, in that order; the mask: another input the scores
+  // read; V: the one left (in first-use order, O's sum_t V * E read V first).
+  std::set<const dsl::FuncImpl*> seen;
+  const Scaled scaled = find_scaled(f.impl->value, f.impl.get(), seen);
+  std::vector<std::shared_ptr<dsl::InputImpl>> qk, scores;
+  if (scaled.node) inputs_read(scaled.node, qk), inputs_read(scaled.in->value.get(), scores);
+  auto is_one_of = [](const std::vector<std::shared_ptr<dsl::InputImpl>>& v, const std::shared_ptr<dsl::InputImpl>& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  if (qk.size() == 2) {
+    p.q = qk[0], p.k = qk[1];
+    for (const auto& t : in)
+      if (t != p.q && t != p.k) (in.size() == 4 && is_one_of(scores, t) ? p.mask : p.v) = t;
+  }
+  if (!p.v || (in.size() == 4 && !p.mask)) {  // not the form: its check below says so
+    p.q = in[0], p.k = in[1], p.v = in.back();
+    if (in.size() == 4) p.mask = in[2];
+  }
   in = {p.q, p.k, p.v};
   for (const auto& t : in)
     if (t->shape.size() != 4)
@@ -513,8 +540,6 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}: head dim {}: the cube tiles a head in 16-element fractals and L0 holds at most 128 of them per row; use a head "
                "dim that is a multiple of 16 up to 128 (64 and 128 are the usual)", f.name(), p.dim);
   if (p.mask) check_mask(p, f.name());
-  std::set<const dsl::FuncImpl*> seen;
-  const Scaled scaled = find_scaled(f.impl->value, f.impl.get(), seen);
   if (!scaled.node)
     user_error("{}.{}: no scaled score (sum(..) * scale) in {}; the form is {}", f.name(), flash->text, f.name(), form_text());
   p.scale = scaled.scale;

@@ -210,12 +210,12 @@ def test_attention_written_in_the_dsl_and_scheduled_flash(rng, chip):
 
 @pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
 @pytest.mark.parametrize("spelling", ["divided", "scaled_in_the_sum", "product_in_a_func", "exp_in_the_sums", "softmax_first",
-                                      "softmax_first_causal"])
+                                      "softmax_first_causal", "v_first", "softmax_first_v_first"])
 def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
     """The same attention spelled other ways than the form's: scores divided by sqrt(E) (not times
     1 / sqrt(E)), the scale inside the sum, the product in a Func of its own, exp(S - M) written into
-    both sums, and the textbook's softmax first, P = E / L and O = P V (not O = (E V) / L): flash()
-    takes each."""
+    both sums, the textbook's softmax first, P = E / L and O = P V (not O = (E V) / L), and V first
+    in the product: flash() takes each."""
     B, H, L, S, E = 1, 2, 40, 72, 64
     q, k, v = ck.Input("q", "f16", [B, H, L, E]), ck.Input("k", "f16", [B, H, S, E]), ck.Input("v", "f16", [B, H, S, E])
     b, h, i, j, d = (ck.Var(n) for n in "bhijd")
@@ -238,6 +238,11 @@ def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
         l[b, h, i] = ck.sum(e[b, h, i, t])
     if spelling == "exp_in_the_sums":
         o[b, h, i, d] = ck.cast("f16", ck.sum(ck.exp(s[b, h, i, t] - m[b, h, i]) * ck.cast("f32", v[b, h, t, d])) / l[b, h, i])
+    elif spelling == "softmax_first_v_first":
+        p[b, h, i, j] = e[b, h, i, j] / l[b, h, i]
+        o[b, h, i, d] = ck.cast("f16", ck.sum(ck.cast("f32", v[b, h, t, d]) * p[b, h, i, t]))
+    elif spelling == "v_first":
+        o[b, h, i, d] = ck.cast("f16", ck.sum(ck.cast("f32", v[b, h, t, d]) * e[b, h, i, t]) / l[b, h, i])
     elif spelling.startswith("softmax_first"):
         p[b, h, i, j] = e[b, h, i, j] / l[b, h, i]
         o[b, h, i, d] = ck.cast("f16", ck.sum(p[b, h, i, t] * ck.cast("f32", v[b, h, t, d])))
