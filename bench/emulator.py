@@ -96,7 +96,7 @@ def main(build, repetitions, out, peer=None):
               + (f"; peer {row['peer']['seconds']:.3f} s" if peer else ""), flush=True)
     os.makedirs(out, exist_ok=True)
     mmad = mmad_rates(build, out)
-    head = "| work | functional s (every check) | peak MB | timing-only s | peak MB | functional / timing-only |"
+    head = "| work | functional s (every emulator check, --no-check: no Halide reference) | peak MB | timing-only s | peak MB | functional / timing-only |"
     lines = [head + (" peer s | functional / peer |" if peer else ""), "|---" * (6 + (2 if peer else 0)) + "|"]
     for r in rows:
         f, t = r["functional"], r["timing-only"]
