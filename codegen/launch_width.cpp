@@ -2,6 +2,7 @@
 
 #include "codegen/fit.h"
 #include "codegen/lower.h"
+#include "codegen/lower_stages.h"
 #include "emulator/simulator.h"
 
 #include <cstdlib>
@@ -67,6 +68,16 @@ Launch fit_launch_width(sched::StageGraph& graph, sched::VectorPlan plan, const 
   return narrowed(std::move(all), graph, chip, [&](int n) {
     plan.core_limit = n;
     return fit_row_tiles(graph, plan, chip);
+  });
+}
+
+Launch fit_pool_width(sched::StageGraph& graph, sched::PoolPlan plan, Kernel all_cores, const ChipConfig& chip) {
+  Launch all = lowered(std::move(all_cores), chip);
+  if (!plan.cores) return all;
+  return narrowed(std::move(all), graph, chip, [&](int n) {
+    plan.core_limit = n;
+    graph = sched::stage_graph(plan);
+    return lower_stages(graph, chip);
   });
 }
 

@@ -17,6 +17,7 @@
 #include "codegen/ir.h"
 #include "emulator/program.h"
 #include "schedules/contraction.h"
+#include "schedules/pool.h"
 #include "schedules/stages.h"
 #include "schedules/vector.h"
 
@@ -34,5 +35,7 @@ Launch fit_launch_width(sched::StageGraph& graph, sched::VectorPlan plan, const 
 // The cube path's: `all_cores` is fit_strips' kernel of `plan` at every core (`graph` its graph);
 // the chosen one lowered, `graph` becoming its.
 Launch fit_contraction_width(sched::StageGraph& graph, sched::ContractionPlan plan, Kernel all_cores, const ChipConfig& chip);
+// A pooling's, the same way (`all_cores` lower_stages' kernel of `plan`'s graph).
+Launch fit_pool_width(sched::StageGraph& graph, sched::PoolPlan plan, Kernel all_cores, const ChipConfig& chip);
 
 }  // namespace cubekit::codegen

@@ -174,6 +174,10 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
     log("schedule", [&] { return plan.str() + "\n"; });
     graph = sched::stage_graph(plan);
     k = lower_stages(graph, chip);
+    dsl::check_reads_in_bounds(f);                 // before measuring launch widths
+    Launch launch = fit_pool_width(graph, plan, std::move(k), chip);  // the cores worth starting
+    k = std::move(launch.kernel);
+    lowered = std::move(launch.program);
   } else {                                         // the vector path
     sched::VectorPlan plan = sched::plan_vector(f, chip);
     log("schedule", [&] { return plan.str() + "\n"; });

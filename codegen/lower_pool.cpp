@@ -54,7 +54,8 @@ class PoolStages {
     out_ = k_.new_buffer("out", Space::UB, out_pos * p_.blocks(p_.out), int(copies));
     pool_ = std::make_unique<ScratchPool>(k_);
 
-    k_.block_dim = p_.cores ? int(std::min<int64_t>(chip_.vector_cores(), p_.tiles())) : 1;
+    const int64_t cores = p_.core_limit ? p_.core_limit : chip_.vector_cores();
+    k_.block_dim = p_.cores ? int(std::min<int64_t>(cores, p_.tiles())) : 1;
     const int64_t ntp = (p_.planes + p_.tile_planes - 1) / p_.tile_planes;
     k_.body = tile_loop(k_, {{{"ptile", ntp}, {"band", p_.bands()}}, p_.copies - 1,
                              [&](const TileLoop::Index& at) { return dispatch(at, &PoolStages::fill); },

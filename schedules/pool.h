@@ -47,6 +47,7 @@ struct PoolPlan {
   int64_t rows = 0;         // output rows per tile
   int64_t tile_planes = 1;  // planes per tile (> 1 only when a tile is whole planes: rows == oh)
   bool cores = false;
+  int core_limit = 0;       // with cores: at most this many (0: the chip's vector cores; codegen/launch_width)
   int copies = 1;           // of the input and output tiles (schedules/vector.h, vector_copies)
 
   int64_t c1() const { return g.c1(); }

@@ -7,6 +7,7 @@
 #include "kernels/check.h"
 #include "kernels/conv.h"
 #include "kernels/matmul.h"
+#include "kernels/pool.h"
 #include "kernels/vector.h"
 
 #include <gtest/gtest.h>
@@ -77,6 +78,25 @@ TEST(LaunchWidth, TheCubePathStartsTheGroupsWorthStarting) {
   big.m = big.n = big.k = 2048, big.use_tuned = false;
   const ChipConfig chip = load_chip("ascend910b2");
   EXPECT_EQ(codegen::compile(kernels::matmul(big, chip).out, chip).program.block_dim, chip.cores);
+}
+
+// A small pooling on the vector cores of a split chip: fewer cores than its tiles, faster than
+// every tile on a core of its own, and still the pooling.
+TEST(LaunchWidth, APoolingStartsTheCoresWorthStarting) {
+  kernels::Pool2dOptions o;
+  o.kind = kernels::Pool2dOptions::Kind::Avg, o.global = true, o.n = 2, o.c = 64, o.h = 7, o.w = 7;
+  const ChipConfig chip = load_chip("ascend910b2");
+  kernels::KernelRun chosen = kernels::compile_and_run(kernels::pool2d(o, chip).out, chip, {.seed = 3});
+  EXPECT_TRUE(chosen.sim.report.clean());
+  ASSERT_TRUE(chosen.checked);
+  EXPECT_TRUE(chosen.check.pass) << chosen.check.mismatches << " mismatches";
+  ChipConfig at_once = chip;
+  at_once.timing.core_start_cycles = 0;
+  const Program spread = codegen::compile(kernels::pool2d(o, at_once).out, at_once).program;
+  EXPECT_EQ(spread.block_dim, 8);  // its 8 planes of 16 channels
+  EXPECT_LT(chosen.program.block_dim, spread.block_dim);
+  GlobalMemory gm = GlobalMemory::shape_only(spread);
+  EXPECT_LT(chosen.sim.report.cycles, simulate(chip, spread, gm, {.timing_only = true}).report.cycles);
 }
 
 }  // namespace
