@@ -49,7 +49,7 @@ auto with_tuned(const std::optional<tune::Tuned>& tuned, Build build) -> decltyp
     return build();
   } catch (const UserError& e) {
     user_error("{} (this kernel's schedule, {}, came from the tuning database: if it is at fault, tune the problem again, "
-               "or leave the database out: --no-tuned, use_tuned=False)", e.what(), tune::params_text(tuned->best.params));
+               "or leave the database out: --no-tuned, use_tuned = false in C++)", e.what(), tune::params_text(tuned->best.params));
   }
 }
 

@@ -8,6 +8,7 @@ from . import _cubekit
 from . import _options as _opt
 from ._elementwise import array as _array
 from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics, tuned as _tuned
+from ._running import running_tuned as _running_tuned
 
 ATTENTION_OVERRIDES = ("tile_q", "tile_kv", "preload")
 
@@ -168,7 +169,7 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     func, inputs, lse_func, tuned = _cubekit.attention_func(o, chip)
     named = {i.name: a for i, a in zip(inputs, (q, k, v, mask))}
     also = [lse_func] if lse_func is not None else []
-    out, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace, also=also)
+    out, report = _running_tuned(tuned, lambda: func.run(named, chip=chip, timing_only=timing_only, trace=trace, also=also))
     report["launched"] = True
     _tuned((out, report), tuned)
     outputs = {func.name: out}

@@ -6,6 +6,7 @@ from . import _cubekit
 from . import _options as _opt
 from ._elementwise import array as _array
 from ._running import empty_report as _empty_report, run_laid_out as _run_laid_out, tuned as _tuned
+from ._running import running_tuned as _running_tuned
 
 # conv2d's schedule overrides (Conv2dOptions): output rows and channels per tile, input channels
 # per L1 fill, L1 copies, images stacked per tile, double buffering, cores.
@@ -154,8 +155,9 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     func, inputs, sub, tuned = _cubekit.conv2d_func(o, chip)
     named = {i.name: a for i, a in zip(inputs, [x, w] + arrays)}
     if sub is None:
-        return _tuned(_run_laid_out(func, named, chip, timing_only, trace, strict), tuned)
-    y, report = _tuned(_run_laid_out(func, named, chip, timing_only, trace, strict, also=[sub]), tuned)
+        return _tuned(_running_tuned(tuned, lambda: _run_laid_out(func, named, chip, timing_only, trace, strict)), tuned)
+    y, report = _tuned(_running_tuned(tuned, lambda: _run_laid_out(func, named, chip, timing_only, trace, strict, also=[sub])),
+                       tuned)
     return y, report.pop("also")[sub.name], report
 
 

@@ -5,7 +5,7 @@ import numpy as _np
 
 from . import _cubekit
 from . import _options as _opt
-from ._running import empty_report, raise_diagnostics, tuned as tuned_report
+from ._running import empty_report, raise_diagnostics, running_tuned, tuned as tuned_report
 
 COMMON_DOC = """Broadcasting follows numpy. The kernel reads an operand of the result's shape
     directly and the other as one value per row (a column: trailing 1s, e.g. [R, 1] against
@@ -49,7 +49,7 @@ def vector(name, arrays, shape, dtype, common, host=(), **options):
         setattr(o, key, value)
     func, inputs, tuned = _cubekit.vector_func(name, o, chip)
     named = {i.name: a.reshape(i.shape) for i, a in zip(inputs, arrays)}
-    out, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace)
+    out, report = running_tuned(tuned, lambda: func.run(named, chip=chip, timing_only=timing_only, trace=trace))
     report["launched"] = True
     tuned_report((out, report), tuned)
     if host:

@@ -109,6 +109,20 @@ def empty_report(kernel, shape, chip):
     }
 
 
+def running_tuned(tuned_schedule, run):
+    """run(); a cubekit.Error it raises while a schedule from the tuning database is in use says so,
+    and what to do (a stale or edited entry read as the caller's own mistake)."""
+    try:
+        return run()
+    except _cubekit.Error as e:
+        if tuned_schedule is None:
+            raise
+        params = " ".join(f"{k}={v}" for k, v in sorted(tuned_schedule.get("params", {}).items())) or "(the default)"
+        raise _cubekit.Error(f"{e} (this kernel's schedule, {params}, came from the tuning database: if it is at fault, "
+                             "tune the problem again (cubekit.tune), or leave the database out: "
+                             "cubekit.set_tuning_db('off'))") from e
+
+
 def tuned(result, tuned_schedule):
     """Marks a kernel's report with the tuned schedule it took from the tuning database, if any:
     report["schedule"] is "tuned" and report["tuned"] says which (params, cycles when tuned, the

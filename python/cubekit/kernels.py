@@ -30,6 +30,7 @@ from ._elementwise import binary as _binary, unary as _unary, vector as _vector,
 from ._elementwise import COMMON_DOC as _COMMON_DOC
 from ._reductions import reduce as _reduce, along_axis as _along_axis
 from ._running import empty_report as _empty_report, raise_diagnostics as _raise_diagnostics, tuned as _tuned
+from ._running import running_tuned as _running_tuned
 
 SCHEDULE_OVERRIDES = _opt.SCHEDULE_OVERRIDES
 
@@ -107,7 +108,7 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out=None, epilogue=(),
         return empty
     func, inputs, tuned = _cubekit.matmul_func(o, chip)
     arrays = [a, b] + ([_array(bias, "bias")] if "bias" in o.epilogue else [])
-    return _tuned(_run(func, inputs, arrays, chip, timing_only, trace, strict), tuned)
+    return _tuned(_running_tuned(tuned, lambda: _run(func, inputs, arrays, chip, timing_only, trace, strict)), tuned)
 
 
 def _empty_matmul(a, b, o, epilogue, chip):

@@ -179,7 +179,7 @@ TEST(TuneErrors, TunedScheduleTheKernelRefuses) {
     kernels::Matmul mm = kernels::matmul(p.matmul, chip);
     kernels::with_tuned(mm.tuned, [&] { return codegen::compile(mm.out, chip); });
   }, {"(this kernel's schedule, tn=7, came from the tuning database: if it is at fault, tune the "
-                     "problem again, or leave the database out: --no-tuned, use_tuned=False)"});
+                     "problem again, or leave the database out: --no-tuned, use_tuned = false in C++)"});
   tune::set_database_path("");
 }
 

@@ -136,3 +136,20 @@ def test_tune_takes_s8_problems_as_the_cli_does():
         assert best["cycles"] > 0
     with pytest.raises(ck.Error, match="tune: seed must be 0 or more, got -1"):
         ck.tune("softmax", shape=[64, 64], seed=-1, db="off")
+
+
+def test_a_stored_schedule_the_kernel_refuses_says_where_it_came_from(tmp_path):
+    """An edited (or stale) tuning database entry: the kernel's error says the schedule came from the
+    database, and how to leave it out."""
+    db = str(tmp_path / "t.db")
+    ck.tune("softmax", shape=[64, 64], budget=2, db=db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE best SET params = '{\"tile_rows\": 100000}'")
+    con.commit()
+    con.close()
+    ck.set_tuning_db(db)
+    try:
+        with pytest.raises(ck.Error, match=r"came from the tuning database: .* cubekit.set_tuning_db\('off'\)"):
+            ck.kernels.softmax(np.ones((64, 64), np.float16))
+    finally:
+        ck.set_tuning_db("")
