@@ -150,7 +150,7 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
   // Of the query tiles that fit, the one whose busiest core costs least (max_core_cost). 4K
   // queries on 24 cores then run as 3 rounds of 64 rows (2 of 128 leave 16 cores idle in the
   // second), 8K as 3 rounds of 128 rather than 11 of 32, 2K as one round of 128; causal, where a
-  // key tile is as big as a query tile, 4K as 128 rows (on the 910B2 41.0 us, against 57.4 at 64).
+  // key tile is as big as a query tile, 4K as 128 rows (on the 910B2 51.9 us, against 63.8 at 64).
   // The largest wins a tie.
   const int64_t heads = o.batch * o.heads;
   std::pair<int64_t, int64_t> best = tiles(16);
