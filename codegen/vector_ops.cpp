@@ -183,14 +183,6 @@ void VectorOps::binary_same(const std::string& m, const VValue& dst, const VValu
   });
 }
 
-namespace {
-// Whether v is a normal number of `t` (f16 or f32): neither past its range nor in its subnormals.
-bool normal_in(double v, DType t) {
-  const double lo = t == DType::f16 ? 6.103515625e-05 : 1.1754943508222875e-38, hi = t == DType::f16 ? 65504.0 : 3.4028234663852886e38;
-  return std::isfinite(v) && std::fabs(v) >= lo && std::fabs(v) <= hi;
-}
-}  // namespace
-
 void VectorOps::binary_scalar(VBinary op, const VValue& dst, const VValue& a, double c, bool scalar_first) {
   auto vs = [&](const char* m, const VValue& src, double value) {
     pieces(count(src.shape), src.dtype, [&](int64_t off, int64_t rep, int64_t mask) {
@@ -213,7 +205,8 @@ void VectorOps::binary_scalar(VBinary op, const VValue& dst, const VValue& a, do
       // two, else within an ulp); c / x as 1 / x, or c * (1 / x) in f32. Otherwise a vdiv by c
       // in a tile of its own: 1 / c rounded into f16's subnormals, or 1 / x overflowing f16
       // where c / x does not, gave results off by a percent, or inf.
-      if (!scalar_first && normal_in(1.0 / c, a.dtype)) return vs("vmuls", a, 1.0 / c);
+      const double r = std::fabs(1.0 / c);  // normal in the type: neither past its range nor subnormal
+      if (!scalar_first && r >= smallest_normal(a.dtype) && r <= largest_finite(a.dtype)) return vs("vmuls", a, 1.0 / c);
       if (scalar_first && (c == 1.0 || a.dtype == DType::f32)) {
         unary("vrec", dst, a);
         if (c != 1.0) vs("vmuls", dst, c);

@@ -79,15 +79,6 @@ std::string var_names(const std::vector<std::shared_ptr<VarImpl>>& vars) {
   return s;
 }
 
-// The largest finite value of a float type.
-double largest_finite(DType t) {
-  switch (t) {
-    case DType::f16: return 65504.0;
-    case DType::bf16: return 3.3895313892515355e38;  // 0x7F7F
-    default: return 3.4028234663852886e38;
-  }
-}
-
 void check_present(const VarImpl& v) {
   if (!v.absent.empty()) user_error("{}", v.absent);
 }

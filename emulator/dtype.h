@@ -29,6 +29,12 @@ constexpr int dtype_size(DType t) {
 
 constexpr bool is_float(DType t) { return t == DType::f16 || t == DType::f32 || t == DType::bf16; }
 
+// A float type's largest finite value and smallest normal one (f16, bf16, f32).
+constexpr double largest_finite(DType t) {
+  return t == DType::f16 ? 65504.0 : t == DType::bf16 ? 3.3895313892515355e38 /* 0x7F7F */ : 3.4028234663852886e38;
+}
+constexpr double smallest_normal(DType t) { return t == DType::f16 ? 6.103515625e-05 : 1.1754943508222875e-38; }
+
 std::string_view dtype_name(DType t);
 std::optional<DType> parse_dtype(std::string_view name);
 std::string_view dtype_list();  // "f16 f32 s8 u8 s16 u16 s32 bf16", for messages

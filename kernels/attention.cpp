@@ -32,7 +32,7 @@ void check(const AttentionOptions& o) {
   if (o.seq_kv < 0)
     user_error("attention: the key length is {}; it must be positive, or 0 for as long as the queries (--seq-kv)", o.seq_kv);
   // The scores are f32: a scale or cap past its range makes every score inf or NaN.
-  constexpr double kF32Max = 3.4028234663852886e38;
+  constexpr double kF32Max = largest_finite(DType::f32);
   if (o.scale < 0 || !std::isfinite(o.scale)) user_error("attention: scale {} must be a positive number (0: 1 / sqrt(dim))", o.scale);
   if (o.scale > kF32Max) user_error("attention: scale {} is past f32's range (the scores are f32); give at most {}", o.scale, kF32Max);
   if (o.softcap < 0 || !std::isfinite(o.softcap))
