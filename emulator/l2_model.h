@@ -64,6 +64,7 @@ class L2Model {
   // Calls f(line id, sector mask) for every line a write touches, with the sectors it covers.
   template <class F>
   void for_each_written_sector(const Footprint& fp, F f) const;
+  int32_t find(uint64_t key) const;               // the slot holding line `key`, -1 when L2 has it not
   int32_t insert(uint64_t key, uint64_t ready);  // its slot; evicts a line when L2 is full
   size_t victim();                                 // the slot a miss in a full L2 reuses
   size_t draw();  // the next pseudo-random slot of a full L2
@@ -76,7 +77,10 @@ class L2Model {
   std::vector<uint64_t> first_line_;  // per tensor: the id of its first line (lines are numbered densely)
   // Both megabytes for big tensors and L2s, in huge pages: a 4 KB page fault each 128 lines cost
   // a timing-only add of 4096^2 a third of its run on a virtual machine.
-  ZeroedArray<int32_t> slot_;  // per line id: its slot in lines_ plus one, 0 when not in L2
+  ZeroedBytes state_;           // slot_, lines_ and age_, one after another
+  // Per line id: its slot in lines_ plus one, 0 for a line never in L2. An evicted line's entry is
+  // left as it was (one random write less an eviction): the slot it names holds another line now.
+  ZeroedArray<int32_t> slot_;
   ZeroedArray<Line> lines_;    // the first `used_` of `capacity_`
   // Per slot: the last request that visited its line (a request counts a line once; the LRU age).
   // Apart from lines_: the replacement compares the ages of several random slots to evict one.
@@ -89,6 +93,7 @@ class L2Model {
   size_t drawn_[kDrawnAhead] = {};
   size_t next_draw_ = 0;  // drawn_[next_draw_ % kDrawnAhead] is the next; all kDrawnAhead are drawn once L2 is full
   size_t capacity_;
+  size_t capacity_mask_ = 0;  // capacity_ - 1 where capacity_ is a power of two (every preset's)
   double hbm_free_ = 0;  // when HBM can start the next transfer
   bool hbm_writing_ = false;  // the direction of HBM's last transfer
   double l2_free_[kNumCoreKinds] = {};  // per port: when it can start the next transfer

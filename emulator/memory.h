@@ -52,6 +52,13 @@ class ZeroedArray {
   // throughout, is cheaper in huge pages, while a small run's few touched small pages cost less than
   // one huge page each (a timing-only add of 16 x 16 cleared three of them, a quarter of its run).
   explicit ZeroedArray(size_t n) : bytes_(n * sizeof(T), n * sizeof(T) >= kHugePage / 8) {}
+  // n Ts at byte `offset` of `block` (aligned for T), which must outlive the array: arrays that
+  // share one block share its huge pages (three small arrays in their own cleared three).
+  static ZeroedArray in(ZeroedBytes& block, size_t offset, size_t n) {
+    ZeroedArray a;
+    a.bytes_ = ZeroedBytes::slice(block.data() + offset, n * sizeof(T));
+    return a;
+  }
   T& operator[](size_t i) { return reinterpret_cast<T*>(bytes_.data())[i]; }
   const T& operator[](size_t i) const { return reinterpret_cast<const T*>(bytes_.data())[i]; }
 
