@@ -56,7 +56,9 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   f.m(b, h, i) = dsl::maximum(f.s(b, h, i, t));
   f.e(b, h, i, j) = dsl::exp(f.s(b, h, i, j) - f.m(b, h, i));
   f.l(b, h, i) = dsl::sum(f.e(b, h, i, t));
-  Expr pv = dsl::sum(f.e(b, h, i, t) * dsl::cast(DType::f32, form.v(b, kv_head, t, d)));
+  Expr e = f.e(b, h, i, t);
+  if (form.rounded_p) e = dsl::cast(DType::f32, dsl::cast(form.q.dtype(), e));
+  Expr pv = dsl::sum(e * dsl::cast(DType::f32, form.v(b, kv_head, t, d)));
   f.o(b, h, i, d) = dsl::cast(form.out, pv / f.l(b, h, i));
   f.lse(b, h, i) = f.m(b, h, i) + dsl::log(f.l(b, h, i));
   return f;
@@ -272,6 +274,7 @@ const dsl::Directive* flash_directive(const dsl::Func& f) {
 AttentionForm form_of(const AttentionPlan& p, bool causal) {
   AttentionForm form{dsl::Input(p.q), dsl::Input(p.k), dsl::Input(p.v), p.scale, causal, p.out};
   if (causal) form.window = p.window, form.hidden = p.hidden;
+  form.rounded_p = p.rounded_p;
   if (p.mask) form.mask = dsl::Input(p.mask);
   if (p.written_mod.defined()) {
     const Expr g = p.written_mod, score = p.score;
@@ -425,16 +428,14 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   bool matched = false;
   const std::shared_ptr<dsl::FuncImpl> rewritten = softmax_first(*f.impl);
   const dsl::FuncImpl& written = rewritten ? *rewritten : *f.impl;
-  for (bool causal : {false, true})
-    for (double hidden : {kHiddenScore, kMaskedScore}) {  // a Func of one's own may hide keys with -1e30
-      if (!causal && hidden != kHiddenScore) continue;
-      p.hidden = hidden;
-      AttentionFuncs want = attention_form(form_of(p, causal));
-      if (same_form(written, *want.o.impl)) {
-        p.causal = causal, matched = true;
-        break;
+  for (bool rounded : {false, true})
+    for (bool causal : {false, true})
+      for (double hidden : {kHiddenScore, kMaskedScore}) {  // a Func of one's own may hide keys with -1e30
+        if (matched || (!causal && hidden != kHiddenScore)) continue;
+        p.hidden = hidden, p.rounded_p = rounded;
+        AttentionFuncs want = attention_form(form_of(p, causal));
+        if (same_form(written, *want.o.impl)) p.causal = causal, matched = true;
       }
-    }
   if (!p.causal) p.hidden = kHiddenScore;
   if (!matched) user_error("{}.{}: {} is not attention in the form flash() computes: {}", f.name(), flash->text, f.name(), form_text());
   // Query i sees keys i - window + 1 .. i: past seq_kv + window - 1 none, and a softmax over no

@@ -97,6 +97,9 @@ struct AttentionForm {
   // (Mistral's); 0: none. S = select(j <= i, select(i - j < window, .., hidden), hidden).
   int64_t window = 0;
   double hidden = kHiddenScore;  // what the causal mask and the window write: kHiddenScore or kMaskedScore
+  // P V multiplies E rounded to the inputs' type, sum_t f32(in(E)) V: what the cube multiplies
+  // (a kernel written so rounds P as it hands it to the cube; the reference then does too).
+  bool rounded_p = false;
 };
 // The Funcs of the form above, named <name>_scores, _max, _exp, _sum, <name> (the output) and
 // <name>_lse.
@@ -126,6 +129,7 @@ struct AttentionPlan {
   bool causal = false;
   int64_t window = 0;  // the causal mask's sliding window (AttentionForm::window); 0: none
   double hidden = kHiddenScore;  // what the causal mask and the window write (AttentionForm::hidden)
+  bool rounded_p = false;        // the user's O rounds P to the inputs' type (AttentionForm::rounded_p)
   int64_t tile_q = 0, tile_kv = 0;
   int64_t preload = 1;  // key tiles the cube computes S ahead of the softmax (kAttentionPreload)
   std::string schedule;  // "flash(128, 128)", as written, for messages

@@ -141,6 +141,15 @@ bool reads_var(const Expr& e, const dsl::VarImpl* var) {
   return false;
 }
 
+// The inner cast of f32(t(x)), t a 16-bit float (a value rounded to it and back), else null.
+const ExprNode* rounded(const Expr& e) {
+  const ExprNode& outer = e.node();
+  if (outer.op != Op::Cast || outer.type.dtype != DType::f32) return nullptr;
+  const ExprNode& inner = outer.args[0].node();
+  const bool half = inner.type.dtype == DType::f16 || inner.type.dtype == DType::bf16;
+  return inner.op == Op::Cast && half && inner.args[0].type().dtype == DType::f32 ? &inner : nullptr;
+}
+
 }  // namespace
 
 std::shared_ptr<dsl::FuncImpl> softmax_first(const dsl::FuncImpl& o) {
@@ -150,13 +159,19 @@ std::shared_ptr<dsl::FuncImpl> softmax_first(const dsl::FuncImpl& o) {
   if (sum.op != Op::Sum || sum.args.size() != 1 || sum.args[0].node().op != Op::Mul) return nullptr;
   const ExprNode& product = sum.args[0].node();
   for (size_t k = 0; k < 2; ++k) {
-    const ExprNode& call = product.args[k].node();
+    // P itself, or P rounded as the cube takes it, f32(in(P)): then E is rounded in its place.
+    const Expr* factor = &product.args[k];
+    const ExprNode* rounding = rounded(*factor);
+    if (rounding) factor = &rounding->args[0];
+    const ExprNode& call = factor->node();
     if (call.op != Op::Func || call.func->args.empty()) continue;
     const dsl::FuncImpl& p = *call.func;
     const ExprNode& ratio = p.value.node();
     if (ratio.op != Op::Div || ratio.args[0].node().op != Op::Func || ratio.args[1].node().op != Op::Func) continue;
     if (reads_var(ratio.args[1], p.args.back().get())) continue;
-    const Expr e = at_call(ratio.args[0], p, call.args), l = at_call(ratio.args[1], p, call.args);
+    Expr e = at_call(ratio.args[0], p, call.args);
+    const Expr l = at_call(ratio.args[1], p, call.args);
+    if (rounding) e = dsl::cast(DType::f32, dsl::cast(rounding->type.dtype, e));
     Expr value = make(Op::Div, sum.type, {make(Op::Sum, sum.type, {make(Op::Mul, product.type, {e, product.args[1 - k]})}), l});
     auto copy = std::make_shared<dsl::FuncImpl>(o);
     copy->value = cast ? dsl::cast(o.value.type().dtype, value) : value;

@@ -210,12 +210,14 @@ def test_attention_written_in_the_dsl_and_scheduled_flash(rng, chip):
 
 @pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
 @pytest.mark.parametrize("spelling", ["divided", "scaled_in_the_sum", "product_in_a_func", "exp_in_the_sums", "softmax_first",
-                                      "softmax_first_causal", "v_first", "softmax_first_v_first"])
+                                      "softmax_first_causal", "v_first", "softmax_first_v_first", "p_rounded",
+                                      "softmax_first_p_rounded"])
 def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
     """The same attention spelled other ways than the form's: scores divided by sqrt(E) (not times
     1 / sqrt(E)), the scale inside the sum, the product in a Func of its own, exp(S - M) written into
-    both sums, the textbook's softmax first, P = E / L and O = P V (not O = (E V) / L), and V first
-    in the product: flash() takes each."""
+    both sums, the textbook's softmax first, P = E / L and O = P V (not O = (E V) / L), V first
+    in the product, and P rounded to f16 for the product as the cube takes it (f32(f16(E)) V, or
+    f32(f16(P)) V): flash() takes each."""
     B, H, L, S, E = 1, 2, 40, 72, 64
     q, k, v = ck.Input("q", "f16", [B, H, L, E]), ck.Input("k", "f16", [B, H, S, E]), ck.Input("v", "f16", [B, H, S, E])
     b, h, i, j, d = (ck.Var(n) for n in "bhijd")
@@ -243,9 +245,15 @@ def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
         o[b, h, i, d] = ck.cast("f16", ck.sum(ck.cast("f32", v[b, h, t, d]) * p[b, h, i, t]))
     elif spelling == "v_first":
         o[b, h, i, d] = ck.cast("f16", ck.sum(ck.cast("f32", v[b, h, t, d]) * e[b, h, i, t]) / l[b, h, i])
+    elif spelling == "softmax_first_p_rounded":
+        p[b, h, i, j] = e[b, h, i, j] / l[b, h, i]
+        o[b, h, i, d] = ck.cast("f16", ck.sum(ck.cast("f32", ck.cast("f16", p[b, h, i, t])) * ck.cast("f32", v[b, h, t, d])))
     elif spelling.startswith("softmax_first"):
         p[b, h, i, j] = e[b, h, i, j] / l[b, h, i]
         o[b, h, i, d] = ck.cast("f16", ck.sum(p[b, h, i, t] * ck.cast("f32", v[b, h, t, d])))
+    elif spelling == "p_rounded":
+        o[b, h, i, d] = ck.cast("f16", ck.sum(ck.cast("f32", ck.cast("f16", e[b, h, i, t])) * ck.cast("f32", v[b, h, t, d]))
+                                / l[b, h, i])
     else:
         o[b, h, i, d] = ck.cast("f16", ck.sum(e[b, h, i, t] * ck.cast("f32", v[b, h, t, d])) / l[b, h, i])
     o.flash(16, 16)
@@ -268,6 +276,25 @@ def test_dsl_forms_that_are_not_attention_are_refused():
     e[b, h, i, j] = ck.exp(s[b, h, i, j] - m[b, h, i])
     l[b, h, i] = ck.sum(e[b, h, i, t])
     o[b, h, i, d] = ck.cast("f16", ck.sum(e[b, h, i, t] * ck.cast("f32", v[b, h, u, d])) / l[b, h, i])
+    o.flash(16, 16)
+    with pytest.raises(ck.Error, match="o is not attention in the form flash"):
+        ck.compile(o)
+
+
+def test_dsl_p_rounded_to_another_type_than_the_cube_takes_is_refused():
+    """P rounded to bf16 while Q, K and V are f16: the cube would multiply P in f16, not what the
+    Func computes; refused, not computed otherwise."""
+    B, H, L, S, E = 1, 1, 32, 48, 32
+    q, k, v = ck.Input("q", "f16", [B, H, L, E]), ck.Input("k", "f16", [B, H, S, E]), ck.Input("v", "f16", [B, H, S, E])
+    b, h, i, j, d = (ck.Var(n) for n in "bhijd")
+    r, t = ck.RDom(0, E, "r"), ck.RDom(0, S, "t")
+    s, m, e, l, o = (ck.Func(n) for n in "smelo")
+    s[b, h, i, j] = ck.sum(ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, h, j, r])) * 0.125
+    m[b, h, i] = ck.maximum(s[b, h, i, t])
+    e[b, h, i, j] = ck.exp(s[b, h, i, j] - m[b, h, i])
+    l[b, h, i] = ck.sum(e[b, h, i, t])
+    o[b, h, i, d] = ck.cast("f16", ck.sum(ck.cast("f32", ck.cast("bf16", e[b, h, i, t])) * ck.cast("f32", v[b, h, t, d]))
+                            / l[b, h, i])
     o.flash(16, 16)
     with pytest.raises(ck.Error, match="o is not attention in the form flash"):
         ck.compile(o)
