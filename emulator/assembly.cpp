@@ -18,9 +18,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 namespace cubekit {
 namespace {
+
+// A byte no message should print as it is (a NUL cuts the message short); a tab is shown.
+bool control(char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F; }
 
 struct Token {
   enum Kind { Ident, Int, Float, Punct, End } kind = End;
@@ -62,7 +66,9 @@ class Parser {
     size_t from = at > kAround ? at - kAround : 0, to = std::min(line_.size(), at + kAround);
     while (from > 0 && continuation(line_[from])) --from;
     while (to < line_.size() && continuation(line_[to])) ++to;
-    std::string shown = std::string(from ? "..." : "") + std::string(line_.substr(from, to - from)) + (to < line_.size() ? "..." : "");
+    std::string shown = from ? "..." : "";
+    for (char c : line_.substr(from, to - from)) shown += control(c) ? std::string("\uFFFD") : std::string(1, c);  // a NUL ends a message
+    shown += to < line_.size() ? "..." : "";
     std::string caret(from ? 3 : 0, ' ');  // keeps the line's tabs so the caret lands under the column
     for (size_t i = from; i < at; ++i)
       if (!continuation(line_[i])) caret += line_[i] == '\t' ? '\t' : ' ';  // one per character
@@ -105,7 +111,8 @@ class Parser {
         t.kind = Token::Punct, t.text = std::string(1, c);
         ++i;
       } else {
-        error(int(i) + 1, fmt::format("unexpected character '{}'", character_at(i)));
+        error(int(i) + 1, control(c) ? fmt::format("unexpected control byte {:#04x}", static_cast<unsigned char>(c))
+                                     : fmt::format("unexpected character '{}'", character_at(i)));
       }
       tokens_.push_back(std::move(t));
     }
@@ -122,6 +129,8 @@ class Parser {
       j += 2;
       while (j < line_.size() && std::isxdigit(static_cast<unsigned char>(line_[j]))) ++j;
       auto [p, ec] = std::from_chars(line_.data() + i + 2, line_.data() + j, t.u, 16);
+      if (ec == std::errc::result_out_of_range)
+        error(int(i) + 1, fmt::format("hexadecimal number '{}' does not fit in 64 bits", line_.substr(i, j - i)));
       if (ec != std::errc() || j == i + 2) error(int(i) + 1, "malformed hexadecimal number");
       t.kind = Token::Int, t.i = int64_t(t.u);
     } else {
@@ -132,6 +141,9 @@ class Parser {
       bool is_float = text.find_first_of(".eE") != std::string_view::npos;
       if (is_float) {
         auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), t.f);
+        if (ec == std::errc::result_out_of_range && p == text.data() + text.size())
+          error(int(i) + 1, fmt::format("number '{}' is outside a double's range (magnitudes from about 4.9e-324 to 1.8e308; "
+                                        "write 0 for a smaller one)", text));
         if (ec != std::errc() || p != text.data() + text.size()) error(int(i) + 1, fmt::format("malformed number '{}'", text));
         t.kind = Token::Float;
       } else {
@@ -185,8 +197,8 @@ class Parser {
   void define_label(const Token& l) {
     if (register_number(l.text) >= 0)
       error(l.column, fmt::format("label '{}' is named like a register; branches would read it as one, so rename it", l.text));
-    for (const Label& existing : program_.labels)
-      if (existing.name == l.text) error(l.column, fmt::format("label '{}' is defined twice", l.text));
+    if (!label_at_.emplace(l.text, int(program_.code.size())).second)
+      error(l.column, fmt::format("label '{}' is defined twice", l.text));
     program_.labels.push_back({l.text, int(program_.code.size())});
   }
 
@@ -387,14 +399,13 @@ class Parser {
 
   void resolve_labels() {
     for (const Pending& p : pending_) {
-      auto it = std::find_if(program_.labels.begin(), program_.labels.end(),
-                             [&](const Label& l) { return l.name == p.ref.name; });
-      if (it == program_.labels.end()) {
+      auto it = label_at_.find(p.ref.name);
+      if (it == label_at_.end()) {
         line_no_ = p.line;
         line_ = p.text;
         error(p.ref.column, fmt::format("label '{}' is never defined", p.ref.name));
       }
-      program_.code[p.instr].ops[p.ref.operand].imm = it->index;
+      program_.code[p.instr].ops[p.ref.operand].imm = it->second;
     }
     for (size_t e = 0; e < program_.entries.size(); ++e)
       if (program_.label_index(program_.entries[e].label) < 0) {
@@ -419,6 +430,7 @@ class Parser {
   size_t at_ = 0;
   Program program_;
   std::vector<Pending> pending_;
+  std::unordered_map<std::string, int> label_at_;  // each label's instruction (a scan per label was quadratic)
   bool seen_kernel_ = false, seen_block_dim_ = false;
   struct EntryLine {
     int line;

@@ -65,6 +65,19 @@ void validate_kinds(const ChipConfig& c, const std::string& origin) {
           user_error("{}: kind {} has pipe {} but no buffer {} ({}); give the buffer or drop the pipe", origin,
                      core_kind_name(k.kind), pipe_name(n.pipe), space_name(b), n.why);
   }
+  // A buffer's size and alignment are the chip's (ChipConfig::buffer_size, alignment): two kinds
+  // that both have it must agree, or one kind's accesses were checked against the other's.
+  for (int s = 1; s < kNumSpaces; ++s)
+    for (size_t a = 0; a < c.kinds.size(); ++a)
+      for (size_t b = a + 1; b < c.kinds.size(); ++b) {
+        const CoreConfig &x = c.kinds[a], &y = c.kinds[b];
+        if (!x.has_buffer(Space(s)) || !y.has_buffer(Space(s))) continue;
+        if (x.size[s] != y.size[s] || x.align[s] != y.align[s])
+          user_error("{}: kinds {} and {} both have buffer {}, of {} bytes aligned to {} and of {} bytes aligned to {}; a "
+                     "buffer has one size and alignment across a chip's kinds: give it the same in both, or to one kind only",
+                     origin, core_kind_name(x.kind), core_kind_name(y.kind), space_name(Space(s)), x.size[s], x.align[s],
+                     y.size[s], y.align[s]);
+      }
 }
 
 }  // namespace cubekit

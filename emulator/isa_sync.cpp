@@ -30,6 +30,13 @@ std::string check_pair(const Instr& in, int& operand) {
   return {};
 }
 
+std::string check_barrier(const Instr& in, int& operand) {
+  operand = 0;
+  if (Pipe(in.ops[0].imm) == Pipe::S)
+    return "the scalar pipe S issues in program order: a barrier on it orders nothing; name the pipe to order, or ALL";
+  return {};
+}
+
 std::vector<OperandSpec> flag_operands() {
   return {pipe("src", false, "the pipe whose earlier work is waited for"),
           pipe("dst", false, "the pipe that waits"),
@@ -65,8 +72,9 @@ void add_sync_instructions(std::vector<InstrSpec>& t) {
                .operands = {pipe("pipe", true, "the pipe to order, or ALL")},
                .summary = "order a pipe's later instructions after its earlier ones",
                .semantics = "Instructions of one pipe may overlap in time. Later instructions of `pipe` start only "
-                            "after every earlier one of `pipe` has completed; `barrier ALL` drains every pipe.",
-               .exec = nothing});
+                            "after every earlier one of `pipe` has completed; `barrier ALL` drains every pipe. `barrier S` is refused: "
+                            "S issues in program order.",
+               .exec = nothing, .validate = check_barrier});
   t.push_back({.mnemonic = "set_cross", .pipe = Pipe::All,
                .operands = {pipe("pipe", false, "the pipe whose earlier work the flag signals"),
                             required("mode", 0, 2,

@@ -74,7 +74,6 @@ int partner_write(const CoreConfig& kind, const Program& program, const std::vec
 }  // namespace
 
 std::string unavailable_reason(const ChipConfig& chip, const CoreConfig& kind, const Instr& in) {
-  (void)chip;
   const InstrSpec& spec = spec_of(in);
   std::string why;
   for_each_pipe(spec, in, [&](Pipe p) {
@@ -83,6 +82,13 @@ std::string unavailable_reason(const ChipConfig& chip, const CoreConfig& kind, c
   if (!why.empty()) return why;
   if (kind.kind == CoreKind::Coupled && (is_set_cross(in) || is_wait_cross(in)))
     return "cross-core flags (cross_core.h: the split chips' AIC and AIV cores have them)";
+  // The cube multiplies the types of the chip's fractals only (a timing-only run, which never
+  // multiplies, once ran such a program clean).
+  if (spec.pipe == Pipe::M && in.ntypes && !chip.fractal(in.type[0])) {
+    std::string types;
+    for (const CubeFractal& f : chip.cube) types += (types.empty() ? "" : ", ") + std::string(dtype_name(f.input));
+    return fmt::format("a cube that takes {} inputs (its cube takes {})", dtype_name(in.type[0]), types);
+  }
   int dst = -1, src = -1;
   const bool transfer = transfer_operands(spec, dst, src);
   for (size_t k = 0; k < spec.operands.size(); ++k) {
@@ -142,7 +148,9 @@ std::string presets_having(const Instr& in) {
     for (const CoreConfig& k : c.kinds)
       if (unavailable_reason(c, k, in).empty())
         out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", c.name, core_kind_name(k.kind));
-  return out.empty() ? "none" : out;
+  if (!out.empty() || spec_of(in).pipe != Pipe::All) return out.empty() ? "none" : out;
+  // A flag between two pipes no one core has (set_flag FIX, V: the FixPipe is the cube core's, V the vector core's).
+  return "none: no preset's core has every pipe it names; between cores, use set_cross and wait_cross (split chips)";
 }
 
 std::vector<int> reachable_from(const Program& program, int entry) {

@@ -53,6 +53,10 @@ void load_input(GlobalMemory& gm, const std::string& binding) {
   if (decl.role == TensorRole::Workspace)
     user_error("--input {}: tensor {} is the kernel's workspace (GM scratch it writes before reading); give inputs "
                "for its in and inout tensors", name, name);
+  // An out tensor starts as zeros the host does not give (what an unwritten byte of it returns).
+  if (decl.role == TensorRole::Out)
+    user_error("--input {}: tensor {} is an output (declared out); give inputs for its in and inout tensors, or declare {} "
+               "inout to start it from the host's data", name, name, name);
   NpyArray a = read_npy(path);
   if (a.dtype == DType::u16 && decl.dtype == DType::bf16) a.dtype = DType::bf16;  // bf16 travels as its bits
   if (a.dtype != decl.dtype)

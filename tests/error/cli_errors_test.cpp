@@ -253,6 +253,16 @@ TEST(CliInput, InputForAWorkspace) {
                                "before reading); give inputs for its in and inout tensors"));
 }
 
+TEST(CliInput, InputForAnOutput) {
+  TempDir dir("cli");
+  std::string prog = dir.write("out.s", lines({".kernel t", ".tensor Y f32 [8] out", "    end"}));
+  std::string y = dir.write("y.npy", npy("<f4", "(8,)", 32));
+  CliResult r = cubekit(dir, "run " + shell_quoted(prog) + " --input Y=" + shell_quoted(y));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --input Y: tensor Y is an output (declared out); give inputs for its in and "
+                               "inout tensors, or declare Y inout to start it from the host's data"));
+}
+
 TEST(CliInput, DtypeMismatch) {
   TempDir dir("cli");
   std::string a = dir.write("a32.npy", npy("<f4", "(128, 128)", 128 * 128 * 4));

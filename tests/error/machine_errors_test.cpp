@@ -92,6 +92,18 @@ TEST(MachineChip, PathToABufferNoKindHas) {
                     {"chip 'ascend910b2': kind aiv, path ub->l0b: kind aiv has no buffer l0b, and neither has aic"});
 }
 
+// The chip's buffer sizes and alignments are one per buffer: an aic UB of its own size once bounded
+// the aiv's accesses (a false out-of-bounds) and its alignment hid their misalignment.
+TEST(MachineChip, ABufferOfTwoSizesAcrossKinds) {
+  ChipConfig c = load_chip("ascend910b2");
+  c.kind(CoreKind::Aic)->size[int(Space::UB)] = 512;
+  c.kind(CoreKind::Aic)->align[int(Space::UB)] = 32;
+  expect_user_error([&] { check_chip(c); },
+                    {"chip 'ascend910b2': kinds aic and aiv both have buffer ub, of 512 bytes aligned to 32 and of 196608 bytes "
+                     "aligned to 32; a buffer has one size and alignment across a chip's kinds: give it the same in both, or to "
+                     "one kind only"});
+}
+
 TEST(MachineChip, PipeWithoutItsBuffers) {
   ChipConfig c = load_chip("ascend910b2");
   c.kind(CoreKind::Aiv)->pipes |= 1u << int(Pipe::M);
@@ -171,6 +183,24 @@ TEST(MachineLaunch, PathTheChipLacks) {
   expect_user_error([&] { simulate(c, p, gm); },
                     {"kernel 'k' cannot run on no_l1_ub: instruction 0 (line 3) `copy_l1_ub ub[0], l1[0]` needs "
                      "data path l1->ub, which no_l1_ub's coupled cores lack; the chips that have it: ascend910 (coupled)"});
+}
+
+// Refused at launch, so a timing-only run (which never multiplies) refuses it too; it once ran clean.
+TEST(MachineLaunch, MmadInputTypeTheCubeDoesNotTake) {
+  std::string text = lines({".kernel t", "    mmad.s8 l0c[0], l0a[0], l0b[0], m=16, n=16, k=32, init", "    end"});
+  ChipConfig c = load_chip("ascend910");
+  c.name = "f16only";
+  c.cube = {{DType::f16, DType::f32, 16, 16, 16}};
+  Program p = parse_program(text, "test.s");
+  for (bool timing_only : {false, true}) {
+    GlobalMemory gm = timing_only ? GlobalMemory::shape_only(p) : GlobalMemory::for_program(p);
+    SimOptions o;
+    o.timing_only = timing_only;
+    expect_user_error([&] { simulate(c, p, gm, o); },
+                      {"kernel 't' cannot run on f16only: instruction 0 (line 2) `mmad.s8 l0c[0], l0a[0], l0b[0], m=16, n=16, "
+                       "k=32, init` needs a cube that takes s8 inputs (its cube takes f16), which f16only's coupled cores lack; "
+                       "the chips that have it: ascend910 (coupled)"});
+  }
 }
 
 TEST(MachineLaunch, BothKindsWithoutEntries) {

@@ -179,15 +179,6 @@ TEST(Fault, Load3dKernelLargerThanTheFeatureMap) {
   EXPECT_THAT(d.message, HasSubstr("load3d: the dilated 3x3 kernel is larger than the padded 2x2 feature map"));
 }
 
-TEST(Fault, MmadInputTypeTheCubeDoesNotTake) {
-  ChipConfig chip = load_chip("ascend910");
-  chip.name = "f16only";
-  chip.cube = {{DType::f16, DType::f32, 16, 16, 16}};
-  Ran r = run(lines({".kernel t", "    mmad.s8 l0c[0], l0a[0], l0b[0], m=16, n=16, k=32, init", "    end"}), {}, chip);
-  Diagnostic d = only(r, K::Fault, 0, 2);
-  EXPECT_THAT(d.message, HasSubstr("the cube of f16only does not take s8 inputs"));
-}
-
 // ---- termination ---------------------------------------------------------------------------------
 
 TEST(NoEnd, ProgramWithoutEnd) {
