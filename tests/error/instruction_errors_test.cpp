@@ -112,6 +112,10 @@ const ErrorCase kPipes[] = {
      {"test.s:5:15: error: the scalar pipe S needs no flag: it issues in program order"}},
     {"SetFlagToScalarPipe", at_line5("    set_flag V, S, 0"),
      {"test.s:5:17: error: the scalar pipe S needs no flag: it issues in program order"}},
+    // Once accepted, and then a deadlock at `end` with no word of why.
+    {"BarrierOnScalarPipe", at_line5("    barrier S"),
+     {"test.s:5:13: error: the scalar pipe S issues in program order: a barrier on it orders nothing; name the pipe to "
+      "order, or ALL"}},
 };
 INSTANTIATE_TEST_SUITE_P(Pipes, InstructionError, testing::ValuesIn(kPipes), case_name);
 

@@ -24,6 +24,17 @@ const ErrorCase kLexical[] = {
     {"UnexpectedNonAsciiCharacter",
      lines({".kernel t", "    li x1, 5", "    vädd x1"}),
      {"test.s:3:6: error: unexpected character 'ä'", "    vädd x1\n       ^"}},
+    // A NUL once ended the message at the quote: control bytes are named, and shown as U+FFFD.
+    {"ControlByte",
+     lines({".kernel t", std::string("    li x1, 1\0", 13), "    end"}),
+     {"test.s:2:13: error: unexpected control byte 0x00", "    li x1, 1\uFFFD\n"}},
+    {"FloatOutOfRange",
+     lines({".kernel t", "    vdup.f32 ub[0], 1e400", "    end"}),
+     {"test.s:2:21: error: number '1e400' is outside a double's range (magnitudes from about 4.9e-324 to 1.8e308; "
+      "write 0 for a smaller one)"}},
+    {"HexNumberDoesNotFit64Bits",
+     lines({".kernel t", "    li x1, 0x10000000000000000", "    end"}),
+     {"test.s:2:12: error: hexadecimal number '0x10000000000000000' does not fit in 64 bits"}},
     {"MalformedHexNumber",
      lines({".kernel t", "    li x1, 0x", "    end"}),
      {"test.s:2:12: error: malformed hexadecimal number"}},
