@@ -6,6 +6,7 @@
 #include "emulator/simulator.h"
 
 #include <cstdlib>
+#include <optional>
 
 namespace cubekit::codegen {
 
@@ -44,19 +45,22 @@ Launch lowered(Kernel k, const ChipConfig& chip) {
 }
 
 // From `best` (every core), half as many cores while the timing model finds it faster: `at(n)`
-// the kernel at n cores, made in `graph`, which ends as the chosen kernel's.
+// the kernel at n cores, made in `graph` (where the kernel has one), which ends as the chosen
+// kernel's.
 template <class KernelAt>
-Launch narrowed(Launch best, sched::StageGraph& graph, const ChipConfig& chip, KernelAt at) {
+Launch narrowed(Launch best, sched::StageGraph* graph, const ChipConfig& chip, KernelAt at) {
   if (!stagger_matters(best.kernel, chip)) return best;
-  sched::StageGraph best_graph = graph;
+  std::optional<sched::StageGraph> best_graph;
+  if (graph) best_graph = *graph;
   uint64_t best_cycles = cycles_of(best.program, chip);
   for (int n = best.kernel.block_dim / 2; n >= 1; n /= 2) {
     Launch l = lowered(at(n), chip);
     uint64_t cycles = cycles_of(l.program, chip);
     if (cycles >= best_cycles) break;
-    best = std::move(l), best_graph = graph, best_cycles = cycles;
+    best = std::move(l), best_cycles = cycles;
+    if (graph) best_graph = *graph;
   }
-  graph = std::move(best_graph);
+  if (graph) *graph = std::move(*best_graph);
   return best;
 }
 
@@ -65,7 +69,7 @@ Launch narrowed(Launch best, sched::StageGraph& graph, const ChipConfig& chip, K
 Launch fit_launch_width(sched::StageGraph& graph, sched::VectorPlan plan, const ChipConfig& chip) {
   Launch all = lowered(fit_row_tiles(graph, plan, chip), chip);
   if (!plan.cores || plan.tile_rows) return all;
-  return narrowed(std::move(all), graph, chip, [&](int n) {
+  return narrowed(std::move(all), &graph, chip, [&](int n) {
     plan.core_limit = n;
     return fit_row_tiles(graph, plan, chip);
   });
@@ -74,7 +78,7 @@ Launch fit_launch_width(sched::StageGraph& graph, sched::VectorPlan plan, const 
 Launch fit_pool_width(sched::StageGraph& graph, sched::PoolPlan plan, Kernel all_cores, const ChipConfig& chip) {
   Launch all = lowered(std::move(all_cores), chip);
   if (!plan.cores) return all;
-  return narrowed(std::move(all), graph, chip, [&](int n) {
+  return narrowed(std::move(all), &graph, chip, [&](int n) {
     plan.core_limit = n;
     graph = sched::stage_graph(plan);
     return lower_stages(graph, chip);
@@ -84,10 +88,14 @@ Launch fit_pool_width(sched::StageGraph& graph, sched::PoolPlan plan, Kernel all
 Launch fit_contraction_width(sched::StageGraph& graph, sched::ContractionPlan plan, Kernel all_cores, const ChipConfig& chip) {
   Launch all = lowered(std::move(all_cores), chip);
   if (!plan.core_loops) return all;
-  return narrowed(std::move(all), graph, chip, [&](int n) {
+  return narrowed(std::move(all), &graph, chip, [&](int n) {
     plan.core_limit = n;
     return fit_strips(plan, chip, graph);
   });
+}
+
+Launch fit_width(Kernel all_cores, const ChipConfig& chip, const std::function<Kernel(int)>& at) {
+  return narrowed(lowered(std::move(all_cores), chip), nullptr, chip, at);
 }
 
 }  // namespace cubekit::codegen

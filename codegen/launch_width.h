@@ -21,6 +21,8 @@
 #include "schedules/stages.h"
 #include "schedules/vector.h"
 
+#include <functional>
+
 namespace cubekit::codegen {
 
 struct Launch {
@@ -37,5 +39,7 @@ Launch fit_launch_width(sched::StageGraph& graph, sched::VectorPlan plan, const 
 Launch fit_contraction_width(sched::StageGraph& graph, sched::ContractionPlan plan, Kernel all_cores, const ChipConfig& chip);
 // A pooling's, the same way (`all_cores` lower_stages' kernel of `plan`'s graph).
 Launch fit_pool_width(sched::StageGraph& graph, sched::PoolPlan plan, Kernel all_cores, const ChipConfig& chip);
+// A kernel built without a stage graph (TransData's): `at(n)` the kernel on at most n cores.
+Launch fit_width(Kernel all_cores, const ChipConfig& chip, const std::function<Kernel(int)>& at);
 
 }  // namespace cubekit::codegen

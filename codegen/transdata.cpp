@@ -1,5 +1,7 @@
 #include "codegen/transdata.h"
 
+#include "codegen/launch_width.h"
+
 #include "codegen/tile_loop.h"
 #include "codegen/lower.h"
 #include "codegen/vector_ops.h"
@@ -25,7 +27,8 @@ Ref ub(int buffer, const Affine& offset, int counter = -1) { return {-1, buffer,
 
 class TransDataBuilder {
  public:
-  TransDataBuilder(const TensorLayout& l, bool to_device, const ChipConfig& chip) : l_(l), to_device_(to_device), chip_(chip) {
+  TransDataBuilder(const TensorLayout& l, bool to_device, const ChipConfig& chip, int core_limit)
+      : l_(l), to_device_(to_device), chip_(chip), core_limit_(core_limit) {
     n_ = l.dims[0] * l.groups, c_ = l.dims[1] / l.groups, hw_ = l.dims[2] * l.dims[3];
     c1_ = (c_ + 15) / 16;
     // Positions per tile: as many as two copies of the tile in and out hold, at most a plane's.
@@ -45,7 +48,7 @@ class TransDataBuilder {
     out_ = k_.new_buffer("out", Space::UB, p_ * 32, 2);
     pool_ = std::make_unique<ScratchPool>(k_);
     const int64_t tiles = n_ * c1_ * groups_;
-    k_.block_dim = int(std::min<int64_t>(chip_.vector_cores(), tiles));
+    k_.block_dim = int(std::min<int64_t>({chip_.vector_cores(), tiles, core_limit_}));
     std::vector<Node> body = zeroed();
     body += tile_loop(k_, {{{"image", n_}, {"c1", c1_}, {"group", groups_}}, 1,
                            [&](const TileLoop::Index& at) { return dispatch(at, &TransDataBuilder::fill); },
@@ -158,6 +161,7 @@ class TransDataBuilder {
   const TensorLayout& l_;
   const bool to_device_;
   const ChipConfig& chip_;
+  const int64_t core_limit_;
   int64_t n_ = 0, c_ = 0, hw_ = 0, c1_ = 0, p_ = 16, groups_ = 1;
   Kernel k_;
   std::unique_ptr<ScratchPool> pool_;
@@ -168,8 +172,8 @@ class TransDataBuilder {
 
 Program compile_transdata(const TensorLayout& l, bool to_device, const ChipConfig& chip) {
   CUBEKIT_ASSERT(transdata_on_device(l), "TransData of {} is not a 16-bit NC1HWC0 map", l.str());
-  Kernel k = TransDataBuilder(l, to_device, chip).build();
-  return lower_nest(k, chip);
+  auto at = [&](int cores) { return TransDataBuilder(l, to_device, chip, cores).build(); };
+  return fit_width(at(chip.vector_cores()), chip, at).program;  // the cores worth starting (launch_width.h)
 }
 
 }  // namespace cubekit::codegen

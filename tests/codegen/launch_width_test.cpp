@@ -4,6 +4,7 @@
 #include "emulator/chip_config.h"
 #include "emulator/simulator.h"
 #include "codegen/lower.h"
+#include "codegen/transdata.h"
 #include "kernels/check.h"
 #include "kernels/conv.h"
 #include "kernels/matmul.h"
@@ -97,6 +98,28 @@ TEST(LaunchWidth, APoolingStartsTheCoresWorthStarting) {
   EXPECT_LT(chosen.program.block_dim, spread.block_dim);
   GlobalMemory gm = GlobalMemory::shape_only(spread);
   EXPECT_LT(chosen.sim.report.cycles, simulate(chip, spread, gm, {.timing_only = true}).report.cycles);
+}
+
+// TransData too: a small feature map's conversion (2 images of 72 channels, 7 x 7: 10 planes of 16
+// channels) on the cores worth starting, converting what it converted on every core.
+TEST(LaunchWidth, TransDataStartsTheCoresWorthStarting) {
+  const codegen::TensorLayout y{"Y", codegen::TensorLayout::Kind::NC1HWC0, DType::f16, {2, 72, 7, 7}, 16};
+  const ChipConfig chip = load_chip("ascend910b2");
+  ChipConfig at_once = chip;
+  at_once.timing.core_start_cycles = 0;
+  for (bool to_device : {true, false}) {
+    const Program chosen = codegen::compile_transdata(y, to_device, chip), spread = codegen::compile_transdata(y, to_device, at_once);
+    EXPECT_EQ(spread.block_dim, 10);
+    EXPECT_LT(chosen.block_dim, spread.block_dim);
+    GlobalMemory gm = GlobalMemory::for_program(chosen), spread_gm = GlobalMemory::for_program(spread);
+    std::vector<uint8_t>& in = gm.data[0];
+    for (size_t i = 0; i < in.size(); i += 2) in[i] = uint8_t(i * 7 + 1), in[i + 1] = uint8_t(0x3c);  // finite f16s
+    spread_gm.data[0] = in;
+    const SimResult a = simulate(chip, chosen, gm), b = simulate(chip, spread, spread_gm);
+    EXPECT_TRUE(a.report.clean()) << to_device;
+    EXPECT_LT(a.report.cycles, b.report.cycles) << to_device;
+    EXPECT_EQ(gm.data[1], spread_gm.data[1]) << to_device;  // the same conversion
+  }
 }
 
 }  // namespace
