@@ -158,16 +158,9 @@ VValue Evaluator::binary(const ExprNode& n, const VValue* into, VBinary op) {
   }
   VValue a = value(n.args[0], nullptr), b = value(n.args[1], nullptr);
   if (a.shape == VShape::Scalar && b.shape == VShape::Scalar) return VValue::scalar(a.dtype, fold(op, a.constant, b.constant));
-  if (op == VBinary::Div && a.shape == VShape::Full && (b.shape == VShape::Row || b.shape == VShape::Col) &&
-      b.dtype == DType::f32) {
-    // x / (a per-row value): one reciprocal per row, then a multiply (1 ulp from a division; a
-    // divisor below 2^-126, whose reciprocal overflows, is where it parts from x / w). In f16
-    // the reciprocal of a divisor below 2^-14 overflows: there, a vdiv by the broadcast value.
-    VValue rec = result(b.shape, b.dtype, nullptr, {&b});
-    ops_.unary("vrec", rec, b);
-    release_unless(b, rec);
-    b = rec, op = VBinary::Mul;
-  }
+  // x / (a per-row or per-column value) is a vdiv by the broadcast value: a reciprocal per row and
+  // a multiply was an ulp off, and inf or NaN where the divisor is below 2.9e-39 (its reciprocal
+  // overflows: [0, 1e-38, 3e-39] / 1e-39 gave [nan, inf, inf], not [0, 10, 3]).
   VValue d = result(combine({a.shape, b.shape}), n.type.dtype, into, {&a, &b});
   ops_.binary(op, d, a, b);
   release_unless(a, d), release_unless(b, d);

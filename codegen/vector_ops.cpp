@@ -202,16 +202,16 @@ void VectorOps::binary_scalar(VBinary op, const VValue& dst, const VValue& a, do
       return vs("vadds", dst, c);
     case VBinary::Div: {
       // x / c as x * (1 / c) where 1 / c is a normal number of the type (exact for a power of
-      // two, else within an ulp); c / x as 1 / x, or c * (1 / x) in f32. Otherwise a vdiv by c
-      // in a tile of its own: 1 / c rounded into f16's subnormals, or 1 / x overflowing f16
-      // where c / x does not, gave results off by a percent, or inf.
+      // two, else within an ulp); 1 / x as vrec. Otherwise a vdiv by c in a tile of its own:
+      // 1 / c rounded into f16's subnormals gave results off by a percent.
+      // A Row (one value a row: a mean, a variance) is divided exactly, a fill and a vdiv of a few
+      // elements: layernorm's mean of a row of 1000s was 1000.00006 as sum * (1 / 7), and each
+      // normalised element -0.019, not 0.
       const double r = std::fabs(1.0 / c);  // normal in the type: neither past its range nor subnormal
-      if (!scalar_first && r >= smallest_normal(a.dtype) && r <= largest_finite(a.dtype)) return vs("vmuls", a, 1.0 / c);
-      if (scalar_first && (c == 1.0 || a.dtype == DType::f32)) {
-        unary("vrec", dst, a);
-        if (c != 1.0) vs("vmuls", dst, c);
-        return;
-      }
+      const bool exact = a.shape == VShape::Row;
+      if (!scalar_first && !exact && r >= smallest_normal(a.dtype) && r <= largest_finite(a.dtype)) return vs("vmuls", a, 1.0 / c);
+      if (scalar_first && c == 1.0) return unary("vrec", dst, a);
+      // c / x otherwise a vdiv: c * (1 / x) overflowed where 1 / x does (3e-39 / 1e-39 was inf, not 3).
       const VValue k = temp(a.shape, a.dtype);
       fill(k, c);
       binary_same(vtyped("vdiv", a.dtype), dst, scalar_first ? k : a, scalar_first ? a : k, count(a.shape));
