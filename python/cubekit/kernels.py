@@ -191,10 +191,11 @@ def mul(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=
 def div(x, y, *, schedule="default", chip="ascend910", timing_only=False, trace=None, raise_on_diagnostics=False):
     """x / y elementwise on the vector unit (numpy's true_divide), broadcast as numpy does.
 
-    x, y: float16 or float32 arrays, or one of them a number. Dividing by a per-row or per-column
-    operand, or by a number, takes its reciprocal once (rounded to the operand's type) and multiplies:
-    within 1 ulp of a division in float32, 2 in float16 (two roundings of a float16). Division by
-    zero gives inf or nan as in numpy (without numpy's warning). Returns (result, report).
+    x, y: float16 or float32 arrays, or one of them a number. Dividing by an array divides (numpy's
+    quotients, also by a per-row or per-column operand); dividing by a number multiplies by its
+    reciprocal where that is a normal number (rounded to the type: within 1 ulp of a division in
+    float32, 2 in float16), and divides where it is not. Division by zero gives inf or nan as in
+    numpy (without numpy's warning). Returns (result, report).
     {common}
     """
     return _binary("div", x, y, schedule, chip, timing_only, trace, raise_on_diagnostics)
