@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <fstream>
 #include <system_error>
 #include <cstdlib>
 #include <cstring>
@@ -143,7 +144,27 @@ void for_each_tensor(const std::vector<TensorDecl>& decls, F f) {
 
 }  // namespace
 
+int64_t available_host_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return -1;
+}
+
+void check_host_memory(int64_t bytes, int64_t available, std::string_view what) {
+  if (available < 0 || bytes <= available) return;
+  constexpr double kGiB = double(int64_t(1) << 30);
+  user_error("{} need {:.1f} GiB of host memory and this machine has {:.1f} GiB available; use smaller shapes (a timing-only "
+             "run keeps no data)", what, double(bytes) / kGiB, double(available) / kGiB);
+}
+
 GlobalMemory GlobalMemory::for_program(const Program& program) {
+  int64_t bytes = 0;
+  for (const TensorDecl& t : program.tensors) bytes += t.bytes();  // each at most kMaxTensorBytes: no overflow
+  check_host_memory(bytes, available_host_memory(), fmt::format("the GM tensors of kernel '{}'", program.name));
   GlobalMemory gm;
   gm.decls = program.tensors;
   gm.data.resize(program.tensors.size());

@@ -66,6 +66,11 @@ class ZeroedArray {
   ZeroedBytes bytes_;
 };
 
+// A user error when `bytes` of `what` exceed `available` bytes of host memory (< 0: unknown, no
+// check); available_host_memory() is the kernel's MemAvailable, or -1.
+void check_host_memory(int64_t bytes, int64_t available, std::string_view what);
+int64_t available_host_memory();
+
 // n zero bytes, in transparent huge pages where the host gives them (madvise; 2 MB pages inside the
 // buffer): a 32 MB tensor then costs the process 16 page faults instead of 8,192, which on a
 // virtual machine were half of a functional add of 4096^2 (bench/run.py emulator).
@@ -108,7 +113,9 @@ struct GlobalMemory {
   std::vector<TensorDecl> decls;
   std::vector<std::vector<uint8_t>> data;
 
-  static GlobalMemory for_program(const Program& program);  // zero-filled
+  // Zero-filled. A user error when the tensors need more host memory than the machine has
+  // available (an over-committed allocation was killed by the OOM killer, without a word).
+  static GlobalMemory for_program(const Program& program);
   // The tensors without their bytes: what a timing-only run needs (timing never depends on data;
   // allocating and zeroing big tensors cost more than simulating them).
   static GlobalMemory shape_only(const Program& program);

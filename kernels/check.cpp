@@ -158,6 +158,12 @@ KernelRun compile_and_run(const std::vector<dsl::Func>& outputs, const ChipConfi
   run.program = std::move(compiled.program);  // its lines numbered as `cubekit compile` prints it
   run.compile_ms = compiled.milliseconds;
   const bool data = !s.sim.timing_only || s.inputs;
+  if (data && s.reference && !s.sim.timing_only) {  // the Halide reference's results besides GM
+    int64_t bytes = 0;
+    for (const TensorDecl& t : run.program.tensors) bytes += t.bytes() * (t.role == TensorRole::Out ? 2 : 1);
+    check_host_memory(bytes, available_host_memory(),
+                      fmt::format("the GM tensors of kernel '{}' and the reference's results", run.program.name));
+  }
   run.gm = data ? GlobalMemory::for_program(run.program) : GlobalMemory::shape_only(run.program);
   run.layouts = compiled.layouts;
   // Timing never depends on data (no instruction loads GM into a scalar register): a timing-only

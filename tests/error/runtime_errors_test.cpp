@@ -181,6 +181,15 @@ TEST(Fault, Load3dKernelLargerThanTheFeatureMap) {
 
 // ---- termination ---------------------------------------------------------------------------------
 
+// Tensors past the memory the machine has available are refused before they are allocated (an
+// over-committed add of 2^31 x 2 was killed by the OOM killer, exit 137, no message).
+TEST(HostMemory, TensorsPastWhatTheMachineHasAvailable) {
+  expect_user_error([] { check_host_memory(int64_t(48) << 30, int64_t(16) << 30, "the GM tensors of kernel 'add'"); },
+                    {"the GM tensors of kernel 'add' need 48.0 GiB of host memory and this machine has 16.0 GiB available; "
+                     "use smaller shapes (a timing-only run keeps no data)"});
+  check_host_memory(int64_t(48) << 30, -1, "unknown availability: no check");
+}
+
 TEST(NoEnd, ProgramWithoutEnd) {
   Ran r = run(lines({".kernel t", "    li x1, 1"}));
   Diagnostic d = only(r, K::NoEnd, -1, 0);
