@@ -82,7 +82,7 @@ namespace {
 // compile(), or with `plan_only` its checks and the schedule's planner alone (check_schedule).
 Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig& chip, bool plan_only) {
   auto start = std::chrono::steady_clock::now();
-  CUBEKIT_ASSERT(!outputs.empty(), "compile: no output");
+  if (outputs.empty()) user_error("compile: no output Func was given; a kernel computes at least one (its Func)");
   const dsl::Func& f = outputs[0];
   if (!f.defined()) user_error("{} has no definition", f.name());
   for (const dsl::Directive& d : f.impl->schedule)
@@ -94,6 +94,7 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
   for (size_t i = 1; i < outputs.size(); ++i) {
     const dsl::Func& o = outputs[i];
     if (!o.defined()) user_error("{} has no definition", o.name());
+    if (o.impl == f.impl) user_error("{} is given twice among the outputs; give each output once", o.name());
     bool with = false;
     for (const dsl::Directive& d : o.impl->schedule) with = with || (d.kind == dsl::Directive::Kind::StoreWith && d.func == f.impl);
     if (!with)

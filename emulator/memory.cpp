@@ -178,6 +178,14 @@ GlobalMemory GlobalMemory::shape_only(const Program& program) {
   return gm;
 }
 
+const std::vector<uint8_t>& GlobalMemory::bytes(std::string_view name) const {
+  const int t = index(name);
+  if (!has_data())
+    user_error("tensor '{}' has no data: the run was timing-only (cycles only: no tensor is created, filled or computed); "
+               "run it without timing_only for its values", name);
+  return data[size_t(t)];
+}
+
 int GlobalMemory::index(std::string_view name) const {
   for (size_t i = 0; i < decls.size(); ++i)
     if (decls[i].name == name) return int(i);

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace cubekit {
@@ -122,7 +123,11 @@ struct GlobalMemory {
   bool has_data() const { return data.size() == decls.size(); }
   int64_t tensor_bytes(size_t t) const { return has_data() ? int64_t(data[t].size()) : decls[t].bytes(); }
   int index(std::string_view name) const;                    // user error when absent
-  std::vector<uint8_t>& bytes(std::string_view name) { return data[index(name)]; }
+  // User errors when absent, or when the memory has no data (a timing-only run's).
+  const std::vector<uint8_t>& bytes(std::string_view name) const;
+  std::vector<uint8_t>& bytes(std::string_view name) {
+    return const_cast<std::vector<uint8_t>&>(std::as_const(*this).bytes(name));
+  }
   // Seeded random values for every `in` and `inout` tensor: floats uniform on an exact grid in
   // [-1, 1) (steps of 2^-11 for f16, 2^-8 for bf16, 2^-23 for f32), s8/u8/u16 over their whole
   // range, s16 and s32 small multiples of 100 or 1000. `out` stays zero.

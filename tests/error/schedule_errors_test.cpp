@@ -10,6 +10,7 @@
 #include "dsl/host.h"
 #include "emulator/chip_config.h"
 #include "error_test_util.h"
+#include "kernels/check.h"
 #include "kernels/matmul.h"
 
 #include <sys/wait.h>
@@ -204,6 +205,31 @@ const std::string kShape = "the cube computes C(b.., m, n) = sum(cast(T, A(b.., 
 
 const ApiCase kContraction[] = {
     {"NoDefinition", [] { codegen::compile(Func("D"), chip910()); }, {"D has no definition"}},
+    // Once a segfault: a timing-only run creates no tensor.
+    {"ResultOfATimingOnlyRun",
+     [] {
+       Mm x;
+       x.C.schedule() = kernels::default_schedule(x.C, chip910());
+       kernels::KernelRun run = kernels::compile_and_run(x.C, chip910(), {.sim = {.timing_only = true}});
+       run.result("C");
+     },
+     {"tensor 'C' has no data: the run was timing-only (cycles only: no tensor is created, filled or computed); run it "
+      "without timing_only for its values"}},
+    // Once replaced what the user wrote without a word (docs/schedules.md says it refuses).
+    {"DefaultScheduleOfAScheduledFunc",
+     [] {
+       Mm x;
+       x.tiles();
+       (void)kernels::default_schedule(x.C, chip910());
+     },
+     {"default_schedule(C): C already has a schedule (C.split(m, mo, mi, 64) and 4 more); the default one would replace "
+      "it: clear it first (C.schedule() = {}) to take the default, or keep your own"}},
+    // Once an internal error.
+    {"NoOutput", [] { codegen::compile(std::vector<Func>{}, chip910()); },
+     {"compile: no output Func was given; a kernel computes at least one (its Func)"}},
+    // Once advice to write C.store_with(C).
+    {"OutputGivenTwice", [] { Mm x; codegen::compile(std::vector<Func>{x.C, x.C}, chip910()); },
+     {"C is given twice among the outputs; give each output once"}},
     {"ElementwiseNotASum", [] { compile_d([](Mm& x, Func& D) { D(x.m, x.n) = x.A(x.m, x.n) + x.A(x.m, x.n); }); },
      {"D: `(A(m, n) + A(m, n))` is not a sum over a reduction; " + kShape}},
     {"SummandNotAProduct",
