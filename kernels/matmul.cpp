@@ -287,10 +287,6 @@ dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const
 dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options,
                                std::optional<tune::Tuned>* tuned) {
   if (!f.defined()) user_error("default_schedule({}): define {} first", f.name(), f.name());
-  if (const auto& written = f.schedule().directives(); !written.empty())
-    user_error("default_schedule({}): {} already has a schedule ({}.{}{}); the default one would replace it: clear it first "
-               "({}.schedule() = {{}}) to take the default, or keep your own", f.name(), f.name(), f.name(), written.front().text,
-               written.size() > 1 ? fmt::format(" and {} more", written.size() - 1) : "", f.name());
   bool naive = options.schedule == MatmulOptions::Schedule::Naive;
   dsl::Schedule s;
   if (sched::is_conv(f)) {

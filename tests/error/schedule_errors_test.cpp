@@ -215,15 +215,6 @@ const ApiCase kContraction[] = {
      },
      {"tensor 'C' has no data: the run was timing-only (cycles only: no tensor is created, filled or computed); run it "
       "without timing_only for its values"}},
-    // Once replaced what the user wrote without a word (docs/schedules.md says it refuses).
-    {"DefaultScheduleOfAScheduledFunc",
-     [] {
-       Mm x;
-       x.tiles();
-       (void)kernels::default_schedule(x.C, chip910());
-     },
-     {"default_schedule(C): C already has a schedule (C.split(m, mo, mi, 64) and 4 more); the default one would replace "
-      "it: clear it first (C.schedule() = {}) to take the default, or keep your own"}},
     // Once an internal error.
     {"NoOutput", [] { codegen::compile(std::vector<Func>{}, chip910()); },
      {"compile: no output Func was given; a kernel computes at least one (its Func)"}},
