@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <chrono>
 #include <optional>
 #include <cstdlib>
@@ -42,15 +43,20 @@ void log(const char* pass, F ir) {
   if (debug_lower()) fmt::print(stderr, "\n==== after {} ====\n{}", pass, ir());
 }
 
-// A read through a boundary condition, in f or a Func it calls (nullptr: none).
-const dsl::ExprNode* exterior_read(const dsl::Expr& e) {
+// A read through a boundary condition, in f or a Func it calls (nullptr: none). Each Func is read
+// once (`seen`): a chain of Funcs each calling the one before twice was read 2^N times.
+const dsl::ExprNode* exterior_read(const dsl::Expr& e, std::set<const dsl::FuncImpl*>& seen) {
   const dsl::ExprNode& n = e.node();
   if (n.op == dsl::Op::Exterior) return &n;
-  if (n.op == dsl::Op::Func)
-    if (const dsl::ExprNode* r = exterior_read(n.func->value)) return r;
+  if (n.op == dsl::Op::Func && seen.insert(n.func.get()).second)
+    if (const dsl::ExprNode* r = exterior_read(n.func->value, seen)) return r;
   for (const dsl::Expr& a : n.args)
-    if (const dsl::ExprNode* r = exterior_read(a)) return r;
+    if (const dsl::ExprNode* r = exterior_read(a, seen)) return r;
   return nullptr;
+}
+const dsl::ExprNode* exterior_read(const dsl::Expr& e) {
+  std::set<const dsl::FuncImpl*> seen;
+  return exterior_read(e, seen);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <atomic>
 #include <cmath>
 
@@ -42,28 +44,41 @@ Expr as_index(const Expr& e, const std::string& callee, size_t i) {
   return e;
 }
 
-void collect_inputs(const Expr& e, std::vector<std::shared_ptr<InputImpl>>& out) {
+// `seen`: the Funcs whose definitions were read already (each once: a chain of Funcs each calling
+// the one before twice was read 2^N times).
+void collect_inputs(const Expr& e, std::vector<std::shared_ptr<InputImpl>>& out, std::set<const FuncImpl*>& seen) {
   if (!e.defined()) return;
   const ExprNode& n = e.node();
   bool reads = n.op == Op::Input || n.op == Op::Exterior;
   if (reads && std::find(out.begin(), out.end(), n.input) == out.end()) out.push_back(n.input);
-  if (n.op == Op::Func) collect_inputs(n.func->value, out);  // the inputs of the Funcs it calls too
-  for (const Expr& a : n.args) collect_inputs(a, out);
+  if (n.op == Op::Func && seen.insert(n.func.get()).second) collect_inputs(n.func->value, out, seen);  // the Funcs it calls too
+  for (const Expr& a : n.args) collect_inputs(a, out, seen);
 }
 
-std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& f);
+// The shapes of the Funcs one shape_of call met, each worked out once: a chain of Funcs each calling
+// the one before twice took 2^N shape_ofs (a chain of 13 compiled in 53 s).
+using ShapeCache = std::map<const FuncImpl*, std::vector<int64_t>>;
+std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& f, ShapeCache& cache);
+
+// An extent a Var takes from indexing dimension `dim` of `*name`.
+struct Implied {
+  int64_t extent;
+  const std::string* name;
+  size_t dim;
+  std::string where() const { return fmt::format("{}'s dimension {}", *name, dim); }
+};
 
 // The extents of the dimensions v indexes directly, in inputs and in the Funcs called.
-void implied_extents(const Expr& e, const VarImpl* v, std::vector<std::pair<int64_t, std::string>>& out) {
+void implied_extents(const Expr& e, const VarImpl* v, std::vector<Implied>& out, ShapeCache& cache) {
   if (!e.defined()) return;
   const ExprNode& n = e.node();
   if (n.op == Op::Input || n.op == Op::Exterior || n.op == Op::Func)
     for (size_t d = 0; d < n.args.size(); ++d)
       if (n.args[d].node().op == Op::Var && n.args[d].node().var.get() == v) {
-        if (n.op != Op::Func) out.push_back({n.input->shape[d], fmt::format("{}'s dimension {}", n.input->name, d)});
-        else out.push_back({shape_of(n.func)[d], fmt::format("{}'s dimension {}", n.func->name, d)});
+        if (n.op != Op::Func) out.push_back({n.input->shape[d], &n.input->name, d});
+        else out.push_back({shape_of(n.func, cache)[d], &n.func->name, d});
       }
-  for (const Expr& a : n.args) implied_extents(a, v, out);
+  for (const Expr& a : n.args) implied_extents(a, v, out, cache);
 }
 
 void collect_vars(const Expr& e, std::vector<std::shared_ptr<VarImpl>>& out) {
@@ -262,11 +277,15 @@ Type Func::type() const {
   return impl->value.type();
 }
 
-std::vector<int64_t> Func::shape() const { return shape_of(impl); }
+std::vector<int64_t> Func::shape() const {
+  ShapeCache cache;
+  return shape_of(impl, cache);
+}
 
 namespace {
 
-std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& impl) {
+std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& impl, ShapeCache& cache) {
+  if (auto it = cache.find(impl.get()); it != cache.end()) return it->second;
   auto name = [&] { return impl->name; };
   if (!impl->value.defined()) user_error("{} has no definition yet", name());
   std::vector<int64_t> out;
@@ -276,25 +295,26 @@ std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& impl) {
                  name(), b.text, b.var->name, name(), var_names(impl->args));
   for (const auto& v : impl->args) {
     auto bound = std::find_if(impl->bounds.begin(), impl->bounds.end(), [&](const Bound& b) { return b.var == v; });
-    std::vector<std::pair<int64_t, std::string>> extents;
-    implied_extents(impl->value, v.get(), extents);
+    std::vector<Implied> extents;
+    implied_extents(impl->value, v.get(), extents, cache);
     if (bound != impl->bounds.end()) {
-      for (const auto& [e, where] : extents)
-        if (bound->extent > e)
+      for (const Implied& e : extents)
+        if (bound->extent > e.extent)
           user_error("{}.{}: {} indexes {} (extent {}); the bound must not exceed it", name(), bound->text, v->name,
-                     where, e);
+                     e.where(), e.extent);
       out.push_back(bound->extent);
       continue;
     }
     if (extents.empty())
       user_error("{}: the extent of {} cannot be inferred (it indexes no input or Func directly); give it with "
                  "{}.bound({}, 0, EXTENT)", name(), v->name, name(), v->name);
-    for (const auto& [e, where] : extents)
-      if (e != extents[0].first)
+    for (const Implied& e : extents)
+      if (e.extent != extents[0].extent)
         user_error("{}: {} indexes {} (extent {}) and {} (extent {}); the inputs must agree on its extent", name(),
-                   v->name, extents[0].second, extents[0].first, where, e);
-    out.push_back(extents[0].first);
+                   v->name, extents[0].where(), extents[0].extent, e.where(), e.extent);
+    out.push_back(extents[0].extent);
   }
+  cache[impl.get()] = out;
   return out;
 }
 
@@ -302,7 +322,8 @@ std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& impl) {
 
 std::vector<std::shared_ptr<InputImpl>> Func::inputs() const {
   std::vector<std::shared_ptr<InputImpl>> out;
-  collect_inputs(impl->value, out);
+  std::set<const FuncImpl*> seen;
+  collect_inputs(impl->value, out, seen);
   return out;
 }
 

@@ -97,13 +97,17 @@ int64_t longest_sum(const dsl::Expr& e, std::set<const dsl::FuncImpl*>& seen) {
 }
 
 // The type of the first input e reads (f32 when none).
-DType first_input_type(const dsl::Expr& e) {
+DType first_input_type(const dsl::Expr& e, std::set<const dsl::FuncImpl*>& seen) {
   const dsl::ExprNode& n = e.node();
   if (n.input) return n.input->dtype;
-  if (n.op == dsl::Op::Func) return first_input_type(n.func->value);
+  if (n.op == dsl::Op::Func) return seen.insert(n.func.get()).second ? first_input_type(n.func->value, seen) : DType::f32;
   for (const dsl::Expr& a : n.args)
-    if (DType t = first_input_type(a); t != DType::f32) return t;
+    if (DType t = first_input_type(a, seen); t != DType::f32) return t;
   return DType::f32;
+}
+DType first_input_type(const dsl::Expr& e) {
+  std::set<const dsl::FuncImpl*> seen;  // each Func read once (a chain calling each Func twice was 2^N reads)
+  return first_input_type(e, seen);
 }
 
 struct Tolerance {

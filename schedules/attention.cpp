@@ -89,11 +89,11 @@ Scaled find_scaled(const Expr& e, const dsl::FuncImpl* in, std::set<const dsl::F
 }
 
 // The inputs `n` reads, in first-use order, through the Funcs it calls.
-void inputs_read(const ExprNode* n, std::vector<std::shared_ptr<dsl::InputImpl>>& out) {
+void inputs_read(const ExprNode* n, std::vector<std::shared_ptr<dsl::InputImpl>>& out, std::set<const dsl::FuncImpl*>& seen) {
   if ((n->op == Op::Input || n->op == Op::Exterior) && std::find(out.begin(), out.end(), n->input) == out.end())
     out.push_back(n->input);
-  if (n->op == Op::Func) inputs_read(n->func->value.get(), out);
-  for (const Expr& a : n->args) inputs_read(a.get(), out);
+  if (n->op == Op::Func && seen.insert(n->func.get()).second) inputs_read(n->func->value.get(), out, seen);  // each Func once
+  for (const Expr& a : n->args) inputs_read(a.get(), out, seen);
 }
 
 bool reads_input(const Expr& e, const dsl::InputImpl* input) {
@@ -354,7 +354,8 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   std::set<const dsl::FuncImpl*> seen;
   const Scaled scaled = find_scaled(f.impl->value, f.impl.get(), seen);
   std::vector<std::shared_ptr<dsl::InputImpl>> qk, scores;
-  if (scaled.node) inputs_read(scaled.node, qk), inputs_read(scaled.in->value.get(), scores);
+  std::set<const dsl::FuncImpl*> read_qk, read_scores;
+  if (scaled.node) inputs_read(scaled.node, qk, read_qk), inputs_read(scaled.in->value.get(), scores, read_scores);
   auto is_one_of = [](const std::vector<std::shared_ptr<dsl::InputImpl>>& v, const std::shared_ptr<dsl::InputImpl>& x) {
     return std::find(v.begin(), v.end(), x) != v.end();
   };
