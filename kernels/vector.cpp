@@ -1,4 +1,6 @@
 #include "kernels/vector.h"
+
+#include "emulator/dtype.h"
 #include "kernels/tuned.h"
 
 #include "emulator/error.h"
@@ -301,8 +303,11 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
     user_error("{}: the vector kernels take f16 or f32, not {}", name, dtype_name(o.dtype));
   if (o.tile_rows < 0) user_error("{}: tile_rows must be at least 1 (or 0 to choose), got {}", name, o.tile_rows);
   if (o.copies < 0) user_error("{}: copies must be at least 1 (or 0 to choose), got {}", name, o.copies);
-  if (o.copies && o.double_buffer.value_or(false))
-    user_error("{}: give the copies of its tile buffers or double buffering, not both (2 copies is double buffering)", name);
+  if (o.copies && o.double_buffer)  // copies 3 with double buffering off said two things
+    user_error("{}: give the copies of its tile buffers or double buffering (on or off), not both (2 copies is double "
+               "buffering, 1 is none)", name);
+  if ((name == "layernorm" || name == "rmsnorm") && !(o.eps >= 0 && o.eps <= largest_finite(DType::f32)))
+    user_error("{}: eps {} must be a finite number from 0 to 3.4e38 (it is added to the variance in f32)", name, o.eps);
   bool rows = name == "softmax" || name == "layernorm" || name == "rmsnorm";
   if (rows && o.shape.size() < 2)
     user_error("{}: give at least 2 dimensions (rows.., columns); it works along the last one, got [{}]", name,

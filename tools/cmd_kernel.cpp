@@ -187,6 +187,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
   auto* cm = compile->add_subcommand("matmul", "C = A x B on the cube");
   options_when_chosen(cm, [ca](CLI::App* c) {
     add_matmul_options(c, *ca);
+    drop_run_only_options(c);
     c->add_option("-o,--output", ca->output, "the program file to write")->required();
   });
   cm->callback([ca, run, &exit_code] {
@@ -206,6 +207,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
   auto* cvcc = compile->add_subcommand("conv2d", "2-D convolution on the cube");
   options_when_chosen(cvcc, [cvc](CLI::App* c) {
     add_conv_options(c, *cvc);
+    drop_run_only_options(c);
     c->add_option("-o,--output", cvc->output, "the program file to write")->required();
   });
   cvcc->callback([cvc, run, &exit_code] {
@@ -225,6 +227,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
   auto* acc = compile->add_subcommand("attention", "flash attention");
   options_when_chosen(acc, [ac](CLI::App* c) {
     add_attention_options(c, *ac);
+    drop_run_only_options(c);
     c->add_option("-o,--output", ac->output, "the program file to write")->required();
   });
   acc->callback([ac, run, &exit_code] {
@@ -250,6 +253,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     auto* pcc = compile->add_subcommand(name, what);
     options_when_chosen(pcc, [pc](CLI::App* c) {
       add_pool_options(c, *pc);
+      drop_run_only_options(c);
       c->add_option("-o,--output", pc->output, "the program file to write")->required();
     });
     pcc->callback([pc, run, &exit_code] {
@@ -273,6 +277,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
     auto* vcc = compile->add_subcommand(name, fmt::format("{} on the vector unit", name));
     options_when_chosen(vcc, [vc](CLI::App* c) {
       add_vector_options(c, *vc);
+      drop_run_only_options(c);
       c->add_option("-o,--output", vc->output, "the program file to write")->required();
     });
     vcc->callback([vc, run, &exit_code] {

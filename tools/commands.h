@@ -23,6 +23,17 @@ inline const CLI::Validator kNotNegative(
     [](std::string& v) { return !v.empty() && v[0] == '-' ? std::string("must not be negative, got " + v) : std::string(); },
     "NOT NEGATIVE");
 
+// Refuses a value below 1 ("0": an option whose leaving out means "choose" takes no 0).
+inline const CLI::Validator kAtLeastOne(
+    [](std::string& v) {
+      try {
+        return std::stoll(v) < 1 ? std::string("must be at least 1 (leave it out to choose), got " + v) : std::string();
+      } catch (const std::exception&) {
+        return std::string("must be a whole number, got " + v);
+      }
+    },
+    "AT LEAST 1");
+
 // A user error (`option`: cannot write `path`) unless the file can be written; checked before a run
 // and written after it, so a run refused on the way leaves no empty file behind (tools/cmd_run.cpp).
 void check_writable(const std::string& path, const std::string& option);

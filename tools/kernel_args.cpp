@@ -1,8 +1,11 @@
 #include "tools/kernel_args.h"
 
 #include "emulator/error.h"
+#include "tools/commands.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace cubekit::cli {
 kernels::MatmulOptions options_of(const MatmulArgs& a) {
@@ -24,6 +27,9 @@ kernels::MatmulOptions options_of(const MatmulArgs& a) {
   o.stagger = on_off(a.stagger, "--stagger");
   o.epilogue = a.epilogue;
   o.scale = a.scale;
+  if (a.scale_given && std::find(a.epilogue.begin(), a.epilogue.end(), "scale") == a.epilogue.end())
+    user_error("--scale {} was given but --epilogue has no 'scale'; add scale to --epilogue (e.g. --epilogue scale,relu) or "
+               "leave --scale out", a.scale);
   return o;
 }
 
@@ -38,7 +44,9 @@ void add_matmul_options(CLI::App* cmd, MatmulArgs& a, bool tuning) {
   cmd->add_flag("--transpose-b", a.transpose_b, "B is stored [n, k]");
   cmd->add_option("--epilogue", a.epilogue, "fused on the way out of L0C: bias, scale, relu, gelu (comma-separated, applied in that order: relu,bias is relu(AB)+bias)")
       ->delimiter(',');
-  cmd->add_option("--scale", a.scale, "the epilogue's scale")->capture_default_str();
+  cmd->add_option("--scale", a.scale, "the epilogue's scale (with scale in --epilogue)")
+      ->capture_default_str()
+      ->each([&a](const std::string&) { a.scale_given = true; });
   if (!tuning) cmd->add_option("--tm", a.tm, "override: rows of the output tile (L0C)");
   if (!tuning) cmd->add_option("--tn", a.tn, "override: columns of the output tile (L0C)");
   if (!tuning) cmd->add_option("--tk-l0", a.tk_l0, "override: k per L0A/L0B fill");
@@ -184,7 +192,9 @@ void add_vector_options(CLI::App* cmd, VectorArgs& a, bool tuning) {
   if (!tuning)  // accepted by every kernel, so that an elementwise one says why it takes none; listed by the row kernels
     cmd->add_option("--tile-rows", a.tile_rows, "override: rows per UB tile")->group(along_rows ? "Options" : "");
   if (!tuning) cmd->add_option("--double-buffer", a.double_buffer, "override: on or off");
-  if (!tuning) cmd->add_option("--copies", a.copies, "override: copies of each tile buffer, filled copies - 1 tiles ahead (2: double buffering)");
+  if (!tuning)
+    cmd->add_option("--copies", a.copies, "override: copies of each tile buffer, filled copies - 1 tiles ahead (2: double buffering)")
+        ->check(kAtLeastOne);
   if (!tuning) cmd->add_option("--cores", a.cores, "override: spread tiles over all cores, on or off");
   if (!tuning) add_run_options(cmd, a);
 }

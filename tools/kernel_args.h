@@ -27,6 +27,7 @@ struct MatmulArgs : RunArgs {
   std::string double_buffer, cores, stagger;  // "on", "off" or "" (the schedule's choice)
   std::vector<std::string> epilogue;
   double scale = 1.0;
+  bool scale_given = false;  // --scale on the command line (its default is 1)
 };
 
 struct ConvArgs : RunArgs {

@@ -52,6 +52,23 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   });
 }
 
+void drop_run_only_options(CLI::App* cmd) {
+  const std::string sub = cmd->get_name();
+  for (const char* name : {"--seed", "--json", "--trace", "--timing-only", "--no-check", "--threads", "--max-work",
+                           "--max-trace-events"}) {
+    CLI::Option* o = cmd->get_option_no_throw(name);
+    if (!o) continue;
+    const bool flag = o->get_expected_min() == 0;
+    cmd->remove_option(o);
+    auto refuse = [name, sub] {
+      user_error("{} is for running a kernel (`cubekit kernel {} ...`); `cubekit compile {}` writes its program only", name,
+                 sub, sub);
+    };
+    if (flag) cmd->add_flag_callback(name, refuse)->group("");
+    else cmd->add_option_function<std::string>(name, [refuse](const std::string&) { refuse(); })->group("");
+  }
+}
+
 void add_db_option(CLI::App* cmd) {
   cmd->add_option_function<std::string>("--db", [](const std::string& path) { tune::set_database_path(path); },
                                         "the tuning database (default: $CUBEKIT_TUNING_DB, else ~/.cache/cubekit/tuning.db; "

@@ -33,6 +33,9 @@ struct RunArgs {
 };
 void add_run_options(CLI::App* cmd, RunArgs& a);
 bool naive_schedule(const RunArgs& a);  // --schedule: default or naive
+// Takes the options only a run uses (--json, --trace, --timing-only, --seed, ...) off `cubekit
+// compile`'s subcommands: accepted there, they did nothing.
+void drop_run_only_options(CLI::App* cmd);
 
 // Compiles, runs, checks and prints (text or JSON); 0 when clean and correct, 1 otherwise.
 // `tuned`: the tuning database's schedule the kernel took (the report says so), if any.

@@ -402,6 +402,32 @@ TEST(CliBadInput, NegativeSeed) {
   EXPECT_THAT(r.err, HasSubstr("--seed: must not be negative, got -1"));
 }
 
+// Once accepted and ignored: no JSON printed, no trace written.
+TEST(CliBadInput, RunOptionOnCompile) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "compile softmax --rows 4 --cols 8 -o " + shell_quoted((dir.path() / "x.s").string()) + " --json");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --json is for running a kernel (`cubekit kernel softmax ...`); `cubekit "
+                               "compile softmax` writes its program only"));
+}
+
+// Once taken as "choose" without a word.
+TEST(CliBadInput, ZeroCopies) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel add --rows 16 --cols 16 --copies 0");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--copies: must be at least 1 (leave it out to choose), got 0"));
+}
+
+// Once ignored: the product came out unscaled, exit 0.
+TEST(CliBadInput, ScaleWithoutTheScaleEpilogue) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel matmul --m 20 --n 20 --k 20 --scale 0.5");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: --scale 0.5 was given but --epilogue has no 'scale'; add scale to --epilogue "
+                               "(e.g. --epilogue scale,relu) or leave --scale out"));
+}
+
 TEST(CliBadInput, AttentionNaiveSchedule) {
   TempDir dir("cli");
   CliResult r = cubekit(dir, "kernel attention --seq-q 16 --dim 16 --schedule naive");

@@ -9,6 +9,8 @@
 #include "dsl/func.h"
 #include "emulator/chip_config.h"
 #include "error_test_util.h"
+
+#include <cmath>
 #include "kernels/matmul.h"
 #include "kernels/vector.h"
 
@@ -443,7 +445,19 @@ const ApiCase kKernelOptions[] = {
      {"softmax: copies must be at least 1 (or 0 to choose), got -1"}},
     {"VectorKernelCopiesAndDoubleBuffer",
      [] { auto o = vshape({4, 256}); o.copies = 3, o.double_buffer = true; kernels::vector_kernel("softmax", o); },
-     {"softmax: give the copies of its tile buffers or double buffering, not both (2 copies is double buffering)"}},
+     {"softmax: give the copies of its tile buffers or double buffering (on or off), not both (2 copies is double "
+      "buffering, 1 is none)"}},
+    // Copies 3 with double buffering off was taken as copies 3.
+    {"VectorKernelCopiesAndNoDoubleBuffer",
+     [] { auto o = vshape({4, 256}); o.copies = 3, o.double_buffer = false; kernels::vector_kernel("softmax", o); },
+     {"softmax: give the copies of its tile buffers or double buffering (on or off), not both"}},
+    // A NaN eps once made every output NaN and the check PASS (the reference's NaN too).
+    {"NormEpsNotFinite",
+     [] { auto o = vshape({4, 256}); o.eps = std::nan(""); kernels::vector_kernel("layernorm", o); },
+     {"layernorm: eps nan must be a finite number from 0 to 3.4e38 (it is added to the variance in f32)"}},
+    {"NormEpsNegative",
+     [] { auto o = vshape({4, 256}); o.eps = -1; kernels::vector_kernel("rmsnorm", o); },
+     {"rmsnorm: eps -1 must be a finite number from 0 to 3.4e38 (it is added to the variance in f32)"}},
     {"MatmulEpilogueUnknown",
      [] { auto o = shape(64, 64, 64); o.epilogue = {"bias", "tanh"}; kernels::matmul(o, chip910()); },
      {"matmul: unknown epilogue 'tanh'; use bias, scale, relu or gelu"}},
