@@ -44,7 +44,7 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   if (form.window < 0 || (form.window > 0 && !form.causal))
     user_error("{}: a sliding window of {} keys: the window is of the keys up to the query, i - window < j <= i; give it with "
                "the causal mask and a positive size", name, form.window);
-  if (form.hidden != kHiddenScore && form.hidden != kMaskedScore)
+  if (!is_hidden_score(form.hidden))
     user_error("{}: a hidden key's score is {}; the flash kernels write kHiddenScore ({}) or kMaskedScore ({})", name,
                form.hidden, kHiddenScore, kMaskedScore);
   // The DSL's integers are 32-bit: a window past them is cut to the largest, which hides no more
@@ -106,8 +106,7 @@ bool reads_input(const Expr& e, const dsl::InputImpl* input) {
 
 bool masks(const ExprNode& n) {
   if (n.op != Op::Select || n.args.size() != 3 || n.args[2].node().op != Op::Const) return false;
-  const double v = n.args[2].node().value;
-  return v == kMaskedScore || v == kHiddenScore;
+  return is_hidden_score(n.args[2].node().value);
 }
 
 // The W of a sliding window select(i - j < W, .., -big), i and j S's own, or 0.
@@ -431,7 +430,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   const dsl::FuncImpl& written = rewritten ? *rewritten : *f.impl;
   for (bool rounded : {false, true})
     for (bool causal : {false, true})
-      for (double hidden : {kHiddenScore, kMaskedScore}) {  // a Func of one's own may hide keys with -1e30
+      for (double hidden : {kHiddenScore, kMaskedScore, double(float(kHiddenScore)), double(float(kMaskedScore))}) {
         if (matched || (!causal && hidden != kHiddenScore)) continue;
         p.hidden = hidden, p.rounded_p = rounded;
         AttentionFuncs want = attention_form(form_of(p, causal));

@@ -49,6 +49,12 @@ inline constexpr double kMaskedScore = -1e30;
 // only the key tiles a query sees, computes. (Written -1e30, as a Func of one's own may, a hidden
 // key ties with a masked one and such a row would spread over every key, hidden ones too.)
 inline constexpr double kHiddenScore = -2e38;
+// kHiddenScore or kMaskedScore, or either rounded to f32 (a C++ Func's -1e30f).
+inline bool is_hidden_score(double v) {
+  for (double h : {kHiddenScore, kMaskedScore})
+    if (v == h || v == double(float(h))) return true;
+  return false;
+}
 // The keys past the sequence in a kernel's last key tile hold less still: a row whose every key is
 // masked then spreads over its keys, as the unfused softmax does, not over the padding too.
 inline constexpr double kPaddedScore = -3e38;

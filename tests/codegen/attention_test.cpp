@@ -122,6 +122,24 @@ TEST_P(AttentionOn, ACausalRowWithEveryVisibleKeyMasked) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, AttentionOn, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
 
+// Keys hidden with -1e30f (a C++ float, -1.0000000150474662e30) are the causal form, as with -1e30:
+// the select was taken for a score modifier (index buffers in UB, a third more cycles, and 128-key
+// tiles at head dim 128 no longer fit the split chips' UB).
+TEST(Attention, KeysHiddenWithAFloatAreTheCausalForm) {
+  const ChipConfig chip = load_chip("ascend910b2");
+  dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
+  sched::AttentionForm form{q, k, v, 0.125, true, DType::f16};
+  form.hidden = double(-1e30f);
+  sched::AttentionFuncs f = sched::attention_form(form);
+  f.o.flash(64, 64);
+  const sched::AttentionPlan p = sched::plan_attention(f.o, chip);
+  EXPECT_TRUE(p.causal);
+  EXPECT_FALSE(p.written_mod.defined());
+  kernels::KernelRun run = kernels::compile_and_run(f.o, chip, {.seed = 2});
+  EXPECT_TRUE(run.sim.report.clean()) << test::describe(run);
+  EXPECT_TRUE(run.check.pass) << run.check.mismatches << " mismatches";
+}
+
 // A score modifier written in the DSL (the form's g, sched::AttentionForm::score_mod), on every
 // preset against the Halide reference of the same Funcs: softcapping through the kernel's option
 // (with a mask, causal, the logsumexp, partial tiles), and a clamp of the user's own that reads the
