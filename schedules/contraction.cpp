@@ -302,10 +302,16 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
   }
 
   // Where A and B are staged: L1, then L0A / L0B, at a tile or k loop.
+  // A second stage of one input at one level kept the last silently, as cores() given twice would.
   auto stage_of = [&](const std::shared_ptr<dsl::InputImpl>& in, Level level) -> const Directive* {
     const Directive* found = nullptr;
-    for (const Directive& d : f.impl->schedule)
-      if (d.kind == Directive::Kind::Stage && d.input == in && d.level == level) found = &d;
+    for (const Directive& d : f.impl->schedule) {
+      if (d.kind != Directive::Kind::Stage || d.input != in || d.level != level) continue;
+      if (found)
+        user_error("{}.{}: the schedule already has {}; an input is staged in a buffer level once (keep one of the two)",
+                   fname, d.text, found->text);
+      found = &d;
+    }
     return found;
   };
   for (const Directive& d : f.impl->schedule) {

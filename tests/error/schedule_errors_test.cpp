@@ -343,6 +343,10 @@ const ApiCase kCubePath[] = {
     {"CoresGivenTwice", [] { Mm x; x.good().C.cores({x.mo}); x.compile(); },
      {"C.cores(mo): the schedule already has cores(mo, no); each of cores(), cube(), flash(), tile_rows() and "
       "multi_buffer() is given once (merge the two into one call)"}},
+    // It kept the last of the two silently (a C++ user probe).
+    {"StagedTwiceAtOneLevel", [] { Mm x; x.good().C.stage(x.A, Level::L1, x.kio); x.compile(); },
+     {"C.stage(A, L1, kio): the schedule already has stage(A, L1, ko); an input is staged in a buffer level once (keep "
+      "one of the two)"}},
     {"MultiBufferNotL1", [] { Mm x; x.good().C.multi_buffer(Level::L0A, 2); x.compile(); },
      {"C.multi_buffer(L0A, 2): only L1 fills run ahead of their use; double_buffer() gives L0A, L0B and UB two copies"}},
     {"MultiBufferTooManyCopies", [] { Mm x; x.good().C.multi_buffer(Level::L1, 5); x.compile(); },
