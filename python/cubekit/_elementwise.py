@@ -99,6 +99,11 @@ def _constant(v, other):
     return not isinstance(v, _np.ndarray) or (v.size == 1 and isinstance(other, _np.ndarray))
 
 
+def _described(v):
+    """An operand in a message: an array by its dtype and shape, a number as it is."""
+    return f"{v.dtype} {v.shape}" if isinstance(v, _np.ndarray) else repr(v)
+
+
 def binary(name, x, y, schedule, chip, timing_only, trace, strict):
     """An elementwise kernel of two operands (add, sub, mul, div, maximum, minimum), numpy's way."""
     common = _opt.common(name, schedule, chip, timing_only, trace, strict)
@@ -107,8 +112,9 @@ def binary(name, x, y, schedule, chip, timing_only, trace, strict):
         raise _cubekit.Error(f"{name}: x and y are both numbers ({x!r}, {y!r}); give at least one numpy array")
     result_type = _np.result_type(x, y)
     if result_type not in _FLOATS:
-        raise _cubekit.Error(f"{name}: numpy would compute {x!r:.40} and {y!r:.40} in {result_type}; the vector kernels "
-                             f"compute in float16 or float32")
+        raise _cubekit.Error(f"{name}: numpy would compute x ({_described(x)}) and y ({_described(y)}) in {result_type}; the "
+                             f"vector kernels compute in float16 or float32: give float16 or float32 arrays, or a number "
+                             f"that fits the array's type")
     try:
         shape = _np.broadcast_shapes(_np.shape(x), _np.shape(y))
     except ValueError:

@@ -99,8 +99,11 @@ def chip(kernel, value):
 
 
 def names(kernel, option, value, allowed):
-    """A name or a list/tuple of names, each one of `allowed`, as a list."""
-    items = [value] if isinstance(value, str) else value
+    """A name, names separated by commas (as the CLI takes them: "bias,relu"), a list/tuple of names,
+    or None (none), as a list."""
+    if value is None:
+        return []
+    items = [n.strip() for n in value.split(",")] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
         fail(kernel, option, value, f"a name or a list of names ({', '.join(allowed)})")
     return list(items)

@@ -54,10 +54,10 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out=None, epilogue=(),
 
     a, b: float16 (then out is "f32", the default, or "f16"), bf16 as numpy.uint16 bit patterns
     (cubekit.bf16_from_float32; out "f32" or "bf16", on the chips whose cube has bf16) or int8 (out
-    None or "s32"; b must be given as n x k).
-    epilogue: fused on the way out of L0C, a name or a list of "bias" (with bias, float32 of n),
-    "scale" (with scale), "relu", "gelu", applied in the order listed: ["bias", "relu"] is
-    relu(AB + bias), ["relu", "bias"] is relu(AB) + bias, a step listed twice is applied twice;
+    None or "s32"; b given as n x k, with transpose_b=True).
+    epilogue: fused on the way out of L0C, a name, names separated by commas or a list of "bias"
+    (with bias, float32 of n), "scale" (with scale), "relu", "gelu" (one of relu and gelu), applied
+    in the order listed: ["bias", "relu"] is relu(AB + bias), "relu,bias" is relu(AB) + bias;
     bias= or scale= without their epilogue is an error. overrides: tm, tn, tk_l0, tk_l1, core_group, l1_copies, double_buffer,
     use_cores, stagger (see MatmulOptions). Returns (c, report).
 
@@ -89,6 +89,10 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out=None, epilogue=(),
         raise _cubekit.Error(f"matmul: an int8 product is s32 (the INT8 inference mode), not out={out!r}; pass out='s32' "
                              "or leave it out, and dequantise the result")
     o.out = out if out is not None else "s32" if a.dtype == _np.int8 else "f32"
+    if a.dtype == _np.int8 and not transpose_b:  # the C++ message named its Func and said "transposed" of a b that was
+        raise _cubekit.Error(f"matmul: an int8 b is given as (n, k) with transpose_b=True (the cube reads an int8 B "
+                             f"stored transposed); got b {b.shape} with transpose_b=False: pass b as (n, k) (b.T of a "
+                             f"(k, n) one) and transpose_b=True")
     o.transpose_a, o.transpose_b = transpose_a, transpose_b
     if bias is not None and "bias" not in epilogue:
         raise _cubekit.Error("matmul: a bias array was given but the epilogue has no 'bias'; add epilogue=['bias', ...]")
@@ -305,8 +309,9 @@ def sum(x, *, axis=None, keepdims=False, schedule="default", chip="ascend910", t
 
     Accumulated in f32 and returned in x's type. The kernel reduces the last axis, one value per
     row; other axes are moved last (and several flattened into one) on the host first, listed
-    in report["host"]. The reduced elements of a row must fit UB (25,520 f32 or 26,224 f16 on
-    ascend910, default schedule): reduce more in steps, e.g. sum(sum(x, axis=1)[0]). keepdims
+    in report["host"]. The reduced elements of a row must fit UB (26,224 of f16 or f32 on
+    ascend910, default schedule): reduce more in steps, e.g. sum(sum(x.reshape(-1, 1000), axis=1)[0])
+    for a long 1-D x (kernels return (result, report)). keepdims
     keeps the reduced axes as 1s. An empty axis sums to 0; an empty
     result is returned without a launch. Returns (result, report).
     """

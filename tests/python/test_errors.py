@@ -251,7 +251,8 @@ H16, F32, ROWS16 = np.ones((16, 16), np.float16), np.ones((16, 16), np.float32),
     (lambda: kernels.matmul(F32, F32), r"multiplies f16 or s8, but A is f32"),
     (lambda: kernels.matmul(np.ones((16, 32), np.float16), H16),
      r"input 'B': the array has shape \(16, 16\) but the tensor has shape \(32, 16\)"),
-    (lambda: kernels.matmul(np.ones((16, 32), np.int8), np.ones((32, 16), np.int8)), r"store B as \(n, k\), transposed"),
+    (lambda: kernels.matmul(np.ones((16, 32), np.int8), np.ones((32, 16), np.int8)), r"matmul: an int8 b is given as \(n, k\) with transpose_b=True \(the cube reads an int8 B stored "
+     r"transposed\); got b \(32, 16\) with transpose_b=False"),
     (lambda: kernels.matmul(np.ones((32, 16), np.int8), np.ones((16, 32), np.int8), transpose_a=True, transpose_b=True),
      r"store A as \(m, k\), not transposed"),
     (lambda: kernels.matmul(H16[0], H16[0]), r"must both be 2-D"),
@@ -587,3 +588,11 @@ def test_operators_the_dsl_lacks_say_so():
                          (lambda: X[i] ** 2, "the DSL has no **: multiply (x * x)")):
         with pytest.raises(ck.Error, match=words.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
             build()
+
+
+def test_an_operand_promoted_to_float64_is_described_whole():
+    """The message names each operand by its dtype and shape (it once cut an array's repr at 40
+    characters, mid-row) and says what to give instead."""
+    with pytest.raises(ck.Error, match=r"add: numpy would compute x \(float16 \(2, 4\)\) and y \(1e\+300\) in float64; "
+                                       r"the vector kernels compute in float16 or float32: give float16 or float32 arrays"):
+        ck.kernels.add(np.ones((2, 4), np.float16), 1e300)

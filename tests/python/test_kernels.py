@@ -254,3 +254,15 @@ def test_gm_bytes_counts_every_path_to_or_from_gm(rng, chip):
     c, report = kernels.matmul(a, b, chip=chip)
     assert report["gm_bytes"] == sum(v for path, v in report["bytes"].items() if "GM" in path.split("->"))
     assert report["gm_bytes"] >= a.nbytes + b.nbytes + c.nbytes
+
+
+def test_matmul_epilogue_as_the_cli_writes_it(rng):
+    """"bias,relu" is the list ["bias", "relu"] (a bias given with it was refused as 'the epilogue has
+    no bias'), and epilogue=None is none."""
+    a, b = rng.standard_normal((16, 32)).astype(np.float16), rng.standard_normal((32, 16)).astype(np.float16)
+    bias = rng.standard_normal(16).astype(np.float32)
+    y, _ = kernels.matmul(a, b, epilogue="bias,relu", bias=bias)
+    want = np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias, 0)
+    np.testing.assert_allclose(y, want, rtol=1e-3, atol=1e-3)
+    y, _ = kernels.matmul(a, b, epilogue=None)
+    np.testing.assert_allclose(y, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-3, atol=1e-3)
