@@ -33,9 +33,12 @@ def array(a, what):
 
 def float_array(kernel, a, what):
     a = array(a, what)
+    if a.dtype == _np.uint16:  # bf16 travels as its bits: astype(float16) would read the bits as numbers
+        raise _cubekit.Error(f"{kernel}: {what} is uint16 (bf16 bits?); the vector kernels take float16 or float32: "
+                             f"convert bf16 with cubekit.bf16_to_float32({what})")
     if a.dtype not in _FLOATS:
         raise _cubekit.Error(f"{kernel}: {what} is {a.dtype}; the vector kernels take float16 or float32 "
-                             f"(convert with {what}.astype(numpy.float16))")
+                             f"(convert with {what}.astype(numpy.float32))")
     return a
 
 
