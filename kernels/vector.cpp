@@ -92,6 +92,12 @@ VectorKernel binary(const VectorOptions& o, Dims& d, const char* name, Op2 op) {
     return {{x, y}, out};
   }
   BroadcastView v = broadcast_view(o.shape, ys);
+  const auto one_element = [](const std::vector<int64_t>& s) {
+    return std::all_of(s.begin(), s.end(), [](int64_t e) { return e == 1; });
+  };
+  if (!v.ok && one_element(ys) && ys.size() <= o.shape.size())
+    user_error("{}: Y [{}] is one value for every element of X [{}]: give it as a constant (--scalar VALUE; in Python a "
+               "number)", name, fmt::join(ys, ", "), fmt::join(o.shape, ", "));
   if (!v.ok)
     user_error("{}: X [{}] and Y [{}] broadcast to [{}], which the vector path does not read directly: it reads an "
                "operand of the result's shape with the other as one value per row (trailing 1s) or per column "

@@ -35,8 +35,9 @@ const ApiCase kCases[] = {
       "broadcast one of them to [7, 9] first"}},
     {"BroadcastInTheMiddle", [] { kernels::vector_kernel("sub", options({3, 1, 9}, {3, 4, 9})); },
      {"sub: X [3, 1, 9] and Y [3, 4, 9] broadcast to [3, 4, 9], which the vector path does not read directly"}},
+    // Once told to broadcast Y: a one-element Y is a constant (while [1, 1, 1] against [3, 4] ran).
     {"OneElementOperand", [] { kernels::vector_kernel("add", options({40}, {1})); },
-     {"add: X [40] and Y [1] broadcast to [40]", "broadcast one of them to [40] first"}},
+     {"add: Y [1] is one value for every element of X [40]: give it as a constant (--scalar VALUE; in Python a number)"}},
     {"EmptyYDimension", [] { kernels::vector_kernel("add", options({4, 16}, {0, 16})); },
      {"add: every dimension of Y must be at least 1, got [0, 16]"}},
     {"YShapeAndScalar",
