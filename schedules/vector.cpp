@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -125,8 +126,9 @@ class Planner {
       const bool in_sum = c.where.ends_with(" (in sum)");
       user_error("{}: {}({}) is indexed in a way the vector path cannot read: it reads tensors at (rows.., last), "
                  "(rows..) or (last), where here rows are ({}) and last is {}{}", c.where, what, index, rows, last,
-                 in_sum ? ". A sum of products of inputs is the cube's: schedule it with cube() (a matmul or a "
-                          "convolution), or attention's output with flash(tile_q, tile_kv)" : "");
+                 in_sum ? std::string(". A sum of products of inputs is the cube's: schedule it with cube() (a matmul or "
+                                      "a convolution), or attention's output with flash(tile_q, tile_kv).") + kCubeForm
+                        : "");
     };
     if (args.size() == c.rows.size() + 1 && c.last) {
       for (size_t i = 0; i < c.rows.size(); ++i)
@@ -206,19 +208,35 @@ class Planner {
     return s;
   }
 
+  // What keeps a sum of a product of inputs off the cube, for a sum that reads two inputs or more.
+  static constexpr const char* kCubeForm =
+      " The cube takes the sum of a product of two inputs alone, sum(cast(T, A(m, k)) * cast(T, B(k, n))): a scale or "
+      "another term inside the sum keeps it off the cube (default_schedule too), so move it out, sum(A * B) * c";
+  static std::string cube_hint(const ExprNode& n) {
+    std::vector<std::shared_ptr<dsl::InputImpl>> read;
+    std::function<void(const Expr&)> walk = [&](const Expr& x) {
+      const ExprNode& m = x.node();
+      if ((m.op == Op::Input || m.op == Op::Exterior) && std::find(read.begin(), read.end(), m.input) == read.end())
+        read.push_back(m.input);
+      for (const Expr& a : m.args) walk(a);
+    };
+    walk(n.args[0]);
+    return n.op == Op::Sum && read.size() >= 2 ? std::string(".") + kCubeForm : std::string();
+  }
+
   // sum / maximum / minimum over an RDom along the last dimension: a per-row value.
   VecShape reduction(const Expr& e, const Context& c) {
     const ExprNode& n = e.node();
     if (in_reduction_) user_error("{}: `{}` nests a reduction in a reduction; compute the inner one as its own Func", c.where, e.str());
     auto rvars = dsl::rvars_of(n.args[0]);
     if (rvars.size() != 1)
-      user_error("{}: `{}` reduces over {} variables; the vector path reduces along the last dimension only", c.where,
-                 e.str(), rvars.size());
+      user_error("{}: `{}` reduces over {} variables; the vector path reduces along the last dimension only{}", c.where,
+                 e.str(), rvars.size(), cube_hint(n));
     const VarImpl* k = rvars[0].get();
     if (k->min != 0 || k->extent != p_.cols)
       user_error("{}: `{}` reduces {} over [{}, {}); the vector path reduces along the last dimension only, whole rows: "
-                 "{} must index the last dimension and run over [0, {})",
-                 c.where, e.str(), k->name, k->min, k->min + k->extent, k->name, p_.cols);
+                 "{} must index the last dimension and run over [0, {}){}",
+                 c.where, e.str(), k->name, k->min, k->min + k->extent, k->name, p_.cols, cube_hint(n));
     Context inner = c;
     inner.last = k;
     inner.where = c.where + " (in " + std::string(dsl::op_name(n.op)) + ")";

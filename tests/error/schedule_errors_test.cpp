@@ -215,6 +215,17 @@ const ApiCase kContraction[] = {
      },
      {"tensor 'C' has no data: the run was timing-only (cycles only: no tensor is created, filled or computed); run it "
       "without timing_only for its values"}},
+    // default_schedule gave it the vector path, which said to use cube() and not why it was off it.
+    {"ScaleInsideTheSum",
+     [] {
+       Mm x;
+       Func D("D");
+       D(x.m, x.n) = sum(f32(x.A(x.m, x.k)) * f32(x.B(x.k, x.n)) * 2.0f);
+       D.schedule() = kernels::default_schedule(D, chip910());
+       codegen::compile(D, chip910());
+     },
+     {"is indexed in a way the vector path cannot read", "a scale or another term inside the sum keeps it off the cube "
+      "(default_schedule too), so move it out, sum(A * B) * c"}},
     // Once an internal error.
     {"NoOutput", [] { codegen::compile(std::vector<Func>{}, chip910()); },
      {"compile: no output Func was given; a kernel computes at least one (its Func)"}},
