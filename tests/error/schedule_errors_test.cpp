@@ -224,8 +224,8 @@ const ApiCase kContraction[] = {
        D.schedule() = kernels::default_schedule(D, chip910());
        codegen::compile(D, chip910());
      },
-     {"is indexed in a way the vector path cannot read", "a scale or another term inside the sum keeps it off the cube "
-      "(default_schedule too), so move it out, sum(A * B) * c"}},
+     {"the vector path reduces along the last dimension only", "a scale or another term inside the sum keeps it off the "
+      "cube (default_schedule too), so move it out, sum(A * B) * c"}},
     // Once an internal error.
     {"NoOutput", [] { codegen::compile(std::vector<Func>{}, chip910()); },
      {"compile: no output Func was given; a kernel computes at least one (its Func)"}},
