@@ -294,3 +294,20 @@ def test_the_cli_runs_the_new_kernels_against_halide(args):
     r = run_cli("kernel", *args, "--json")
     report = json.loads(r.stdout)
     assert report["check"]["pass"] and report["diagnostics"] == []
+
+
+def test_an_operand_promoted_to_float64_is_described_whole():
+    """The message names each operand by its dtype and shape (it once cut an array's repr at 40
+    characters, mid-row) and says what to give instead."""
+    with pytest.raises(ck.Error, match=r"add: numpy would compute x \(float16 \(2, 4\)\) and y \(1e\+300\) in float64; "
+                                       r"the vector kernels compute in float16 or float32: give float16 or float32 arrays"):
+        ck.kernels.add(np.ones((2, 4), np.float16), 1e300)
+
+
+def test_bf16_bits_to_a_vector_kernel_say_how_to_convert():
+    """A uint16 array (bf16 as its bits) is converted with bf16_to_float32; the message once said
+    astype(numpy.float16), which reads the bits as numbers."""
+    x = ck.bf16_from_float32(np.ones(8, np.float32))
+    with pytest.raises(ck.Error, match=r"x is uint16 \(bf16 bits\?\); the vector kernels take float16 or float32: convert "
+                                       r"bf16 with cubekit.bf16_to_float32\(x\)"):
+        kernels.relu(x)
