@@ -150,8 +150,12 @@ TEST_P(VectorOnPresets, MatchesHalideAndRunsClean) {
   int64_t rows = 1, cores = chip.vector_cores();
   for (size_t i = 0; i + 1 < c.shape.size(); ++i) rows *= c.shape[i];
   int64_t per_tile = (rows + cores - 1) / cores;
-  if (!c.elementwise && chip.timing.core_start_cycles == 0) EXPECT_EQ(run.program.block_dim, (rows + per_tile - 1) / per_tile);
-  if (!c.elementwise) EXPECT_LE(run.program.block_dim, (rows + per_tile - 1) / per_tile);
+  if (!c.elementwise && chip.timing.core_start_cycles == 0) {
+    EXPECT_EQ(run.program.block_dim, (rows + per_tile - 1) / per_tile);
+  }
+  if (!c.elementwise) {
+    EXPECT_LE(run.program.block_dim, (rows + per_tile - 1) / per_tile);
+  }
 }
 
 std::vector<VectorParam> vector_params() {
