@@ -105,6 +105,10 @@ struct Region {
   Space space = Space::GM;
   uint16_t tensor = 0;
   bool write = false;
+  // A vector instruction's: its n2 repeats are repeats first_repeat.., run in order (the race
+  // checker's initcheck reads a repeat's reads after the earlier repeats' writes).
+  bool by_repeat = false;
+  uint16_t first_repeat = 0;
   int64_t base = 0;
   int64_t bytes = 0;
   int64_t n1 = 1, s1 = 0;

@@ -235,6 +235,30 @@ void LocalShadow::start_block(uint32_t spaces, int32_t block) {
   }
 }
 
+// Whether a read of some repeat of a vector instruction (Region::by_repeat) overlaps a write of an
+// earlier repeat in the same buffer. An in-place operand (the same bytes read and written a repeat
+// at a time) does not; a destination a repeat or more past its source (dst = src + rep) does.
+bool reads_an_earlier_repeat(const Footprint& fp) {
+  for (int i = 0; i < fp.count; ++i) {
+    const Region& w = fp.regions[i];
+    if (!w.write || !w.by_repeat || w.space == Space::GM) continue;
+    for (int j = 0; j < fp.count; ++j) {
+      const Region& r = fp.regions[j];
+      if (r.write || !r.by_repeat || r.space != w.space || r.hi() <= w.lo() || w.hi() <= r.lo()) continue;
+      const bool in_place = r.base == w.base && r.s2 == w.s2 && r.s1 == w.s1 && r.n1 == w.n1 && r.bytes == w.bytes &&
+                            r.first_repeat == w.first_repeat;
+      if (in_place) continue;
+      for (int64_t a = 0; a < r.n2; ++a)  // read repeat r.first_repeat + a against each earlier write repeat
+        for (int64_t b = 0; b < w.n2 && w.first_repeat + b < r.first_repeat + a; ++b) {
+          const int64_t rlo = r.base + a * r.s2, rhi = rlo + (r.n1 - 1) * r.s1 + r.bytes;
+          const int64_t wlo = w.base + b * w.s2, whi = wlo + (w.n1 - 1) * w.s1 + w.bytes;
+          if (rlo < whi && wlo < rhi) return true;
+        }
+    }
+  }
+  return false;
+}
+
 void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& known, const Knowledge& remote,
                         uint32_t spaces, RaceReporter& out, uint64_t time) {
   // Whether `who` is known to follow an access of pipe `pipe`, epoch `epoch` of unit `unit` on
@@ -247,9 +271,8 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     const Clock* c = find_unit_clock(remote, unit);
     return c && (*c)[size_t(pipe)] >= epoch;
   };
-  for (int k = 0; k < fp.count; ++k) {
-    const Region& r = fp.regions[k];
-    if (r.space == Space::GM || !(spaces >> int(r.space) & 1)) continue;
+  auto one = [&](const Region& r) {
+    if (r.space == Space::GM || !(spaces >> int(r.space) & 1)) return;
     std::string_view buffer = space_name(r.space);
     IntervalShadow<Entry>& shadow = shadow_[int(r.space)];
     Pending pending, uninit;
@@ -287,7 +310,24 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     });
     pending.done(flush);
     uninit.done(flush_uninit);
+  };
+  if (!reads_an_earlier_repeat(fp)) {
+    for (int k = 0; k < fp.count; ++k) one(fp.regions[k]);
+    return;
   }
+  // A vector instruction whose later repeat reads what an earlier one wrote: its repeats in order,
+  // each one's reads before its writes (all the reads first took those bytes for unwritten).
+  int64_t repeats = 0;
+  for (int k = 0; k < fp.count; ++k) repeats = std::max(repeats, fp.regions[k].first_repeat + fp.regions[k].n2);
+  for (int64_t rep = 0; rep < repeats; ++rep)
+    for (bool writes : {false, true})
+      for (int k = 0; k < fp.count; ++k) {
+        const Region& r = fp.regions[k];
+        if (r.write != writes || rep < r.first_repeat || rep >= r.first_repeat + r.n2) continue;
+        Region one_repeat = r;
+        one_repeat.base = r.base + (rep - r.first_repeat) * r.s2, one_repeat.n2 = 1, one_repeat.first_repeat = uint16_t(rep);
+        one(one_repeat);
+      }
 }
 
 // Before `who` becomes the entry's last read: the reads another unit made that `who` is not

@@ -69,8 +69,9 @@ inline void add_vec_region(Footprint& fp, const Issued& I, const VecOperand& op,
   auto group = [&](int64_t first_repeat, int64_t repeats, int prefix) {
     int64_t bytes = int64_t(prefix) * op.size, full = bytes / 32, tail = bytes % 32;
     int64_t base = wrapping_add(I[op.slot], first_repeat * op.rep);  // check() rejects a wrapped one
-    Region r{.operand = uint8_t(op.slot), .space = o.space, .write = write, .base = base, .bytes = 32, .n1 = full,
-             .s1 = op.blk, .n2 = repeats, .s2 = op.rep, .align = align};
+    Region r{.operand = uint8_t(op.slot), .space = o.space, .write = write, .by_repeat = true,
+             .first_repeat = uint16_t(first_repeat), .base = base, .bytes = 32, .n1 = full, .s1 = op.blk, .n2 = repeats,
+             .s2 = op.rep, .align = align};
     fp.add(r);
     r.base = wrapping_add(base, full * op.blk), r.bytes = tail, r.n1 = 1;
     fp.add(r);

@@ -238,6 +238,36 @@ TEST(Checker, BlocksAddingAtomicallyDoNotRace) {
   for (const Diagnostic& d : c.report.diagnostics) ADD_FAILURE() << format_diagnostic(c.program, d);
 }
 
+// A vector instruction's repeats run in order: a later repeat reads what an earlier one wrote (dst
+// a repeat past src) is initialised; a repeat that reads what only a later one writes is not.
+// (Its reads were all checked before its writes: the first was a false alarm.)
+TEST(Checker, ARepeatReadsWhatAnEarlierRepeatWrote) {
+  const std::string load =
+      "    copy_gm_ub ub[0], Y[0], len=32\n"
+      "    set_flag MTE2, V, 0\n"
+      "    wait_flag MTE2, V, 0\n";
+  const std::string store =
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm Y[0], ub[1024], len=40\n";
+  Checked behind = check(load + "    vadds.f32 ub[1024], ub[0], 1.5, repeat=5\n" + store);  // repeat 4 reads repeat 0's
+  for (const Diagnostic& d : behind.report.diagnostics) ADD_FAILURE() << format_diagnostic(behind.program, d);
+  // Half loaded: repeats 2 and 3 read ub[512, 1024), which nothing writes; repeats 4 and 5 read
+  // what repeats 0 and 1 wrote.
+  Checked half = check("    copy_gm_ub ub[0], Y[0], len=16\n    set_flag MTE2, V, 0\n    wait_flag MTE2, V, 0\n"
+                       "    vadds.f32 ub[1024], ub[0], 1.5, repeat=6\n" + store);
+  expect_only(half, Diagnostic::Kind::Uninitialized);
+  for (const Diagnostic& d : half.report.diagnostics) {
+    const std::string text = format_diagnostic(half.program, d);
+    EXPECT_THAT(text, testing::AnyOf(HasSubstr("reads ub bytes [512, 768)"), HasSubstr("reads ub bytes [768, 1024)"),
+                                     HasSubstr("reads ub bytes [512, 1024)"))) << text;
+  }
+  Checked ahead = check(load + "    vadds.f32 ub[0], ub[256], 1.5, repeat=5\n" + store);  // repeats 3, 4 read ub[1024, 1536)
+  expect_only(ahead, Diagnostic::Kind::Uninitialized);
+  EXPECT_THAT(format_diagnostic(ahead.program, *find(ahead, Diagnostic::Kind::Uninitialized)),
+              HasSubstr("reads ub bytes [1024, 1536) that nothing has written"));
+}
+
 // An atomic add reads the bytes it adds to: into an output or a workspace nothing has written
 // (the host gives neither), it adds to garbage on the hardware.
 TEST(Checker, AtomicAddIntoUnwrittenMemory) {
