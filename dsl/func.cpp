@@ -320,10 +320,12 @@ std::vector<int64_t> shape_of(const std::shared_ptr<FuncImpl>& impl, ShapeCache&
 
 }  // namespace
 
-std::vector<std::shared_ptr<InputImpl>> Func::inputs() const {
+std::vector<std::shared_ptr<InputImpl>> Func::inputs() const { return inputs_of(impl->value); }
+
+std::vector<std::shared_ptr<InputImpl>> inputs_of(const Expr& e) {
   std::vector<std::shared_ptr<InputImpl>> out;
   std::set<const FuncImpl*> seen;
-  collect_inputs(impl->value, out, seen);
+  collect_inputs(e, out, seen);
   return out;
 }
 

@@ -256,4 +256,8 @@ class Func : public Scheduling<Func> {
   std::shared_ptr<FuncImpl> impl;
 };
 
+// The inputs e reads, through the Funcs it calls (each Func's definition read once), in first-use
+// order.
+std::vector<std::shared_ptr<InputImpl>> inputs_of(const Expr& e);
+
 }  // namespace cubekit::dsl

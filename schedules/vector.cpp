@@ -7,7 +7,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -213,15 +212,7 @@ class Planner {
       " The cube takes the sum of a product of two inputs alone, sum(cast(T, A(m, k)) * cast(T, B(k, n))): a scale or "
       "another term inside the sum keeps it off the cube (default_schedule too), so move it out, sum(A * B) * c";
   static std::string cube_hint(const ExprNode& n) {
-    std::vector<std::shared_ptr<dsl::InputImpl>> read;
-    std::function<void(const Expr&)> walk = [&](const Expr& x) {
-      const ExprNode& m = x.node();
-      if ((m.op == Op::Input || m.op == Op::Exterior) && std::find(read.begin(), read.end(), m.input) == read.end())
-        read.push_back(m.input);
-      for (const Expr& a : m.args) walk(a);
-    };
-    walk(n.args[0]);
-    return n.op == Op::Sum && read.size() >= 2 ? std::string(".") + kCubeForm : std::string();
+    return n.op == Op::Sum && dsl::inputs_of(n.args[0]).size() >= 2 ? std::string(".") + kCubeForm : std::string();
   }
 
   // sum / maximum / minimum over an RDom along the last dimension: a per-row value.
