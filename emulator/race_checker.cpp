@@ -235,6 +235,8 @@ void LocalShadow::start_block(uint32_t spaces, int32_t block) {
   }
 }
 
+namespace {
+
 // Whether a read of some repeat of a vector instruction (Region::by_repeat) overlaps a write of an
 // earlier repeat in the same buffer. An in-place operand (the same bytes read and written a repeat
 // at a time) does not; a destination a repeat or more past its source (dst = src + rep) does.
@@ -258,6 +260,8 @@ bool reads_an_earlier_repeat(const Footprint& fp) {
   }
   return false;
 }
+
+}  // namespace
 
 void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& known, const Knowledge& remote,
                         uint32_t spaces, RaceReporter& out, uint64_t time) {
