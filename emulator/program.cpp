@@ -82,8 +82,8 @@ std::string check_tensor_bytes(std::string_view name, DType dtype, const std::ve
   int64_t bytes = dtype_size(dtype);
   for (int64_t d : shape)
     if (d > 0 && (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes))
-      return fmt::format("tensor '{}' would need more than {} bytes, cubekit's limit for one GM tensor (it is kept "
-                         "in host memory); use a smaller shape", name, kMaxTensorBytes);
+      return fmt::format("tensor '{}' would need more than {} bytes, cubekit's limit for one GM tensor in every mode "
+                         "(a functional run keeps its bytes in host memory); use a smaller shape", name, kMaxTensorBytes);
   return {};
 }
 

@@ -133,6 +133,7 @@ std::string report_json(const Report& r, const Program& program, std::string_vie
   j["blocks"] = r.blocks;
   j["cores"] = r.cores;
   j["timing_only"] = r.timing_only;
+  j["race_checks"] = r.race_checks;
   j["cycles"] = r.cycles;
   j["microseconds"] = r.microseconds();
   j["instructions"] = r.instructions;
@@ -209,7 +210,10 @@ std::string report_text(const Report& r, const Program& program, std::string_vie
     std::string where = h.line ? fmt::format("line {}", h.line) : fmt::format("instr {}", h.index);
     out += fmt::format("    {:>5.1f}%  {:<11} {}\n", 100 * h.share, where, instr_text(program, h.index));
   }
-  if (r.clean()) out += "checks: clean\n";
+  if (r.clean() && r.race_checks) out += "checks: clean\n";
+  else if (r.clean())  // say what did not run: a clean report of a racy program is no proof
+    out += fmt::format("checks: clean ({}: sync, deadlock, bounds and alignment only; the race and initialisation "
+                       "checks need a functional run with checks on)\n", r.timing_only ? "timing only" : "checks off");
   else out += fmt::format("checks: {} problem{}\n", r.diagnostics.size(), r.diagnostics.size() == 1 ? "" : "s");
   for (const Diagnostic& d : r.diagnostics) out += "  " + format_diagnostic(program, d, source) + "\n";
   return out;

@@ -69,6 +69,9 @@ struct Report {
   double clock_mhz = 0;
   int blocks = 0, cores = 0;
   bool timing_only = false;
+  // The race and initialisation checks ran (a functional run with checks on); the sync, deadlock,
+  // bounds and alignment checks run in every mode.
+  bool race_checks = true;
   uint64_t cycles = 0;
   int64_t instructions = 0;  // executed, over all cores
   int64_t scalar_instructions = 0;  // of them, those the scalar unit itself executes (not dispatched to a pipe)

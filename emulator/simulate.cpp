@@ -191,6 +191,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   r.blocks = blocks;
   r.cores = ncores;
   r.timing_only = options.timing_only;
+  r.race_checks = checks;
   r.work = budget.work;
   for (int c = 0; c < ncores; ++c) {
     r.per_core.push_back(std::move(timing[c]->stats()));

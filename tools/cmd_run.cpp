@@ -101,6 +101,11 @@ int run(const RunArgs& args) {
   if (args.max_steps < 1) user_error("--max-steps must be positive, got {}", args.max_steps);
   if (args.max_work < 1) user_error("--max-work must be positive, got {}", args.max_work);
   if (args.max_trace_events < 1) user_error("--max-trace-events must be positive, got {}", args.max_trace_events);
+  if (args.in_order && args.timing_only)
+    user_error("--in-order runs the functional model alone and --timing-only the timing model alone: give one of them");
+  if (args.in_order && !args.trace.empty())
+    user_error("--trace {}: an --in-order run has no timeline to trace (it runs every instruction at once, in program "
+               "order); drop --in-order to get the trace", args.trace);
   if (!args.trace.empty()) check_writable(args.trace, "--trace");
   // Timing never depends on data: a timing-only run of a program given no inputs has no bytes.
   const bool data = !args.timing_only || !args.inputs.empty();
