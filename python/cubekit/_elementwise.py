@@ -28,7 +28,7 @@ def array(a, what):
         raise _cubekit.Error(f"{what}: expected a numpy array, got {type(a).__name__}")
     if not a.dtype.isnative:  # the same values in the host's byte order (a '>f2' array is float16 too)
         a = a.astype(a.dtype.newbyteorder("="))
-    return a if a.flags.c_contiguous else _np.ascontiguousarray(a)  # (ascontiguousarray makes 0-d arrays 1-d)
+    return a  # strided views stay views: a run copies what it reads, and a timing-only run reads nothing
 
 
 def float_array(kernel, a, what):
@@ -141,7 +141,7 @@ def binary(name, x, y, schedule, chip, timing_only, trace, strict):
             v = x if what == "x" else y
             if v.shape == shape:
                 continue
-            v = _np.ascontiguousarray(_np.broadcast_to(v, shape))
+            v = _np.broadcast_to(v, shape)  # copied when the run reads it (a timing-only run does not)
             host.append(f"{what} {(x if what == 'x' else y).shape} was broadcast to {shape} on the host (a copy): the "
                         f"vector path reads an operand per row, per column or whole, not this broadcast")
             x, y = (v, y) if what == "x" else (x, v)

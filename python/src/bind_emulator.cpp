@@ -58,7 +58,7 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
     if (!given_by_host(d.role))
       user_error("input '{}': {} is {} of {}; give only in and inout tensors", name, name,
                  d.role == TensorRole::Out ? "an output" : "a workspace", p.name);
-    if (timing_only) checked_array(value, d.dtype, d.shape, "input '" + name + "'");
+    if (timing_only) check_array(value, d.dtype, d.shape, "input '" + name + "'");
     else gm.data[size_t(t)] = tensor_bytes(value, d.dtype, d.shape, "input '" + name + "'");
   }
   if (!timing_only)

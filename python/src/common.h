@@ -19,12 +19,15 @@ namespace py = pybind11;
 DType to_dtype(const py::handle& h);
 py::dtype numpy_dtype(DType t);
 
-// The bytes of `array` as a tensor of `dtype` and `shape` (copied, C order); a user error naming
-// `what` when the dtype or the shape differs.
-// The array checked against a tensor's dtype and shape (a user error naming `what` otherwise), C-contiguous.
+// Checks that `array` is a numpy array of `dtype` (either byte order) and `shape`, or says what is wrong
+// (`what` names it); reads and copies nothing: a timing-only run's inputs (zero-stride views stay views).
+void check_array(const py::handle& array, DType dtype, const std::vector<int64_t>& shape, const std::string& what);
+// check_array, then the array in the host's byte order, C-contiguous (a copy when it is not).
 py::array checked_array(const py::handle& array, DType dtype, const std::vector<int64_t>& shape, const std::string& what);
 // numpy.zeros: its pages are mapped when first touched (a timing-only run's results are zeros).
 py::array zeros_numpy(DType dtype, const std::vector<int64_t>& shape);
+// The bytes of `array` as a tensor of `dtype` and `shape` (copied, C order); a user error naming
+// `what` when the dtype or the shape differs.
 std::vector<uint8_t> tensor_bytes(const py::handle& array, DType dtype, const std::vector<int64_t>& shape,
                                   const std::string& what);
 py::array to_numpy(const std::vector<uint8_t>& bytes, DType dtype, const std::vector<int64_t>& shape);

@@ -58,24 +58,36 @@ py::dtype numpy_dtype(DType t) {
   user_error("no numpy type for {}", dtype_name(t));
 }
 
-py::array checked_array(const py::handle& object, DType dtype, const std::vector<int64_t>& shape, const std::string& what) {
+namespace {
+// A '>f2' array on a little-endian host holds float16 too, in the other byte order.
+bool other_byte_order(const py::array& a, DType dtype) {
+  return a.dtype().attr("byteorder").cast<std::string>() == (std::endian::native == std::endian::little ? ">" : "<") &&
+         a.dtype().attr("newbyteorder")("=").equal(numpy_dtype(dtype));
+}
+}  // namespace
+
+void check_array(const py::handle& object, DType dtype, const std::vector<int64_t>& shape, const std::string& what) {
   if (!py::isinstance<py::array>(object))
     user_error("{}: expected a numpy array, got {}", what, type_of(object));
   py::array a = py::reinterpret_borrow<py::array>(object);
-  if (a.dtype().attr("byteorder").cast<std::string>() == (std::endian::native == std::endian::little ? ">" : "<") &&
-      a.dtype().attr("newbyteorder")("=").equal(numpy_dtype(dtype)))
-    a = a.attr("astype")(numpy_dtype(dtype));  // the other byte order: converted, as strided arrays are copied
-  if (!a.dtype().equal(numpy_dtype(dtype)) && dtype == DType::bf16)
-    user_error("{}: the array is {} but the tensor is bf16, which numpy lacks: pass its bit patterns as numpy.uint16, "
-               "e.g. cubekit.bf16_from_float32(array)",
-               what, std::string(py::str(a.dtype().attr("name"))));
-  if (!a.dtype().equal(numpy_dtype(dtype)))
+  if (!other_byte_order(a, dtype) && !a.dtype().equal(numpy_dtype(dtype))) {
+    if (dtype == DType::bf16)
+      user_error("{}: the array is {} but the tensor is bf16, which numpy lacks: pass its bit patterns as numpy.uint16, "
+                 "e.g. cubekit.bf16_from_float32(array)",
+                 what, std::string(py::str(a.dtype().attr("name"))));
     user_error("{}: the array is {} but the tensor is {}; convert it with .astype(numpy.{})", what,
                std::string(py::str(a.dtype().attr("name"))), dtype_name(dtype),
                std::string(py::str(numpy_dtype(dtype).attr("name"))));
+  }
   std::vector<int64_t> got(a.shape(), a.shape() + a.ndim());
   if (got != shape)
     user_error("{}: the array has shape ({}) but the tensor has shape ({})", what, fmt::join(got, ", "), fmt::join(shape, ", "));
+}
+
+py::array checked_array(const py::handle& object, DType dtype, const std::vector<int64_t>& shape, const std::string& what) {
+  check_array(object, dtype, shape, what);
+  py::array a = py::reinterpret_borrow<py::array>(object);
+  if (other_byte_order(a, dtype)) a = a.attr("astype")(numpy_dtype(dtype));  // converted, as strided arrays are copied
   return py::array::ensure(a, py::array::c_style);  // a copy when strided
 }
 

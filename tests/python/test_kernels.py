@@ -266,3 +266,30 @@ def test_matmul_epilogue_as_the_cli_writes_it(rng):
     np.testing.assert_allclose(y, want, rtol=1e-3, atol=1e-3)
     y, _ = kernels.matmul(a, b, epilogue=None)
     np.testing.assert_allclose(y, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-3, atol=1e-3)
+
+
+def test_timing_only_neither_copies_nor_converts_the_inputs():
+    """A timing-only run reads no data (issue 14): zero-stride broadcasts, transposed views and moved axes
+    stay views. Copied, these inputs would take 16 MB (matmul) and 32 MB (the sum and the softmax); numpy
+    reports its arrays to tracemalloc, so a copy shows in the peak (the softmax's result, 32 MB of zeros
+    the pages of which are never touched, counts whole). The functional runs copy and give numpy's values."""
+    import tracemalloc
+    a = np.broadcast_to(np.float16(1), (256, 16384))
+    b = np.broadcast_to(np.float16(1), (16384, 256))
+    x = np.broadcast_to(np.float16(1), (16384, 1024))
+    runs = [("matmul", lambda: kernels.matmul(a, b, timing_only=True), 4 << 20),
+            ("sum", lambda: kernels.sum(x, axis=0, timing_only=True), 4 << 20),
+            ("softmax", lambda: kernels.softmax(x, axis=0, timing_only=True), (32 << 20) + (4 << 20))]
+    tracemalloc.start()
+    try:
+        for name, run, bound in runs:
+            tracemalloc.reset_peak()
+            run()
+            peak = tracemalloc.get_traced_memory()[1]
+            assert peak < bound, f"a timing-only {name} allocated {peak} bytes on the host"
+    finally:
+        tracemalloc.stop()
+    c, _ = kernels.matmul(a[:32, :64], b[:64, :32])
+    np.testing.assert_array_equal(c, np.full((32, 32), 64, np.float32))
+    s, _ = kernels.sum(x[:64, :32], axis=0)
+    np.testing.assert_allclose(s, np.full(32, 64), rtol=1e-3)
