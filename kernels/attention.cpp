@@ -33,8 +33,10 @@ void check(const AttentionOptions& o) {
     user_error("attention: the key length is {}; it must be positive, or 0 for as long as the queries (--seq-kv)", o.seq_kv);
   // The scores are f32: a scale or cap past its range makes every score inf or NaN.
   constexpr double kF32Max = largest_finite(DType::f32);
-  if (o.scale < 0 || !std::isfinite(o.scale)) user_error("attention: scale {} must be a positive number (0: 1 / sqrt(dim))", o.scale);
-  if (o.scale > kF32Max) user_error("attention: scale {} is past f32's range (the scores are f32); give at most {}", o.scale, kF32Max);
+  // Any finite scale, as torch's: a negative one turns the softmax's preference around (the flash
+  // nest takes the maximum of the scaled scores, so it stays stable).
+  if (!std::isfinite(o.scale)) user_error("attention: scale {} must be a finite number (0: 1 / sqrt(dim))", o.scale);
+  if (std::abs(o.scale) > kF32Max) user_error("attention: scale {} is past f32's range (the scores are f32); give at most {}", o.scale, kF32Max);
   if (o.softcap < 0 || !std::isfinite(o.softcap))
     user_error("attention: softcap {} must be a positive number (the cap of the scaled scores; 0: none)", o.softcap);
   if (o.softcap > kF32Max / 2 || (o.softcap > 0 && o.softcap < 2 / kF32Max))

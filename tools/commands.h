@@ -34,6 +34,20 @@ inline const CLI::Validator kAtLeastOne(
     },
     "AT LEAST 1");
 
+// Refuses 0 for an option the library reads 0 of as "left out" (`left_out` says what that gives):
+// given, a 0 would silently mean something else. Not a number: CLI11's conversion says so.
+inline CLI::Validator not_zero(const std::string& left_out) {
+  return CLI::Validator(
+      [left_out](std::string& v) {
+        try {
+          return std::stod(v) == 0 ? "must not be 0 (leave it out for " + left_out + "), got " + v : std::string();
+        } catch (const std::exception&) {
+          return std::string();
+        }
+      },
+      "NOT 0");
+}
+
 // A user error (`option`: cannot write `path`) unless the file can be written; checked before a run
 // and written after it, so a run refused on the way leaves no empty file behind (tools/cmd_run.cpp).
 void check_writable(const std::string& path, const std::string& option);

@@ -114,8 +114,9 @@ kernels::AttentionOptions options_of(const AttentionArgs& a) {
   o.causal = a.causal, o.scale = a.scale, o.tile_q = a.tile_q, o.tile_kv = a.tile_kv, o.preload = a.preload, o.lse = a.lse;
   o.softcap = a.softcap, o.alibi = a.alibi, o.window = a.window;
   o.mask = a.mask;
-  o.dtype = dtype_option(a.dtype, "--dtype");
-  if (o.dtype != DType::f16 && o.dtype != DType::bf16) user_error("--dtype must be f16 or bf16 for attention, got '{}'", a.dtype);
+  std::optional<DType> t = parse_dtype(a.dtype);
+  if (!t || (*t != DType::f16 && *t != DType::bf16)) user_error("--dtype must be f16 or bf16 for attention, got '{}'", a.dtype);
+  o.dtype = *t;
   if (naive_schedule(a)) user_error("--schedule naive: attention has its flash() schedule only; drop --schedule");
   return o;
 }
@@ -123,9 +124,10 @@ kernels::AttentionOptions options_of(const AttentionArgs& a) {
 void add_attention_options(CLI::App* cmd, AttentionArgs& a, bool tuning) {
   cmd->add_option("--batch", a.batch, "batch")->capture_default_str();
   cmd->add_option("--heads", a.heads, "query heads")->capture_default_str();
-  cmd->add_option("--kv-heads", a.kv_heads, "K/V heads, dividing --heads (grouped-query attention; default: --heads)");
+  cmd->add_option("--kv-heads", a.kv_heads, "K/V heads, dividing --heads (grouped-query attention; default: --heads)")
+      ->check(not_zero("as many as --heads"));
   cmd->add_option("--seq-q", a.seq_q, "queries per head")->required();
-  cmd->add_option("--seq-kv", a.seq_kv, "keys per head (default: --seq-q)");
+  cmd->add_option("--seq-kv", a.seq_kv, "keys per head (default: --seq-q)")->check(not_zero("as many as --seq-q"));
   cmd->add_option("--dim", a.dim, "head dim (a multiple of 16 up to 128)")->required();
   cmd->add_flag("--causal", a.causal, "causal mask: query i sees keys 0..i");
   cmd->add_flag("--lse", a.lse, "also write the logsumexp of the scaled scores (f32, batch x heads x seq-q)");
@@ -133,8 +135,10 @@ void add_attention_options(CLI::App* cmd, AttentionArgs& a, bool tuning) {
                   "an additive f32 mask input of this shape, e.g. 1,1,512,512 or 512,512 (key padding: batch,1,1,seq-kv): the "
                   "trailing dims of (batch, heads, seq-q, seq-kv), each 1 or that extent")
       ->delimiter(',');
-  cmd->add_option("--scale", a.scale, "score scale (default 1/sqrt(dim))");
-  cmd->add_option("--softcap", a.softcap, "cap the scaled scores: s -> softcap tanh(s / softcap) (Gemma 2's logit softcapping)");
+  cmd->add_option("--scale", a.scale, "score scale, any finite number but 0 (default 1/sqrt(dim))")
+      ->check(not_zero("1/sqrt(dim); a scale of 0 would weigh every key alike, the mean of V"));
+  cmd->add_option("--softcap", a.softcap, "cap the scaled scores: s -> softcap tanh(s / softcap) (Gemma 2's logit softcapping)")
+      ->check(not_zero("no cap"));
   cmd->add_option("--window", a.window,
                   "a sliding window with --causal: query i sees keys i - window + 1 .. i (Mistral's); only the key tiles it "
                   "reaches are read");
@@ -147,7 +151,9 @@ void add_attention_options(CLI::App* cmd, AttentionArgs& a, bool tuning) {
     cmd->add_option("--preload", a.preload,
                     "override: key tiles the cube computes the scores ahead of the softmax (split chips; default 4, the "
                     "published 910B kernels')");
-  if (!tuning) add_run_options(cmd, a);
+  if (tuning) return;
+  add_run_options(cmd, a);
+  cmd->get_option("--schedule")->description("default only: attention has its flash() schedule");
 }
 
 

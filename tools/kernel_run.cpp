@@ -21,7 +21,7 @@ std::optional<bool> on_off(const std::string& v, const char* option) {
 
 DType dtype_option(const std::string& v, const char* option) {
   auto t = parse_dtype(v);
-  if (!t) user_error("{} must be a dtype (f16, f32, s8, s32), got '{}'", option, v);
+  if (!t) user_error("{} must be a dtype (f16, bf16, f32, s8, s32), got '{}'", option, v);
   return *t;
 }
 

@@ -54,6 +54,26 @@ def _input_dtype(kernel, q, k, v):
                          "bf16 as numpy.uint16 bit patterns (cubekit.bf16_from_float32 makes them)")
 
 
+def _options(q_shape, k_shape, causal, dtype, scale, softcap, alibi, window, score_mod, return_lse, mask, overrides):
+    """The kernel's AttentionOptions; with a mask, `mask` is its array (its shape is what counts)."""
+    o = _cubekit.AttentionOptions()
+    o.batch, o.heads, o.seq_q, o.dim = q_shape
+    o.kv_heads, o.seq_kv = k_shape[1], k_shape[2]
+    o.causal, o.dtype = causal, dtype
+    o.scale = 0.0 if scale is None else scale
+    o.softcap = 0.0 if softcap is None else softcap
+    o.alibi = _opt.boolean("attention", "alibi", alibi)
+    o.window = _opt.integer("attention", "window", window)
+    if score_mod is not None:
+        o.score_mod = score_mod_option(score_mod)
+    o.lse = return_lse
+    if mask is not None:
+        o.mask = list(mask.shape)
+    for key, value in overrides.items():
+        setattr(o, key, value)
+    return o
+
+
 def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None, score_mod=None, alibi=False,
               window=0, return_lse=False,
               chip="ascend910", timing_only=False,
@@ -68,7 +88,8 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     L, S) with its last dim S: boolean (True: the key takes part) or float (added to the scaled
     scores; computed in float32; below -1e30, -inf included, it counts as -1e30, a False). A row
     whose every key is masked averages V over its keys (under causal=True, over the keys 0..i it
-    sees), where torch returns NaN (or 0, with its safe softmax). scale: None is 1 / sqrt(E). softcap: None, or c > 0 capping each
+    sees), where torch returns NaN (or 0, with its safe softmax). scale: None is 1 / sqrt(E); any finite
+    number but 0 (a negative one as torch's). softcap: None, or c > 0 capping each
     scaled score s to c tanh(s / c) before the mask (flash-attn's softcap, Gemma 2's attention logit
     softcapping). score_mod: None, or a function of the scaled score as an Expr returning what it
     becomes, elementwise: score_mod(score), or FlexAttention's score_mod(score, b, h, q_idx, kv_idx)
@@ -129,8 +150,9 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
         raise _cubekit.Error(f"{kernel}: q is {q.shape} and k {k.shape}: their batch and head dim must be the same")
     if scale is not None:
         scale = _opt.real(kernel, "scale", scale)
-        if not scale > 0:
-            raise _cubekit.Error(f"{kernel}: scale must be positive (None: 1 / sqrt(E)), got {scale}")
+        if scale == 0:  # the options read 0 as "1 / sqrt(E)"
+            raise _cubekit.Error(f"{kernel}: scale 0 would weigh every key alike (the mean of V); give a nonzero scale, or "
+                                 f"None for 1 / sqrt(E)")
     if softcap is not None:
         softcap = _opt.real(kernel, "softcap", softcap)
         if not softcap > 0:
@@ -141,32 +163,21 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
         raise _cubekit.Error(
             f"{kernel}: score_mod takes {_positional_arguments(score_mod)} arguments; it takes the score alone, or as "
             "FlexAttention's the score and its indices b, h, q_idx, kv_idx")
-    if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched
+    if k.shape[2] == 0:
+        raise _cubekit.Error(f"{kernel}: k and v have no keys (shape {k.shape}): a softmax over no keys is undefined")
+    options = (causal, dtype, scale, softcap, alibi, window, score_mod, return_lse, mask, checked)
+    if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched, its options checked as a run's
+        one = (q.shape[0] or 1, q.shape[1] or k.shape[1], q.shape[2] or 1, q.shape[3])
+        _cubekit.attention_func(_options(one, k.shape, *options), chip)
         out = _np.zeros(q.shape, q.dtype)
         report = _empty_report(kernel, q.shape, chip)
         if return_lse:
             lse = _np.zeros(q.shape[:3], _np.float32)
             return (out[0] if squeeze else out), (lse[0] if squeeze else lse), report
         return (out[0] if squeeze else out), report
-    if k.shape[2] == 0:
-        raise _cubekit.Error(f"{kernel}: k and v have no keys (shape {k.shape}): a softmax over no keys is undefined")
-    o = _cubekit.AttentionOptions()
-    o.batch, o.heads, o.seq_q, o.dim = q.shape[0], q.shape[1], q.shape[2], q.shape[3]
-    o.kv_heads, o.seq_kv = k.shape[1], k.shape[2]
-    o.causal, o.dtype = causal, dtype
-    o.scale = 0.0 if scale is None else scale
-    o.softcap = 0.0 if softcap is None else softcap
-    o.alibi = _opt.boolean(kernel, "alibi", alibi)
-    o.window = _opt.integer(kernel, "window", window)
-    if score_mod is not None:
-        o.score_mod = score_mod_option(score_mod)
-    o.lse = return_lse
     if mask is not None:
-        o.mask = list(mask.shape)
         mask = mask.reshape((1,) * (4 - mask.ndim) + mask.shape)  # as the kernel's input: its leading dims of 1
-    for key, value in checked.items():
-        setattr(o, key, value)
-    func, inputs, lse_func, tuned = _cubekit.attention_func(o, chip)
+    func, inputs, lse_func, tuned = _cubekit.attention_func(_options(q.shape, k.shape, *options), chip)
     named = {i.name: a for i, a in zip(inputs, (q, k, v, mask))}
     also = [lse_func] if lse_func is not None else []
     out, report = _running_tuned(tuned, lambda: func.run(named, chip=chip, timing_only=timing_only, trace=trace, also=also))

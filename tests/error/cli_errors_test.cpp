@@ -449,5 +449,54 @@ TEST(CliBadInput, PoolDtypeTheVectorUnitDoesNotPool) {
   EXPECT_THAT(r.err, HasSubstr("--dtype must be f16 or f32 for max_pool2d, got 's8'"));
 }
 
+TEST(CliBadInput, InOrderWithTimingOnly) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --in-order --timing-only");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--in-order runs the functional model alone and --timing-only the timing model alone: "
+                               "give one of them"));
+}
+
+TEST(CliBadInput, InOrderWithTrace) {
+  TempDir dir("cli");
+  std::string trace = (dir.path() / "t.json").string();
+  CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --in-order --trace " + shell_quoted(trace));
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("an --in-order run has no timeline to trace"));
+  EXPECT_FALSE(std::filesystem::exists(trace));
+}
+
+// A racy program is clean to a run without the race checks: the report says which checks ran.
+TEST(CliExit, CleanWithoutTheRaceChecksSaysSo) {
+  TempDir dir("cli");
+  std::string s = dir.write("race.s", lines({".kernel t", ".tensor A f16 [128] in", ".tensor B f16 [128] out",
+                                             "    copy_gm_ub ub[0], A[0], len=8", "    copy_ub_gm B[0], ub[0], len=8",
+                                             "    end"}));
+  CliResult functional = cubekit(dir, "run " + shell_quoted(s));
+  EXPECT_EQ(functional.exit_code, 1) << functional.describe();
+  EXPECT_THAT(functional.out, HasSubstr("race"));
+  for (const char* mode : {"--timing-only", "--no-checks"}) {
+    CliResult r = cubekit(dir, "run " + shell_quoted(s) + " " + mode);
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_THAT(r.out, HasSubstr(std::string("checks: clean (") + (mode[2] == 't' ? "timing only" : "checks off") +
+                                 ": sync, deadlock, bounds and alignment only; the race and initialisation checks need "
+                                 "a functional run with checks on)"));
+  }
+}
+
+// The library reads 0 as "left out" for these; given on the command line, a 0 is refused.
+TEST(CliBadInput, AttentionZeroForAnOptionLeftOutByZero) {
+  TempDir dir("cli");
+  for (auto [option, message] :
+       {std::pair<const char*, const char*>{"--seq-kv 0", "--seq-kv: must not be 0 (leave it out for as many as --seq-q), got 0"},
+        {"--kv-heads 0", "--kv-heads: must not be 0 (leave it out for as many as --heads), got 0"},
+        {"--scale 0", "--scale: must not be 0 (leave it out for 1/sqrt(dim); a scale of 0 would weigh every key alike"},
+        {"--softcap 0.0", "--softcap: must not be 0 (leave it out for no cap), got 0.0"}}) {
+    CliResult r = cubekit(dir, std::string("kernel attention --seq-q 16 --dim 16 ") + option);
+    EXPECT_EQ(r.exit_code, 2) << option << "\n" << r.describe();
+    EXPECT_THAT(r.err, HasSubstr(message)) << option;
+  }
+}
+
 }  // namespace
 }  // namespace cubekit::test

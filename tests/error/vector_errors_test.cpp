@@ -517,7 +517,7 @@ const ErrorCase kCli[] = {
     {"CompileSoftmaxWithoutCols", "compile softmax --rows 4 -o /nonexistent/cubekit/s.s",
      {"cubekit: error: softmax: give --rows and --cols (at least 1 each), or --shape"}},
     {"CastToUnknown", "kernel cast --rows 4 --cols 256 --to f64",
-     {"cubekit: error: --to must be a dtype (f16, f32, s8, s32), got 'f64'"}},
+     {"cubekit: error: --to must be a dtype (f16, bf16, f32, s8, s32), got 'f64'"}},
     {"MatmulEpilogueReluAndGelu", "kernel matmul --m 16 --n 16 --k 16 --epilogue relu,gelu",
      {"cubekit: error: matmul: the epilogue takes relu or gelu, not both"}},
     {"MatmulEpilogueS8", "kernel matmul --m 16 --n 16 --k 32 --dtype s8 --epilogue bias",

@@ -494,5 +494,30 @@ def test_errors_name_what_is_wrong():
         kernels.attention(x, np.ones((1, 2, 16, 16), np.float16), np.ones((1, 2, 16, 16), np.float16))
     with pytest.raises(ck.Error, match="they must all be float16, or all bf16"):
         kernels.attention(x.astype(np.float32), x, x)
-    with pytest.raises(ck.Error, match="scale must be positive"):
-        kernels.attention(x, x, x, scale=-1.0)
+    with pytest.raises(ck.Error, match="scale 0 would weigh every key alike"):
+        kernels.attention(x, x, x, scale=0)
+
+
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
+def test_a_negative_scale_is_torchs(chip):
+    """Any finite scale but 0, as torch's: a negative one prefers the keys least like the query."""
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((1, 2, 40, 32)).astype(np.float16) for _ in range(3))
+    for scale in (-0.25, -3.0):
+        o, _ = kernels.attention(q, k, v, scale=scale, causal=True, chip=chip)
+        np.testing.assert_allclose(o.astype(np.float64), sdpa(q, k, v, scale=scale, causal=True), atol=2e-2, rtol=2e-2)
+
+
+def test_an_empty_query_is_checked_as_a_run_would_be():
+    """No queries: an empty result, nothing launched; but its other inputs are checked as a run's are."""
+    k = np.ones((1, 2, 16, 32), np.float16)
+    o, report = kernels.attention(np.ones((1, 4, 0, 32), np.float16), k, k)
+    assert o.shape == (1, 4, 0, 32) and not report["launched"]
+    with pytest.raises(ck.Error, match="do not divide into groups of the 3 K/V heads"):
+        k3 = np.ones((1, 3, 16, 32), np.float16)
+        kernels.attention(np.ones((1, 4, 0, 32), np.float16), k3, k3)
+    with pytest.raises(ck.Error, match="a multiple of 16"):
+        k24 = np.ones((0, 2, 16, 24), np.float16)
+        kernels.attention(np.ones((0, 2, 8, 24), np.float16), k24, k24)
+    with pytest.raises(ck.Error, match="window"):
+        kernels.attention(np.ones((1, 2, 0, 32), np.float16), k, k, causal=True, window=-5)
