@@ -2,10 +2,10 @@
 
 For GEMM 128^3-2048^3 (f16 -> f32) and add and softmax 1024^2-4096^2 (f16), on ascend910 (32
 cores), each command runs functional with every emulator check on (`--no-check`: data, race,
-initialisation, sync, bounds; no Halide reference) and timing-only (`--timing-only`), `repetitions`
-times in turn; the table has the median wall seconds and the largest peak resident memory (MB) of
-each, the ratio functional / timing-only, and mmad's throughput beside OpenBLAS sgemm in one run of
-build/bin/mmad_bench. Host seconds are noisy on a shared machine: read the ratios.
+initialisation, sync, bounds; no Halide reference) and timing-only (`--timing-only`), once to warm
+up and then `repetitions` times in turn, each measured by build/bin/peak_rss (bench/peak_rss.cpp);
+the table has the median wall seconds and the largest peak resident memory (MB) of each, the ratio
+functional / timing-only, and mmad's throughput beside OpenBLAS sgemm in one run of build/bin/mmad_bench. Host seconds are noisy on a shared machine: read the ratios.
 
 `--peer DIR` times another emulator's executables in the same run, each repetition beside
 cubekit's: DIR holds one program a row, named gemm_128 .. gemm_2048, add_1024, add_4096,
@@ -20,7 +20,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,20 +37,20 @@ WORK = [
 MODES = [("functional", "--no-check"), ("timing-only", "--timing-only")]
 
 
-def timed(command):
-    """Wall seconds and peak resident MB of one process (its own rusage, from wait4)."""
+def timed(command, build):
+    """Wall seconds and peak resident MB of one process, measured by build/bin/peak_rss: Python's own
+    wait4 would report at least Python's peak (Linux carries it into the program a child execs)."""
     # stderr to a file, not a pipe: a child writing more than a pipe holds would wait for a reader
-    # while wait4 waits for it.
-    with tempfile.TemporaryFile() as stderr:
-        start = time.perf_counter()
-        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, cwd=ROOT)
-        _, status, usage = os.wait4(child.pid, 0)
-        seconds = time.perf_counter() - start
+    # while peak_rss waits for it.
+    with tempfile.TemporaryFile() as stderr, tempfile.NamedTemporaryFile("r") as measured:
+        done = subprocess.run([os.path.join(build, "bin", "peak_rss"), measured.name] + command,
+                              stdout=subprocess.DEVNULL, stderr=stderr, cwd=ROOT)
         stderr.seek(0)
         err = stderr.read().decode(errors="replace")[-4000:]
-    if os.waitstatus_to_exitcode(status) != 0:
+        fields = measured.read().split()
+    if done.returncode != 0 or len(fields) != 3 or fields[2] != "0":
         sys.exit(f"bench/run.py emulator: `{' '.join(command)}` failed:\n{err}")
-    return seconds, usage.ru_maxrss / 1024
+    return float(fields[0]), int(fields[1]) / 1024
 
 
 def mmad_rates(build, out):
@@ -73,6 +72,8 @@ def mmad_rates(build, out):
 
 def main(build, repetitions, out, peer=None):
     cubekit = os.path.join(build, "bin", "cubekit")
+    if not os.access(os.path.join(build, "bin", "peak_rss"), os.X_OK):
+        sys.exit(f"bench/run.py emulator: {build}/bin/peak_rss is missing; build it (ninja -C {build} peak_rss)")
     if peer:
         missing = [p for _, _, p in WORK if not os.access(os.path.join(peer, p), os.X_OK)]
         if missing:
@@ -85,9 +86,11 @@ def main(build, repetitions, out, peer=None):
         if peer:
             commands["peer"] = [os.path.join(peer, peer_program)]
         runs = {mode: [] for mode in commands}
+        for command in commands.values():  # a warm-up: the first run of a command pays for the cold caches
+            timed(command, build)
         for _ in range(repetitions):  # in turn, so that a slow spell of the machine hits every command
             for mode, command in commands.items():
-                runs[mode].append(timed(command))
+                runs[mode].append(timed(command, build))
         for mode, got in runs.items():
             row[mode] = {"seconds": statistics.median(s for s, _ in got), "peak_mb": max(m for _, m in got)}
         rows.append(row)

@@ -58,6 +58,7 @@ struct TraceFlow {
   int32_t set_index, wait_index;
   uint64_t fired, released;
   int32_t src_core = -1;  // a set_cross's core (-1: a set_flag of the waiting core's own)
+  int32_t block = 0;      // the waiting core's block
 };
 struct CoreTrace {
   std::vector<TraceSlice> slices;

@@ -426,7 +426,7 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     q.last_start = t;
     if (ctx_.options.trace) {
       count_trace_events(4);  // two zero-length slices and the flow's two ends
-      trace_.flows.push_back({uint8_t(in.ops[0].imm), uint8_t(p), f.set_index, e.I.index, f.time, t});
+      trace_.flows.push_back({uint8_t(in.ops[0].imm), uint8_t(p), f.set_index, e.I.index, f.time, t, -1, block_});
     }
     return;
   }
@@ -456,8 +456,15 @@ void TimingCore::set_cross(int p, const Entry& e, uint64_t t) {
   snapshot[p] = q.epoch;
   std::vector<int> woken;
   std::vector<std::string> errors;
-  ctx_.cross->set(core_, int(in.ops[1].imm), int(in.ops[2].imm), std::max(t, q.last_completion),
-                  with_unit_clock(q.remote, unit_, snapshot), e.I.index, woken, errors);
+  const uint64_t fired = std::max(t, q.last_completion);
+  ctx_.cross->set(core_, int(in.ops[1].imm), int(in.ops[2].imm), fired, with_unit_clock(q.remote, unit_, snapshot),
+                  e.I.index, woken, errors);
+  // Its own instant: a set_cross may reach several cores (mode 2 of a cube core) or be one of several
+  // a wait takes (of vector cores), so the flow arrows, one a wait, cannot stand for it.
+  if (ctx_.options.trace) {
+    count_trace_events(1);
+    trace_.slices.push_back({uint8_t(p), e.I.index, block_, fired, fired});
+  }
   for (std::string& m : errors) report(Diagnostic::Kind::Sync, e.I.index, std::move(m));
   for (int c : woken) {
     if (c == core_) cross_delivered();
@@ -477,10 +484,10 @@ void TimingCore::wait_cross(int p, const Entry& e, uint64_t t) {
   q.next_start = std::max(q.next_start, t);
   q.last_start = t;
   if (ctx_.options.trace && d.set_index >= 0) {
-    count_trace_events(4);  // as a flag's: two zero-length slices and the flow's two ends
+    count_trace_events(3);  // the wait's zero-length slice and the flow's two ends (set_cross has its own slice)
     const uint64_t latency = uint64_t(ctx_.chip.timing.cross_core_latency);
     trace_.flows.push_back({ctx_.pipes[size_t(d.set_index)], uint8_t(p), d.set_index, e.I.index,
-                            d.time > latency ? d.time - latency : 0, t, int32_t(d.setter_core)});
+                            d.time > latency ? d.time - latency : 0, t, int32_t(d.setter_core), block_});
   }
 }
 

@@ -80,12 +80,14 @@ void write_trace(const std::string& path, const SimResult& result, const Program
       const Instr& wait = program.code[fl.wait_index];
       const size_t from = fl.src_core >= 0 ? size_t(fl.src_core) : core;
       const char* what = fl.src_core >= 0 ? "cross" : "flag";
-      emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": 0, "name": "{}", )"
-                       R"("args": {{"line": {}, "instruction": {}}}}})",
-                       from, track_of(Pipe(fl.src)), a, spec_of(set).mnemonic, set.line, fl.set_index));
-      emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": 0, "name": "{}", )"
-                       R"("args": {{"line": {}, "instruction": {}}}}})",
-                       core, track_of(Pipe(fl.dst)), b, spec_of(wait).mnemonic, wait.line, fl.wait_index));
+      auto instant = [&](size_t on, int pipe, double at, const Instr& in, int index) {
+        emit(fmt::format(R"({{"ph": "X", "pid": {}, "tid": {}, "ts": {:.4f}, "dur": 0, "name": "{}", )"
+                         R"("args": {{"line": {}, "instruction": {}, "block": {}, "cycles": 0, "text": {}}}}})",
+                         on, track_of(Pipe(pipe)), at, spec_of(in).mnemonic, in.line, index, fl.block,
+                         nlohmann::json(print_instr(program, in)).dump()));
+      };
+      if (fl.src_core < 0) instant(from, fl.src, a, set, fl.set_index);  // a set_cross has its own slice
+      instant(core, fl.dst, b, wait, fl.wait_index);
       emit(fmt::format(R"({{"ph": "s", "pid": {}, "tid": {}, "ts": {:.4f}, "id": {}, "name": "{}", "cat": "sync"}})",
                        from, track_of(Pipe(fl.src)), a, id, what));
       emit(fmt::format(R"({{"ph": "f", "bp": "e", "pid": {}, "tid": {}, "ts": {:.4f}, "id": {}, "name": "{}", "cat": "sync"}})",
