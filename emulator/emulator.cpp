@@ -36,7 +36,7 @@ std::string format_diagnostic(const Program& p, const Diagnostic& d, std::string
   std::string what = d.core < 0 ? std::string("the run") : fmt::format("core {}", d.core);
   if (d.index >= 0 && d.index < int(p.code.size()))
     what += fmt::format(", instruction {} `{}`", d.index, print_instr(p, p.code[d.index]));
-  std::string repeats = d.repeats > 1 ? fmt::format(" (and {} more times)", d.repeats - 1) : "";
+  std::string repeats = d.repeats > 1 ? fmt::format(" (and {} more time{})", d.repeats - 1, d.repeats > 2 ? "s" : "") : "";
   return fmt::format("{}: error: {}: {}: {}{}", where, diagnostic_kind_name(d.kind), what, d.message, repeats);
 }
 

@@ -324,6 +324,11 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
   if (!is_binary_kernel(name) && (!o.y_shape.empty() || o.y_dtype || o.scalar))
     user_error("{}: Y's shape and type and a scalar operand are for the binary kernels (add, sub, mul, div, maximum, "
                "minimum)", name);
+  for (const auto* shape : {&o.shape, &o.y_shape})  // the RDom over the last dim would name itself
+    for (size_t i = 0; i < shape->size(); ++i)
+      if ((*shape)[i] > INT32_MAX)
+        user_error("{}: dim {} of {} [{}] is {}, past 2^31 - 1: the DSL's indices are s32; use a smaller shape", name, i,
+                   shape == &o.shape ? "X" : "Y", fmt::join(*shape, ", "), (*shape)[i]);
   Dims d(o.shape);
   VectorKernel k = it->second(o, d);
   bool naive = o.schedule == VectorOptions::Schedule::Naive;

@@ -298,7 +298,8 @@ void check_mask(AttentionPlan& p, const std::string& name) {
   for (size_t d = 0; d < 4; ++d)
     if (m[d] != 1 && m[d] != want[d])
       user_error("{}: the mask (input {}) of shape [{}] does not broadcast to (batch, heads, queries, keys) = ({}): dim {} is {}; give it "
-                 "extent {} or 1", name, p.mask->name, fmt::join(m, ", "), fmt::join(want, ", "), d, m[d], want[d]);
+                 "extent {}", name, p.mask->name, fmt::join(m, ", "), fmt::join(want, ", "), d, m[d],
+                 want[d] == 1 ? std::string("1") : fmt::format("{} or 1", want[d]));
   if (m[3] != p.seq_kv)
     user_error("{}: the mask (input {}) of shape [{}] has one key; the kernel takes a mask over every key (extent {} in the last dim): "
                "expand it (a mask that only depends on the query adds the same to every score of a row, which the softmax "
@@ -396,7 +397,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}: Q, K and V are {}, {} and {}; they must have one type", f.name(), dtype_name(p.in), dtype_name(p.k->dtype),
                dtype_name(p.v->dtype));
   if (p.dim % 16 != 0 || p.dim > 128)
-    user_error("{}: head dim {}: the cube tiles a head in 16-element fractals and L0 holds at most 128 of them per row; use a head "
+    user_error("{}: head dim {}: the cube tiles a head in 16-element fractals and L0 holds at most 128 elements of a row; use a head "
                "dim that is a multiple of 16 up to 128 (64 and 128 are the usual)", f.name(), p.dim);
   if (p.mask) check_mask(p, f.name());
   if (!scaled.node)

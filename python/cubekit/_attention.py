@@ -54,6 +54,14 @@ def _input_dtype(kernel, q, k, v):
                          "bf16 as numpy.uint16 bit patterns (cubekit.bf16_from_float32 makes them)")
 
 
+# torch's scaled_dot_product_attention arguments this spells otherwise, and what to write.
+_TORCH_NAMES = {
+    "is_causal": "write causal=",
+    "enable_gqa": "grouped-query attention needs no switch here: give k and v fewer heads than q, dividing them",
+    "dropout_p": "attention here has no dropout (it is inference's); leave it out",
+}
+
+
 def _options(q_shape, k_shape, causal, dtype, scale, softcap, alibi, window, score_mod, return_lse, mask, overrides):
     """The kernel's AttentionOptions; with a mask, `mask` is its array (its shape is what counts)."""
     o = _cubekit.AttentionOptions()
@@ -108,7 +116,8 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     tiles the cube computes the scores ahead of the softmax on a split chip; 4 by default). Returns (O,
     report), O shaped as q; with return_lse=True (O, lse, report), lse the float32 logsumexp of the
     scaled scores per query, shaped as q without its head dim (what torch's flash kernels return
-    beside O: log(sum_j exp(scale * q_i . k_j)), the masked keys left out).
+    beside O: log(sum_j exp(scale * q_i . k_j)), the masked keys left out; a row whose every key is masked
+    has lse -1e30 where torch has -inf).
     """
     kernel = "attention"
     _, chip, timing_only, trace, strict = _opt.common(kernel, "default", chip, timing_only, trace, raise_on_diagnostics)
@@ -116,8 +125,11 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     return_lse = _opt.boolean(kernel, "return_lse", return_lse)
     checked = {}
     for key, value in overrides.items():
+        if key in _TORCH_NAMES:
+            raise _cubekit.Error(f"{kernel}: {key}= is torch's; {_TORCH_NAMES[key]}")
         if key not in ATTENTION_OVERRIDES:
-            raise _cubekit.Error(f"{kernel}: unknown option '{key}'; the schedule overrides are {', '.join(ATTENTION_OVERRIDES)}")
+            raise _cubekit.Error(f"{kernel}: unknown option '{key}'; the options are those of attention's signature (causal=, "
+                                 f"scale=, attn_mask=, ...) and the schedule overrides {', '.join(ATTENTION_OVERRIDES)}")
         checked[key] = _opt.integer(kernel, key, value, meaning=" (0: the schedule's choice)")
     q, k, v = _array(q, "q"), _array(k, "k"), _array(v, "v")
     mask = None
@@ -137,6 +149,7 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
                                  "(added to the scaled scores)")
         if not 1 <= mask.ndim <= 4:
             raise _cubekit.Error(f"{kernel}: attn_mask is {mask.ndim}-D; it broadcasts to (batch, heads, L, S) with 1 to 4 dims")
+    given = {"q": q.shape, "k": k.shape}  # as the user gave them, for the messages
     squeeze = q.ndim == 3
     if squeeze:
         q, k, v = q[None], k[None] if k.ndim == 3 else k, v[None] if v.ndim == 3 else v
@@ -147,7 +160,8 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     if k.shape != v.shape:
         raise _cubekit.Error(f"{kernel}: k is {k.shape} and v is {v.shape}; they must have the same shape")
     if q.shape[0] != k.shape[0] or q.shape[3] != k.shape[3]:
-        raise _cubekit.Error(f"{kernel}: q is {q.shape} and k {k.shape}: their batch and head dim must be the same")
+        raise _cubekit.Error(f"{kernel}: q is {given['q']} and k {given['k']}: their batch and head dim must be the same"
+                             + (" (a 3-D q is one batch)" if squeeze else ""))
     if scale is not None:
         scale = _opt.real(kernel, "scale", scale)
         if scale == 0:  # the options read 0 as "1 / sqrt(E)"

@@ -82,6 +82,14 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out=None, epilogue=(),
     o.batch = a.shape[0] if a.ndim == 3 else 0
     o.m, o.k = (a.shape[-1], a.shape[-2]) if transpose_a else (a.shape[-2], a.shape[-1])
     o.n = b.shape[-2] if transpose_b else b.shape[-1]
+    b_k = b.shape[-1] if transpose_b else b.shape[-2]
+    if b_k != o.k:
+        raise _cubekit.Error(f"matmul: a {a.shape}{' (transposed)' if transpose_a else ''} has k = {o.k} but b {b.shape}"
+                             f"{' (transposed)' if transpose_b else ''} has k = {b_k}; a's columns and b's rows must be as "
+                             "many")
+    if a.ndim == 3 and a.shape[0] != b.shape[0]:
+        raise _cubekit.Error(f"matmul: a {a.shape} and b {b.shape} have batches {a.shape[0]} and {b.shape[0]}; give both "
+                             "the same")
     if a.dtype != b.dtype:
         raise _cubekit.Error(f"matmul: a is {a.dtype} and b is {b.dtype}; the cube multiplies one type")
     o.dtype = "bf16" if a.dtype == _np.uint16 else a.dtype

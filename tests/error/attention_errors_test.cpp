@@ -357,6 +357,8 @@ TEST(AttentionErrors, AMaskThatDoesNotBroadcast) {
                              "= (1, 2, 64, 64): dim 3 is 65; give it extent 64 or 1"});
   o.mask = {3, 64, 64};
   expect_attention_error(o, {"the mask (input mask) of shape [1, 3, 64, 64] does not broadcast", "dim 1 is 3; give it extent 2 or 1"});
+  o.mask = {2, 1, 64, 64};  // the batch is 1: "extent 1 or 1" said one thing twice
+  expect_attention_error(o, {"the mask (input mask) of shape [2, 1, 64, 64] does not broadcast", "dim 0 is 2; give it extent 1"});
 }
 
 TEST(AttentionErrors, AMaskOverOneKey) {

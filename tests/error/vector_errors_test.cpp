@@ -514,6 +514,9 @@ const ErrorCase kCli[] = {
       "add is elementwise, in tiles of elements"}},
     {"SoftmaxDimensionBelowOne", "kernel softmax --shape 4,0",
      {"cubekit: error: softmax: every dimension must be at least 1, got [4, 0]"}},
+    {"AddDimensionPastS32", "kernel add --rows 4000000000 --cols 4000000000",
+     {"cubekit: error: add: dim 0 of X [4000000000, 4000000000] is 4000000000, past 2^31 - 1: the DSL's indices are s32; "
+      "use a smaller shape"}},
     {"CompileSoftmaxWithoutCols", "compile softmax --rows 4 -o /nonexistent/cubekit/s.s",
      {"cubekit: error: softmax: give --rows and --cols (at least 1 each), or --shape"}},
     {"CastToUnknown", "kernel cast --rows 4 --cols 256 --to f64",

@@ -521,3 +521,16 @@ def test_an_empty_query_is_checked_as_a_run_would_be():
         kernels.attention(np.ones((0, 2, 8, 24), np.float16), k24, k24)
     with pytest.raises(ck.Error, match="window"):
         kernels.attention(np.ones((1, 2, 0, 32), np.float16), k, k, causal=True, window=-5)
+
+
+def test_torchs_argument_names_say_what_to_write():
+    x = np.ones((1, 2, 16, 32), np.float16)
+    with pytest.raises(ck.Error, match="attention: is_causal= is torch's; write causal="):
+        kernels.attention(x, x, x, is_causal=True)
+    with pytest.raises(ck.Error, match="enable_gqa= is torch's; grouped-query attention needs no switch here"):
+        kernels.attention(x, x, x, enable_gqa=True)
+    with pytest.raises(ck.Error, match="dropout_p= is torch's; attention here has no dropout"):
+        kernels.attention(x, x, x, dropout_p=0.1)
+    with pytest.raises(ck.Error, match=r"q is \(2, 16, 32\) and k \(2, 2, 16, 32\): their batch and head dim must be the "
+                                       r"same \(a 3-D q is one batch\)"):
+        kernels.attention(x[0], np.ones((2, 2, 16, 32), np.float16), np.ones((2, 2, 16, 32), np.float16))

@@ -250,7 +250,7 @@ H16, F32, ROWS16 = np.ones((16, 16), np.float16), np.ones((16, 16), np.float32),
 @pytest.mark.parametrize("call,message", [
     (lambda: kernels.matmul(F32, F32), r"multiplies f16 or s8, but A is f32"),
     (lambda: kernels.matmul(np.ones((16, 32), np.float16), H16),
-     r"input 'B': the array has shape \(16, 16\) but the tensor has shape \(32, 16\)"),
+     r"matmul: a \(16, 32\) has k = 32 but b \(16, 16\) has k = 16"),
     (lambda: kernels.matmul(np.ones((16, 32), np.int8), np.ones((32, 16), np.int8)), r"matmul: an int8 b is given as \(n, k\) with transpose_b=True \(the cube reads an int8 B stored "
      r"transposed\); got b \(32, 16\) with transpose_b=False"),
     (lambda: kernels.matmul(np.ones((32, 16), np.int8), np.ones((16, 32), np.int8), transpose_a=True, transpose_b=True),
@@ -589,3 +589,15 @@ def test_operators_the_dsl_lacks_say_so():
         with pytest.raises(ck.Error, match=words.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
             build()
 
+
+
+def test_matmul_k_or_batch_that_differ_are_named():
+    """a's k against b's, and the batches: not "input 'B' has shape .. but the tensor has .." of a
+    tensor shaped from a."""
+    with pytest.raises(ck.Error, match=r"matmul: a \(16, 8\) has k = 8 but b \(16, 16\) has k = 16; a's columns and "
+                                       r"b's rows must be as many"):
+        kernels.matmul(np.ones((16, 8), np.float16), np.ones((16, 16), np.float16))
+    with pytest.raises(ck.Error, match=r"b \(16, 16\) \(transposed\) has k = 16"):
+        kernels.matmul(np.ones((16, 8), np.float16), np.ones((16, 16), np.float16), transpose_b=True)
+    with pytest.raises(ck.Error, match=r"matmul: a \(2, 16, 8\) and b \(3, 8, 16\) have batches 2 and 3"):
+        kernels.matmul(np.ones((2, 16, 8), np.float16), np.ones((3, 8, 16), np.float16))
