@@ -150,8 +150,9 @@ nlohmann::json outcome_json(const tune::Outcome& o, int count) {
 int list_database(bool json) {
   std::string path = tune::database_path();
   if (path == "off") user_error("tune --list: no database (the setting is off); give --db FILE");
-  std::unique_ptr<tune::Database> db = tune::Database::open(path, tune::Database::Mode::Read);
-  const std::vector<tune::Database::Row> rows = db->all_best();
+  const std::vector<tune::Database::Row> rows = tune::Database::holds_nothing(path)
+                                                    ? std::vector<tune::Database::Row>{}
+                                                    : tune::Database::open(path, tune::Database::Mode::Read)->all_best();
   if (json) {
     nlohmann::json j = {{"database", path}, {"best", nlohmann::json::array()}};
     for (const tune::Database::Row& r : rows)

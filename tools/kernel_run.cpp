@@ -69,8 +69,16 @@ void drop_run_only_options(CLI::App* cmd) {
   }
 }
 
+namespace {
+void set_database(const std::string& path) {
+  // "" would fall back to the default database: a script's unset variable would write into the user's own.
+  if (path.empty()) user_error("--db '': give the tuning database's file, or off for none");
+  tune::set_database_path(path);
+}
+}  // namespace
+
 void add_db_option(CLI::App* cmd) {
-  cmd->add_option_function<std::string>("--db", [](const std::string& path) { tune::set_database_path(path); },
+  cmd->add_option_function<std::string>("--db", set_database,
                                         "the tuning database (default: $CUBEKIT_TUNING_DB, else ~/.cache/cubekit/tuning.db; "
                                         "off: none)");
 }

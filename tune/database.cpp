@@ -116,6 +116,11 @@ uint64_t stable_hash(const std::string& text) {
 
 std::string chip_key(const ChipConfig& chip) { return fmt::format("{:016x}", stable_hash(chip_to_json(chip, -1))); }
 
+bool Database::holds_nothing(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 && !ec;
+}
+
 std::unique_ptr<Database> Database::open(const std::string& path, Mode mode) {
   const bool create = mode == Mode::Create;
   if (path.empty() || path == "off") user_error("tuning database: no file given (the setting is '{}'); pass --db FILE", path);
@@ -330,7 +335,7 @@ std::string Tuned::str() const {
 std::optional<Tuned> find_tuned(const ChipConfig& chip, const std::string& kernel, const std::string& problem) {
   std::string path = database_path();
   std::error_code ec;
-  if (path == "off" || !std::filesystem::exists(path, ec)) return std::nullopt;
+  if (path == "off" || !std::filesystem::exists(path, ec) || Database::holds_nothing(path)) return std::nullopt;
   std::unique_ptr<Database> db = Database::open(path, Database::Mode::Read);
   std::optional<Best> b = db->best(chip_key(chip), kernel, problem);
   if (!b) return std::nullopt;

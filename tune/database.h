@@ -71,6 +71,9 @@ class Database {
   // tuning database, or one of another schema version, is a user error naming the file and the fix.
   enum class Mode : uint8_t { Read, Write, Create };
   static std::unique_ptr<Database> open(const std::string& path, Mode mode);
+  // A file of no bytes: an empty database to read (SQLite's own reading of it; `tune` makes one of it),
+  // which a read-only open cannot give tables.
+  static bool holds_nothing(const std::string& path);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;

@@ -9,6 +9,8 @@ The best schedule lands in the tuning database (db=, else cubekit.tuning_db(): $
 for the same problem on the same chip: their report then says report["schedule"] == "tuned".
 """
 
+import os as _os
+
 from . import _cubekit
 from . import _options as _opt
 from ._attention import score_mod_option
@@ -44,7 +46,13 @@ def tune(kernel=None, *, suite=None, batch=8, chip="ascend910", budget=None, tim
     seconds = 0.0 if time is None else _opt.real(where, "time", time)
     if time is not None and seconds <= 0:
         _opt.fail(where, "time", time, "a positive number of seconds")
-    db = "" if db is None else str(db)
+    if db is not None and not isinstance(db, (str, _os.PathLike)):
+        raise _cubekit.Error(f"tune: db must be a file name (str or path), 'off', or None for cubekit.tuning_db(); got "
+                             f"{type(db).__name__} {db!r}")
+    if db is not None and _os.fspath(db) == "":
+        raise _cubekit.Error("tune: db='' names no file; give the tuning database's file, 'off', or None for "
+                             "cubekit.tuning_db()")
+    db = "" if db is None else _os.fspath(db)
     if suite is not None:
         if problem:
             raise _cubekit.Error(f"tune: suite= takes no problem options, got {', '.join(problem)}")

@@ -99,13 +99,13 @@ TEST(TuneErrors, SqliteFileOfAnotherProgram) {
 // The kernels' lookup reads only: a file that is no database is an error, and is left as it was.
 TEST(TuneErrors, KernelsGivenAFileThatIsNoDatabase) {
   TempDir dir("tune_lookup");
-  const std::string path = (dir.path() / "empty.db").string();
-  std::ofstream(path) << "";
+  const std::string path = (dir.path() / "notes.db").string();
+  std::ofstream(path) << "this is no database\n";  // (a file of no bytes is an empty database: tune makes one of it)
   tune::set_database_path(path);
   expect_user_error([] { kernels::matmul(small_matmul().matmul, load_chip("ascend910b2")); },
                     {path, "not a cubekit tuning database"});
   tune::set_database_path("");
-  EXPECT_EQ(std::filesystem::file_size(path), 0u);
+  EXPECT_EQ(std::filesystem::file_size(path), 20u);
 }
 
 TEST(TuneErrors, DatabaseThatDoesNotExist) {
@@ -199,6 +199,13 @@ TEST(TuneErrors, CliUnknownSuite) {
   auto [code, err] = cli("tune --db off --suite vgg16");
   EXPECT_EQ(code, 2) << err;
   EXPECT_THAT(err, testing::HasSubstr("no suite 'vgg16'; the suites are resnet50, bert-large"));
+}
+
+// "" would fall back to the default database: a script's unset variable would write into the user's own.
+TEST(TuneErrors, CliEmptyDatabasePath) {
+  auto [code, err] = cli("tune add --rows 64 --cols 64 --db ''");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_THAT(err, testing::HasSubstr("--db '': give the tuning database's file, or off for none"));
 }
 
 }  // namespace

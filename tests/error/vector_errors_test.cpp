@@ -76,6 +76,17 @@ const ApiCase kVectorFuncs[] = {
      },
      {"out: `sum(X3(a, j, c))` reduces j over [0, 8); the vector path reduces along the last dimension only, whole "
       "rows: j must index the last dimension and run over [0, 256)"}},
+    {"ReductionAtAStridedIndex",  // the rows are X's 300 columns, not the output's 7 rows (a probe)
+     [] {
+       Input X("X", DType::f32, {7, 300});
+       Var r("r");
+       RDom k(0, 150, "k");
+       Func out("out");
+       out(r) = sum(X(r, k * 2));
+       codegen::compile(out, chip910());
+     },
+     {"out: `sum(X(r, (k * 2)))` reduces k over [0, 150); the vector path reduces along the last dimension only, whole "
+      "rows: k must index the last dimension and run over [0, 300)"}},
     {"ReductionOverPartOfRow",
      [] {
        Vec v;

@@ -66,6 +66,28 @@ def test_tune_errors():
         ck.tune("matmul", m=True, n=64, k=64, db="off")
     with pytest.raises(ck.Error, match="tune: time must be a positive number of seconds, got -1"):
         ck.tune("matmul", m=64, n=64, k=64, time=-1, db="off")
+    with pytest.raises(ck.Error, match=r"tune: db must be a file name \(str or path\), 'off', or None"):
+        ck.tune("matmul", m=64, n=64, k=64, db=123)
+    with pytest.raises(ck.Error, match="tune: db='' names no file"):
+        ck.tune("matmul", m=64, n=64, k=64, db="")
+
+
+def test_an_empty_file_is_an_empty_database(tmp_path):
+    """A file of no bytes is what tune makes a database of: the kernels and --list read it as one
+    holding nothing, not as another program's file."""
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    x = np.ones((64, 64), np.float16)
+    ck.set_tuning_db(str(empty))
+    try:
+        y, report = ck.kernels.add(x, x)
+    finally:
+        ck.set_tuning_db("")
+    np.testing.assert_array_equal(y, x + x)
+    assert "tuned" not in report
+    listed = run_cli("tune", "--list", "--db", empty)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.strip() == f"{empty}:"
 
 
 def test_a_smaller_second_search_keeps_the_better_best(db):
