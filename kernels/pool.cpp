@@ -2,6 +2,7 @@
 
 #include "emulator/error.h"
 #include "kernels/conv.h"
+#include "schedules/pool.h"
 
 #include <fmt/format.h>
 
@@ -55,7 +56,6 @@ dsl::Schedule pool_schedule(const dsl::Func& f, const Pool2dOptions& o) {
 }
 
 Pool2d pool2d(const Pool2dOptions& opt, const ChipConfig& chip) {
-  (void)chip;
   check_options(opt);
   Pool2dOptions o = opt;
   if (o.global) o.kind = Pool2dOptions::Kind::Avg, o.kh = o.h, o.kw = o.w, o.stride = o.stride_w = 1, o.pad = o.pad_w = 0,
@@ -81,6 +81,13 @@ Pool2d pool2d(const Pool2dOptions& opt, const ChipConfig& chip) {
   p.out(n, c, y, x) = value;
   p.out.bound(y, 0, p.oh).bound(x, 0, p.ow);
   p.out.schedule() = pool_schedule(p.out, o);
+  // The default double-buffers where a row's tile fits twice: a wide map (global_avg_pool2d of 48 x
+  // 48 f16 on the 910) then runs single-buffered rather than being refused.
+  if (!o.double_buffer && o.schedule != Pool2dOptions::Schedule::Naive && !sched::pool_row_fits(p.out, chip)) {
+    Pool2dOptions single = o;
+    single.double_buffer = false;
+    p.out.schedule() = pool_schedule(p.out, single);
+  }
   return p;
 }
 

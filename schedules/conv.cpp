@@ -158,8 +158,10 @@ Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip) {
                "0..{}", fname, g.ow, full_w, x->name, full_w);
   for (int64_t r = 0; r < g.oh; ++r)
     if (r * g.sh + (g.kh - 1) * g.dh - g.pad_top < 0 || r * g.sh - g.pad_top > g.h - 1)
-      user_error("{}: output row {} reads only padding (the window rows {}..{} miss the input's 0..{}); use less "
-                 "padding", fname, r, r * g.sh - g.pad_top, r * g.sh - g.pad_top + (g.kh - 1) * g.dh, g.h - 1);
+      user_error("{}: output row {} reads only padding (the window rows {}..{} miss the input's 0..{}); the kernel "
+                 "takes padding of at most (kernel - 1) x dilation = {} rows, which every output row overlaps the input "
+                 "with (torch's rows of padding alone are the epilogue of 0: pad the input with zeros instead)",
+                 fname, r, r * g.sh - g.pad_top, r * g.sh - g.pad_top + (g.kh - 1) * g.dh, g.h - 1, (g.kh - 1) * g.dh);
 
   c.a = fm->input, c.b = wt->input;
   c.in = c.a->dtype;

@@ -214,15 +214,28 @@ void read_schedule(const dsl::Func& f, PoolPlan& p, int64_t& rows) {
   }
 }
 
-}  // namespace
 
-PoolPlan plan_pool(const dsl::Func& f, const ChipConfig& chip) {
+// The plan before its tiles: the pooling, the schedule's directives and copies; `rows` the rows a
+// tile_rows() asks for (0: none).
+PoolPlan untiled(const dsl::Func& f, const ChipConfig& chip, int64_t& rows) {
   PoolPlan p;
   p.name = f.name();
   recognise(f, p);
-  int64_t rows = 0;
   read_schedule(f, p, rows);
   p.copies = vector_copies(f.impl->schedule, p.name, chip);
+  return p;
+}
+}  // namespace
+
+bool pool_row_fits(const dsl::Func& f, const ChipConfig& chip) {
+  int64_t rows = 0;
+  const PoolPlan p = untiled(f, chip, rows);
+  return pool_ub_bytes(p, 1, 1) <= chip.buffer_size(Space::UB);
+}
+
+PoolPlan plan_pool(const dsl::Func& f, const ChipConfig& chip) {
+  int64_t rows = 0;
+  PoolPlan p = untiled(f, chip, rows);
   const std::string fewer = fewer_copies(f.impl->schedule);
   const int64_t ub = chip.buffer_size(Space::UB), spread = p.cores ? chip.vector_cores() : 1;
   auto fits = [&](int64_t r, int64_t t) { return pool_ub_bytes(p, r, t) <= ub; };

@@ -70,6 +70,9 @@ bool is_pool(const dsl::Func& f);
 // Recognises f as a pooling, checks its schedule and sizes its tiles against the chip's UB, or says
 // why not (user error).
 PoolPlan plan_pool(const dsl::Func& f, const ChipConfig& chip);
+// Whether UB holds a tile of one output row with the Func's schedule's copies (plan_pool refuses it
+// otherwise): the kernels' default schedule double-buffers where that fits.
+bool pool_row_fits(const dsl::Func& f, const ChipConfig& chip);
 
 // UB bytes of a pool's buffers for tiles of `rows` output rows of `planes` planes.
 int64_t pool_ub_bytes(const PoolPlan& p, int64_t rows, int64_t planes);

@@ -17,13 +17,18 @@ struct Array {
   std::vector<uint8_t> bytes;
 };
 
-// `a` as a C-order array of `rank` dimensions of 16- or 8-bit data (what the cube's layouts hold).
-Array array_of(const py::handle& a, size_t rank, const char* fn, const char* dims) {
+// The channels of an NC1HWC0 block: 32 bytes of 8- or 16-bit data (what load3d reads), and 16 of
+// 32-bit data (a convolution's f32 or s32 output and residual, as L0C's fractals hold them).
+int64_t c0_of(DType t) { return dtype_size(t) == 1 ? 32 : 16; }
+
+// `a` as a C-order array of `rank` dimensions; of 16- or 8-bit data only unless `wide` (a feature
+// map; weights are the cube's inputs).
+Array array_of(const py::handle& a, size_t rank, const char* fn, const char* dims, bool wide = false) {
   if (!py::isinstance<py::array>(a)) user_error("{}: give a numpy array ({}), not {}", fn, dims, type_of(a));
   py::array arr = py::reinterpret_borrow<py::array>(a);
   DType t = to_dtype(arr.dtype());
-  if (dtype_size(t) > 2)
-    user_error("{}: the array is {}; the cube's layouts hold 16-bit data (C0 = 16 channels) or 8-bit (C0 = 32): "
+  if (dtype_size(t) > 2 && !wide)
+    user_error("{}: the array is {}; the cube's weights are 16-bit data (C0 = 16 channels) or 8-bit (C0 = 32): "
                "convert it first, e.g. x.astype(numpy.float16)", fn, dtype_name(t));
   if (size_t(arr.ndim()) != rank)
     user_error("{}: give a {}-dimensional array ({}); this one has {} dimensions", fn, rank, dims, arr.ndim());
@@ -37,14 +42,15 @@ Array array_of(const py::handle& a, size_t rank, const char* fn, const char* dim
 
 void bind_layouts(py::module_& m) {
   m.def("nchw_to_nc1hwc0", [](const py::object& x) {
-    Array a = array_of(x, 4, "nchw_to_nc1hwc0", "N, C, H, W");
-    layout::FeatureMap f{a.shape[0], a.shape[1], a.shape[2], a.shape[3], 32 / dtype_size(a.dtype)};
+    Array a = array_of(x, 4, "nchw_to_nc1hwc0", "N, C, H, W", true);
+    layout::FeatureMap f{a.shape[0], a.shape[1], a.shape[2], a.shape[3], c0_of(a.dtype)};
     return to_numpy(layout::nchw_to_nc1hwc0(a.bytes.data(), f, dtype_size(a.dtype)), a.dtype, {f.n, f.c1(), f.h, f.w, f.c0});
   }, py::arg("x"), R"(An NCHW feature map in NC1HWC0, the layout load3d reads: shape (N, C1, H, W, C0) with C0 = 16
-(16-bit data) or 32 (8-bit), C1 = ceil(C / C0), the channels past C zero.)");
+(16- and 32-bit data: a convolution's f32 or s32 output and residual hold 16 channels a block too) or 32
+(8-bit), C1 = ceil(C / C0), the channels past C zero.)");
   m.def("nc1hwc0_to_nchw", [](const py::object& y, int64_t channels) {
-    Array a = array_of(y, 5, "nc1hwc0_to_nchw", "N, C1, H, W, C0");
-    int64_t c0 = 32 / dtype_size(a.dtype);
+    Array a = array_of(y, 5, "nc1hwc0_to_nchw", "N, C1, H, W, C0", true);
+    const int64_t c0 = c0_of(a.dtype);
     if (a.shape[4] != c0)
       user_error("nc1hwc0_to_nchw: the last dimension is C0, {} for {} data; this array's is {}", c0,
                  dtype_name(a.dtype), a.shape[4]);

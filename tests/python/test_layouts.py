@@ -59,11 +59,24 @@ def test_the_example_convolution_matches_numpy(rng, source_dir):
 def test_layout_errors():
     with pytest.raises(ck.Error, match=r"nchw_to_nc1hwc0: give a 4-dimensional array \(N, C, H, W\); this one has 2"):
         ck.nchw_to_nc1hwc0(np.zeros((2, 3), np.float16))
-    with pytest.raises(ck.Error, match=r"the array is f32; the cube's layouts hold 16-bit data"):
-        ck.nchw_to_nc1hwc0(np.zeros((1, 2, 3, 4), np.float32))
+    with pytest.raises(ck.Error, match=r"the array is f32; the cube's weights are 16-bit data"):
+        ck.kchw_to_fractal_z(np.zeros((16, 16, 1, 1), np.float32))
     with pytest.raises(ck.Error, match=r"nc1hwc0_to_nchw: 40 channels do not fill C1 = 2 blocks of 16; give 17 to 32"):
         ck.nc1hwc0_to_nchw(np.zeros((1, 2, 3, 3, 16), np.float16), 40)
     with pytest.raises(ck.Error, match=r"the last dimension is C0, 16 for f16 data; this array's is 8"):
         ck.nc1hwc0_to_nchw(np.zeros((1, 2, 3, 3, 8), np.float16), 20)
     with pytest.raises(ck.Error, match=r"kchw_to_fractal_z: give a numpy array"):
         ck.kchw_to_fractal_z([[1, 2]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_a_convolutions_32_bit_output_has_16_channels_a_block(dtype):
+    """A conv2d program's Y (f32, or s32 of s8) and residual R are NC1HWC0 with C0 = 16, as L0C holds
+    them: the helpers convert them both ways (they refused 32-bit data)."""
+    x = np.arange(1 * 20 * 3 * 2).reshape(1, 20, 3, 2).astype(dtype)
+    y = ck.nchw_to_nc1hwc0(x)
+    assert y.shape == (1, 2, 3, 2, 16) and y.dtype == dtype
+    for c in range(20):
+        np.testing.assert_array_equal(y[:, c // 16, :, :, c % 16], x[:, c])
+    assert not y[:, 1, :, :, 4:].any()
+    np.testing.assert_array_equal(ck.nc1hwc0_to_nchw(y, 20), x)

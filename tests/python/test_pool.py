@@ -85,6 +85,18 @@ def test_adaptive_avg_pool2d_is_the_global_average(rng, shape, dtype):
     assert report["diagnostics"] == []
 
 
+def test_a_wide_global_average_runs_single_buffered(rng):
+    """48 x 48 f16 on the 910: a row's tile does not fit UB twice, so the default schedule takes one
+    copy (it was refused as 'too wide ... drop double_buffer()'); asked for, double buffering is refused."""
+    x = rng.uniform(-4, 4, (1, 16, 48, 48)).astype(np.float16)
+    y, report = kernels.adaptive_avg_pool2d(x, 1, chip="ascend910")
+    want = x.astype(np.float32).mean(axis=(2, 3), keepdims=True).astype(np.float16)
+    np.testing.assert_allclose(y.astype(np.float64), want.astype(np.float64), rtol=2e-3, atol=2e-3)
+    assert report["diagnostics"] == []
+    with pytest.raises(ck.Error, match="needs 295040 bytes of UB but ascend910 has 262144"):
+        kernels.adaptive_avg_pool2d(x, 1, chip="ascend910", double_buffer=True)
+
+
 def test_overrides_are_schedules_of_the_same_result(rng):
     x = rng.uniform(-4, 4, (1, 32, 17, 17)).astype(np.float16)
     a, ra = kernels.max_pool2d(x, 3, 2, 1)
