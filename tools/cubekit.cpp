@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 int main(int argc, char** argv) {
@@ -24,6 +25,18 @@ int main(int argc, char** argv) {
     }
     if (!known) {
       fmt::print(stderr, "cubekit: error: unknown command '{}'; the commands are {} (cubekit --help)\n", argv[1], names);
+      return 2;
+    }
+    // `cubekit kernel foo`: CLI11 would say "A subcommand is required", as if none were given (tune,
+    // which takes --suite instead of a kernel, says it itself).
+    const CLI::App* command = app.get_subcommand(argv[1]);
+    const std::vector<const CLI::App*> kernels = command->get_subcommands({});
+    if (argc > 2 && argv[2][0] != '-' && command->get_require_subcommand_min() > 0 &&
+        std::none_of(kernels.begin(), kernels.end(), [&](const CLI::App* k) { return k->get_name() == argv[2]; })) {
+      std::string list;
+      for (const CLI::App* k : kernels) list += (list.empty() ? "" : ", ") + k->get_name();
+      fmt::print(stderr, "cubekit: error: {}: unknown kernel '{}'; the kernels are {} (cubekit {} --help)\n", argv[1],
+                 argv[2], list, argv[1]);
       return 2;
     }
   }

@@ -498,5 +498,13 @@ TEST(CliBadInput, AttentionZeroForAnOptionLeftOutByZero) {
   }
 }
 
+// CLI11 said "A subcommand is required", as if none were given.
+TEST(CliBadInput, UnknownKernel) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel foo --m 16");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("cubekit: error: kernel: unknown kernel 'foo'; the kernels are matmul, conv2d, attention"));
+}
+
 }  // namespace
 }  // namespace cubekit::test
