@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <list>
+#include <tuple>
 
 namespace cubekit::kernels {
 
@@ -233,6 +234,18 @@ Matmul defined(const MatmulOptions& o, const ChipConfig& chip, const std::option
             dsl::Input("B", o.in, o.transpose_b ? shape(o.n, o.k) : shape(o.k, o.n)), dsl::Func("C"), std::nullopt,
             dsl::Func("C")};
   const CubeFractal* frac = chip.fractal(o.in);
+  // Said in the options' terms: the cube() directive would name its loops (mi, ni, kii) instead. A
+  // tile past its extent is one tile of the extent, whatever it is.
+  if (frac)
+    for (auto [name, v, edge, extent] :
+         {std::tuple<const char*, int64_t, int, int64_t>{"tm", o.tm, frac->m0, o.m}, {"tn", o.tn, frac->n0, o.n},
+          {"tk_l0", o.tk_l0, frac->k0, o.k}, {"tk_l1", o.tk_l1, frac->k0, o.k}})
+      if (v % edge && v < extent) {
+        std::string flag = name;
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        user_error("matmul: {} {} is not a multiple of {}, the cube's fractal edge for {} (--{}; Python {}=)", name, v,
+                   edge, dtype_name(o.in), flag, name);
+      }
   DType acc = frac ? frac->accumulator : DType::f32;
   dsl::Var b("b"), m("m"), n("n");
   dsl::RDom k(0, o.k, "k");
