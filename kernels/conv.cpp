@@ -104,6 +104,11 @@ void check_options(const Conv2dOptions& o) {
   if (o.subsampled < 0)
     user_error("conv2d: subsampled must be 0 (no second output) or the stride of the convolution that reads it (2 or "
                "more), got {}", o.subsampled);
+  if (o.subsampled > 1 && dtype_size(o.out) != 2)  // (store_with's message named its Funcs)
+    user_error("conv2d: subsampled={} writes a second output gathered 16 channels (32 B) a position, so it needs a "
+               "16-bit output: give out f16 or bf16 (--out; Python out=), not {}", o.subsampled, dtype_name(o.out));
+  if (o.tn % 16 && o.tn < o.k / o.groups)  // (cube()'s message named its loops); a tile past K is one tile of K
+    user_error("conv2d: tn {} is not a multiple of 16, the cube's fractal edge (--tn; Python tn=)", o.tn);
   if (o.c % o.groups || o.k % o.groups)
     user_error("conv2d: groups={} must divide the input channels ({}) and the output channels ({})", o.groups, o.c, o.k);
   for (const std::string& step : o.epilogue)

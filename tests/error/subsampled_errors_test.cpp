@@ -61,13 +61,22 @@ TEST(SubsampledErrors, ChannelsMoved) {
   expect_compile_error({cv.out, f}, {"Ys must be Y at every s-th row and column"});
 }
 
-TEST(SubsampledErrors, ThirtyTwoBitResult) {
+TEST(SubsampledErrors, ThirtyTwoBitResult) {  // a second output written by hand, in the DSL
+  auto o = options();
+  o.out = DType::f32;
+  kernels::Conv2d cv = kernels::conv2d(o, chip());
+  dsl::Func f = second(cv, [&](auto n, auto k, auto y, auto x) { return cv.out(n, k, y * 2, x * 2); });
+  expect_compile_error({cv.out, f}, {"Y is f32; the second output is gathered 32 B (16 channels) a position",
+                                     "for 16-bit results (f16, bf16)"});
+}
+
+TEST(SubsampledErrors, ThirtyTwoBitResultOfTheKernel) {  // the kernel's option, in its terms
   auto o = options();
   o.out = DType::f32;
   o.subsampled = 2;
-  kernels::Conv2d cv = kernels::conv2d(o, chip());
-  expect_compile_error(cv.outputs(), {"Y is f32; the second output is gathered 32 B (16 channels) a position",
-                                      "for 16-bit results (f16, bf16)"});
+  expect_user_error([&] { kernels::conv2d(o, chip()); },
+                    {"conv2d: subsampled=2 writes a second output gathered 16 channels (32 B) a position, so it needs a "
+                     "16-bit output: give out f16 or bf16 (--out; Python out=), not f32"});
 }
 
 TEST(SubsampledErrors, WrongShape) {

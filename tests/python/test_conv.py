@@ -184,5 +184,5 @@ def test_subsampled_second_output(rng, chip):
 
 def test_subsampled_needs_a_16_bit_result(rng):
     x, w = halves(rng, (1, 16, 4, 4)), halves(rng, (16, 16, 1, 1))
-    with pytest.raises(ck.Error, match="for 16-bit results"):
+    with pytest.raises(ck.Error, match="so it needs a 16-bit output: give out f16 or bf16"):
         ck.kernels.conv2d(x, w, subsampled=2)
