@@ -170,8 +170,12 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
   // The taps' strides are block strides (at most 255) of up to 8 output positions a repeat.
   const int64_t b = p.blocks(p.acc);
   if (8 * g.sw * b > 255)
-    user_error("{}: a column stride of {} is more than the vector unit's block strides reach ({} for {} windows)", fname,
-               g.sw, 255 / (8 * b), dtype_name(p.acc));
+    user_error("{}: a column stride of {} is more than the vector unit's block strides reach ({} for {} windows){}",
+               fname, g.sw, 255 / (8 * b), dtype_name(p.acc),
+               p.in != p.acc ? fmt::format("; pool {} input instead (x.astype(numpy.{}), --dtype {}): its windows reach {}",
+                                           dtype_name(p.acc), p.acc == DType::f32 ? "float32" : dtype_name(p.acc),
+                                           dtype_name(p.acc), 255 / 8)
+                             : std::string());
   if (g.w > 65535 || p.planes * g.h > 4095 * 65535)
     user_error("{}: a {} x {} map is more than the copies' bursts reach", fname, g.h, g.w);
 }

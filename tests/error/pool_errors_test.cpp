@@ -165,6 +165,15 @@ TEST(PoolErrors, ColumnStrideBeyondBlockStrides) {
   expect_compile_error(O, {"a column stride of 40 is more than the vector unit's block strides reach (31 for f16 windows)"});
 }
 
+// An f16 average sums in f32, two blocks a position: f32 input reaches twice as far (a probe: no fix was said).
+TEST(PoolErrors, ColumnStrideBeyondTheF32SumsOfF16Input) {
+  Pool2dOptions o;
+  o.kind = Pool2dOptions::Kind::Avg, o.c = 16, o.h = 16, o.w = 16, o.kh = 16;
+  expect_user_error([&] { kernels::pool2d(o, chip()); },
+                    {"a column stride of 16 is more than the vector unit's block strides reach (15 for f32 windows); "
+                     "pool f32 input instead (x.astype(numpy.float32), --dtype f32): its windows reach 31"});
+}
+
 // ---- the schedule and UB ----
 
 TEST(PoolErrors, CoresInGroups) {
