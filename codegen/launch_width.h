@@ -4,9 +4,9 @@
 // A chip that starts a launch's cores one after another (TimingConfig::core_start_cycles apart;
 // docs/chips.md, "Launch and block dispatch") charges a kernel for every core it starts. Spread
 // over all of them, a small kernel waits longer for its last core to start than that core works:
-// a softmax of 64 x 2 on the 950 took 23,128 cycles on its 64 vector cores and 2,943 on 2, a
-// convolution of 2 x 40 x 13 x 13 into 72 channels with a fused epilogue on the 910B2 28,597 on
-// its 24 groups and (now) 6,698 on 1. The
+// a softmax of 64 x 2 on the 950 took 23,128 cycles on its 64 vector cores and 2,943 on 2, a 3 x 3
+// convolution of 2 x 40 x 13 x 13 into 72 channels, stride 2, with a fused epilogue on the 910B2
+// 28,597 on its 24 groups and 8,943 on 3. The
 // vendor's advice is to find the number by trying (Ascend C best practices, "Setting a Proper
 // Number of Cores"); this fit tries on the timing model: every core, then half as many while that
 // is faster. A kernel whose bytes alone keep HBM busy for longer than the whole stagger is not

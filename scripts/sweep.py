@@ -32,8 +32,9 @@ def attention(r, chip):
     sq = r.randint(1, 300)
     a = ["attention", "--batch", str(r.choice([1, 2])), "--heads", str(heads),
          "--kv-heads", str(r.choice([h for h in range(1, heads + 1) if heads % h == 0])),
-         "--seq-q", str(sq), "--seq-kv", str(r.choice([0, r.randint(1, 300)])), "--dim", str(r.choice([16, 32, 64, 80, 96, 128]))]
-    skv = int(a[a.index("--seq-kv") + 1]) or sq
+         "--seq-q", str(sq), "--dim", str(r.choice([16, 32, 64, 80, 96, 128]))]
+    skv = r.choice([sq, r.randint(1, 300)])  # as many keys as queries: --seq-kv left out (the CLI refuses 0)
+    if skv != sq or r.random() < 0.5: a += ["--seq-kv", str(skv)]
     causal = r.random() < 0.5
     if causal: a.append("--causal")
     if chip != "ascend910" and r.random() < 0.3: a += ["--dtype", "bf16"]
