@@ -534,3 +534,11 @@ def test_torchs_argument_names_say_what_to_write():
     with pytest.raises(ck.Error, match=r"q is \(2, 16, 32\) and k \(2, 2, 16, 32\): their batch and head dim must be the "
                                        r"same \(a 3-D q is one batch\)"):
         kernels.attention(x[0], np.ones((2, 2, 16, 32), np.float16), np.ones((2, 2, 16, 32), np.float16))
+
+
+def test_softcap_fits_the_published_tiles_at_head_dim_128():
+    """Softcap as a reciprocal (vrec) times -2c: written c / x, an exact vdiv by a tile of the
+    constant, it took the UB that 128 x 128 tiles at head dim 128 need on the 910B2."""
+    q = np.zeros((1, 1, 256, 128), np.float16)
+    _, report = kernels.attention(q, q, q, softcap=50.0, tile_q=128, tile_kv=128, chip="ascend910b2", timing_only=True)
+    assert report["cycles"] > 0
