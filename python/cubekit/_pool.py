@@ -63,10 +63,25 @@ def _window(kernel, x, kernel_size, stride, padding, dilation):
     return k, s, p, d, shape
 
 
-def _no_ceil_mode(kernel, ceil_mode):
-    if _opt.boolean(kernel, "ceil_mode", ceil_mode):
-        raise _cubekit.Error(f"{kernel}: ceil_mode=True is not supported (the output would take partial windows at "
-                             "the end); pad the input or use ceil_mode=False")
+def _ceil_extent(size, pad, dilation, kernel, stride):
+    """torch's output extent with ceil_mode=True: a last window that starts inside the input (or its
+    left padding) and runs past it."""
+    span = size + 2 * pad - dilation * (kernel - 1) - 1
+    out = -(-span // stride) + 1
+    return out - 1 if (out - 1) * stride >= size + pad else out
+
+
+def _no_ceil_mode(kernel, ceil_mode, x, k, s, p, d):
+    """ceil_mode=True where it changes the output: refused; where it does not (the windows fit the
+    input exactly), the same pooling."""
+    if not _opt.boolean(kernel, "ceil_mode", ceil_mode):
+        return
+    floor = [_extent(e, pp, dd, kk, ss) for e, pp, dd, kk, ss in zip(x.shape[2:], p, d, k, s)]
+    ceil = [_ceil_extent(e, pp, dd, kk, ss) for e, pp, dd, kk, ss in zip(x.shape[2:], p, d, k, s)]
+    if ceil != floor:
+        raise _cubekit.Error(f"{kernel}: ceil_mode=True is not supported where it adds partial windows at the end "
+                             f"(here {floor[0]} x {floor[1]} outputs become {ceil[0]} x {ceil[1]}); pad the input or "
+                             "use ceil_mode=False")
 
 
 def _options(kind, k, s, p, d):
@@ -85,19 +100,20 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     """y = max_pool2d(x, kernel_size, ...) on the vector unit, as torch.nn.functional.max_pool2d.
 
     x: NCHW float16 or float32. kernel_size, stride (default: kernel_size), padding (implicit
-    -inf, at most half the window), dilation: an int or a pair (height, width). ceil_mode and
-    return_indices are not supported (an error says so). The vector unit reads NC1HWC0 (one 32 B
+    -inf, at most half the window), dilation: an int or a pair (height, width). ceil_mode=True only
+    where it changes nothing (the windows fit the input exactly); return_indices is not supported
+    (an error says so). The vector unit reads NC1HWC0 (one 32 B
     block per position, so the window's stride is a block stride): the conversions run on the
     host, listed in report["host"]. overrides: rows, double_buffer, use_cores. Returns (y, report).
     """
     kernel = "max_pool2d"
     schedule, chip, timing_only, trace, strict = _opt.common(kernel, schedule, chip, timing_only, trace,
                                                              raise_on_diagnostics)
-    _no_ceil_mode(kernel, ceil_mode)
     if _opt.boolean(kernel, "return_indices", return_indices):
         raise _cubekit.Error(f"{kernel}: return_indices=True is not supported: the kernel computes the maxima only")
     x = _input(kernel, x)
     k, s, p, d, shape = _window(kernel, x, kernel_size, stride, padding, dilation)
+    _no_ceil_mode(kernel, ceil_mode, x, k, s, p, d)
     return _run(kernel, x, _options("max", k, s, p, d), shape, schedule, chip, timing_only, trace, strict, overrides)
 
 
@@ -107,20 +123,20 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_in
     """y = avg_pool2d(x, kernel_size, ...) on the vector unit, as torch.nn.functional.avg_pool2d.
 
     x: NCHW float16 or float32, summed in float32 and divided by the window's size (padding
-    counted as zeros: count_include_pad=True). ceil_mode, count_include_pad=False and
-    divisor_override are not supported (an error says so). Returns (y, report).
+    counted as zeros: count_include_pad=True). ceil_mode=True only where it changes nothing,
+    count_include_pad=False only without padding; divisor_override is not supported (an error says so). Returns (y, report).
     """
     kernel = "avg_pool2d"
     schedule, chip, timing_only, trace, strict = _opt.common(kernel, schedule, chip, timing_only, trace,
                                                              raise_on_diagnostics)
-    _no_ceil_mode(kernel, ceil_mode)
-    if not _opt.boolean(kernel, "count_include_pad", count_include_pad):
-        raise _cubekit.Error(f"{kernel}: count_include_pad=False is not supported: the average divides by the whole "
-                             "window, padding included")
     if divisor_override is not None:
         raise _cubekit.Error(f"{kernel}: divisor_override is not supported: the average divides by the window's size")
     x = _input(kernel, x)
     k, s, p, d, shape = _window(kernel, x, kernel_size, stride, padding, 1)
+    _no_ceil_mode(kernel, ceil_mode, x, k, s, p, d)
+    if not _opt.boolean(kernel, "count_include_pad", count_include_pad) and any(p):  # without padding: the same
+        raise _cubekit.Error(f"{kernel}: count_include_pad=False is not supported with padding: the average divides "
+                             "by the whole window, padding included")
     return _run(kernel, x, _options("avg", k, s, p, d), shape, schedule, chip, timing_only, trace, strict, overrides)
 
 

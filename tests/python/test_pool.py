@@ -107,13 +107,15 @@ def test_overrides_are_schedules_of_the_same_result(rng):
 
 @pytest.mark.parametrize("call,message", [
     (lambda x: kernels.max_pool2d(x, 3, 2, 2), r"^max_pool2d: padding 2 along the height is more than half the window"),
-    (lambda x: kernels.max_pool2d(x, 3, ceil_mode=True), r"^max_pool2d: ceil_mode=True is not supported"),
+    (lambda x: kernels.max_pool2d(x, 4, ceil_mode=True), r"^max_pool2d: ceil_mode=True is not supported where it adds "
+                                                          r"partial windows at the end \(here 1 x 1 outputs become 2 x 2\)"),
     (lambda x: kernels.max_pool2d(x, 3, return_indices=True), r"^max_pool2d: return_indices=True is not supported"),
     (lambda x: kernels.max_pool2d(x, 9), r"^max_pool2d: the 9 x 9 window .* is larger than the 6 x 6 input"),
     (lambda x: kernels.max_pool2d(x, 0), r"^max_pool2d: kernel_size must be an integer or a pair"),
     (lambda x: kernels.max_pool2d(x.astype(np.int32), 3), r"^max_pool2d: the vector unit pools float16 and float32"),
     (lambda x: kernels.max_pool2d(x[0], 3), r"^max_pool2d: x must be NCHW \(4-D\), got 3-D"),
-    (lambda x: kernels.avg_pool2d(x, 2, count_include_pad=False), r"^avg_pool2d: count_include_pad=False is not supported"),
+    (lambda x: kernels.avg_pool2d(x, 2, padding=1, count_include_pad=False),
+     r"^avg_pool2d: count_include_pad=False is not supported with padding"),
     (lambda x: kernels.avg_pool2d(x, 2, divisor_override=3), r"^avg_pool2d: divisor_override is not supported"),
     (lambda x: kernels.adaptive_avg_pool2d(x, 2), r"^adaptive_avg_pool2d: only output_size=1"),
     (lambda x: kernels.max_pool2d(x, 3, rows=-1), r"max_pool2d: rows must be at least 1"),
@@ -136,3 +138,14 @@ def test_the_reports_count_transdata_on_the_vector_unit(rng):
     assert [t["checked"] for t in report["transdata"]] == [False, False] and all(t["cycles"] > 0 for t in report["transdata"])
     _, report = kernels.max_pool2d(x.astype(np.float32), 3, 2, 1)  # no 32-bit transpose: the host converts
     assert report["transdata"] == [] and len(report["host_conversions"]) == 2
+
+
+def test_ceil_mode_and_count_include_pad_where_they_change_nothing(rng):
+    """ceil_mode=True where the windows fit the input exactly, count_include_pad=False without
+    padding: torch's same result, which the kernel computes (they were refused)."""
+    x = rng.uniform(-4, 4, (1, 16, 6, 6)).astype(np.float16)
+    a, _ = kernels.max_pool2d(x, 2, 2, ceil_mode=True)
+    np.testing.assert_array_equal(a, x.reshape(1, 16, 3, 2, 3, 2).max(axis=(3, 5)))
+    b, _ = kernels.avg_pool2d(x, 3, 3, ceil_mode=True, count_include_pad=False)
+    want = x.astype(np.float32).reshape(1, 16, 2, 3, 2, 3).mean(axis=(3, 5)).astype(np.float16)
+    np.testing.assert_allclose(b.astype(np.float64), want.astype(np.float64), rtol=2e-3, atol=2e-3)
