@@ -447,7 +447,8 @@ int vector_copies(const dsl::Schedule& schedule, const std::string& name, const 
 
 std::string fewer_copies(const dsl::Schedule& schedule) {
   for (const Directive& d : schedule) {
-    if (d.kind == Directive::Kind::DoubleBuffer) return "drop double_buffer()";
+    if (d.kind == Directive::Kind::DoubleBuffer)  // a kernel's option too: said in the CLI's and Python's terms
+      return "drop double_buffer() (--double-buffer off; Python double_buffer=False)";
     if (d.kind == Directive::Kind::MultiBuffer && d.factor > 1) return fmt::format("use multi_buffer(UB, {}) or fewer", d.factor - 1);
   }
   return "";

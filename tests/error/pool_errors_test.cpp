@@ -250,7 +250,7 @@ TEST(PoolErrors, RowTooWideForUbDoubleBuffered) {
     O.bound(y, 0, 1).bound(x, 0, 1).double_buffer();
     if (side == 48)
       expect_compile_error(O, {"O: one output row of 1 positions needs", "the map is too wide for the pooling's tiles (drop "
-                               "double_buffer())"});
+                               "double_buffer() (--double-buffer off; Python double_buffer=False))"});
     else
       expect_compile_error(O, {"O: one output row of 1 positions needs", "a tile holds the 56 input rows of 56 positions",
                                "pool in two steps"});
