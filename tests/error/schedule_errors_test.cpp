@@ -584,12 +584,6 @@ const ErrorCase kCli[] = {
      {"cubekit: error: C: the cube of ascend910 multiplies f16 or s8, but A is bf16"}},
     {"Bf16ResultOnThe910", kSmall + "--out bf16",
      {"cubekit: error: C: the cube's f32 results can be written as f32 or f16, not bf16 (ascend910 has no bf16 conversion)"}},
-    {"TmNotAFractalMultiple", "kernel matmul --m 64 --n 64 --k 64 --tm 8",  // was cube()'s "mi has 8 iterations"
-     {"cubekit: error: matmul: tm 8 is not a multiple of 16, the cube's fractal edge for f16 (--tm; Python tm=)"}},
-    {"ConvTnNotAFractalMultiple", "kernel conv2d --c 4 --h 6 --w 6 --k 100 --tn 17",  // was cube()'s loop names
-     {"cubekit: error: conv2d: tn 17 is not a multiple of 16, the cube's fractal edge (--tn; Python tn=)"}},
-    {"TkL1BelowTkL0", "kernel matmul --m 64 --n 64 --k 512 --tk-l0 128 --tk-l1 64",  // it ran as tk_l1 128
-     {"cubekit: error: matmul: tk_l1 64 is less than the L0 k step 128 (tk_l0): an L1 fill holds whole L0 steps"}},
     {"OutNotADtype", kSmall + "--out f64", {"cubekit: error: --out must be a dtype (f16, bf16, f32, s8, s32), got 'f64'"}},
     {"ScheduleUnknown", kSmall + "--schedule fast", {"cubekit: error: --schedule must be default or naive, got 'fast'"}},
     {"DoubleBufferNotOnOff", kSmall + "--double-buffer yes", {"cubekit: error: --double-buffer must be on or off, got 'yes'"}},

@@ -589,15 +589,3 @@ def test_operators_the_dsl_lacks_say_so():
         with pytest.raises(ck.Error, match=words.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
             build()
 
-
-
-def test_matmul_k_or_batch_that_differ_are_named():
-    """a's k against b's, and the batches: not "input 'B' has shape .. but the tensor has .." of a
-    tensor shaped from a."""
-    with pytest.raises(ck.Error, match=r"matmul: a \(16, 8\) has k = 8 but b \(16, 16\) has k = 16; a's columns and "
-                                       r"b's rows must be as many"):
-        kernels.matmul(np.ones((16, 8), np.float16), np.ones((16, 16), np.float16))
-    with pytest.raises(ck.Error, match=r"b \(16, 16\) \(transposed\) has k = 16"):
-        kernels.matmul(np.ones((16, 8), np.float16), np.ones((16, 16), np.float16), transpose_b=True)
-    with pytest.raises(ck.Error, match=r"matmul: a \(2, 16, 8\) and b \(3, 8, 16\) have batches 2 and 3"):
-        kernels.matmul(np.ones((2, 16, 8), np.float16), np.ones((3, 8, 16), np.float16))
