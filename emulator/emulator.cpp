@@ -63,9 +63,9 @@ int64_t timing_work_units(const Work& w) { return w.kind == Work::Kind::Transfer
 
 void work_limit_exceeded(int64_t max_work, int64_t instructions) {
   user_error("the run stopped at its work bound of {} units, after {} instructions over all blocks: more work than "
-             "the bound allows (a problem larger than it was set for), or an endless loop (a unit is about one scalar instruction of host time; a vector repeat "
-             "counts 256, an mmad fractal step 128); raise it with --max-work (max_work= in Python, "
-             "SimOptions::max_work in C++)",
+             "the bound allows (a problem larger than it was set for), or an endless loop (a unit is about one "
+             "scalar instruction of host time; a vector repeat counts 256, an mmad fractal step 128); raise it with "
+             "--max-work (max_work= in Python, SimOptions::max_work in C++)",
              max_work, instructions);
 }
 
