@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 namespace cubekit::codegen {
@@ -24,13 +25,7 @@ std::string ub_buffers(const Kernel& k) {
 // The largest n in [1, hi] whose kernel fits UB; 0 when none does.
 template <class Make>
 int64_t largest_fitting(int64_t hi, const ChipConfig& chip, Make make) {
-  int64_t lo = 1, best = 0;
-  while (lo <= hi) {
-    int64_t mid = (lo + hi) / 2;
-    if (ub_bytes(make(mid), chip) <= chip.buffer_size(Space::UB)) best = mid, lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return best;
+  return largest_within(hi, chip.buffer_size(Space::UB), [&](int64_t n) { return ub_bytes(make(n), chip); });
 }
 
 class RowTileFit {
@@ -161,6 +156,32 @@ Kernel fit_strips(const sched::ContractionPlan& plan, const ChipConfig& chip, sc
 
 Kernel fit_row_tiles(sched::StageGraph& graph, const sched::VectorPlan& plan, const ChipConfig& chip) {
   return RowTileFit(graph, plan, chip).run();
+}
+
+int64_t largest_within(int64_t hi, int64_t cap, const std::function<int64_t(int64_t)>& bytes) {
+  int64_t lo = 1, best = 0;
+  if (hi >= 3) {
+    const int64_t one = bytes(1), two = bytes(2);
+    if (one > cap) return 0;
+    lo = 2, best = 1;
+    if (two <= cap) {
+      const int64_t guess = two > one ? std::clamp<int64_t>(1 + (cap - one) / (two - one), 2, hi) : hi;
+      if (bytes(guess) <= cap) {
+        if (guess == hi || bytes(guess + 1) > cap) return guess;
+        best = guess + 1, lo = guess + 2;
+      } else {
+        best = 2, lo = 3, hi = guess - 1;
+      }
+    } else {
+      hi = 1;
+    }
+  }
+  while (lo <= hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (bytes(mid) <= cap) best = mid, lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return best;
 }
 
 }  // namespace cubekit::codegen

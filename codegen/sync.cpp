@@ -42,6 +42,7 @@ class SyncPass {
 
   void run() {
     collect_pipes(body_);
+    accesses_.clear();  // tokens() inserts nodes, moving the others
     tokens(body_);
     allocate_events();
     std::vector<Node> body = prologue();
@@ -60,7 +61,7 @@ class SyncPass {
   void pipes_of(const std::vector<Node>& body, int buffer, std::set<Pipe>& writers, std::set<Pipe>& readers) {
     for (const Node& n : body) {
       if (n.kind == Node::Kind::Instr)
-        for (const Access& a : accesses_of(k_, n, chip_))
+        for (const Access& a : accesses(n))  // a node's, asked for each buffer its scopes stage
           if (n.refs[size_t(a.ref)].buffer == buffer) (a.write ? writers : readers).insert(n.pipe);
       pipes_of(n.body, buffer, writers, readers);
       pipes_of(n.orelse, buffer, writers, readers);
@@ -293,8 +294,8 @@ class SyncPass {
     return false;
   }
 
-  // An instruction's accesses, which barriers() asks for on every pass over a loop (the nodes
-  // stay in place until insert_barriers()).
+  // An instruction's accesses, which collect_pipes() asks for once per buffer and barriers() on
+  // every pass over a loop (the nodes stay in place until tokens() and insert_barriers()).
   const std::vector<Access>& accesses(const Node& n) {
     auto [it, fresh] = accesses_.try_emplace(&n);
     if (fresh) it->second = accesses_of(k_, n, chip_);

@@ -39,6 +39,10 @@ struct L2Counts {
 class L2Model {
  public:
   L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors);
+  // The same on `state`: state_bytes(chip, tensors) zeroed bytes that outlive the model (simulate
+  // maps them with the cores' queues, so that the huge pages cleared for both are used in full).
+  L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors, ZeroedBytes state);
+  static size_t state_bytes(const ChipConfig& chip, const std::vector<TensorDecl>& tensors);
 
   struct Cost {
     int64_t latency = 0, occupancy = 0;
@@ -61,7 +65,8 @@ class L2Model {
   // repeat); `run` is the length in bytes of the contiguous run the line is part of.
   template <class F>
   void for_each_line(const Footprint& fp, bool writes, F f) const;
-  // Calls f(line id, sector mask) for every line a write touches, with the sectors it covers.
+  // Calls f(line id, sector mask, sectors in the mask) for every line a write touches, with the
+  // sectors it covers.
   template <class F>
   void for_each_written_sector(const Footprint& fp, F f) const;
   int32_t find(uint64_t key) const;               // the slot holding line `key`, -1 when L2 has it not
@@ -72,6 +77,9 @@ class L2Model {
   // `scattered` of the bytes are read in runs shorter than a DRAM page (hbm_page_bytes).
   uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered = 0);
   uint64_t reserve_l2(CoreKind port, uint64_t time, double bytes);
+
+  struct Layout;  // where slot_, lines_ and age_ lie in state_
+  static Layout layout(const ChipConfig& chip, const std::vector<TensorDecl>& tensors);
 
   const TimingConfig& t_;
   std::vector<uint64_t> first_line_;  // per tensor: the id of its first line (lines are numbered densely)
@@ -98,8 +106,8 @@ class L2Model {
   bool hbm_writing_ = false;  // the direction of HBM's last transfer
   double l2_free_[kNumCoreKinds] = {};  // per port: when it can start the next transfer
   std::vector<int32_t> missed_;  // slots of the lines the current request fetches
-  int64_t scattered_missed_ = 0;
-  std::vector<std::pair<int32_t, uint64_t>> written_;  // slots and sectors the current write dirties  // how many of them are in runs shorter than a DRAM page
+  int64_t scattered_missed_ = 0;  // how many of them are in runs shorter than a DRAM page
+  std::vector<std::pair<int32_t, uint64_t>> written_;  // slots and sectors the current write dirties
   uint64_t request_ = 0;
 };
 

@@ -28,7 +28,11 @@ ZeroedBytes::ZeroedBytes(size_t n, bool huge) : n_(n) {
   p_ = static_cast<uint8_t*>(p);
   if (!huge) return;
   p_ = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + kHugePage - 1) / kHugePage * kHugePage);
-  madvise(p_, whole, MADV_HUGEPAGE);  // a hint: refused, it changes nothing
+  // The last huge page only when the bytes fill an eighth of it: touched, it is cleared whole
+  // (0.3 ms), where its 4 KB pages cost about 4 us each (an ascend910 add of 4096^2 used 128 KB of
+  // its third huge page).
+  const size_t advised = n % kHugePage >= kHugePage / 8 ? whole : n / kHugePage * kHugePage;
+  if (advised) madvise(p_, advised, MADV_HUGEPAGE);  // a hint: refused, it changes nothing
 }
 
 ZeroedBytes ZeroedBytes::slice(uint8_t* p, size_t n) {

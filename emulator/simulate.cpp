@@ -9,6 +9,7 @@
 // setter's GM writes before its set_cross are then committed before the waiter's reads replay.
 // Blocks go to cores as launch.h plans (coupled: block b on core b % cores) and run one after
 // another on each core.
+#include "emulator/arith.h"
 #include "emulator/error.h"
 #include "emulator/functional_core.h"
 
@@ -80,7 +81,11 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   const bool functional = !options.timing_only, checks = functional && options.checks;
   CUBEKIT_ASSERT(!functional || gm.has_data(), "a functional run of {} was given its tensors without their bytes",
                  program.name);
-  L2Model l2(chip, gm.decls);
+  // One mapping for the timing model's zeroed state, the L2's and every core's pipe queues: apart,
+  // each cleared huge pages of its own (an ascend910 add of 4096^2 cleared 6 MB for its 4 MB).
+  const size_t l2_bytes = size_t(round_up(int64_t(L2Model::state_bytes(chip, gm.decls)), 64));
+  ZeroedBytes state(l2_bytes + size_t(ncores) * TimingCore::queue_bytes(chip), true);  // before its users
+  L2Model l2(chip, gm.decls, ZeroedBytes::slice(state.data(), l2_bytes));
   RunBudget budget;
   SimContext ctx{chip, program, gm, l2, options, blocks, {}, {}, {}, {}, budget};
   ctx.cores = ncores;
@@ -117,8 +122,7 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   for (size_t t = 0; t < gm.decls.size(); ++t) tensor_bytes += gm.tensor_bytes(t);
   if (functional) arena.emplace(chip, kinds, tensor_bytes);
   ctx.flags = int(flags.size());
-  ZeroedBytes queues(size_t(ncores) * TimingCore::queue_bytes(chip), true);  // before the cores, which hold slices of it
-  ctx.queues = queues.data();
+  ctx.queues = state.data() + l2_bytes;
   std::vector<std::unique_ptr<TimingCore>> timing;
   std::vector<std::unique_ptr<FunctionalCore>> data;
   for (int c = 0; c < ncores; ++c) {
