@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <type_traits>
+#include <vector>
 
 namespace cubekit::cli {
 
@@ -46,6 +48,34 @@ inline CLI::Validator not_zero(const std::string& left_out) {
         }
       },
       "NOT 0");
+}
+
+// A comma-separated list (`--shape 3,5,7`; the option may also repeat, or take its values apart).
+// CLI11's own delimiter drops empty items, so that a slip such as `3,,5` or `relu,` silently meant
+// another shape or epilogue: an empty item is refused here. `example`: a list the option takes.
+template <class T>
+CLI::Option* add_list_option(CLI::App* cmd, const std::string& name, std::vector<T>& into, const std::string& help,
+                             const std::string& example) {
+  static_assert(std::is_integral_v<T> || std::is_same_v<T, std::string>, "lists of whole numbers or of names");
+  auto parse = [name, example, &into](const std::vector<std::string>& given) {
+    into.clear();
+    for (const std::string& list : given)
+      for (size_t at = 0;;) {
+        const size_t comma = list.find(',', at);
+        const std::string item = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (item.empty())
+          throw CLI::ValidationError(name, "'" + list + "' has an empty item: separate the values by single commas, e.g. " +
+                                               name + " " + example);
+        T value;
+        if (!CLI::detail::lexical_cast(item, value))
+          throw CLI::ValidationError(name, "'" + item + "' in '" + list + "' is not a whole number, e.g. " + name + " " + example);
+        into.push_back(value);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+      }
+  };
+  return cmd->add_option_function<std::vector<std::string>>(name, parse, help)
+      ->type_name(std::is_integral_v<T> ? "INT,..." : "NAME,...");
 }
 
 // A user error (`option`: cannot write `path`) unless the file can be written; checked before a run

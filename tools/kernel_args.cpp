@@ -42,8 +42,8 @@ void add_matmul_options(CLI::App* cmd, MatmulArgs& a, bool tuning) {
   cmd->add_option("--out", a.out, "result type: f32, f16 or (chips with bf16) bf16 for f16/bf16 inputs, s32 for s8 (default f32 / s32)");
   cmd->add_flag("--transpose-a", a.transpose_a, "A is stored [k, m]");
   cmd->add_flag("--transpose-b", a.transpose_b, "B is stored [n, k]");
-  cmd->add_option("--epilogue", a.epilogue, "fused on the way out of L0C: bias, scale, relu, gelu (comma-separated, applied in that order: relu,bias is relu(AB)+bias)")
-      ->delimiter(',');
+  add_list_option(cmd, "--epilogue", a.epilogue, "fused on the way out of L0C: bias, scale, relu, gelu (comma-separated, applied in that order: relu,bias is relu(AB)+bias)",
+                  "bias,relu");
   cmd->add_option("--scale", a.scale, "the epilogue's scale (with scale in --epilogue)")
       ->capture_default_str()
       ->each([&a](const std::string&) { a.scale_given = true; });
@@ -92,8 +92,9 @@ void add_conv_options(CLI::App* cmd, ConvArgs& a, bool tuning) {
   cmd->add_option("--groups", a.groups, "groups (must divide c and k)")->capture_default_str();
   cmd->add_option("--dtype", a.dtype, "input type: f16, bf16 or s8 (the INT8 inference mode)")->capture_default_str();
   cmd->add_option("--out", a.out, "result type: f32, f16 or (chips with bf16) bf16 for f16/bf16 inputs, s32 for s8 (default f32 / s32)");
-  cmd->add_option("--epilogue", a.epilogue, "fused on the way out of L0C: bn, residual, relu (comma-separated, in order: "
-                                            "bn,residual,relu ends a ResNet block)")->delimiter(',');
+  add_list_option(cmd, "--epilogue", a.epilogue, "fused on the way out of L0C: bn, residual, relu (comma-separated, in order: "
+                                                  "bn,residual,relu ends a ResNet block)",
+                  "bn,relu");
   cmd->add_option("--subsampled", a.subsampled, "also write the result at every S-th row and column as a second output Ys "
                                                 "(the input of a strided 1x1 conv that follows: ResNet's downsample)");
   if (!tuning) cmd->add_option("--rows", a.rows, "override: output rows per tile");
@@ -131,10 +132,10 @@ void add_attention_options(CLI::App* cmd, AttentionArgs& a, bool tuning) {
   cmd->add_option("--dim", a.dim, "head dim (a multiple of 16 up to 128)")->required();
   cmd->add_flag("--causal", a.causal, "causal mask: query i sees keys 0..i");
   cmd->add_flag("--lse", a.lse, "also write the logsumexp of the scaled scores (f32, batch x heads x seq-q)");
-  cmd->add_option("--mask", a.mask,
+  add_list_option(cmd, "--mask", a.mask,
                   "an additive f32 mask input of this shape, e.g. 1,1,512,512 or 512,512 (key padding: batch,1,1,seq-kv): the "
-                  "trailing dims of (batch, heads, seq-q, seq-kv), each 1 or that extent")
-      ->delimiter(',');
+                  "trailing dims of (batch, heads, seq-q, seq-kv), each 1 or that extent",
+                  "1,1,512,512");
   cmd->add_option("--scale", a.scale, "score scale, any finite number but 0 (default 1/sqrt(dim))")
       ->check(not_zero("1/sqrt(dim); a scale of 0 would weigh every key alike, the mean of V"));
   cmd->add_option("--softcap", a.softcap, "cap the scaled scores: s -> softcap tanh(s / softcap) (Gemma 2's logit softcapping)")
@@ -186,12 +187,12 @@ void add_vector_options(CLI::App* cmd, VectorArgs& a, bool tuning) {
                           a.name == "rmsnorm";
   cmd->add_option("--cols", a.cols, along_rows ? "columns (the last dimension, the one the kernel works along)"
                                                 : "columns (the last dimension)");
-  cmd->add_option("--shape", a.shape, "the whole shape instead, e.g. 3,5,7,300")->delimiter(',');
+  add_list_option(cmd, "--shape", a.shape, "the whole shape instead, e.g. 3,5,7,300", "3,5,7,300");
   cmd->add_option("--dtype", a.dtype, "input and result type: f16 or f32")->capture_default_str();
   if (a.name == "cast") cmd->add_option("--to", a.to, "the result type")->capture_default_str();
   if (a.name == "layernorm" || a.name == "rmsnorm") cmd->add_option("--eps", a.eps, "added to the variance")->capture_default_str();
   if (kernels::is_binary_kernel(a.name)) {
-    cmd->add_option("--y-shape", a.y_shape, "Y's shape, broadcast with X's as numpy does (default: X's)")->delimiter(',');
+    add_list_option(cmd, "--y-shape", a.y_shape, "Y's shape, broadcast with X's as numpy does (default: X's)", "3,1");
     cmd->add_option("--y-dtype", a.y_dtype, "Y's type: f16 or f32 (default: --dtype; the result is the wider)");
     cmd->add_option_function<double>("--scalar", [&a](double v) { a.scalar = v; }, "Y is this constant instead of a tensor");
   }

@@ -449,6 +449,20 @@ TEST(CliBadInput, PoolDtypeTheVectorUnitDoesNotPool) {
   EXPECT_THAT(r.err, HasSubstr("--dtype must be f16 or f32 for max_pool2d, got 's8'"));
 }
 
+// CLI11's delimiter dropped empty items: 3,,5 ran as the shape [3, 5], relu, as relu.
+TEST(CliBadInput, ListWithAnEmptyItem) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel add --shape 3,,5 --timing-only");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--shape: '3,,5' has an empty item: separate the values by single commas, e.g. --shape 3,5,7,300"));
+  r = cubekit(dir, "kernel matmul --m 32 --n 32 --k 32 --epilogue relu, --timing-only");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--epilogue: 'relu,' has an empty item"));
+  r = cubekit(dir, "kernel add --shape 3,x --timing-only");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--shape: 'x' in '3,x' is not a whole number"));
+}
+
 TEST(CliBadInput, InOrderWithTimingOnly) {
   TempDir dir("cli");
   CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --in-order --timing-only");
