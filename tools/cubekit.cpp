@@ -11,12 +11,13 @@
 int main(int argc, char** argv) {
   CLI::App app{"cubekit: develop, run and measure kernels for Ascend-style AI Cores on any machine"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "cubekit " CUBEKIT_VERSION);
   int exit_code = 0;
   cubekit::cli::add_run(app, exit_code);
   cubekit::cli::add_info(app, exit_code);
   cubekit::cli::add_kernel(app, exit_code);
   cubekit::cli::add_tune(app, exit_code);
-  if (argc > 1 && argv[1][0] != '-') {
+  if (argc > 1 && argv[1][0] != '-') {  // `cubekit kernel foo` and `cubekit foo`: named in the message
     std::string names;
     bool known = false;
     for (const CLI::App* sub : app.get_subcommands({})) {

@@ -31,6 +31,7 @@ The pieces, as in C++ (see the README and docs/ of the repository):
 Every error is a ``cubekit.Error`` carrying cubekit's message (what was wrong, where, what to do).
 """
 
+from ._cubekit import __version__  # noqa: F401  (as `cubekit --version` says)
 from ._cubekit import (  # noqa: F401
     Builder,
     ChipConfig,

@@ -133,6 +133,7 @@ PYBIND11_MODULE(_cubekit, m) {
   namespace py = pybind11;
   using namespace cubekit::py_bind;
   m.doc() = "cubekit's C++ core; use the `cubekit` package, which wraps it.";
+  m.attr("__version__") = CUBEKIT_VERSION;  // the project's (CMakeLists.txt), as `cubekit --version` says
   static py::exception<cubekit::UserError> error(m, "Error");
   error.doc() = "A cubekit error: the message says what was wrong, where, and what to do.";
   static py::exception<cubekit::InternalError> internal(m, "InternalError", error.ptr());

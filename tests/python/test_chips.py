@@ -18,6 +18,14 @@ def test_chips_match_the_cli():
         assert cubekit.chip(c["name"]).to_dict() == c
 
 
+def test_the_version_is_the_projects(source_dir):
+    # CMakeLists.txt's project() line, as `cubekit --version` and `cubekit.__version__` give it.
+    project = next(l for l in (source_dir / "CMakeLists.txt").read_text().splitlines() if l.startswith("project("))
+    version = project.split("VERSION")[1].split()[0]
+    assert cubekit.__version__ == version
+    assert run_cli("--version").stdout.strip() == f"cubekit {version}"
+
+
 @pytest.mark.parametrize("name", cubekit.chips())
 def test_one_chip_saved_by_the_cli_loads_with_chip(tmp_path, name):
     one = run_cli("chips", name, "--json").stdout
