@@ -13,7 +13,7 @@ namespace cubekit {
 struct L2Model::Layout {
   std::vector<uint64_t> first_line;  // per tensor
   size_t lines = 0, held = 0;        // line ids; slots (L2 never holds more lines than the tensors have)
-  size_t lines_at = 0, ages_at = 0, bytes = 0;  // slot_ from 0
+  size_t lines_at = 0, bytes = 0;  // slot_ from 0
 };
 
 L2Model::Layout L2Model::layout(const ChipConfig& chip, const std::vector<TensorDecl>& tensors) {
@@ -28,8 +28,7 @@ L2Model::Layout L2Model::layout(const ChipConfig& chip, const std::vector<Tensor
   // A small run's L2 state is small, not L2-sized.
   l.held = std::min(capacity, l.lines);
   l.lines_at = size_t(round_up(int64_t(l.lines * sizeof(int32_t)), int64_t(alignof(Line))));
-  l.ages_at = l.lines_at + l.held * sizeof(Line);
-  l.bytes = l.ages_at + l.held * sizeof(uint64_t);
+  l.bytes = l.lines_at + l.held * sizeof(Line);
   return l;
 }
 
@@ -51,7 +50,6 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   first_line_ = std::move(l.first_line);
   slot_ = ZeroedArray<int32_t>::in(state_, 0, l.lines);
   lines_ = ZeroedArray<Line>::in(state_, l.lines_at, l.held);
-  age_ = ZeroedArray<uint64_t>::in(state_, l.ages_at, l.held);
   if (std::has_single_bit(capacity_)) capacity_mask_ = capacity_ - 1;
 }
 
@@ -67,7 +65,6 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   const size_t i = slot;
   const uint64_t r = splitmix64(random_);
   slot = size_t(capacity_mask_ ? r & capacity_mask_ : r % capacity_);  // the same slot, without a division
-  __builtin_prefetch(&age_[slot]);
   __builtin_prefetch(&lines_[slot]);
   return i;
 }
@@ -79,13 +76,13 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   size_t best = n;
   for (int k = 0; k < t_.l2_replacement_candidates; ++k) {
     size_t i = draw();
-    if (age_[i] == request_) continue;
-    if (best == n || age_[i] < age_[best]) best = i;
+    if (lines_[i].age == request_) continue;
+    if (best == n || lines_[i].age < lines_[best].age) best = i;
   }
   if (best < n) return best;
   size_t start = draw();  // every candidate was this request's: walk on
   for (size_t k = 0; k < n; ++k)
-    if (age_[(start + k) % n] != request_) return (start + k) % n;
+    if (lines_[(start + k) % n].age != request_) return (start + k) % n;
   return start;  // one request larger than L2: it evicts its own lines
 }
 
@@ -98,8 +95,7 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   } else {
     i = victim();  // the evicted line's slot_ entry stays: find() sees the slot holds another line
   }
-  lines_[i] = {key, ready};
-  age_[i] = request_;
+  lines_[i] = {key, ready, 0, request_};
   slot_[key] = int32_t(i) + 1;
   return int32_t(i);
 }
@@ -172,8 +168,8 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
       return;
     }
     Line& l = lines_[size_t(i)];
-    if (age_[size_t(i)] == request_) return;  // seen already in this request
-    age_[size_t(i)] = request_;
+    if (lines_[size_t(i)].age == request_) return;  // seen already in this request
+    lines_[size_t(i)].age = request_;
     if (l.ready > time) ++merged;  // a fill in flight: wait for it
     else ++hits;
     data_ready = std::max(data_ready, l.ready);
@@ -221,7 +217,7 @@ L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, 
     int32_t i = find(key);
     if (i < 0) i = insert(key, time);
     Line& l = lines_[size_t(i)];
-    age_[size_t(i)] = request_;
+    lines_[size_t(i)].age = request_;
     sectors += n;
     // Against the lines as they were before this write. Counted only where the sectors are partly
     // dirty: the host's baseline x86-64 has no popcount instruction (a library call a line).

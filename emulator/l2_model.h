@@ -56,10 +56,13 @@ class L2Model {
   Cost write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, double efficiency, L2Counts& counts);
 
  private:
-  struct Line {
+  // 32 bytes at a 32-byte boundary: an eviction's probe of a line and its rewrite touch one host
+  // cache line (with the ages apart they touched two).
+  struct alignas(32) Line {
     uint64_t key;
     uint64_t ready;      // when its data is in L2
     uint64_t dirty = 0;  // the sectors (1/64 of the line each) written since it came into L2
+    uint64_t age = 0;    // the last request that visited it (a request counts a line once; the LRU age)
   };
   // Calls f(line id, run) for every line the GM regions of one direction touch (a line may
   // repeat); `run` is the length in bytes of the contiguous run the line is part of.
@@ -78,24 +81,21 @@ class L2Model {
   uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered = 0);
   uint64_t reserve_l2(CoreKind port, uint64_t time, double bytes);
 
-  struct Layout;  // where slot_, lines_ and age_ lie in state_
+  struct Layout;  // where slot_ and lines_ lie in state_
   static Layout layout(const ChipConfig& chip, const std::vector<TensorDecl>& tensors);
 
   const TimingConfig& t_;
   std::vector<uint64_t> first_line_;  // per tensor: the id of its first line (lines are numbered densely)
   // Both megabytes for big tensors and L2s, in huge pages: a 4 KB page fault each 128 lines cost
   // a timing-only add of 4096^2 a third of its run on a virtual machine.
-  ZeroedBytes state_;           // slot_, lines_ and age_, one after another
+  ZeroedBytes state_;           // slot_ and lines_, one after the other
   // Per line id: its slot in lines_ plus one, 0 for a line never in L2. An evicted line's entry is
   // left as it was (one random write less an eviction): the slot it names holds another line now.
   ZeroedArray<int32_t> slot_;
   ZeroedArray<Line> lines_;    // the first `used_` of `capacity_`
-  // Per slot: the last request that visited its line (a request counts a line once; the LRU age).
-  // Apart from lines_: the replacement compares the ages of several random slots to evict one.
-  ZeroedArray<uint64_t> age_;
   size_t used_ = 0;
   uint64_t random_ = 0;               // the replacement's pseudo-random sequence (splitmix64 state)
-  // The sequence's next slots, drawn ahead and their ages and lines prefetched: the probes of a
+  // The sequence's next slots, drawn ahead and their lines prefetched: the probes of a
   // streaming kernel's evictions are cache misses on the host (half of a timing-only add of 4096^2).
   static constexpr size_t kDrawnAhead = 16;
   size_t drawn_[kDrawnAhead] = {};

@@ -123,6 +123,8 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   if (functional) arena.emplace(chip, kinds, tensor_bytes);
   ctx.flags = int(flags.size());
   ctx.queues = state.data() + l2_bytes;
+  for (CoreKind k : kinds)  // once a kind, not once a core
+    if (ctx.rates[size_t(k)].empty()) ctx.rates[size_t(k)] = TimingCore::transfer_rates(*chip.kind(k), program);
   std::vector<std::unique_ptr<TimingCore>> timing;
   std::vector<std::unique_ptr<FunctionalCore>> data;
   for (int c = 0; c < ncores; ++c) {

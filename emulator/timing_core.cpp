@@ -21,21 +21,11 @@ constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), in
 
 TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch)
     : ctx_(ctx), core_(core), kind_(*ctx.chip.kind(launch.kind)), entry_(launch.entry), subblock_(launch.subblock),
-      blocks_(launch.blocks), fired_(size_t(ctx.flags)), pending_sets_(size_t(ctx.flags), 0), lost_sets_(size_t(ctx.flags), 0), last_set_(size_t(ctx.flags), -1) {
-  // The rate of each transfer's path on this kind (launch checked that the kind has the paths it reaches).
-  rates_.assign(ctx.program.code.size(), 0);
-  for (size_t i = 0; i < ctx.program.code.size(); ++i) {
-    const Instr& in = ctx.program.code[i];
-    const InstrSpec& spec = spec_of(in);
-    int dst = spec.operand_index("dst"), src = spec.operand_index("src");
-    if (dst < 0 || src < 0 || spec.operands[dst].kind != OperandKind::Mem || spec.operands[src].kind != OperandKind::Mem)
-      continue;
-    if (const DataPathRate* p = kind_.path(in.ops[src].space, in.ops[dst].space)) rates_[i] = p->rate;
-  }
-  // This core's queues: value-initialised in place (the zeroed mapping is touched once, in huge pages).
+      rates_(ctx.rates[size_t(launch.kind)]), blocks_(launch.blocks), fired_(size_t(ctx.flags)), pending_sets_(size_t(ctx.flags), 0), lost_sets_(size_t(ctx.flags), 0), last_set_(size_t(ctx.flags), -1) {
+  // This core's queues: the zeroed mapping is their value-initialised entries already (Entry is an
+  // aggregate of numbers, an implicit-lifetime type), so only the entries used are ever touched.
   const size_t depth = size_t(ctx.chip.timing.queue_depth);
   Entry* queues = reinterpret_cast<Entry*>(ctx.queues + size_t(core) * queue_bytes(ctx.chip));
-  std::uninitialized_value_construct_n(queues, depth * kNumPipes);
   for (int p = 0; p < kNumPipes; ++p) pipes_[p].ring = queues + size_t(p) * depth, pipes_[p].depth = depth;
   stats_.core = core;
   stats_.kind = launch.kind;
@@ -47,8 +37,22 @@ TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch
 }
 
 size_t TimingCore::queue_bytes(const ChipConfig& chip) {
-  static_assert(std::is_trivially_destructible_v<Entry>, "queues are unmapped, not destroyed");
+  static_assert(std::is_trivially_destructible_v<Entry> && std::is_aggregate_v<Entry>,
+                "queues are zeroed bytes, never constructed or destroyed");
   return size_t(chip.timing.queue_depth) * kNumPipes * sizeof(Entry);
+}
+
+std::vector<double> TimingCore::transfer_rates(const CoreConfig& kind, const Program& program) {
+  std::vector<double> rates(program.code.size(), 0);
+  for (size_t i = 0; i < program.code.size(); ++i) {
+    const Instr& in = program.code[i];
+    const InstrSpec& spec = spec_of(in);
+    int dst = spec.operand_index("dst"), src = spec.operand_index("src");
+    if (dst < 0 || src < 0 || spec.operands[dst].kind != OperandKind::Mem || spec.operands[src].kind != OperandKind::Mem)
+      continue;
+    if (const DataPathRate* p = kind.path(in.ops[src].space, in.ops[dst].space)) rates[i] = p->rate;
+  }
+  return rates;
 }
 
 void TimingCore::report(Diagnostic::Kind kind, int index, std::string message) {

@@ -44,6 +44,9 @@ struct SimContext {
   // mapping in huge pages (simulate.cpp). Grown entry by entry on the heap, the queues of a 32-core
   // vector kernel cost 150 page faults, a tenth of a timing-only add of 4096^2 on a virtual machine.
   uint8_t* queues = nullptr;
+  // Per core kind (CoreKind), per instruction: its transfer path's rate on that kind, else 0
+  // (TimingCore::transfer_rates; filled for the kinds the launch runs).
+  std::array<std::vector<double>, kNumCoreKinds> rates;
 };
 
 // A work instruction as it started, for the functional replay and the race checker.
@@ -65,6 +68,9 @@ class TimingCore {
   TimingCore(const SimContext& ctx, int core, const LaunchCore& launch);
   // The bytes of one core's pipe queues (SimContext::queues).
   static size_t queue_bytes(const ChipConfig& chip);
+  // SimContext::rates for one kind: per instruction, the rate of its path from source to
+  // destination on `kind` (launch checked that the kind has the paths it reaches), else 0.
+  static std::vector<double> transfer_rates(const CoreConfig& kind, const Program& program);
 
   uint64_t next_event() const;  // UINT64_MAX when done
   void step();                  // processes the core's earliest event
@@ -147,7 +153,7 @@ class TimingCore {
   int core_;
   const CoreConfig& kind_;
   int entry_, subblock_;
-  std::vector<double> rates_;  // per instruction: its path's rate on this kind (transfers), else 0
+  const std::vector<double>& rates_;  // SimContext::rates of this core's kind
   std::vector<int> blocks_;
   size_t next_block_ = 0;
   int block_ = -1;
