@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <functional>
 #include <map>
 #include <set>
@@ -73,8 +75,24 @@ std::string with_commas(uint64_t v) {
 // Whether the search measured anything: the time limit can come before a problem's default ran.
 bool measured(const tune::Outcome& o) { return o.best.cycles > 0; }
 
+// Ctrl-C during a search: the first stops it as its time limit would (the candidates running
+// finish, and the best so far is printed and kept in the database); the handler then resets
+// (SA_RESETHAND), so that a second Ctrl-C quits at once.
+std::atomic<bool> interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+
+void on_interrupt(int) {
+  interrupted.store(true);
+  static const char kSaid[] =
+      "\ncubekit tune: stopping after the candidates running now; the best so far is kept (Ctrl-C again quits at once)\n";
+  [[maybe_unused]] ssize_t n = write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
+}
+
+// What stopped the searches that did not finish, for the table's notes.
+const char* stopper() { return interrupted.load() ? "Ctrl-C" : "the time limit"; }
+
 void print_row(const tune::Outcome& o, int count) {
-  const std::string schedule = !measured(o)           ? "(not reached: the time limit came first)"
+  const std::string schedule = !measured(o)           ? fmt::format("(not reached: {} came first)", stopper())
                                : o.best.params.empty() ? "(the default)"
                                                        : tune::params_text(o.best.params);
   fmt::print("{:<22} {:<10} {:<44} {:>3} {:>13} {:>13} {:>7} {:>5}/{:<5}  {}\n", o.problem.label.empty() ? "-" : o.problem.label,
@@ -96,7 +114,8 @@ void print_totals(const std::vector<tune::Outcome>& outcomes, const std::vector<
     total_tuned += double(o.best.cycles) * counts[i];
   }
   if (n == 0) {
-    fmt::print("no problem measured: the time limit came before any default schedule ran; give a longer --time\n");
+    fmt::print("no problem measured: {} came before any default schedule ran{}\n", stopper(),
+               interrupted.load() ? "" : "; give a longer --time");
     return;
   }
   fmt::print("geometric-mean speedup {:.3f}x over {} problems{}; ", std::exp(log_sum / double(n)), n,
@@ -120,11 +139,12 @@ void print_table(const std::vector<tune::Outcome>& outcomes, const std::vector<i
   constexpr size_t kShown = 3;  // failures per problem shown; the database keeps every one
   for (const tune::Outcome& o : outcomes) {
     if (o.best.stopped_by_time)
-      fmt::print("note: {} {}: the time limit stopped this {} search after {} of the {} candidates{}; run it again (a "
-                 "longer --time) to go on from what the database holds\n",
-                 o.problem.kernel, o.problem.shape(), o.best.strategy, with_commas(uint64_t(o.best.evaluated)),
+      fmt::print("note: {} {}: {} stopped this {} search after {} of the {} candidates{}; run it again{} to go on from "
+                 "what the database holds\n",
+                 o.problem.kernel, o.problem.shape(), stopper(), o.best.strategy, with_commas(uint64_t(o.best.evaluated)),
                  with_commas(uint64_t(o.best.space)),
-                 o.pruned ? fmt::format(" ({} more points pruned)", with_commas(uint64_t(o.pruned))) : "");
+                 o.pruned ? fmt::format(" ({} more points pruned)", with_commas(uint64_t(o.pruned))) : "",
+                 interrupted.load() ? "" : " (a longer --time)");
     if (o.own_best)
       fmt::print("note: {} {}: an earlier search's schedule in the database ({} cycles) beats this search's best ({}); "
                  "it stays the best\n",
@@ -172,7 +192,7 @@ int list_database(bool json) {
     std::string chip = keys[r.chip_name].size() > 1 ? r.chip_name + " #" + r.chip.substr(0, 8) : r.chip_name;
     fmt::print("  {:<12} {:<10} {}  {} cycles (default {}), {}{}\n", chip, r.kernel, r.problem, r.best.cycles,
                r.best.default_cycles, tune::params_text(r.best.params),
-               r.best.stopped_by_time ? " (found by a search the time limit stopped)" : "");
+               r.best.stopped_by_time ? " (found by a search stopped before its end: time limit or Ctrl-C)" : "");
   }
   return 0;
 }
@@ -207,10 +227,17 @@ int run_tune(const TuneArgs& a) {
   ProgressBar bar(a.quiet || a.json || cluster->rank() != 0);
   auto start = std::chrono::steady_clock::now();
   int64_t fresh = 0;
+  struct sigaction on_ctrl_c {}, before {};
+  on_ctrl_c.sa_handler = on_interrupt;
+  on_ctrl_c.sa_flags = SA_RESETHAND;
+  sigemptyset(&on_ctrl_c.sa_mask);
+  sigaction(SIGINT, &on_ctrl_c, &before);
+  s.stop = &interrupted;
   std::vector<tune::Outcome> outcomes = tune::tune(problems, chip, s, db.get(), *cluster, [&](const tune::Progress& p) {
     fresh = p.fresh;
     bar(p);
   });
+  sigaction(SIGINT, &before, nullptr);
   bar.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (cluster->rank() != 0) return 0;
@@ -218,7 +245,8 @@ int run_tune(const TuneArgs& a) {
   if (a.json) {
     nlohmann::json j = {{"chip", chip.name}, {"suite", a.suite}, {"seconds", seconds}, {"evaluated_fresh", fresh},
                         {"candidates_per_second", seconds > 0 ? double(fresh) / seconds : 0.0}, {"ranks", cluster->size()},
-                        {"threads", threads}, {"database", path == "off" ? "" : path}, {"problems", nlohmann::json::array()}};
+                        {"threads", threads}, {"database", path == "off" ? "" : path}, {"interrupted", interrupted.load()},
+                        {"problems", nlohmann::json::array()}};
     double log_sum = 0;
     size_t n = 0;
     for (size_t i = 0; i < outcomes.size(); ++i) {
@@ -231,6 +259,7 @@ int run_tune(const TuneArgs& a) {
   } else {
     print_table(outcomes, counts, chip, seconds, fresh, cluster->size(), threads, path == "off" ? "" : path);
   }
+  if (interrupted.load()) return 128 + SIGINT;  // the shell's code for a Ctrl-C, after what it kept is printed
   for (const tune::Outcome& o : outcomes)
     if (o.failed) return 1;
   return 0;

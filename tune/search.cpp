@@ -371,7 +371,9 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
   if (cluster.size() > 1)
     for (const std::string& b : cluster.allgather(std::to_string(base))) base = std::max<int64_t>(base, std::stoll(b));
   int64_t fresh = 0;
-  auto time_is_up = [&] { return settings.seconds > 0 && elapsed() > settings.seconds; };
+  auto time_is_up = [&] {
+    return (settings.stop && settings.stop->load()) || (settings.seconds > 0 && elapsed() > settings.seconds);
+  };
   bool stop = false;
   while (!stop) {
     std::vector<Item> items = propose_defaults_first(searches);

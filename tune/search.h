@@ -19,6 +19,7 @@
 #include "tune/database.h"
 #include "tune/space.h"
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -33,6 +34,9 @@ struct Settings {
   uint64_t seed = 0;
   bool exhaustive = false;          // every point of the space, whatever the budget
   int threads = 0;                  // host threads evaluating at once per rank; 0: all the host's
+  // A request to stop (the CLI's Ctrl-C), read between candidates: as at the time limit, no
+  // candidate starts after it and the best so far is kept (Best::stopped_by_time). Null: none.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct Outcome {

@@ -175,3 +175,36 @@ def test_a_stored_schedule_the_kernel_refuses_says_where_it_came_from(tmp_path):
             ck.kernels.softmax(np.ones((64, 64), np.float16))
     finally:
         ck.set_tuning_db("")
+
+
+def test_ctrl_c_keeps_the_best_so_far(tmp_path):
+    # A search far from its end, interrupted once it has recorded candidates: it prints and keeps its
+    # best, says it was interrupted, and exits as a Ctrl-C'd process does (130).
+    import json
+    import signal
+    import time
+    path = str(tmp_path / "ctrl_c.db")
+    p = subprocess.Popen([CLI, "tune", "matmul", "--m", "512", "--n", "512", "--k", "512", "--budget", "100000",
+                          "--db", path, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            if os.path.exists(path):
+                with sqlite3.connect(path) as con:
+                    if con.execute("SELECT count(*) FROM candidates").fetchone()[0] >= 2:
+                        break
+        assert p.poll() is None, p.communicate()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 130, err
+    assert "stopping after the candidates running now" in err
+    got = json.loads(out)
+    assert got["interrupted"] is True
+    problem = got["problems"][0]
+    assert problem["stopped_by_time"] and 2 <= problem["evaluated"] < problem["space"]
+    with sqlite3.connect(path) as con:
+        (cycles,) = con.execute("SELECT cycles FROM best").fetchone()
+    assert cycles == problem["cycles"] > 0
