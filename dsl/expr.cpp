@@ -89,10 +89,31 @@ void need(const Expr& e, std::string_view where, const char* side = "an") {
   if (!e.defined()) user_error("{}: {} operand is an undefined expression (an Expr declared but never assigned)", where, side);
 }
 
+// A plain number adopting an integer type must be one of its values: `c * 0.5` was `c * 0`
+// (printed as `c * 0.5`), where Halide would have made the product a float.
+void check_adoptable(const Expr& number, const Expr& other, std::string_view op, bool number_left) {
+  const DType t = other.type().dtype;
+  const double v = number.node().value;
+  if (is_float(t) || other.type().boolean) return;
+  const int bits = dtype_size(t) * 8;
+  const bool is_signed = t == DType::s8 || t == DType::s16 || t == DType::s32;
+  const double lo = is_signed ? -std::ldexp(1.0, bits - 1) : 0, hi = std::ldexp(1.0, is_signed ? bits - 1 : bits) - 1;
+  if (std::isfinite(v) && v == std::trunc(v) && v >= lo && v <= hi) return;
+  const std::string expr = number_left ? fmt::format("`{}` {} `{}`", number.str(), op, other.str())
+                                       : fmt::format("`{}` {} `{}`", other.str(), op, number.str());
+  if (std::isfinite(v) && v == std::trunc(v))
+    user_error("{}: {} is out of {}'s range, {}..{}: give a number in it, or cast {} to a wider type first (e.g. cast(s32, "
+               "...) or cast(f32, ...))", expr, number.str(), type_name(other.type()), lo, hi, other.str());
+  user_error("{}: {} is not a whole number, and {} is {}: give a whole number, or cast {} to a float type first (e.g. "
+             "cast(f32, ...))", expr, number.str(), other.str(), type_name(other.type()), other.str());
+}
+
 // The common type of two operands: a plain number adopts the other side's type.
 std::pair<Expr, Expr> unify(const Expr& a, const Expr& b, std::string_view op) {
   need(a, op, "the left"), need(b, op, "the right");
   const ExprNode &x = a.node(), &y = b.node();
+  if (x.untyped_const && !y.untyped_const) check_adoptable(a, b, op, true);
+  if (y.untyped_const && !x.untyped_const) check_adoptable(b, a, op, false);
   if (x.untyped_const && !y.untyped_const) return {literal(x.value, y.type, false), b};
   if (y.untyped_const && !x.untyped_const) return {a, literal(y.value, x.type, false)};
   if (x.type != y.type)

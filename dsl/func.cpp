@@ -112,6 +112,7 @@ void set_domain(VarImpl& v, int64_t min, int64_t extent, const std::string& what
 
 std::string_view level_name(Level l) {
   static constexpr std::string_view n[] = {"GM", "L1", "L0A", "L0B", "L0C", "UB"};
+  CUBEKIT_ASSERT(uint8_t(l) <= uint8_t(Level::UB), "Level({}) names no buffer (the schedule calls refuse it)", int(l));
   return n[int(l)];
 }
 

@@ -176,6 +176,7 @@ class Scheduling {
 
 
  private:
+  std::string subject() const;  // "F." for a Func's own schedule, "" for a Schedule value, in messages
   Self& add(Directive d) {
     static_cast<Self*>(this)->directives().push_back(std::move(d));
     return *static_cast<Self*>(this);

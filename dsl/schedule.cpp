@@ -2,6 +2,7 @@
 // Scheduling). They record the call as written; schedules/ checks and interprets the list when
 // the Func is compiled.
 #include "dsl/func.h"
+#include "emulator/error.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +18,21 @@ std::string names(const std::vector<LoopVar>& vars) {
   return s;
 }
 
+// A Level made from a number (Python's Level(9), a cast in C++) that names no buffer: refused
+// where the call is made, since every later message would name it.
+void check_level(Level level, std::string_view call) {
+  if (uint8_t(level) > uint8_t(Level::UB))
+    user_error("{}: Level({}) is not a buffer level; the levels are Level.GM, L1, L0A, L0B, L0C and UB (0 to 5)", call,
+               int(level));
+}
+
 }  // namespace
+
+template <class Self>
+std::string Scheduling<Self>::subject() const {
+  if constexpr (std::is_same_v<Self, Func>) return static_cast<const Self*>(this)->name() + ".";
+  else return "";
+}
 
 std::string Schedule::str() const {
   std::string s;
@@ -56,6 +71,7 @@ Self& Scheduling<Self>::cores(std::vector<LoopVar> vars, int64_t group) {
 
 template <class Self>
 Self& Scheduling<Self>::stage(const Input& input, Level level, const LoopVar& at) {
+  check_level(level, subject() + fmt::format("stage({}, ..., {})", input.name(), at.impl->name));
   return add({Directive::Kind::Stage, {at.impl}, 0, 0, level, input.impl,
              fmt::format("stage({}, {}, {})", input.name(), level_name(level), at.impl->name)});
 }
@@ -68,6 +84,7 @@ Self& Scheduling<Self>::cube(const Var& mi, const Var& ni, const LoopVar& ki) {
 
 template <class Self>
 Self& Scheduling<Self>::store_in(Level level) {
+  check_level(level, subject() + "store_in");
   return add({Directive::Kind::StoreIn, {}, 0, 0, level, nullptr, fmt::format("store_in({})", level_name(level))});
 }
 
@@ -78,6 +95,7 @@ Self& Scheduling<Self>::double_buffer() {
 
 template <class Self>
 Self& Scheduling<Self>::multi_buffer(Level level, int copies) {
+  check_level(level, subject() + "multi_buffer");
   return add({Directive::Kind::MultiBuffer, {}, copies, 0, level, nullptr,
              fmt::format("multi_buffer({}, {})", level_name(level), copies)});
 }

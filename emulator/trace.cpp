@@ -6,9 +6,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <system_error>
 
 namespace cubekit {
 
@@ -27,20 +30,18 @@ int track_of(Pipe p) {
   }
 }
 
-}  // namespace
 
-void write_trace(const std::string& path, const SimResult& result, const Program& program, const ChipConfig& chip) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
-  if (!f) user_error("cannot write the trace to '{}'", path);
+// The trace's JSON into `out` (fmt throws std::system_error when a write fails).
+void write_events(FILE* out, const SimResult& result, const Program& program, const ChipConfig& chip) {
   const double us_per_cycle = 1.0 / chip.clock_mhz;
   // A time in us, rounded to 0.1 ns (a cycle is 0.56 ns at 1800 MHz).
   auto at_us = [&](uint64_t cycle) { return std::round(double(cycle) * us_per_cycle * 1e4) / 1e4; };
   bool first = true;
   auto emit = [&](const std::string& event) {
-    fmt::print(f.get(), "{}{}", first ? "" : ",\n", event);
+    fmt::print(out, "{}{}", first ? "" : ",\n", event);
     first = false;
   };
-  fmt::print(f.get(), "{{\"displayTimeUnit\": \"ns\", \"otherData\": {{\"kernel\": {}, \"chip\": {}, \"cycles\": {}}},\n"
+  fmt::print(out, "{{\"displayTimeUnit\": \"ns\", \"otherData\": {{\"kernel\": {}, \"chip\": {}, \"cycles\": {}}},\n"
                       "\"traceEvents\": [\n",
              nlohmann::json(program.name).dump(), nlohmann::json(chip.name).dump(), result.report.cycles);
   for (size_t core = 0; core < result.traces.size(); ++core) {
@@ -94,8 +95,22 @@ void write_trace(const std::string& path, const SimResult& result, const Program
                        core, track_of(Pipe(fl.dst)), b, id, what));
     }
   }
-  fmt::print(f.get(), "\n]}}\n");
-  if (std::ferror(f.get())) user_error("writing the trace to '{}' failed", path);
+  fmt::print(out, "\n]}}\n");
+}
+
+}  // namespace
+
+void write_trace(const std::string& path, const SimResult& result, const Program& program, const ChipConfig& chip) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
+  if (!f) user_error("cannot write the trace to '{}' ({})", path, std::strerror(errno));
+  try {
+    write_events(f.get(), result, program, chip);
+  } catch (const std::system_error& e) {  // fmt's, when a write fails (a full disk)
+    user_error("writing the trace to '{}' failed ({})", path, e.code().message());
+  }
+  // Buffered bytes that do not fit fail only here.
+  if (std::fflush(f.get()) != 0 || std::ferror(f.get()))
+    user_error("writing the trace to '{}' failed ({})", path, std::strerror(errno));
 }
 
 }  // namespace cubekit

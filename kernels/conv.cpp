@@ -88,6 +88,13 @@ Tiles choose_tiles(const sched::ConvGeometry& g, const ChipConfig& chip, int cor
 }
 
 void check_options(const Conv2dOptions& o) {
+  // Indices are 32-bit: a larger value wrapped inside the lowering (a stride of 2^32 + 1 read as 1).
+  for (auto [name, v] : {std::pair<const char*, int64_t>{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"k", o.k},
+                         {"kh", o.kh}, {"kw", o.kw}, {"stride", o.stride}, {"stride_w", o.stride_w}, {"dilation", o.dilation},
+                         {"dilation_w", o.dilation_w}, {"pad", o.pad}, {"pad_w", o.pad_w}, {"groups", o.groups},
+                         {"subsampled", o.subsampled}, {"rows", o.rows}, {"tn", o.tn}, {"channels", o.channels},
+                         {"l1_copies", o.l1_copies}, {"images", o.images}})
+    if (v > INT32_MAX) user_error("conv2d: {} {} is past 2^31 - 1, the largest index the compiler takes", name, v);
   for (auto [name, v] : {std::pair<const char*, int64_t>{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"k", o.k},
                          {"kh", o.kh}, {"kw", o.kw}, {"stride", o.stride}, {"dilation", o.dilation}, {"groups", o.groups}})
     if (v < 1) user_error("conv2d: {} must be at least 1, got {}", name, v);

@@ -8,6 +8,8 @@
 #include "schedules/contraction.h"
 #include "schedules/vector.h"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <list>
@@ -99,6 +101,11 @@ void check_epilogue(const MatmulOptions& o) {
     if (e != "bias" && e != "relu" && e != "gelu" && e != "scale")
       user_error("matmul: unknown epilogue '{}'; use bias, scale, relu or gelu", e);
   if (has(o.epilogue, "relu") && has(o.epilogue, "gelu")) user_error("matmul: the epilogue takes relu or gelu, not both");
+  // gelu reads its input five times, so that each further gelu multiplied the code by five (eight
+  // took 79 s to compile); the other steps read theirs once and may repeat (bias, scale, bias).
+  if (std::count(o.epilogue.begin(), o.epilogue.end(), "gelu") > 1)
+    user_error("matmul: the epilogue takes gelu once (each gelu reads its input five times: repeated, it multiplies the "
+               "code); it was given {} times", std::count(o.epilogue.begin(), o.epilogue.end(), "gelu"));
   if (!o.epilogue.empty() && o.in == DType::s8)
     user_error("matmul: epilogues run on f32 accumulators, so they take f16 or bf16 inputs (not {})", dtype_name(o.in));
 }
@@ -300,18 +307,39 @@ dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const
   return default_schedule(f, chip, options, nullptr);
 }
 
+namespace {
+
+// A Func that is no matmul takes only some of its overrides: the others are refused, not ignored
+// (tk_l1=-5 on an elementwise Func returned its schedule without a word).
+void refuse_matmul_overrides(const dsl::Func& f, const MatmulOptions& o, bool conv) {
+  std::vector<std::string> given;
+  for (auto [name, v] : {std::pair<const char*, int64_t>{"tm", o.tm}, {"tn", o.tn}, {"tk_l0", o.tk_l0},
+                         {"tk_l1", o.tk_l1}, {"core_group", o.core_group}, {"l1_copies", conv ? 0 : o.l1_copies}})
+    if (v) given.push_back(fmt::format("{}={}", name, v));
+  if (o.stagger) given.push_back(fmt::format("stagger={}", *o.stagger));
+  if (given.empty()) return;
+  const std::string what = conv ? "is a convolution, whose default schedule takes l1_copies, double_buffer and use_cores"
+                                : "is not a contraction: the vector kernels' schedule takes use_cores and double_buffer";
+  user_error("default_schedule({}): {} {} only; {} {} matmul's", f.name(), f.name(), what, fmt::join(given, ", "),
+             given.size() == 1 ? "is" : "are");
+}
+
+}  // namespace
+
 dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options,
                                std::optional<tune::Tuned>* tuned) {
   if (!f.defined()) user_error("default_schedule({}): define {} first", f.name(), f.name());
   bool naive = options.schedule == MatmulOptions::Schedule::Naive;
   dsl::Schedule s;
   if (sched::is_conv(f)) {
+    refuse_matmul_overrides(f, options, true);
     Conv2dOptions o;
     o.schedule = naive ? Conv2dOptions::Schedule::Naive : Conv2dOptions::Schedule::Default;
     o.double_buffer = options.double_buffer, o.use_cores = options.use_cores, o.l1_copies = options.l1_copies;
     return conv_schedule(f, chip, o);
   }
   if (!sched::is_contraction(f)) {
+    refuse_matmul_overrides(f, options, false);
     if (options.use_cores.value_or(!naive)) s.cores({dsl::Var(f.impl->args.front())});
     if (options.double_buffer.value_or(!naive)) s.double_buffer();
     return s;

@@ -19,13 +19,18 @@ const char* kind_name(const Pool2dOptions& o) {
 
 void check_options(const Pool2dOptions& o) {
   const char* what = kind_name(o);
+  // Indices are 32-bit: a larger value would wrap inside the lowering (as conv2d's, kernels/conv.cpp).
+  for (auto [name, v] : {std::pair<const char*, int64_t>{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"kernel", o.kh},
+                         {"kernel_w", o.kw}, {"stride", o.stride}, {"stride_w", o.stride_w}, {"dilation", o.dilation},
+                         {"dilation_w", o.dilation_w}, {"pad", o.pad}, {"pad_w", o.pad_w}, {"rows", o.rows}})
+    if (v > INT32_MAX) user_error("{}: {} {} is past 2^31 - 1, the largest index the compiler takes", what, name, v);
   for (auto [name, v] : {std::pair<const char*, int64_t>{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}})
     if (v < 1) user_error("{}: {} must be at least 1, got {}", what, name, v);
   if (o.dtype != DType::f16 && o.dtype != DType::f32)
     user_error("{}: the vector unit pools f16 and f32, got {}", what, dtype_name(o.dtype));
   if (o.rows < 0) user_error("{}: rows must be at least 1 (or 0 to let the schedule choose), got {}", what, o.rows);
   if (o.global) return;
-  if (o.kh < 1 || o.kw < 0) user_error("{}: the window must be at least 1 x 1, got {} x {}", what, o.kh, o.kw);
+  if (o.kh < 1 || o.kw < 0) user_error("{}: the window must be at least 1 x 1, got {} x {}", what, o.kh, o.win_w());
   if (o.stride < 0 || o.stride_w < 0) user_error("{}: the stride must be at least 1 (0: the window), got {}", what, std::min(o.stride, o.stride_w));
   if (o.dilation < 1 || o.dilation_w < 0) user_error("{}: the dilation must be at least 1, got {}", what, std::min(o.dilation, o.dilation_w));
   if (o.kind == Pool2dOptions::Kind::Avg && (o.dilation != 1 || o.dw() != 1))

@@ -289,7 +289,7 @@ void add_tune(CLI::App& app, int& exit_code) {
                                         "no larger is enumerated)")->capture_default_str();
   t->add_option("--time", ta->seconds, "stop starting new candidates after this many seconds (the best so far is kept); "
                                       "alone, the time is the only limit");
-  t->add_option("--seed", ta->seed, "the search's seed (the same seed, the same search)")->capture_default_str()->check(kNotNegative);
+  t->add_option("--seed", ta->seed, "the search's seed (the same seed, the same search)")->capture_default_str()->check(kNotNegative)->check(fits<uint64_t>());
   t->add_option("--threads", ta->threads, "candidates evaluated at once (default: every core; 1 per rank under mpirun)")
       ->check(kNotNegative);
   t->add_flag("--exhaustive", ta->exhaustive, "evaluate every point of the space");

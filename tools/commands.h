@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -24,6 +26,20 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action = KernelActio
 inline const CLI::Validator kNotNegative(
     [](std::string& v) { return !v.empty() && v[0] == '-' ? std::string("must not be negative, got " + v) : std::string(); },
     "NOT NEGATIVE");
+
+// Refuses a whole number the option's type cannot hold, which CLI11 would saturate: --seed 2^64
+// ran as 2^64 - 1. Anything else that is not a number is left to CLI11's conversion to say.
+template <class T>
+CLI::Validator fits() {
+  return CLI::Validator(
+      [](std::string& v) {
+        T x;
+        if (std::from_chars(v.data(), v.data() + v.size(), x).ec != std::errc::result_out_of_range) return std::string();
+        return "must be in " + std::to_string(std::numeric_limits<T>::min()) + ".." +
+               std::to_string(std::numeric_limits<T>::max()) + ", got " + v;
+      },
+      "FITS");
+}
 
 // Refuses a value below 1 ("0": an option whose leaving out means "choose" takes no 0).
 inline const CLI::Validator kAtLeastOne(

@@ -6,7 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <system_error>
+#include <string_view>
 
 int main(int argc, char** argv) {
   CLI::App app{"cubekit: develop, run and measure kernels for Ascend-style AI Cores on any machine"};
@@ -17,6 +21,19 @@ int main(int argc, char** argv) {
   cubekit::cli::add_info(app, exit_code);
   cubekit::cli::add_kernel(app, exit_code);
   cubekit::cli::add_tune(app, exit_code);
+  // An empty argument ("", or --x= with nothing after it): CLI11 takes it as no value at all, so that
+  // --double-buffer "" silently meant the default schedule and `cubekit chips ""` every chip.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    const bool bare = arg.empty(), after_equals = arg.size() > 2 && arg.substr(0, 2) == "--" && arg.back() == '=';
+    if (!bare && !after_equals) continue;
+    if (arg == "--db=" || (bare && i > 1 && std::string_view(argv[i - 1]) == "--db")) continue;  // says what it takes
+    const std::string what = after_equals                    ? fmt::format("{} has an empty value", arg.substr(0, arg.size() - 1))
+                             : i > 1 && argv[i - 1][0] == '-' ? fmt::format("{} has an empty value", argv[i - 1])
+                                                              : fmt::format("argument {} is empty", i);
+    fmt::print(stderr, "cubekit: error: {}: give a value, or leave {} out\n", what, bare && !(i > 1 && argv[i - 1][0] == '-') ? "it" : "the option");
+    return 2;
+  }
   if (argc > 1 && argv[1][0] != '-') {  // `cubekit kernel foo` and `cubekit foo`: named in the message
     std::string names;
     bool known = false;
@@ -53,12 +70,20 @@ int main(int argc, char** argv) {
   } catch (const cubekit::InternalError& e) {
     fmt::print(stderr, "cubekit: {}\n", e.what());
     return 3;
+  } catch (const std::system_error& e) {  // fmt's, when writing the output fails (a full disk)
+    fmt::print(stderr, "cubekit: error: writing the output failed ({})\n", e.code().message());
+    return 2;
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "cubekit: error: out of host memory (the emulated tensors or buffers are too large)\n");
     return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "cubekit: internal error: {} (this is a cubekit bug)\n", e.what());
     return 3;
+  }
+  // Output still buffered fails only here (`cubekit chips --json > /dev/full` said nothing).
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(stderr, "cubekit: error: writing the output failed ({})\n", std::strerror(errno));
+    return 2;
   }
   return exit_code;
 }

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 namespace cubekit::cli {
@@ -32,7 +34,7 @@ void options_when_chosen(CLI::App* sub, std::function<void(CLI::App*)> add) {
 void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--chip", a.chip, "chip preset or JSON config")->capture_default_str();
   cmd->add_option("--schedule", a.schedule, "default or naive")->capture_default_str();
-  cmd->add_option("--seed", a.seed, "seed of the random inputs")->capture_default_str()->check(kNotNegative);
+  cmd->add_option("--seed", a.seed, "seed of the random inputs")->capture_default_str()->check(kNotNegative)->check(fits<uint64_t>());
   cmd->add_flag("--json", a.json, "print the report as one JSON object");
   cmd->add_option("--trace", a.trace, "write a Chrome trace to this file");
   cmd->add_flag("--timing-only", a.timing_only, "cycles only: no data, no reference, no race or initialisation checks");
@@ -41,9 +43,10 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   add_db_option(cmd);
   cmd->add_flag("--no-tuned", a.no_tuned, "use the default schedule even where the tuning database has a tuned one");
   cmd->add_option("--max-work", a.max_work, "work units over the whole run before it is stopped (see `cubekit run`)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(fits<int64_t>());
   cmd->add_option("--max-trace-events", a.max_trace_events, "events (~200 bytes each) --trace may write")
-      ->capture_default_str();
+      ->capture_default_str()->check(fits<int64_t>());
   // The kernel's own options say "override: .." (kernel_args.cpp); the report names those given.
   cmd->parse_complete_callback([cmd, &a] {
     for (const CLI::Option* o : cmd->get_options())
@@ -188,6 +191,7 @@ int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, cons
     out << "# " << stages.substr(at, end - at) << "\n";
     at = end + 1;
   }
+  if (!out.flush()) user_error("-o: writing '{}' failed ({})", a.output, std::strerror(errno));
   fmt::print("wrote {} ({} instructions, block_dim {}) in {:.1f} ms\n", a.output, c.program.code.size(),
              c.program.block_dim, c.milliseconds);
   return 0;

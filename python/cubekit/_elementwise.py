@@ -90,6 +90,8 @@ def _to_numpy(t):
 
 def _operand(kernel, value, what):
     if isinstance(value, _np.ndarray):
+        if value.ndim == 0 and value.dtype not in _FLOATS and value.dtype.kind in "fiu":
+            return value[()]  # a number to numpy's type rules: float32 x + np.array(2.0) is float32
         return float_array(kernel, value, what)
     if _opt.is_real(value):
         return value

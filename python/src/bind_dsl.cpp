@@ -184,6 +184,19 @@ py::object compile_func(const dsl::Func& f, const py::object& chip, const py::ob
   return p;
 }
 
+// The inputs keyed by name, whether given by name or by the Input itself ({X: x} as {"X": x}).
+py::dict by_name(const py::dict& inputs) {
+  py::dict out;
+  for (const auto& [key, value] : inputs) {
+    py::object name = py::isinstance<dsl::Input>(key) ? py::str(key.cast<dsl::Input>().name())
+                                                       : py::reinterpret_borrow<py::object>(key);
+    if (out.contains(name))
+      user_error("input '{}' is given twice (by its name and as the Input); give it once", std::string(py::str(name)));
+    out[name] = value;
+  }
+  return out;
+}
+
 // The Func's arrays by name into the program's layouts (a conv's NC1HWC0 and FRACTAL_Z: CANN's
 // TransData, on the host).
 // The inputs as the program's tensors hold them. Timing-only: none (the run needs no data), each
@@ -346,7 +359,8 @@ is compiled. One Func compiles with many:
   m.def("compile", &compile_func, py::arg("func"), py::arg("chip") = py::none(), py::arg("schedule") = py::none(),
         "Compiles a Func to a Program with its own schedule, or with `schedule` (its compile time in milliseconds "
         "in .compile_ms).");
-  m.def("reference", [](const dsl::Func& f, const py::dict& inputs) {
+  m.def("reference", [](const dsl::Func& f, const py::dict& given) {
+    const py::dict inputs = by_name(given);
     std::map<std::string, std::vector<uint8_t>> bytes;
     for (const auto& in : f.inputs()) {
       if (!inputs.contains(in->name)) user_error("reference of {}: give input '{}'", f.name(), in->name);
@@ -368,7 +382,7 @@ is compiled. One Func compiles with many:
     std::vector<dsl::Func> outputs = {f};
     outputs.insert(outputs.end(), also.begin(), also.end());
     codegen::Compiled c = also.empty() ? compiled(f, chip, schedule) : codegen::compile(outputs, to_chip(chip));
-    py::tuple r = run_program(c.program, to_device(c, inputs, timing_only), chip, 0, timing_only, true, 0, trace);
+    py::tuple r = run_program(c.program, to_device(c, by_name(inputs), timing_only), chip, 0, timing_only, true, 0, trace);
     auto is_output = [&](const std::string& name) {
       for (const dsl::Func& o : outputs)
         if (o.name() == name) return true;

@@ -463,6 +463,43 @@ TEST(CliBadInput, ListWithAnEmptyItem) {
   EXPECT_THAT(r.err, HasSubstr("--shape: 'x' in '3,x' is not a whole number"));
 }
 
+// CLI11 took "" as no value: --double-buffer "" ran the default schedule, `chips ""` listed every chip.
+TEST(CliBadInput, EmptyValue) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel matmul --m 64 --n 64 --k 64 --double-buffer '' --timing-only");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--double-buffer has an empty value: give a value, or leave the option out"));
+  r = cubekit(dir, "kernel matmul --m 64 --n 64 --k 64 --tm= --timing-only");
+  EXPECT_THAT(r.err, HasSubstr("--tm has an empty value"));
+  r = cubekit(dir, "chips ''");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("argument 2 is empty: give a value, or leave it out"));
+}
+
+// A full disk: an internal error (trace, stdout) or a silent exit 0 (compile -o, buffered stdout).
+TEST(CliBadInput, OutputThatCannotBeWritten) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel matmul --m 32 --n 32 --k 32 --timing-only --trace /dev/full");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("writing the trace to '/dev/full' failed (No space left on device)"));
+  r = cubekit(dir, "compile matmul --m 16 --n 16 --k 16 -o /dev/full");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("-o: writing '/dev/full' failed (No space left on device)"));
+  const std::string err = (dir.path() / "err.txt").string();
+  const int status = std::system(("'" CUBEKIT_CLI "' chips --json > /dev/full 2> '" + err + "'").c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream in(err);
+  EXPECT_THAT(std::string(std::istreambuf_iterator<char>(in), {}), HasSubstr("writing the output failed (No space left on device)"));
+}
+
+// CLI11 saturated a number past the option's type: --seed 2^64 ran as 2^64 - 1.
+TEST(CliBadInput, NumberPastItsType) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel add --rows 8 --cols 8 --seed 18446744073709551616");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--seed: must be in 0..18446744073709551615, got 18446744073709551616"));
+}
+
 TEST(CliBadInput, InOrderWithTimingOnly) {
   TempDir dir("cli");
   CliResult r = cubekit(dir, "run " + shell_quoted(kMatmul) + " --in-order --timing-only");

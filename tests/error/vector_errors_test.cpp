@@ -475,6 +475,11 @@ const ApiCase kKernelOptions[] = {
     {"MatmulEpilogueReluAndGelu",
      [] { auto o = shape(64, 64, 64); o.epilogue = {"relu", "gelu"}; kernels::matmul(o, chip910()); },
      {"matmul: the epilogue takes relu or gelu, not both"}},
+    // Eight gelus compiled for 79 s (each reads its input five times).
+    {"MatmulEpilogueGeluTwice",
+     [] { auto o = shape(64, 64, 64); o.epilogue = {"gelu", "bias", "gelu"}; kernels::matmul(o, chip910()); },
+     {"matmul: the epilogue takes gelu once (each gelu reads its input five times: repeated, it multiplies the code); "
+      "it was given 2 times"}},
     {"MatmulEpilogueS8",
      [] {
        auto o = shape(64, 64, 64);

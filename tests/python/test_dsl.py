@@ -576,3 +576,25 @@ def test_short_row_reductions_match_numpy(rng, dtype, cols, rows):
             np.testing.assert_array_equal(out, want.astype(np_type))
         else:
             np.testing.assert_allclose(out.astype(np.float64), want, rtol=2e-3 if dtype == "f16" else 1e-5, atol=0.05 if dtype == "f16" else 1e-4)
+
+
+def test_an_input_is_a_key_as_its_name():
+    X = ck.Input("X", "f32", [2, 6])
+    r, c = ck.Var("r"), ck.Var("c")
+    g = ck.Func("G")
+    g[r, c] = X[r, c] * 2.0
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    np.testing.assert_array_equal(g.run({X: x})[0], x * 2)
+    np.testing.assert_array_equal(ck.reference(g, {X: x}), x * 2)
+    with pytest.raises(ck.Error, match="input 'X' is given twice"):
+        g.run({X: x, "X": x})
+
+
+def test_numbers_and_levels_the_types_cannot_hold_are_refused():
+    c = ck.Var("c")
+    with pytest.raises(ck.Error, match=r"0.5 is not a whole number, and c is s32"):
+        c * 0.5  # it was c * 0: an index X[r, c * 0.5] read X[r, 0]
+    assert (c * 2.0).dtype == "s32"
+    g = ck.Func("G")
+    with pytest.raises(ck.Error, match=r"G.multi_buffer: Level\(99\) is not a buffer level"):
+        g.multi_buffer(ck.Level(99), 2)  # it crashed with std::bad_alloc

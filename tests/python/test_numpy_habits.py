@@ -311,3 +311,16 @@ def test_bf16_bits_to_a_vector_kernel_say_how_to_convert():
     with pytest.raises(ck.Error, match=r"x is uint16 \(bf16 bits\?\); the vector kernels take float16 or float32: convert "
                                        r"bf16 with cubekit.bf16_to_float32\(x\)"):
         kernels.relu(x)
+
+
+def test_a_0d_array_of_another_type_is_a_number():
+    # numpy: float32 x + np.array(2.0) is float32 (a 0-d array is a number to its type rules).
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for y in (np.array(2.0), np.array(3), np.array(2.5, np.float64)):
+        want = x + y
+        got, report = kernels.add(x, y)
+        assert got.dtype == want.dtype == np.float32
+        np.testing.assert_array_equal(got, want)
+        got, _ = kernels.sub(y, x)
+        np.testing.assert_array_equal(got, y - x)
+
