@@ -303,6 +303,13 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
   if (it == table().end())
     user_error("no vector kernel '{}'; the kernels are {}", name, fmt::join(vector_kernel_names(), ", "));
   if (o.shape.empty()) user_error("{}: give a shape (at least one dimension)", name);
+  // The Halide reference's compile time grows with the rank (rank 16 of extent-1 dimensions took
+  // 4 s, rank 25 25 s, rank 40 over 2 minutes), while the kernel itself runs on the rows anyway.
+  constexpr size_t kMostDims = 16;
+  for (const auto& [what, shape] : {std::pair<const char*, const std::vector<int64_t>&>{"X", o.shape}, {"Y", o.y_shape}})
+    if (shape.size() > kMostDims)
+      user_error("{}: {} has {} dimensions; the vector kernels take at most {}: reshape it (merge dimensions, or drop "
+                 "those of extent 1)", name, what, shape.size(), kMostDims);
   for (int64_t e : o.shape)
     if (e < 1) user_error("{}: every dimension must be at least 1, got [{}]", name, fmt::join(o.shape, ", "));
   if (o.dtype != DType::f16 && o.dtype != DType::f32)

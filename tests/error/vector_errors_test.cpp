@@ -459,6 +459,11 @@ const ApiCase kKernelOptions[] = {
      {"softmax: give the copies of its tile buffers or double buffering (on or off), not both (2 copies is double "
       "buffering, 1 is none)"}},
     // Copies 3 with double buffering off was taken as copies 3.
+    // A rank-40 shape's Halide reference compiled for minutes.
+    {"VectorKernelTooManyDimensions",
+     [] { auto o = vshape(std::vector<int64_t>(17, 1)); kernels::vector_kernel("add", o); },
+     {"add: X has 17 dimensions; the vector kernels take at most 16: reshape it (merge dimensions, or drop those of "
+      "extent 1)"}},
     {"VectorKernelCopiesAndNoDoubleBuffer",
      [] { auto o = vshape({4, 256}); o.copies = 3, o.double_buffer = false; kernels::vector_kernel("softmax", o); },
      {"softmax: give the copies of its tile buffers or double buffering (on or off), not both"}},
