@@ -8,6 +8,9 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <optional>
+
 namespace cubekit::py_bind {
 
 namespace {
@@ -42,10 +45,20 @@ py::list run(const std::vector<tune::Problem>& problems, const std::vector<int>&
   if (path != "off") db = tune::Database::open(path, tune::Database::Mode::Create);
   tune::Cluster one;
   std::vector<tune::Outcome> outcomes;
+  // Ctrl-C: Python's handler runs between batches (PyErr_CheckSignals); the search then stops as
+  // at its time limit and stores its best, and the KeyboardInterrupt is raised after.
+  std::atomic<bool> stop{false};
+  std::optional<py::error_already_set> interrupt;
+  tune::Settings settings = s;
+  settings.stop = &stop;
   {
     py::gil_scoped_release release;  // the search runs on its own threads
-    outcomes = tune::tune(problems, chip, s, db.get(), one);
+    outcomes = tune::tune(problems, chip, settings, db.get(), one, [&](const tune::Progress&) {
+      py::gil_scoped_acquire held;
+      if (!interrupt && PyErr_CheckSignals() != 0) interrupt.emplace(), stop = true;  // takes the error, clearing it
+    });
   }
+  if (interrupt) throw *interrupt;
   py::list out;
   for (size_t i = 0; i < outcomes.size(); ++i) out.append(outcome_dict(outcomes[i], counts[i]));
   return out;

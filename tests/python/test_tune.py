@@ -177,15 +177,11 @@ def test_a_stored_schedule_the_kernel_refuses_says_where_it_came_from(tmp_path):
         ck.set_tuning_db("")
 
 
-def test_ctrl_c_keeps_the_best_so_far(tmp_path):
-    # A search far from its end, interrupted once it has recorded candidates: it prints and keeps its
-    # best, says it was interrupted, and exits as a Ctrl-C'd process does (130).
-    import json
+def _interrupted_once_it_has_candidates(p, path):
+    """Sends process p one SIGINT once its search has recorded two candidates in the database at
+    `path`; returns its (stdout, stderr)."""
     import signal
     import time
-    path = str(tmp_path / "ctrl_c.db")
-    p = subprocess.Popen([CLI, "tune", "matmul", "--m", "512", "--n", "512", "--k", "512", "--budget", "100000",
-                          "--db", path, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -196,9 +192,19 @@ def test_ctrl_c_keeps_the_best_so_far(tmp_path):
                         break
         assert p.poll() is None, p.communicate()
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
+        return p.communicate(timeout=60)
     finally:
         p.kill()
+
+
+def test_ctrl_c_keeps_the_best_so_far(tmp_path):
+    # A search far from its end, interrupted once it has recorded candidates: it prints and keeps its
+    # best, says it was interrupted, and exits as a Ctrl-C'd process does (130).
+    import json
+    path = str(tmp_path / "ctrl_c.db")
+    p = subprocess.Popen([CLI, "tune", "matmul", "--m", "512", "--n", "512", "--k", "512", "--budget", "100000",
+                          "--db", path, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = _interrupted_once_it_has_candidates(p, path)
     assert p.returncode == 130, err
     assert "stopping after the candidates running now" in err
     got = json.loads(out)
@@ -208,3 +214,21 @@ def test_ctrl_c_keeps_the_best_so_far(tmp_path):
     with sqlite3.connect(path) as con:
         (cycles,) = con.execute("SELECT cycles FROM best").fetchone()
     assert cycles == problem["cycles"] > 0
+
+
+def test_ctrl_c_in_python_keeps_the_best_and_raises_keyboard_interrupt(tmp_path):
+    # As the CLI's: the search stops between batches and stores its best; the KeyboardInterrupt follows.
+    import sys
+    import textwrap
+    path = str(tmp_path / "py_ctrl_c.db")
+    code = textwrap.dedent(f"""
+        import cubekit as ck
+        ck.tune("matmul", m=512, n=512, k=512, budget=100000, db={path!r})
+        print("returned")
+    """)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = _interrupted_once_it_has_candidates(p, path)
+    assert "KeyboardInterrupt" in err and "returned" not in out, err
+    with sqlite3.connect(path) as con:
+        (cycles, stopped) = con.execute("SELECT cycles, stopped_by_time FROM best").fetchone()
+    assert cycles > 0 and stopped
