@@ -58,6 +58,12 @@ bool reads_a_row(const ExprNode* n, const std::vector<std::shared_ptr<VarImpl>>&
   return false;
 }
 
+// Whether n uses any of `vars`.
+bool uses_any(const ExprNode* n, const std::vector<std::shared_ptr<VarImpl>>& vars) {
+  if (n->op == Op::Var) return std::any_of(vars.begin(), vars.end(), [&](const auto& v) { return v.get() == n->var.get(); });
+  return std::any_of(n->args.begin(), n->args.end(), [&](const Expr& a) { return uses_any(a.get(), vars); });
+}
+
 // The length of the rows a row reduction reads: the last extent of the first input it reads at
 // (the output's variables.., its RDom); 0 when it reads none so (only Funcs).
 int64_t row_length(const ExprNode* n, const std::vector<std::shared_ptr<VarImpl>>& out_vars) {
@@ -238,6 +244,12 @@ class Planner {
     // The rows it reads: the plan's, or those of a reduction meant per row that reads no row at its
     // RDom itself, which the plan then did not take for one (out(r) = sum(X(r, 2 * k))).
     const int64_t cols = p_.row_output ? p_.cols : row_meant(n.args[0].get(), f_.impl->args.size()).value_or(p_.cols);
+    if ((k->min != 0 || k->extent != cols) && !p_.row_output && !uses_any(n.args[0].get(), f_.impl->args))
+      user_error("{}: `{}` reads the same values for every element of {} (it indexes none of {}'s variables), and the "
+                 "vector path reduces a row of an input per value of {}: read the input as rows ({}(r) = sum(X(r, k)), X "
+                 "one dimension more than {}; a single row is X of shape [1, N]), or reduce it whole with the sum kernel "
+                 "(cubekit.kernels.sum)",
+                 c.where, e.str(), f_.name(), f_.name(), f_.name(), f_.name(), f_.name());
     if (k->min != 0 || k->extent != cols)
       user_error("{}: `{}` reduces {} over [{}, {}); the vector path reduces along the last dimension only, whole rows: "
                  "{} must index the last dimension and run over [0, {}){}",

@@ -87,6 +87,18 @@ const ApiCase kVectorFuncs[] = {
      },
      {"out: `sum(X(r, (k * 2)))` reduces k over [0, 150); the vector path reduces along the last dimension only, whole "
       "rows: k must index the last dimension and run over [0, 300)"}},
+    {"ReductionReadingNoRow",  // a 1-D sum of a 1-D input was told k must run over [0, 1) (a probe)
+     [] {
+       Input X1("X1", DType::f32, {40});
+       Var r("r");
+       RDom k(0, 40, "k");
+       Func out("out");
+       out(r) = sum(X1(k));
+       out.bound(r, 0, 1);
+       codegen::compile(out, chip910());
+     },
+     {"out: `sum(X1(k))` reads the same values for every element of out (it indexes none of out's variables), and the "
+      "vector path reduces a row of an input per value of out"}},
     {"ReductionOverPartOfRow",
      [] {
        Vec v;
