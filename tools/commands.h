@@ -67,6 +67,24 @@ inline CLI::Validator not_zero(const std::string& left_out) {
 }
 
 // A comma-separated list (`--shape 3,5,7`; the option may also repeat, or take its values apart).
+// One item of a list option: a name as it is, a number in decimal and within T's range (CLI11's
+// lexical_cast saturates, so that 99999999999999999999 would be reported as 2^63 - 1).
+template <class T>
+T list_item(const std::string& name, const std::string& item, const std::string& list, const std::string& example) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return item;
+  } else {
+    T value{};
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (error == std::errc::result_out_of_range)
+      throw CLI::ValidationError(name, "'" + item + "' in '" + list + "' is out of range: at most " +
+                                           std::to_string(std::numeric_limits<T>::max()));
+    if (error != std::errc() || end != item.data() + item.size())
+      throw CLI::ValidationError(name, "'" + item + "' in '" + list + "' is not a whole number, e.g. " + name + " " + example);
+    return value;
+  }
+}
+
 // CLI11's own delimiter drops empty items, so that a slip such as `3,,5` or `relu,` silently meant
 // another shape or epilogue: an empty item is refused here. `example`: a list the option takes.
 template <class T>
@@ -78,14 +96,12 @@ CLI::Option* add_list_option(CLI::App* cmd, const std::string& name, std::vector
     for (const std::string& list : given)
       for (size_t at = 0;;) {
         const size_t comma = list.find(',', at);
-        const std::string item = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        // Blanks around an item are dropped: `--shape "3, 5"` is 3,5.
+        const std::string item = CLI::detail::trim_copy(list.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
         if (item.empty())
           throw CLI::ValidationError(name, "'" + list + "' has an empty item: separate the values by single commas, e.g. " +
                                                name + " " + example);
-        T value;
-        if (!CLI::detail::lexical_cast(item, value))
-          throw CLI::ValidationError(name, "'" + item + "' in '" + list + "' is not a whole number, e.g. " + name + " " + example);
-        into.push_back(value);
+        into.push_back(list_item<T>(name, item, list, example));
         if (comma == std::string::npos) break;
         at = comma + 1;
       }

@@ -463,6 +463,15 @@ TEST(CliBadInput, ListWithAnEmptyItem) {
   EXPECT_THAT(r.err, HasSubstr("--shape: 'x' in '3,x' is not a whole number"));
 }
 
+// CLI11's conversion saturated: the shape was reported as [3, 9223372036854775807].
+TEST(CliBadInput, ListItemOutOfRange) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel add --shape 3,99999999999999999999 --timing-only");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--shape: '99999999999999999999' in '3,99999999999999999999' is out of range: at most "
+                               "9223372036854775807"));
+}
+
 // CLI11 took "" as no value: --double-buffer "" ran the default schedule, `chips ""` listed every chip.
 TEST(CliBadInput, EmptyValue) {
   TempDir dir("cli");

@@ -286,6 +286,7 @@ def test_help_of_the_new_kernels_is_useful():
 @pytest.mark.parametrize("args", [
     ["sub", "--rows", 7, "--cols", 33, "--y-shape", 33],
     ["div", "--shape", "3,5,40", "--y-shape", "3,5,1", "--dtype", "f32"],
+    ["add", "--shape", "3, 5, 40", "--y-shape", " 3,5,1 "],  # blanks around items, as a quoted list may have
     ["mul", "--rows", 9, "--cols", 70, "--scalar", 0.5],
     ["maximum", "--rows", 9, "--cols", 70, "--y-dtype", "f32"],
     ["mean", "--rows", 9, "--cols", 300], ["tanh", "--shape", 1000], ["silu", "--rows", 4, "--cols", 77],
