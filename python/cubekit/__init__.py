@@ -28,7 +28,10 @@ The pieces, as in C++ (see the README and docs/ of the repository):
   (``set_tuning_db(path)``, ``tuning_db()``), which the kernels then use (``report["schedule"] ==
   "tuned"``).
 
-Every error is a ``cubekit.Error`` carrying cubekit's message (what was wrong, where, what to do).
+Every error is a ``cubekit.Error`` carrying cubekit's message (what was wrong, where, what to do);
+a call with arguments a function does not take (a misspelt keyword, an array where a dict goes)
+raises ``cubekit.ArgumentsError``, both a ``cubekit.Error`` and a ``TypeError``, naming what it
+takes and what it got.
 """
 
 from ._cubekit import __version__  # noqa: F401  (as `cubekit --version` says)
@@ -88,6 +91,11 @@ from ._running import run  # noqa: E402  (raise_on_diagnostics; also adds it to 
 from . import kernels  # noqa: F401,E402
 from .kernels import default_schedule  # noqa: F401,E402
 from ._tune import tune  # noqa: F401,E402
+
+from ._arguments import ArgumentsError, checked_calls  # noqa: E402
+
+checked_calls(globals(), [Builder, ChipConfig, Expr, Func, Input, Program, RDom, RVar, Schedule, Var])
+del checked_calls
 
 where = select  # numpy's name: where(condition, if_true, if_false)
 

@@ -156,7 +156,20 @@ Returns (outputs, report): the `out`/`inout` tensors as numpy arrays by name, an
     for (py::ssize_t i = 0; i < a.size(); ++i) o[i] = f32_to_bf16(in[i]);
     return out;
   }, py::arg("values"), "bf16 bit patterns (numpy.uint16) of float32 values, rounded to nearest even.");
-  m.def("bf16_to_float32", [](py::array_t<uint16_t, py::array::c_style | py::array::forcecast> a) {
+  m.def("bf16_to_float32", [](const py::array& given) {
+    // forcecast would read float values as bit patterns (1.0 as 0x0001, a denormal): bits are integers.
+    const char kind = given.dtype().kind();
+    const std::string dtype = py::str(given.dtype().attr("name"));
+    if (kind != 'u' && kind != 'i')
+      user_error("bf16_to_float32: bits must be bf16 bit patterns, an array of integers (numpy.uint16, as "
+                 "bf16_from_float32 gives), got a {} array; for float values to bf16, use bf16_from_float32",
+                 dtype);
+    py::array_t<int64_t, py::array::c_style | py::array::forcecast> wide(given);
+    for (py::ssize_t i = 0; i < wide.size(); ++i)
+      if (wide.data()[i] < 0 || wide.data()[i] > 0xffff)
+        user_error("bf16_to_float32: bits must be 16-bit patterns, 0..65535; element {} of the {} array is {}", i, dtype,
+                   wide.data()[i]);
+    py::array_t<uint16_t, py::array::c_style | py::array::forcecast> a(given);
     py::array_t<float> out(a.request().shape);
     const uint16_t* in = a.data();
     float* o = out.mutable_data();
