@@ -169,122 +169,146 @@ int run_vector(const VectorArgs& a) {
 // KernelAction::Validate: everything the CLI checks and builds before it runs `f` or writes a file.
 }  // namespace
 
-void add_kernel(CLI::App& app, int& exit_code, KernelAction action) {
+void add_kernel(CLI::App& app, int& exit_code, KernelAction action, const Chosen& chosen) {
   const bool run = action == KernelAction::Run;
   auto* kernel = app.add_subcommand("kernel", "compile a ready kernel, run it, check it against Halide, report");
   kernel->require_subcommand(1);
   auto* compile = app.add_subcommand("compile", "compile a ready kernel to a program (.s)");
   compile->require_subcommand(1);
+  std::vector<std::string> names = {"matmul", "conv2d", "attention", "max_pool2d", "avg_pool2d", "global_avg_pool2d"};
+  for (const std::string& name : kernels::vector_kernel_names()) names.push_back(name);
+  auto in_kernel = [&](std::string_view name) { return chosen.wants("kernel", name, names); };
+  auto in_compile = [&](std::string_view name) { return chosen.wants("compile", name, names); };
 
-  auto ma = std::make_shared<MatmulArgs>();
-  auto* mm = kernel->add_subcommand("matmul", "C = A x B on the cube, optionally with a fused epilogue");
-  options_when_chosen(mm, [ma](CLI::App* c) { add_matmul_options(c, *ma); });
-  mm->callback([ma, run, &exit_code] {
-    if (run) exit_code = run_matmul(*ma);
-    else exit_code = validate_kernel({kernels::matmul(options_of(*ma), load_chip(ma->chip)).out}, *ma);
-  });
-  auto ca = std::make_shared<MatmulArgs>();
-  auto* cm = compile->add_subcommand("matmul", "C = A x B on the cube");
-  options_when_chosen(cm, [ca](CLI::App* c) {
-    add_matmul_options(c, *ca);
-    drop_run_only_options(c);
-    c->add_option("-o,--output", ca->output, "the program file to write")->required();
-  });
-  cm->callback([ca, run, &exit_code] {
-    kernels::MatmulOptions o = options_of(*ca);
-    kernels::Matmul mm = kernels::matmul(o, load_chip(ca->chip));
-    exit_code = run ? compile_kernel({mm.out}, *ca, matmul_headline(o), mm.tuned) : validate_kernel({mm.out}, *ca);
-  });
+  if (in_kernel("matmul")) {
+    auto ma = std::make_shared<MatmulArgs>();
+    auto* mm = kernel->add_subcommand("matmul", "C = A x B on the cube, optionally with a fused epilogue");
+    options_when_chosen(mm, [ma](CLI::App* c) { add_matmul_options(c, *ma); });
+    mm->callback([ma, run, &exit_code] {
+      if (run) exit_code = run_matmul(*ma);
+      else exit_code = validate_kernel({kernels::matmul(options_of(*ma), load_chip(ma->chip)).out}, *ma);
+    });
+  }
+  if (in_compile("matmul")) {
+    auto ca = std::make_shared<MatmulArgs>();
+    auto* cm = compile->add_subcommand("matmul", "C = A x B on the cube");
+    options_when_chosen(cm, [ca](CLI::App* c) {
+      add_matmul_options(c, *ca);
+      drop_run_only_options(c);
+      c->add_option("-o,--output", ca->output, "the program file to write")->required();
+    });
+    cm->callback([ca, run, &exit_code] {
+      kernels::MatmulOptions o = options_of(*ca);
+      kernels::Matmul mm = kernels::matmul(o, load_chip(ca->chip));
+      exit_code = run ? compile_kernel({mm.out}, *ca, matmul_headline(o), mm.tuned) : validate_kernel({mm.out}, *ca);
+    });
+  }
 
-  auto cva = std::make_shared<ConvArgs>();
-  auto* cvk = kernel->add_subcommand("conv2d", "2-D convolution on the cube (NCHW in and out, an implicit GEMM by load3d)");
-  options_when_chosen(cvk, [cva](CLI::App* c) { add_conv_options(c, *cva); });
-  cvk->callback([cva, run, &exit_code] {
-    if (run) exit_code = run_conv(*cva);
-    else exit_code = validate_kernel(kernels::conv2d(options_of(*cva), load_chip(cva->chip)).outputs(), *cva);
-  });
-  auto cvc = std::make_shared<ConvArgs>();
-  auto* cvcc = compile->add_subcommand("conv2d", "2-D convolution on the cube");
-  options_when_chosen(cvcc, [cvc](CLI::App* c) {
-    add_conv_options(c, *cvc);
-    drop_run_only_options(c);
-    c->add_option("-o,--output", cvc->output, "the program file to write")->required();
-  });
-  cvcc->callback([cvc, run, &exit_code] {
-    kernels::Conv2dOptions o = options_of(*cvc);
-    kernels::Conv2d cv = kernels::conv2d(o, load_chip(cvc->chip));
-    exit_code = run ? compile_kernel(cv.outputs(), *cvc, conv_headline(o), cv.tuned) : validate_kernel(cv.outputs(), *cvc);
-  });
+  if (in_kernel("conv2d")) {
+    auto cva = std::make_shared<ConvArgs>();
+    auto* cvk = kernel->add_subcommand("conv2d", "2-D convolution on the cube (NCHW in and out, an implicit GEMM by load3d)");
+    options_when_chosen(cvk, [cva](CLI::App* c) { add_conv_options(c, *cva); });
+    cvk->callback([cva, run, &exit_code] {
+      if (run) exit_code = run_conv(*cva);
+      else exit_code = validate_kernel(kernels::conv2d(options_of(*cva), load_chip(cva->chip)).outputs(), *cva);
+    });
+  }
+  if (in_compile("conv2d")) {
+    auto cvc = std::make_shared<ConvArgs>();
+    auto* cvcc = compile->add_subcommand("conv2d", "2-D convolution on the cube");
+    options_when_chosen(cvcc, [cvc](CLI::App* c) {
+      add_conv_options(c, *cvc);
+      drop_run_only_options(c);
+      c->add_option("-o,--output", cvc->output, "the program file to write")->required();
+    });
+    cvcc->callback([cvc, run, &exit_code] {
+      kernels::Conv2dOptions o = options_of(*cvc);
+      kernels::Conv2d cv = kernels::conv2d(o, load_chip(cvc->chip));
+      exit_code = run ? compile_kernel(cv.outputs(), *cvc, conv_headline(o), cv.tuned) : validate_kernel(cv.outputs(), *cvc);
+    });
+  }
 
-  auto aa = std::make_shared<AttentionArgs>();
-  auto* ak = kernel->add_subcommand("attention", "softmax(scale Q Kᵀ) V as flash attention (torch's scaled_dot_product_attention)");
-  options_when_chosen(ak, [aa](CLI::App* c) { add_attention_options(c, *aa); });
-  ak->callback([aa, run, &exit_code] {
-    if (run) exit_code = run_attention(*aa);
-    else exit_code = validate_kernel(kernels::attention(options_of(*aa), load_chip(aa->chip)).outputs(), *aa);
-  });
-  auto ac = std::make_shared<AttentionArgs>();
-  auto* acc = compile->add_subcommand("attention", "flash attention");
-  options_when_chosen(acc, [ac](CLI::App* c) {
-    add_attention_options(c, *ac);
-    drop_run_only_options(c);
-    c->add_option("-o,--output", ac->output, "the program file to write")->required();
-  });
-  acc->callback([ac, run, &exit_code] {
-    kernels::AttentionOptions o = options_of(*ac);
-    kernels::Attention at = kernels::attention(o, load_chip(ac->chip));
-    exit_code = run ? compile_kernel(at.outputs(), *ac, attention_headline(o), at.tuned) : validate_kernel(at.outputs(), *ac);
-  });
+  if (in_kernel("attention")) {
+    auto aa = std::make_shared<AttentionArgs>();
+    auto* ak = kernel->add_subcommand("attention", "softmax(scale Q Kᵀ) V as flash attention (torch's scaled_dot_product_attention)");
+    options_when_chosen(ak, [aa](CLI::App* c) { add_attention_options(c, *aa); });
+    ak->callback([aa, run, &exit_code] {
+      if (run) exit_code = run_attention(*aa);
+      else exit_code = validate_kernel(kernels::attention(options_of(*aa), load_chip(aa->chip)).outputs(), *aa);
+    });
+  }
+  if (in_compile("attention")) {
+    auto ac = std::make_shared<AttentionArgs>();
+    auto* acc = compile->add_subcommand("attention", "flash attention");
+    options_when_chosen(acc, [ac](CLI::App* c) {
+      add_attention_options(c, *ac);
+      drop_run_only_options(c);
+      c->add_option("-o,--output", ac->output, "the program file to write")->required();
+    });
+    acc->callback([ac, run, &exit_code] {
+      kernels::AttentionOptions o = options_of(*ac);
+      kernels::Attention at = kernels::attention(o, load_chip(ac->chip));
+      exit_code = run ? compile_kernel(at.outputs(), *ac, attention_headline(o), at.tuned) : validate_kernel(at.outputs(), *ac);
+    });
+  }
 
   for (const char* name : {"max_pool2d", "avg_pool2d", "global_avg_pool2d"}) {
     const char* what = name[0] == 'm' ? "2-D max pooling on the vector unit (NCHW in and out, NC1HWC0 inside)"
                      : name[0] == 'a' ? "2-D average pooling on the vector unit (NCHW in and out, NC1HWC0 inside)"
                                       : "the average over each channel's map (adaptive_avg_pool2d(x, 1)) on the vector unit";
-    auto pa = std::make_shared<PoolArgs>();
-    pa->name = name;
-    auto* pk = kernel->add_subcommand(name, what);
-    options_when_chosen(pk, [pa](CLI::App* c) { add_pool_options(c, *pa); });
-    pk->callback([pa, run, &exit_code] {
-      if (run) exit_code = run_pool(*pa);
-      else exit_code = validate_kernel({kernels::pool2d(options_of(*pa), load_chip(pa->chip)).out}, *pa);
-    });
-    auto pc = std::make_shared<PoolArgs>();
-    pc->name = name;
-    auto* pcc = compile->add_subcommand(name, what);
-    options_when_chosen(pcc, [pc](CLI::App* c) {
-      add_pool_options(c, *pc);
-      drop_run_only_options(c);
-      c->add_option("-o,--output", pc->output, "the program file to write")->required();
-    });
-    pcc->callback([pc, run, &exit_code] {
-      kernels::Pool2dOptions o = options_of(*pc);
-      kernels::Pool2d p = kernels::pool2d(o, load_chip(pc->chip));
-      exit_code = run ? compile_kernel({p.out}, *pc, pool_headline(*pc, o)) : validate_kernel({p.out}, *pc);
-    });
+    if (in_kernel(name)) {
+      auto pa = std::make_shared<PoolArgs>();
+      pa->name = name;
+      auto* pk = kernel->add_subcommand(name, what);
+      options_when_chosen(pk, [pa](CLI::App* c) { add_pool_options(c, *pa); });
+      pk->callback([pa, run, &exit_code] {
+        if (run) exit_code = run_pool(*pa);
+        else exit_code = validate_kernel({kernels::pool2d(options_of(*pa), load_chip(pa->chip)).out}, *pa);
+      });
+    }
+    if (in_compile(name)) {
+      auto pc = std::make_shared<PoolArgs>();
+      pc->name = name;
+      auto* pcc = compile->add_subcommand(name, what);
+      options_when_chosen(pcc, [pc](CLI::App* c) {
+        add_pool_options(c, *pc);
+        drop_run_only_options(c);
+        c->add_option("-o,--output", pc->output, "the program file to write")->required();
+      });
+      pcc->callback([pc, run, &exit_code] {
+        kernels::Pool2dOptions o = options_of(*pc);
+        kernels::Pool2d p = kernels::pool2d(o, load_chip(pc->chip));
+        exit_code = run ? compile_kernel({p.out}, *pc, pool_headline(*pc, o)) : validate_kernel({p.out}, *pc);
+      });
+    }
   }
 
   for (const std::string& name : kernels::vector_kernel_names()) {
-    auto va = std::make_shared<VectorArgs>();
-    va->name = name;
-    auto* vk = kernel->add_subcommand(name, fmt::format("{} on the vector unit", name));
-    options_when_chosen(vk, [va](CLI::App* c) { add_vector_options(c, *va); });
-    vk->callback([va, run, &exit_code] {
-      if (run) exit_code = run_vector(*va);
-      else exit_code = validate_kernel({kernels::vector_kernel(va->name, options_of(*va), load_chip(va->chip)).out}, *va);
-    });
-    auto vc = std::make_shared<VectorArgs>();
-    vc->name = name;
-    auto* vcc = compile->add_subcommand(name, fmt::format("{} on the vector unit", name));
-    options_when_chosen(vcc, [vc](CLI::App* c) {
-      add_vector_options(c, *vc);
-      drop_run_only_options(c);
-      c->add_option("-o,--output", vc->output, "the program file to write")->required();
-    });
-    vcc->callback([vc, run, &exit_code] {
-      kernels::VectorOptions o = options_of(*vc);
-      kernels::VectorKernel k = kernels::vector_kernel(vc->name, o, load_chip(vc->chip));
-      exit_code = run ? compile_kernel({k.out}, *vc, vector_headline(*vc, o), k.tuned) : validate_kernel({k.out}, *vc);
-    });
+    if (in_kernel(name)) {
+      auto va = std::make_shared<VectorArgs>();
+      va->name = name;
+      auto* vk = kernel->add_subcommand(name, fmt::format("{} on the vector unit", name));
+      options_when_chosen(vk, [va](CLI::App* c) { add_vector_options(c, *va); });
+      vk->callback([va, run, &exit_code] {
+        if (run) exit_code = run_vector(*va);
+        else exit_code = validate_kernel({kernels::vector_kernel(va->name, options_of(*va), load_chip(va->chip)).out}, *va);
+      });
+    }
+    if (in_compile(name)) {
+      auto vc = std::make_shared<VectorArgs>();
+      vc->name = name;
+      auto* vcc = compile->add_subcommand(name, fmt::format("{} on the vector unit", name));
+      options_when_chosen(vcc, [vc](CLI::App* c) {
+        add_vector_options(c, *vc);
+        drop_run_only_options(c);
+        c->add_option("-o,--output", vc->output, "the program file to write")->required();
+      });
+      vcc->callback([vc, run, &exit_code] {
+        kernels::VectorOptions o = options_of(*vc);
+        kernels::VectorKernel k = kernels::vector_kernel(vc->name, o, load_chip(vc->chip));
+        exit_code = run ? compile_kernel({k.out}, *vc, vector_headline(*vc, o), k.tuned) : validate_kernel({k.out}, *vc);
+      });
+    }
   }
 }
 

@@ -265,10 +265,12 @@ int run_tune(const TuneArgs& a) {
   return 0;
 }
 
+// `wanted`: false when the command line names another kernel (Chosen).
 template <class Args>
-void add_kernel_subcommand(CLI::App* tune, const std::string& name, const std::string& what, TuneArgs& ta,
+void add_kernel_subcommand(bool wanted, CLI::App* tune, const std::string& name, const std::string& what, TuneArgs& ta,
                            const std::function<void(CLI::App*, Args&)>& add,
                            const std::function<tune::Problem(const Args&)>& make) {
+  if (!wanted) return;
   auto args = std::make_shared<Args>();
   CLI::App* sub = tune->add_subcommand(name, what);
   options_when_chosen(sub, [add, args](CLI::App* c) { add(c, *args); });
@@ -278,7 +280,7 @@ void add_kernel_subcommand(CLI::App* tune, const std::string& name, const std::s
 
 }  // namespace
 
-void add_tune(CLI::App& app, int& exit_code) {
+void add_tune(CLI::App& app, int& exit_code, const Chosen& chosen) {
   auto ta = std::make_shared<TuneArgs>();
   CLI::App* t = app.add_subcommand("tune", "search a kernel's schedules on emulated cycles and keep the best in the tuning database");
   t->require_subcommand(0, 1);
@@ -299,17 +301,20 @@ void add_tune(CLI::App& app, int& exit_code) {
   add_db_option(t);
 
   using tune::Problem;
-  add_kernel_subcommand<MatmulArgs>(t, "matmul", "tune matmul's tiles, k steps, L1 copies, core grouping and stagger", *ta,
+  std::vector<std::string> names = {"matmul", "conv2d", "attention"};
+  for (const std::string& name : kernels::vector_kernel_names()) names.push_back(name);
+  auto wanted = [&](std::string_view name) { return chosen.wants("tune", name, names); };
+  add_kernel_subcommand<MatmulArgs>(wanted("matmul"), t, "matmul", "tune matmul's tiles, k steps, L1 copies, core grouping and stagger", *ta,
       [](CLI::App* c, MatmulArgs& a) { add_matmul_options(c, a, true); },
       [](const MatmulArgs& a) { Problem p; p.kernel = "matmul"; p.matmul = options_of(a); return p; });
-  add_kernel_subcommand<ConvArgs>(t, "conv2d", "tune conv2d's output rows and channels per tile, channels per L1 fill, copies, images", *ta,
+  add_kernel_subcommand<ConvArgs>(wanted("conv2d"), t, "conv2d", "tune conv2d's output rows and channels per tile, channels per L1 fill, copies, images", *ta,
       [](CLI::App* c, ConvArgs& a) { add_conv_options(c, a, true); },
       [](const ConvArgs& a) { Problem p; p.kernel = "conv2d"; p.conv = options_of(a); return p; });
-  add_kernel_subcommand<AttentionArgs>(t, "attention", "tune flash attention's query and key tiles", *ta,
+  add_kernel_subcommand<AttentionArgs>(wanted("attention"), t, "attention", "tune flash attention's query and key tiles", *ta,
       [](CLI::App* c, AttentionArgs& a) { add_attention_options(c, a, true); },
       [](const AttentionArgs& a) { Problem p; p.kernel = "attention"; p.attention = options_of(a); return p; });
   for (const std::string& name : kernels::vector_kernel_names())
-    add_kernel_subcommand<VectorArgs>(t, name, fmt::format("tune {}'s tile rows and buffer copies", name), *ta,
+    add_kernel_subcommand<VectorArgs>(wanted(name), t, name, fmt::format("tune {}'s tile rows and buffer copies", name), *ta,
         [name](CLI::App* c, VectorArgs& a) { a.name = name; add_vector_options(c, a, true); },
         [name](const VectorArgs& a) { Problem p; p.kernel = name; p.vector = options_of(a); return p; });
   // A word left over is a kernel `tune` has no subcommand for, said as such (CLI11 said

@@ -7,19 +7,34 @@
 #include <charconv>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 namespace cubekit::cli {
 
+// The command and kernel a command line names (`cubekit kernel add ...`). Registering every
+// subcommand, about 110 of them, took a fifth of `cubekit --version` (0.3 ms of 1.5); a command
+// line that names a kernel registers that one only. Default: every subcommand.
+struct Chosen {
+  std::string command, kernel;  // argv[1] and argv[2] unless they are options
+  Chosen() = default;
+  Chosen(int argc, char** argv);
+  // Whether `group` ("kernel", "compile", "tune") registers its subcommand `name`, one of its
+  // `names`: none when the command line names another command; all when it names none, or this
+  // group without one of its names (a misspelt kernel gets them all, for the messages to list).
+  bool wants(std::string_view group, std::string_view name, const std::vector<std::string>& names) const;
+};
+
 void add_run(CLI::App& app, int& exit_code);
 void add_info(CLI::App& app, int& exit_code);  // isa, chips
-void add_tune(CLI::App& app, int& exit_code);  // tune: tools/cmd_tune.cpp
+void add_tune(CLI::App& app, int& exit_code, const Chosen& chosen = {});  // tune: tools/cmd_tune.cpp
 // What `kernel` and `compile` do once their options are parsed: Run compiles, runs, checks and
 // writes as the CLI does; Validate (the fuzz target fuzz/kernel_options_fuzz.cpp) stops after the
 // same option checks, kernel definition and compilation, so it runs nothing and writes no file.
 enum class KernelAction { Run, Validate };
-void add_kernel(CLI::App& app, int& exit_code, KernelAction action = KernelAction::Run);  // kernel, compile
+void add_kernel(CLI::App& app, int& exit_code, KernelAction action = KernelAction::Run,
+                const Chosen& chosen = {});  // kernel, compile
 
 // An option's check: refuses a negative value ("-1") with that said, where CLI11's own
 // NonNegativeNumber names the range up to the largest double.

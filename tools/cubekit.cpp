@@ -9,18 +9,29 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <system_error>
 #include <string_view>
 
+namespace {
+
+std::unique_ptr<CLI::App> commands(int& exit_code, const cubekit::cli::Chosen& chosen) {
+  auto app = std::make_unique<CLI::App>("cubekit: develop, run and measure kernels for Ascend-style AI Cores on any machine");
+  app->require_subcommand(1);
+  app->set_version_flag("--version", "cubekit " CUBEKIT_VERSION);
+  cubekit::cli::add_run(*app, exit_code);
+  cubekit::cli::add_info(*app, exit_code);
+  cubekit::cli::add_kernel(*app, exit_code, cubekit::cli::KernelAction::Run, chosen);
+  cubekit::cli::add_tune(*app, exit_code, chosen);
+  return app;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  CLI::App app{"cubekit: develop, run and measure kernels for Ascend-style AI Cores on any machine"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "cubekit " CUBEKIT_VERSION);
   int exit_code = 0;
-  cubekit::cli::add_run(app, exit_code);
-  cubekit::cli::add_info(app, exit_code);
-  cubekit::cli::add_kernel(app, exit_code);
-  cubekit::cli::add_tune(app, exit_code);
+  std::unique_ptr<CLI::App> commands_named = commands(exit_code, cubekit::cli::Chosen(argc, argv));
+  CLI::App& app = *commands_named;
   // An empty argument ("", or --x= with nothing after it): CLI11 takes it as no value at all, so that
   // --double-buffer "" silently meant the default schedule and `cubekit chips ""` every chip.
   for (int i = 1; i < argc; ++i) {

@@ -6,6 +6,7 @@
 #include "kernels/tuned.h"
 #include "tools/commands.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -25,6 +26,18 @@ DType dtype_option(const std::string& v, const char* option) {
   auto t = parse_dtype(v);
   if (!t) user_error("{} must be a dtype (f16, bf16, f32, s8, s32), got '{}'", option, v);
   return *t;
+}
+
+Chosen::Chosen(int argc, char** argv) {
+  if (argc > 1 && argv[1][0] != '-') command = argv[1];
+  if (argc > 2 && argv[2][0] != '-') kernel = argv[2];
+}
+
+bool Chosen::wants(std::string_view group, std::string_view name, const std::vector<std::string>& names) const {
+  if (command.empty()) return true;   // `cubekit --help`: everything
+  if (command != group) return false;  // another command's: not needed
+  if (kernel.empty() || std::find(names.begin(), names.end(), kernel) == names.end()) return true;
+  return name == kernel;
 }
 
 void options_when_chosen(CLI::App* sub, std::function<void(CLI::App*)> add) {
