@@ -150,29 +150,32 @@ int run(const RunArgs& args) {
 void add_run(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "assemble and run a program on the emulator");
-  cmd->add_option("program", args->program, "the program (.s)")->required();
-  cmd->add_option("--chip", args->chip, "chip preset or JSON config")->capture_default_str();
-  cmd->add_option("--cores,--blocks", args->cores, "blocks to launch (default: the program's .block_dim); they run on "
-                                                    "min(blocks, the chip's cores) cores");
-  cmd->add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str()->check(kNotNegative)->check(fits<uint64_t>());
-  cmd->add_option("--input", args->inputs, "NAME=FILE.npy: a tensor's contents (repeatable)");
-  cmd->add_option("--output", args->outputs, "NAME=FILE.npy: save a tensor after the run (repeatable)");
-  cmd->add_option("--max-steps", args->max_steps, "instructions per core before a run counts as a hang")->capture_default_str();
-  cmd->add_option("--max-work", args->max_work, "work units over the whole run (all blocks) before it is stopped; a "
-                  "unit is about one instruction of host time (the report's 'work' says what a run used)")
-      ->capture_default_str()
-      ->check(fits<int64_t>());
-  cmd->add_option("--max-trace-events", args->max_trace_events, "events (~200 bytes each) --trace may write")
-      ->capture_default_str()->check(fits<int64_t>());
-  cmd->add_flag("--json", args->json, "print the report as one JSON object");
-  cmd->add_option("--trace", args->trace, "write a Chrome trace (Perfetto, chrome://tracing) to this file");
-  cmd->add_flag("--timing-only", args->timing_only, "cycles only: skip the data and the race checks (fast, for tuning)");
-  cmd->add_flag("--no-checks", args->no_checks,
-                "skip the race and initialisation checks (the timing model still reports flag misuse: a flag set "
-                "twice or left set, a wait nothing sets)");
-  cmd->add_option("--threads", args->threads, "host threads (0, the default: all); results never depend on it")
-      ->check(kNotNegative);
-  cmd->add_flag("--in-order", args->in_order, "the functional model only: every instruction in program order, no timing");
+  // Registered when `run` is the command (not for `cubekit kernel ...`).
+  options_when_chosen(cmd, [args](CLI::App* cmd) {
+    cmd->add_option("program", args->program, "the program (.s)")->required();
+    cmd->add_option("--chip", args->chip, "chip preset or JSON config")->capture_default_str();
+    cmd->add_option("--cores,--blocks", args->cores, "blocks to launch (default: the program's .block_dim); they run on "
+                                                      "min(blocks, the chip's cores) cores");
+    cmd->add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str()->check(kNotNegative)->check(fits<uint64_t>());
+    cmd->add_option("--input", args->inputs, "NAME=FILE.npy: a tensor's contents (repeatable)");
+    cmd->add_option("--output", args->outputs, "NAME=FILE.npy: save a tensor after the run (repeatable)");
+    cmd->add_option("--max-steps", args->max_steps, "instructions per core before a run counts as a hang")->capture_default_str();
+    cmd->add_option("--max-work", args->max_work, "work units over the whole run (all blocks) before it is stopped; a "
+                    "unit is about one instruction of host time (the report's 'work' says what a run used)")
+        ->capture_default_str()
+        ->check(fits<int64_t>());
+    cmd->add_option("--max-trace-events", args->max_trace_events, "events (~200 bytes each) --trace may write")
+        ->capture_default_str()->check(fits<int64_t>());
+    cmd->add_flag("--json", args->json, "print the report as one JSON object");
+    cmd->add_option("--trace", args->trace, "write a Chrome trace (Perfetto, chrome://tracing) to this file");
+    cmd->add_flag("--timing-only", args->timing_only, "cycles only: skip the data and the race checks (fast, for tuning)");
+    cmd->add_flag("--no-checks", args->no_checks,
+                  "skip the race and initialisation checks (the timing model still reports flag misuse: a flag set "
+                  "twice or left set, a wait nothing sets)");
+    cmd->add_option("--threads", args->threads, "host threads (0, the default: all); results never depend on it")
+        ->check(kNotNegative);
+    cmd->add_flag("--in-order", args->in_order, "the functional model only: every instruction in program order, no timing");
+  });
   cmd->callback([args, cmd, &exit_code] {
     args->cores_given = cmd->count("--cores") > 0;
     exit_code = run(*args);

@@ -284,21 +284,23 @@ void add_tune(CLI::App& app, int& exit_code, const Chosen& chosen) {
   auto ta = std::make_shared<TuneArgs>();
   CLI::App* t = app.add_subcommand("tune", "search a kernel's schedules on emulated cycles and keep the best in the tuning database");
   t->require_subcommand(0, 1);
-  t->add_option("--suite", ta->suite, "tune every distinct layer of a network: resnet50 or bert-large");
-  t->add_option("--batch", ta->batch, "the suite's batch")->capture_default_str();
-  t->add_option("--chip", ta->chip, "chip preset or JSON config")->capture_default_str();
-  t->add_option("--budget", ta->budget, "candidates evaluated per problem, the default schedule's included (a space "
-                                        "no larger is enumerated)")->capture_default_str();
-  t->add_option("--time", ta->seconds, "stop starting new candidates after this many seconds (the best so far is kept); "
-                                      "alone, the time is the only limit");
-  t->add_option("--seed", ta->seed, "the search's seed (the same seed, the same search)")->capture_default_str()->check(kNotNegative)->check(fits<uint64_t>());
-  t->add_option("--threads", ta->threads, "candidates evaluated at once (default: every core; 1 per rank under mpirun)")
-      ->check(kNotNegative);
-  t->add_flag("--exhaustive", ta->exhaustive, "evaluate every point of the space");
-  t->add_flag("--json", ta->json, "print the results as one JSON object");
-  t->add_flag("--quiet", ta->quiet, "no progress bar");
-  t->add_flag("--list", ta->list, "print what the database holds");
-  add_db_option(t);
+  options_when_chosen(t, [ta](CLI::App* t) {  // when `tune` is the command
+    t->add_option("--suite", ta->suite, "tune every distinct layer of a network: resnet50 or bert-large");
+    t->add_option("--batch", ta->batch, "the suite's batch")->capture_default_str();
+    t->add_option("--chip", ta->chip, "chip preset or JSON config")->capture_default_str();
+    t->add_option("--budget", ta->budget, "candidates evaluated per problem, the default schedule's included (a space "
+                                          "no larger is enumerated)")->capture_default_str();
+    t->add_option("--time", ta->seconds, "stop starting new candidates after this many seconds (the best so far is kept); "
+                                        "alone, the time is the only limit");
+    t->add_option("--seed", ta->seed, "the search's seed (the same seed, the same search)")->capture_default_str()->check(kNotNegative)->check(fits<uint64_t>());
+    t->add_option("--threads", ta->threads, "candidates evaluated at once (default: every core; 1 per rank under mpirun)")
+        ->check(kNotNegative);
+    t->add_flag("--exhaustive", ta->exhaustive, "evaluate every point of the space");
+    t->add_flag("--json", ta->json, "print the results as one JSON object");
+    t->add_flag("--quiet", ta->quiet, "no progress bar");
+    t->add_flag("--list", ta->list, "print what the database holds");
+    add_db_option(t);
+  });
 
   using tune::Problem;
   std::vector<std::string> names = {"matmul", "conv2d", "attention"};

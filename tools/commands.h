@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -25,6 +26,11 @@ struct Chosen {
   // group without one of its names (a misspelt kernel gets them all, for the messages to list).
   bool wants(std::string_view group, std::string_view name, const std::vector<std::string>& names) const;
 };
+
+// Adds a subcommand's options when the command line chooses it (CLI11's pre-parse callback runs
+// then, before its arguments are read; `--help` after it sees them): building every kernel's
+// options on every run was a sixth of a 128^3 matmul's whole `cubekit kernel` process.
+void options_when_chosen(CLI::App* sub, std::function<void(CLI::App*)> add);
 
 void add_run(CLI::App& app, int& exit_code);
 void add_info(CLI::App& app, int& exit_code);  // isa, chips

@@ -45,10 +45,6 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
 std::string schedule_name(const RunArgs& a, const std::optional<tune::Tuned>& tuned);
 // --db FILE: the tuning database this process consults (and `cubekit tune` writes).
 void add_db_option(CLI::App* cmd);
-// Adds a subcommand's options when the command line chooses it (CLI11's pre-parse callback runs
-// then, before its arguments are read; `--help` after it sees them): building every kernel's
-// options on every run was a sixth of a 128^3 matmul's whole `cubekit kernel` process.
-void options_when_chosen(CLI::App* sub, std::function<void(CLI::App*)> add);
 // Writes the program to a.output (with the headline, layouts and stages as comments).
 int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline,
                    const std::optional<tune::Tuned>& tuned = std::nullopt);
