@@ -68,6 +68,18 @@ void BM_TimingOnly_Add4096(benchmark::State& state) {
 }
 BENCHMARK(BM_TimingOnly_Add4096)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 
+// What the same process spends compiling that add (its default schedule's UB fits and sync).
+void BM_Compile_Add4096(benchmark::State& state) {
+  ChipConfig chip = load_chip("ascend910");
+  kernels::VectorOptions o;
+  o.shape = {4096, 4096};
+  o.use_tuned = false;
+  size_t size = 0;
+  for (auto _ : state) size = codegen::compile(kernels::vector_kernel("add", o, chip).out, chip).program.code.size();
+  state.counters["instructions"] = double(size);
+}
+BENCHMARK(BM_Compile_Add4096)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+
 void BM_FullEmulation_matmul_f16(benchmark::State& state) { run(state, "matmul_f16.s", {.threads = 1}); }
 BENCHMARK(BM_FullEmulation_matmul_f16)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 

@@ -1,9 +1,9 @@
 #include "codegen/accesses.h"
 
+#include "emulator/error.h"
 #include "emulator/executor.h"
 
 #include <algorithm>
-#include <map>
 
 namespace cubekit::codegen {
 
@@ -11,18 +11,22 @@ namespace {
 
 Chunks chunks_of(const Region& r) {
   auto c = std::make_shared<std::vector<std::pair<int64_t, int64_t>>>();
-  for (int64_t i2 = 0; i2 < r.n2; ++i2)
-    for (int64_t i1 = 0; i1 < r.n1; ++i1) {
-      int64_t lo = r.base + i1 * r.s1 + i2 * r.s2;
-      c->push_back({lo, lo + r.bytes});
-    }
-  std::sort(c->begin(), c->end());
-  std::vector<std::pair<int64_t, int64_t>> merged;
-  for (auto [lo, hi] : *c) {
-    if (!merged.empty() && lo <= merged.back().second) merged.back().second = std::max(merged.back().second, hi);
-    else merged.push_back({lo, hi});
+  auto add = [&](int64_t lo) {  // in ascending order of lo: merged as they come
+    if (!c->empty() && lo <= c->back().second) c->back().second = std::max(c->back().second, lo + r.bytes);
+    else c->push_back({lo, lo + r.bytes});
+  };
+  // Ascending already when the rows step forward and each row starts at or after the previous
+  // row's last chunk (a vector instruction's repeats, a copy's bursts): no sort.
+  if (r.s1 >= 0 && (r.n2 == 1 || r.s2 >= r.s1 * (r.n1 - 1))) {
+    for (int64_t i2 = 0; i2 < r.n2; ++i2)
+      for (int64_t i1 = 0; i1 < r.n1; ++i1) add(r.base + i1 * r.s1 + i2 * r.s2);
+    return c;
   }
-  *c = std::move(merged);
+  std::vector<int64_t> starts;
+  for (int64_t i2 = 0; i2 < r.n2; ++i2)
+    for (int64_t i1 = 0; i1 < r.n1; ++i1) starts.push_back(r.base + i1 * r.s1 + i2 * r.s2);
+  std::sort(starts.begin(), starts.end());
+  for (int64_t lo : starts) add(lo);
   return c;
 }
 
@@ -52,16 +56,14 @@ std::vector<Access> accesses_of(const Kernel& k, const Node& n, const ChipConfig
   Issued I = issue(in, 0, state);
   Footprint fp;
   spec_of(in).footprint(I, chip, fp);
-  std::map<int, int> ref_of_slot;  // positional operand -> ref
-  int slot = 0;
-  for (const Arg& a : n.args) {
-    if (!a.key.empty()) continue;
-    if (a.kind == Arg::Kind::Mem) ref_of_slot[slot] = ref_index(a);
-    ++slot;
-  }
+  std::vector<int> ref_of_slot;  // positional operand -> ref (-1: not memory)
+  for (const Arg& a : n.args)
+    if (a.key.empty()) ref_of_slot.push_back(a.kind == Arg::Kind::Mem ? ref_index(a) : -1);
   for (int i = 0; i < fp.count; ++i) {
     Region r = fp.regions[size_t(i)];
-    int ref = ref_of_slot.at(r.operand);
+    CUBEKIT_ASSERT(r.operand >= 0 && size_t(r.operand) < ref_of_slot.size() && ref_of_slot[size_t(r.operand)] >= 0,
+                   "a footprint region of operand {} that is not a memory operand", r.operand);
+    int ref = ref_of_slot[size_t(r.operand)];
     if (whole_read && !r.write) r.bytes = k.buffers[size_t(n.refs[size_t(ref)].buffer)].bytes, r.n1 = r.n2 = 1;
     out.push_back({ref, r.write, chunks_of(r)});
   }

@@ -24,7 +24,7 @@ class Emitter {
     b_.block_dim(k_.block_dim);
     if (!k_.mixed()) {
       entry(k_.body);
-      return b_.finish();
+      return std::move(b_).finish();
     }
     // A mixed kernel: the cube cores' program, then the vector cores' (registers are per core).
     b_.entry(CoreKind::Aic, "cube");
@@ -33,7 +33,7 @@ class Emitter {
     entry(k_.body);
     b_.label("vec");
     entry(k_.vector_body, k_.subblock);
-    return b_.finish();
+    return std::move(b_).finish();
   }
 
  private:

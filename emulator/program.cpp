@@ -524,7 +524,7 @@ int ProgramBuilder::emit(std::string_view mnemonic, const std::vector<Arg>& args
   return index;
 }
 
-Program ProgramBuilder::finish() {
+void ProgramBuilder::resolve_labels() {
   for (const auto& [index, ref] : pending_) {
     auto it = std::find_if(program_.labels.begin(), program_.labels.end(), [&](const Label& l) { return l.name == ref.name; });
     if (it == program_.labels.end())
@@ -534,7 +534,16 @@ Program ProgramBuilder::finish() {
   pending_.clear();
   std::string problem = check_entry_labels(program_);
   if (!problem.empty()) user_error("kernel '{}': {}", program_.name, problem);
+}
+
+Program ProgramBuilder::finish() & {
+  resolve_labels();
   return program_;
+}
+
+Program ProgramBuilder::finish() && {
+  resolve_labels();
+  return std::move(program_);
 }
 
 }  // namespace cubekit

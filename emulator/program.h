@@ -127,9 +127,13 @@ class ProgramBuilder {
   void label(std::string name);  // names the next instruction emitted
   int emit(std::string_view mnemonic, const std::vector<Arg>& args);  // returns its index
   int size() const { return int(program_.code.size()); }
-  Program finish();  // resolves labels
+  // The program, its labels resolved; a builder finished as an rvalue gives its program up
+  // (std::move(b).finish(): the compiler's, where the copy was a tenth of compiling a small kernel).
+  Program finish() &;
+  Program finish() &&;
 
  private:
+  void resolve_labels();
   Program program_;
   std::vector<std::pair<int, LabelRef>> pending_;  // (instruction, reference)
 };

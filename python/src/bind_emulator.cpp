@@ -215,7 +215,7 @@ table as in the assembler:
         return b.emit(mnemonic, ops);
       }, py::arg("mnemonic"), "Appends one instruction (mnemonic with its .type suffixes, then operands); returns its index.")
       .def("__len__", &ProgramBuilder::size)
-      .def("finish", &ProgramBuilder::finish, "The program, with its labels resolved.");
+      .def("finish", [](ProgramBuilder& b) { return b.finish(); }, "The program, with its labels resolved.");
 }
 
 }  // namespace cubekit::py_bind
