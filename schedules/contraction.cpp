@@ -4,6 +4,7 @@
 #include "schedules/loops.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -62,6 +63,23 @@ void check_layout(const Access& a, const std::vector<std::shared_ptr<VarImpl>>& 
     if (a.vars[i] != batch[i])
       user_error("{}: {}'s dimension {} should be the batch variable {} (batch dimensions lead, in the output's order)",
                  fname, a.input->name, i, batch[i]->name);
+}
+
+// The cube path reads an input's rows at its own row length (the extent of its last dimension):
+// a bound() or RDom that takes part of that dimension would read the rows at the shorter length
+// and mix them up (a bound of 60 on B's 256 columns read 60 of row 0, then the rest of row 0 as row
+// 1). Its other dimensions may be read in part.
+void check_rows_whole(const Access& a, const Contraction& c, const std::string& fname) {
+  const std::shared_ptr<VarImpl>& last = a.vars.back();
+  const int64_t used = last == c.kv ? c.k : last == c.mv ? c.m : c.n;
+  const int64_t whole = a.input->shape.back();
+  if (used == whole) return;
+  const std::string widen = last->reduction ? fmt::format("make the RDom {} cover all {}", last->name, whole)
+                                             : fmt::format("bound {} to all {} ({}.bound({}, 0, {}))", last->name, whole,
+                                                           fname, last->name, whole);
+  user_error("{}: {} covers {} of the {} elements of {}'s last dimension, along which its rows are stored; the cube "
+             "path reads an input's rows whole: {}, or give {} as an input of just the part it reads", fname, last->name,
+             used, whole, a.input->name, widen, a.input->name);
 }
 
 }  // namespace
@@ -157,6 +175,7 @@ Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip) {
   for (size_t i = 0; i < r; ++i) c.batch.push_back(shape[i]);
   c.m = shape[r];
   c.n = shape[r + 1];
+  for (const Access* side : {&a, &b}) check_rows_whole(*side, c, fname);
   return c;
 }
 
@@ -200,6 +219,18 @@ Sizes sizes_of(const ContractionPlan& p) {
 }
 
 }  // namespace
+
+void check_one_tile_loop_each(const ContractionPlan& p, const std::string& fname, const std::string& m, const std::string& n) {
+  for (auto [dim, var] : {std::pair{ContractionPlan::Dim::M, m}, std::pair{ContractionPlan::Dim::N, n}}) {
+    std::vector<std::string> loops;
+    for (const ContractionPlan::TileLoop& t : p.tile_loops)
+      if (t.dim == dim) loops.push_back(t.name);
+    if (loops.size() > 1)
+      user_error("{}: {} has {} tile loops outside the cube ({}); the cube path tiles it with one: split {} once outside "
+                 "the cube (cores() spreads that loop's tiles over the cores)", fname, var, loops.size(),
+                 fmt::format("{}", fmt::join(loops, ", ")), var);
+  }
+}
 
 int cube_l1_copies(const std::string& fname, const Directive* multi, bool double_buffer, const ChipConfig& chip) {
   if (!multi) return double_buffer ? 2 : 1;
@@ -284,6 +315,7 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
     }
     p.tile_loops.push_back(t);
   }
+  check_one_tile_loop_each(p, fname, p.c.mv->name, p.c.nv->name);
   if (k_loops.size() > 2)
     user_error("{}: the reduction {} is split into {} loops outside the cube; the cube path takes at most two (L1 and L0 "
                "fills)", fname, p.c.kv->name, k_loops.size());

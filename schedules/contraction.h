@@ -63,6 +63,12 @@ struct Contraction {
   int64_t batches() const;
 };
 
+// A user error when m's or n's dimension (named `m`, `n`) has more than one of the plan's tile
+// loops: the lowering takes one tile index for each (a second split of m put tiles on rows the
+// first loop's tiles also covered).
+struct ContractionPlan;
+void check_one_tile_loop_each(const ContractionPlan& p, const std::string& fname, const std::string& m, const std::string& n);
+
 // Recognises the Func as a contraction the chip's cube can do, or says why not (user error).
 Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip);
 

@@ -302,6 +302,7 @@ ContractionPlan plan_conv(const dsl::Func& f, const ChipConfig& chip) {
     if (l.origin.get() == k) t.dim = ContractionPlan::Dim::N, t.extent = (g.k16() + tn - 1) / tn;
     p.tile_loops.push_back(t);
   }
+  check_one_tile_loop_each(p, fname, y->name, k->name);
   p.core_loops = nest.cores;
   // The groups: a tile loop of their own, inside the images' (and on cores with them).
   if (g.groups > 1) {
