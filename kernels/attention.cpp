@@ -138,6 +138,20 @@ double max_core_cost(const AttentionOptions& o, int64_t heads, int64_t tq, int64
 
 }  // namespace
 
+double attention_flops(const AttentionOptions& o) {
+  const double q = double(o.seq_q), kv = double(o.seq_kv ? o.seq_kv : o.seq_q);
+  double pairs = q * kv;
+  if (o.causal) {  // query i sees keys max(0, i - window + 1) .. min(i, seq_kv - 1)
+    const int64_t keys = o.seq_kv ? o.seq_kv : o.seq_q;
+    pairs = 0;
+    for (int64_t i = 0; i < o.seq_q; ++i) {
+      const int64_t first = o.window ? std::max<int64_t>(0, i - o.window + 1) : 0, last = std::min(i, keys - 1);
+      pairs += double(std::max<int64_t>(0, last - first + 1));
+    }
+  }
+  return 4.0 * double(o.batch) * double(o.heads) * double(o.dim) * pairs;
+}
+
 std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, const ChipConfig& chip) {
   check(o);
   const int64_t seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;

@@ -68,6 +68,11 @@ struct Attention {
 // Defines the Funcs and schedules the output with flash(tile_q, tile_kv, preload).
 Attention attention(const AttentionOptions& options, const ChipConfig& chip);
 
+// The floating-point operations of the attention the options describe: two products of 2 * dim
+// per (query, key) pair a query sees (the published kernels' 4 S0 S1 D without a mask), counting
+// only the pairs the causal mask (top-left: query i sees keys 0..i) and the window leave.
+double attention_flops(const AttentionOptions& options);
+
 // The flash() tiles the kernels use where the options leave them open: key tiles of 128 (a causal
 // mask: as big as the query tiles), and of the query tiles of 128, 64 and 32 rows the chip's
 // buffers hold the one whose rounds over the cores cost least (16 when none fits), neither beyond

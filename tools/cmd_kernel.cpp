@@ -91,10 +91,7 @@ int run_attention(const AttentionArgs& a) {
                                      {"scale", o.scale ? o.scale : 1.0 / std::sqrt(double(o.dim))}, {"softcap", o.softcap},
                                      {"alibi", o.alibi}, {"lse", o.lse}}},
                           {"tiles", {{"q", tile_q}, {"kv", tile_kv}}}, {"preload", at.preload}};
-  // Two products of 2 * seq_q * seq_kv * dim each (the published kernels' count, 4 S0 S1 D); a
-  // causal mask does about half.
-  double flops = 4.0 * double(o.batch * o.heads) * double(o.seq_q) * double(seq_kv) * double(o.dim) * (o.causal ? 0.5 : 1.0);
-  return run_kernel(at.outputs(), a, fmt::format("{}, flash {} x {}, preload {}", attention_headline(o), tile_q, tile_kv, at.preload), -1, extra, flops,
+  return run_kernel(at.outputs(), a, fmt::format("{}, flash {} x {}, preload {}", attention_headline(o), tile_q, tile_kv, at.preload), -1, extra, kernels::attention_flops(o),
                     at.tuned);
 }
 

@@ -112,6 +112,24 @@ TEST(AttentionFit, TheLargestMaskedTilingOfThe950Runs) {
   EXPECT_TRUE(run.check.pass) << "max abs " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
 }
 
+// The CLI's TFLOPS count the (query, key) pairs a query sees, as counted here pair by pair: a
+// window or keys past the last query (top-left causal) once took the figure past the chip's peak.
+TEST(AttentionFlops, CountThePairsTheMaskLeaves) {
+  for (bool causal : {false, true})
+    for (int64_t window : {0, 1, 5, 64, 1000})
+      for (auto [q, kv] : {std::pair<int64_t, int64_t>{1, 1}, {7, 7}, {40, 200}, {200, 40}, {128, 128}}) {
+        if (window && !causal) continue;
+        kernels::AttentionOptions o;
+        o.batch = 2, o.heads = 3, o.dim = 64, o.seq_q = q, o.seq_kv = kv, o.causal = causal, o.window = window;
+        double pairs = 0;
+        for (int64_t i = 0; i < q; ++i)
+          for (int64_t j = 0; j < kv; ++j)
+            pairs += !causal || (j <= i && (!window || i - j < window));
+        EXPECT_DOUBLE_EQ(kernels::attention_flops(o), 4.0 * 2 * 3 * 64 * pairs) << q << " x " << kv << " causal " << causal
+                                                                                << " window " << window;
+      }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, AttentionFit, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
 
 }  // namespace
