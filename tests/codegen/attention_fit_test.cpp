@@ -130,6 +130,21 @@ TEST(AttentionFlops, CountThePairsTheMaskLeaves) {
       }
 }
 
+// A window of 2^31 - 1 keys hides nothing; near 2^31 the Halide reference compared i < j + window,
+// overflowed, and the CLI reported a correct kernel as FAIL.
+TEST(AttentionWindow, AWindowPastTheQueriesIsNoWindow) {
+  const ChipConfig chip = load_chip("ascend910");
+  for (int64_t window : {int64_t(2147483585), int64_t(2147483647), int64_t(1) << 40}) {
+    kernels::AttentionOptions o;
+    o.seq_q = 64, o.dim = 64, o.causal = true, o.window = window;
+    kernels::RunSettings s;
+    s.seed = 5;
+    kernels::KernelRun run = kernels::compile_and_run(kernels::attention(o, chip).outputs(), chip, s);
+    ASSERT_TRUE(run.checked);
+    EXPECT_TRUE(run.check.pass) << "window " << window << ": max abs " << run.check.max_abs;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, AttentionFit, testing::Values("ascend910", "ascend910b2", "ascend950pr"));
 
 }  // namespace
