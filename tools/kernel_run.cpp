@@ -41,7 +41,14 @@ bool Chosen::wants(std::string_view group, std::string_view name, const std::vec
 }
 
 void options_when_chosen(CLI::App* sub, std::function<void(CLI::App*)> add) {
-  sub->preparse_callback([sub, add = std::move(add)](std::size_t) { add(sub); });
+  sub->preparse_callback([sub, add = std::move(add)](std::size_t) {
+    add(sub);
+    // CLI11 saturates a whole number past 64 bits (--window 99999999999999999999 ran as 2^63 - 1):
+    // every integer option refuses one (unnamed in --help; the options that show FITS have it already).
+    for (CLI::Option* o : sub->get_options())
+      if (o->get_type_name().starts_with("INT")) o->check(fits<int64_t>().description(""));
+      else if (o->get_type_name().starts_with("UINT")) o->check(fits<uint64_t>().description(""));
+  });
 }
 
 void add_run_options(CLI::App* cmd, RunArgs& a) {

@@ -472,6 +472,14 @@ TEST(CliBadInput, ListItemOutOfRange) {
                                "9223372036854775807"));
 }
 
+// Every integer option: CLI11 saturated --window 99999999999999999999 to 2^63 - 1 and ran it.
+TEST(CliBadInput, IntegerPast64Bits) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel attention --seq-q 64 --dim 64 --causal --window 99999999999999999999 --timing-only");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--window: must be in -9223372036854775808..9223372036854775807, got 99999999999999999999"));
+}
+
 // CLI11 took "" as no value: --double-buffer "" ran the default schedule, `chips ""` listed every chip.
 TEST(CliBadInput, EmptyValue) {
   TempDir dir("cli");
