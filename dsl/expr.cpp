@@ -67,6 +67,15 @@ Expr substitute(const Expr& e, const VarImpl* var, const Expr& with) {
   return substitute_where(e, [&](const ExprNode& n) { return n.op == Op::Var && n.var.get() == var ? with : Expr(); });
 }
 
+Expr raise_float_constants(const Expr& e, double floor) {
+  return substitute_where(e, [&](const ExprNode& n) {
+    if (n.op != Op::Const || !is_float(n.type.dtype) || !(n.value < floor)) return Expr();
+    auto m = std::make_shared<ExprNode>(n);
+    m->value = floor;
+    return Expr(std::move(m));
+  });
+}
+
 int occurrences(const Expr& e, const ExprNode* target) {
   if (e.get() == target) return 1;
   int n = 0;

@@ -116,6 +116,8 @@ Expr minimum(const Expr& e);
 Expr substitute(const Expr& e, const ExprNode* target, const Expr& with);
 // e with every use of the variable `var` replaced by `with`.
 Expr substitute(const Expr& e, const VarImpl* var, const Expr& with);
+// e with every floating-point constant below `floor` (-inf among them) raised to it.
+Expr raise_float_constants(const Expr& e, double floor);
 // How many times the node `target` (compared by identity) occurs in e, Func definitions not entered.
 int occurrences(const Expr& e, const ExprNode* target);
 

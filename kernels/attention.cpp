@@ -81,9 +81,19 @@ Attention define(const AttentionOptions& o, int64_t tq, int64_t tkv) {
       v("v", o.dtype, {o.batch, kv_heads, seq_kv, o.dim});
   const double scale = o.scale ? o.scale : 1.0 / std::sqrt(double(o.dim));
   sched::AttentionForm form{q, k, v, scale, o.causal, o.dtype};
-  form.window = o.window;
+  // A window of seq_q keys or more hides nothing (i - j <= i < seq_q): cut to seq_q. Near 2^31
+  // the reference, which may compare i < j + window in 32 bits, overflowed and hid keys the
+  // kernel showed (a correct kernel reported FAIL).
+  form.window = std::min(o.window, o.seq_q);
   if (o.softcap > 0) form.score_mod = [c = o.softcap](const dsl::Expr& s) { return softcap(s, c); };
-  if (o.score_mod) form.score_mod = o.score_mod;
+  // A modifier's constants below kMaskedScore are kMaskedScore, as Python clamps float masks: a
+  // -inf (FlexAttention's way to mask a key) fell below the causal mask's hidden keys
+  // (kHiddenScore), so that a query whose visible keys it all masked attended to keys past it.
+  // (Constants, not the result: a clamp of every score took UB a 128 x 128 tile needs.)
+  if (o.score_mod)
+    form.score_mod = [g = o.score_mod](const dsl::Expr& s, const sched::ScoreIndex& at) {
+      return dsl::raise_float_constants(g(s, at), sched::kMaskedScore);
+    };
   if (o.alibi)
     form.score_mod = [g = form.score_mod, heads = o.heads](const dsl::Expr& s, const sched::ScoreIndex& at) {
       return (g ? g(s, at) : s) + alibi_bias(at, heads);

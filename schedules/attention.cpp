@@ -47,11 +47,10 @@ AttentionFuncs attention_form(const AttentionForm& form, const std::string& name
   if (!is_hidden_score(form.hidden))
     user_error("{}: a hidden key's score is {}; the flash kernels write kHiddenScore ({}) or kMaskedScore ({})", name,
                form.hidden, kHiddenScore, kMaskedScore);
-  // A window of seq_q keys or more hides nothing (i - j <= i < seq_q): it is cut to seq_q. The
-  // DSL's integers are 32-bit: 2^32 + 3 once became 3, and near 2^31 the reference (which may
-  // compare i < j + window) overflowed and hid keys the kernel showed.
+  // The DSL's integers are 32-bit: a window past them is cut to the largest, which hides no more
+  // (i - j < seq_q, itself 32-bit); 2^32 + 3 once became 3.
   if (form.window > 0)
-    scores = dsl::select(Expr(i) - Expr(j) < int(std::min<int64_t>(form.window, form.q.shape()[2])), scores,
+    scores = dsl::select(Expr(i) - Expr(j) < int(std::min<int64_t>(form.window, std::numeric_limits<int32_t>::max())), scores,
                          Expr(form.hidden));
   f.s(b, h, i, j) = form.causal ? dsl::select(Expr(j) <= Expr(i), scores, Expr(form.hidden)) : scores;
   f.m(b, h, i) = dsl::maximum(f.s(b, h, i, t));

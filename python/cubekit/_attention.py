@@ -105,7 +105,8 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     score; their arithmetic is exact up to 2^24): built with Python's operators
     and cubekit's exp, log, sqrt, abs, min, max, select, e.g. lambda s: ck.select(s > 5, 5.0, s).
     It is called once, to build the kernel's Funcs; the Halide reference computes the same Funcs.
-    Not with softcap. alibi: ALiBi's bias, each scaled score plus slope_h kv_idx with the slopes
+    Its constants below -1e30 (FlexAttention's -inf for a masked key) count as -1e30, as a mask's
+    do. Not with softcap. alibi: ALiBi's bias, each scaled score plus slope_h kv_idx with the slopes
     2^(-8 (h + 1) / heads) (the paper's slope_h (kv_idx - q_idx) less its row's constant, which the
     softmax cancels, as BLOOM's and MPT's add it; return_lse's logsumexp is of these scores), after
     softcap or score_mod, computed on the chip. window: 0 (none), or with causal=True a sliding window of

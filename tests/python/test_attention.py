@@ -400,6 +400,25 @@ def test_a_float_mask_below_minus_big_hides_no_future_key(rng, chip, fill):
     np.testing.assert_allclose(o[0, 0, 2].astype(np.float64), v[0, 0, :3].astype(np.float64).mean(0), atol=2e-3)
 
 
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
+def test_a_score_mod_of_minus_inf_hides_no_future_key(rng, chip):
+    """FlexAttention masks with score_mod's -inf; under causal=True a query whose visible keys it all
+    masks averages them, as the same padding as an attn_mask does (below the causal mask's hidden
+    keys, the -inf once gave the softmax to later keys: query 0 moved when they changed)."""
+    q, k, v = (rng.standard_normal((1, 1, 40, 64)).astype(np.float16) for _ in range(3))
+    pad = lambda s, b, h, qi, ki: ck.select(ki < 3, -float("inf"), s)
+    o, _ = kernels.attention(q, k, v, score_mod=pad, causal=True, chip=chip, raise_on_diagnostics=True)
+    later = v.copy()
+    later[:, :, 3:] += 10
+    moved, _ = kernels.attention(q, k, later, score_mod=pad, causal=True, chip=chip)
+    np.testing.assert_array_equal(moved[:, :, :3], o[:, :, :3])
+    mask = np.zeros((1, 1, 1, 40), np.float32)
+    mask[..., :3] = -np.inf
+    want, _ = kernels.attention(q, k, v, attn_mask=mask, causal=True, chip=chip)
+    np.testing.assert_allclose(o.astype(np.float64), want.astype(np.float64), atol=2e-3)
+    np.testing.assert_allclose(o[0, 0, 2].astype(np.float64), v[0, 0, :3].astype(np.float64).mean(0), atol=2e-3)
+
+
 def test_inputs_in_the_other_byte_order(rng):
     q, k, v = (rng.standard_normal((1, 2, 24, 64)).astype(np.float16) for _ in range(3))
     want, _ = kernels.attention(q, k, v)
