@@ -263,11 +263,20 @@ TEST(AttentionErrors, ScalePastF32) {
                     {"attention: scale 1e+39 is past f32's range (the scores are f32); give at most 3.4028234663852886e+38"});
 }
 
-TEST(AttentionErrors, SoftcapPastF32) {
+TEST(AttentionErrors, SoftcapBelowF32) {
   auto o = bert();
-  o.softcap = 1e39;
+  o.softcap = 1e-39;
   expect_user_error([&] { kernels::attention(o, attention_chip()); },
-                    {"attention: softcap 1e+39 makes c tanh(s / c) overflow f32 (the kernel computes 2c and 2 / c)"});
+                    {"attention: softcap 1e-39 makes c tanh(s / c) overflow f32 (the kernel computes 2 / c)"});
+}
+
+// The f32 tanh lost the scores under a cap of 1e6 and more, in the kernel and the reference alike.
+TEST(AttentionErrors, SoftcapTooLargeForF32) {
+  auto o = bert();
+  o.softcap = 1e6;
+  expect_user_error([&] { kernels::attention(o, attention_chip()); },
+                    {"attention: softcap 1000000 is past 10000: c tanh(s / c) is computed in f32 as c - 2c / (exp(2s / c) + "
+                     "1), which loses about 6e-8 c of each score", "leave it out"});
 }
 
 TEST(AttentionErrors, NegativeWindow) {
@@ -297,7 +306,7 @@ TEST(AttentionErrors, NegativeSoftcap) {
   auto o = bert();
   o.softcap = -2;
   expect_user_error([&] { kernels::attention(o, attention_chip()); },
-                    {"attention: softcap -2 must be a positive number (the cap of the scaled scores; 0: none)"});
+                    {"attention: softcap -2 must be a finite positive number (the cap of the scaled scores)"});
 }
 
 TEST(AttentionErrors, SoftcapAndScoreModBoth) {
