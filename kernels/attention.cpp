@@ -37,7 +37,7 @@ void check(const AttentionOptions& o) {
   constexpr double kMaxSoftcap = 1e4;
   // Any finite scale, as torch's: a negative one turns the softmax's preference around (the flash
   // nest takes the maximum of the scaled scores, so it stays stable).
-  if (!std::isfinite(o.scale)) user_error("attention: scale {} must be a finite number (0: 1 / sqrt(dim))", o.scale);
+  if (!std::isfinite(o.scale)) user_error("attention: scale {} must be a finite number (left out: 1 / sqrt(dim))", o.scale);
   if (std::abs(o.scale) > kF32Max) user_error("attention: scale {} is past f32's range (the scores are f32); give at most {}", o.scale, kF32Max);
   if (o.softcap < 0 || !std::isfinite(o.softcap))
     user_error("attention: softcap {} must be a finite positive number (the cap of the scaled scores)", o.softcap);

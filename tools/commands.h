@@ -62,16 +62,20 @@ CLI::Validator fits() {
       "FITS");
 }
 
-// Refuses a value below 1 ("0": an option whose leaving out means "choose" takes no 0).
-inline const CLI::Validator kAtLeastOne(
-    [](std::string& v) {
-      try {
-        return std::stoll(v) < 1 ? std::string("must be at least 1 (leave it out to choose), got " + v) : std::string();
-      } catch (const std::exception&) {
-        return std::string("must be a whole number, got " + v);
-      }
-    },
-    "AT LEAST 1");
+// Refuses a value below 1 for an option whose leaving out means `left_out` (it takes no 0 for it,
+// nor a negative value).
+inline CLI::Validator at_least_one(const std::string& left_out) {
+  return CLI::Validator(
+      [left_out](std::string& v) {
+        try {
+          return std::stoll(v) < 1 ? "must be at least 1 (leave it out " + left_out + "), got " + v : std::string();
+        } catch (const std::exception&) {
+          return std::string("must be a whole number, got " + v);
+        }
+      },
+      "AT LEAST 1");
+}
+inline const CLI::Validator kAtLeastOne = at_least_one("to choose");
 
 // Refuses 0 for an option the library reads 0 of as "left out" (`left_out` says what that gives):
 // given, a 0 would silently mean something else. Not a number: CLI11's conversion says so.

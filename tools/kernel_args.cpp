@@ -126,9 +126,9 @@ void add_attention_options(CLI::App* cmd, AttentionArgs& a, bool tuning) {
   cmd->add_option("--batch", a.batch, "batch")->capture_default_str();
   cmd->add_option("--heads", a.heads, "query heads")->capture_default_str();
   cmd->add_option("--kv-heads", a.kv_heads, "K/V heads, dividing --heads (grouped-query attention; default: --heads)")
-      ->check(not_zero("as many as --heads"));
+      ->check(at_least_one("for as many as --heads"));
   cmd->add_option("--seq-q", a.seq_q, "queries per head")->required();
-  cmd->add_option("--seq-kv", a.seq_kv, "keys per head (default: --seq-q)")->check(not_zero("as many as --seq-q"));
+  cmd->add_option("--seq-kv", a.seq_kv, "keys per head (default: --seq-q)")->check(at_least_one("for as many as --seq-q"));
   cmd->add_option("--dim", a.dim, "head dim (a multiple of 16 up to 128)")->required();
   cmd->add_flag("--causal", a.causal, "causal mask: query i sees keys 0..i");
   cmd->add_flag("--lse", a.lse, "also write the logsumexp of the scaled scores (f32, batch x heads x seq-q)");

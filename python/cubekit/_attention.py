@@ -132,6 +132,8 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
             raise _cubekit.Error(f"{kernel}: unknown option '{key}'; the options are those of attention's signature (causal=, "
                                  f"scale=, attn_mask=, ...) and the schedule overrides {', '.join(ATTENTION_OVERRIDES)}")
         checked[key] = _opt.integer(kernel, key, value, meaning=" (0: the schedule's choice)")
+        if checked[key] < 0:  # C++'s message names the CLI's flags
+            _opt.fail(kernel, key, value, "a positive integer (0: the schedule's choice)")
     q, k, v = _array(q, "q"), _array(k, "k"), _array(v, "v")
     mask = None
     if attn_mask is not None:

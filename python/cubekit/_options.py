@@ -60,7 +60,11 @@ def integer(kernel, option, value, *, bits=INT64, meaning=""):
 
 def real(kernel, option, value):
     """A finite int or float (numpy scalars too), as a float."""
-    if not is_real(value) or not _math.isfinite(float(value)):
+    try:  # an int past float's range (10**400) raised OverflowError here
+        finite = is_real(value) and _math.isfinite(float(value))
+    except OverflowError:
+        finite = False
+    if not finite:
         fail(kernel, option, value, "a finite number (an int or a float)")
     return float(value)
 

@@ -556,8 +556,10 @@ TEST(CliExit, CleanWithoutTheRaceChecksSaysSo) {
 TEST(CliBadInput, AttentionZeroForAnOptionLeftOutByZero) {
   TempDir dir("cli");
   for (auto [option, message] :
-       {std::pair<const char*, const char*>{"--seq-kv 0", "--seq-kv: must not be 0 (leave it out for as many as --seq-q), got 0"},
-        {"--kv-heads 0", "--kv-heads: must not be 0 (leave it out for as many as --heads), got 0"},
+       {std::pair<const char*, const char*>{"--seq-kv 0", "--seq-kv: must be at least 1 (leave it out for as many as --seq-q), got 0"},
+        {"--kv-heads 0", "--kv-heads: must be at least 1 (leave it out for as many as --heads), got 0"},
+        // A negative one too: the library's message offered 0, which the command line refuses.
+        {"--seq-kv -3", "--seq-kv: must be at least 1 (leave it out for as many as --seq-q), got -3"},
         {"--scale 0", "--scale: must not be 0 (leave it out for 1/sqrt(dim); a scale of 0 would weigh every key alike"},
         {"--softcap 0.0", "--softcap: must not be 0 (leave it out for no cap), got 0.0"}}) {
     CliResult r = cubekit(dir, std::string("kernel attention --seq-q 16 --dim 16 ") + option);

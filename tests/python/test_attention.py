@@ -561,3 +561,15 @@ def test_softcap_fits_the_published_tiles_at_head_dim_128():
     q = np.zeros((1, 1, 256, 128), np.float16)
     _, report = kernels.attention(q, q, q, softcap=50.0, tile_q=128, tile_kv=128, chip="ascend910b2", timing_only=True)
     assert report["cycles"] > 0
+
+
+@pytest.mark.parametrize("option,value,message", [
+    ("scale", 10**400, r"^attention: scale must be a finite number \(an int or a float\), got 1000"),  # was OverflowError
+    ("softcap", 10**400, r"^attention: softcap must be a finite number"),
+    ("tile_q", -16, r"^attention: tile_q must be a positive integer \(0: the schedule's choice\), got -16 \(int\)$"),
+])
+def test_option_values_are_refused_in_python_terms(option, value, message):
+    """Refused naming the keyword, where Python met an OverflowError or C++'s message named --tile-q."""
+    q = np.ones((1, 1, 16, 16), np.float16)
+    with pytest.raises(ck.Error, match=message):
+        kernels.attention(q, q, q, **{option: value})
