@@ -416,10 +416,11 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip) {
   };
   fits(Space::L1, s.l1, fmt::format("staging {} and {} (k {} per fill)", p.c.a->name, p.c.b->name, p.tk_l1),
        "fill L1 more often (stage at an inner reduction loop), use smaller tiles, or fewer copies");
+  const std::string undouble = p.double_buffer ? ", or drop double_buffer()" : "";  // only where the schedule has it
   fits(Space::L0A, s.l0a, fmt::format("{} in L0A ({}x{} per fill)", p.c.a->name, p.tm, p.tk_l0),
-       "split the reduction finer for the L0 fill, use a smaller m tile, or drop double_buffer()");
+       "split the reduction finer for the L0 fill or use a smaller m tile" + undouble);
   fits(Space::L0B, s.l0b, fmt::format("{} in L0B ({}x{} per fill)", p.c.b->name, p.tk_l0, p.tn),
-       "split the reduction finer for the L0 fill, use a smaller n tile, or drop double_buffer()");
+       "split the reduction finer for the L0 fill or use a smaller n tile" + undouble);
   fits(Space::L0C, s.l0c, fmt::format("the {}x{} accumulator tile", p.tm, p.tn), "use a smaller m or n tile");
   // On a split chip the tile leaves through the FixPipe; an epilogue's UB is the vector cores',
   // sized with its strips (codegen/fit.cpp).

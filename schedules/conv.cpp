@@ -201,9 +201,9 @@ int64_t l0_depth(const ContractionPlan& p, const ChipConfig& chip) {
       return k0;
   }
   user_error("{}: one {}-column fill of L0A for {} output positions ({} x {} bytes{}) or of L0B for {} channels does not "
-             "fit {} (L0A {}, L0B {} bytes): use fewer output rows or channels per tile, or drop double_buffer()",
+             "fit {} (L0A {}, L0B {} bytes): use fewer output rows or channels per tile{}",
              p.func_name, p.c0, p.tm, m16 * p.c0 * s, copies, copies > 1 ? ", two copies" : "", p.tn, chip.name,
-             chip.buffer_size(Space::L0A), chip.buffer_size(Space::L0B));
+             chip.buffer_size(Space::L0A), chip.buffer_size(Space::L0B), copies > 1 ? ", or drop double_buffer()" : "");
 }
 
 }  // namespace

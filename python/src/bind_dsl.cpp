@@ -147,7 +147,8 @@ Returns self, so schedules chain.)")
       .def("double_buffer", &T::double_buffer, py::return_value_policy::reference_internal,
            "Two copies of every staged buffer: the next fill overlaps the current use.")
       .def("multi_buffer", &T::multi_buffer, py::arg("level"), py::arg("copies"), py::return_value_policy::reference_internal,
-           "`copies` copies of the L1 buffers, each filled copies - 1 chunks ahead of its use.")
+           "`copies` copies of the buffers staged at `level`, each filled copies - 1 fills ahead of its use: the cube "
+           "path's level is L1, the vector path's and a pooling's UB (their tile buffers).")
       .def("stagger", &T::stagger, py::return_value_policy::reference_internal,
            "Each output tile starts its reduction at a different L1 chunk (cores sharing a panel then share L2).")
       .def("tile_rows", &T::tile_rows, py::arg("rows"), py::return_value_policy::reference_internal,

@@ -480,10 +480,10 @@ const ApiCase kBuffers[] = {
       "more often (stage at an inner reduction loop), use smaller tiles, or fewer copies"}},
     {"L0AOverflowDoubleBuffered", [] { Mm().tiles(128, 64, 256, 256).cores().finish().compile(); },
      {"C: A in L0A (128x256 per fill) needs 131072 bytes of l0a (2 copies) but ascend910 has 65536; split the "
-      "reduction finer for the L0 fill, use a smaller m tile, or drop double_buffer()"}},
+      "reduction finer for the L0 fill or use a smaller m tile, or drop double_buffer()"}},
     {"L0BOverflowDoubleBuffered", [] { Mm().tiles(64, 128, 256, 256).cores().finish().compile(); },
      {"C: B in L0B (256x128 per fill) needs 131072 bytes of l0b (2 copies) but ascend910 has 65536; split the "
-      "reduction finer for the L0 fill, use a smaller n tile, or drop double_buffer()"}},
+      "reduction finer for the L0 fill or use a smaller n tile, or drop double_buffer()"}},
     {"L0COverflow", [] { Mm(512, 512, 1024).tiles(256, 512, 256, 32).cores().finish().compile(); },
      {"C: the 256x512 accumulator tile needs 524288 bytes of l0c but ascend910 has 262144; use a smaller m or n tile"}},
     // With the preset L0A fills up before UB; a chip with a small UB reaches this check.
