@@ -334,6 +334,34 @@ std::string AttentionPlan::str() const {
                      window ? fmt::format(", window {}", window) : "", tile_q, tile_kv, preload);
 }
 
+// The first read of `input` in n, or null.
+const ExprNode* read_of(const ExprNode& n, const dsl::InputImpl* input) {
+  if ((n.op == Op::Input || n.op == Op::Exterior) && n.input.get() == input) return &n;
+  for (const Expr& a : n.args)
+    if (const ExprNode* r = read_of(a.node(), input)) return r;
+  return nullptr;
+}
+
+// Q and K read along their sequence at dimension 2, (batch, heads, sequence, head dim): a
+// (batch, sequence, heads, dim) layout got the shape checks' messages, which named the sequence
+// lengths as head counts.
+void check_sequence_axis(const ExprNode& scaled, const dsl::FuncImpl& s, const AttentionPlan& p, const std::string& name) {
+  for (auto [input, seq] : {std::pair{p.q.get(), s.args[2].get()}, std::pair{p.k.get(), s.args[3].get()}}) {
+    const ExprNode* r = read_of(scaled, input);
+    if (!r || r->args.size() != 4) continue;  // the shape checks say what is wrong
+    auto is_seq = [&](const Expr& e) { return e.node().op == Op::Var && e.node().var.get() == seq; };
+    if (is_seq(r->args[2])) continue;
+    std::string index;
+    for (const Expr& a : r->args) index += (index.empty() ? "" : ", ") + a.str();
+    const bool elsewhere = std::any_of(r->args.begin(), r->args.end(), is_seq);
+    user_error("{}: {} is read as {}({}); flash attention reads Q, K and V as (batch, heads, sequence, head dim), the "
+               "sequence ({}) third{}", name, input->name, input->name, index, seq->name,
+               elsewhere ? fmt::format(": give {} in that layout (numpy: x.transpose(0, 2, 1, 3) from (batch, sequence, "
+                                       "heads, dim))", input->name)
+                         : "");
+  }
+}
+
 AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   const dsl::Directive* flash = flash_directive(f);
   CUBEKIT_ASSERT(flash, "plan_attention on {}, which has no flash()", f.name());
@@ -369,6 +397,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     if (in.size() == 4) p.mask = in[2];
   }
   in = {p.q, p.k, p.v};
+  if (scaled.node && scaled.in->args.size() == 4) check_sequence_axis(*scaled.node, *scaled.in, p, f.name());
   for (const auto& t : in)
     if (t->shape.size() != 4)
       user_error("{}: {} is {}-dimensional; flash attention's Q, K and V are (batch, heads, sequence, head dim)", f.name(),

@@ -83,6 +83,24 @@ TEST(AttentionErrors, NotTheForm) {
   expect_form_error(o, {"o.flash(64, 64): o is not attention in the form flash() computes", "M = maximum_t S, E = exp(S - M)"});
 }
 
+// Q, K and V in (batch, sequence, heads, dim): the shape checks said "40 query heads do not divide
+// into groups of the 56 K/V heads", the sequence lengths taken for heads.
+TEST(AttentionErrors, SequenceNotTheThirdDimension) {
+  dsl::Input q("q", DType::f16, {1, 40, 2, 32}), k("k", DType::f16, {1, 56, 2, 32}), v("v", DType::f16, {1, 56, 2, 32});
+  dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
+  dsl::RDom r(0, 32, "r"), t(0, 56, "t");
+  dsl::Func s("s"), m("m"), e("e"), l("l"), o("o");
+  s(b, h, i, j) = dsl::sum(dsl::cast(DType::f32, q(b, i, h, r)) * dsl::cast(DType::f32, k(b, j, h, r))) * 0.125;
+  m(b, h, i) = dsl::maximum(s(b, h, i, t));
+  e(b, h, i, j) = dsl::exp(s(b, h, i, j) - m(b, h, i));
+  l(b, h, i) = dsl::sum(e(b, h, i, t));
+  o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(e(b, h, i, t) * dsl::cast(DType::f32, v(b, t, h, d))) / l(b, h, i));
+  o.flash(16, 16);
+  expect_form_error(o, {"o: q is read as q(b, i, h, r); flash attention reads Q, K and V as (batch, heads, sequence, head "
+                        "dim), the sequence (i) third: give q in that layout (numpy: x.transpose(0, 2, 1, 3) from (batch, "
+                        "sequence, heads, dim))"});
+}
+
 TEST(AttentionErrors, NoScaledScore) {
   dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
   dsl::Var b("b"), h("h"), i("i"), d("d");
