@@ -56,8 +56,8 @@ void check(const AttentionOptions& o) {
     user_error("attention: a sliding window of {} keys; it must be positive (the keys a query sees), or 0 for none (--window)",
                o.window);
   if (o.window > 0 && !o.causal)
-    user_error("attention: a sliding window of {} keys covers the keys up to each query (i - window < j <= i), so it needs "
-               "causal attention: add --causal (Python: causal=True)", o.window);
+    user_error("attention: a sliding window of {} key{} covers the keys up to each query (i - window < j <= i), so it needs "
+               "causal attention: add --causal (Python: causal=True)", o.window, o.window == 1 ? "" : "s");
   if (o.tile_q < 0 || o.tile_kv < 0)
     user_error("attention: tiles {} x {}; each must be positive, or 0 for the default (--tile-q, --tile-kv)", o.tile_q, o.tile_kv);
   if (o.mask.size() > 4)

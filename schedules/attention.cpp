@@ -471,8 +471,9 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   // Query i sees keys i - window + 1 .. i: past seq_kv + window - 1 none, and a softmax over no
   // scores has no value (the reference's -1e30 would average every key, torch's -inf give NaN).
   if (p.causal && p.window && p.seq_q >= p.seq_kv + p.window)
-    user_error("{}: a sliding window of {} keys over {} keys leaves queries {}..{} with no key to attend to (query i sees keys "
-               "i - {} .. i); give at most {} queries, a window of at least {} keys, or more keys", f.name(), p.window, p.seq_kv,
+    user_error("{}: a sliding window of {} key{} over {} keys leaves queries {}..{} with no key to attend to (query i sees "
+               "keys i - {} .. i); give at most {} queries, a window of at least {} keys, or more keys", f.name(), p.window,
+               p.window == 1 ? "" : "s", p.seq_kv,
                p.seq_kv + p.window - 1, p.seq_q - 1, p.window - 1, p.seq_kv + p.window - 1, p.seq_q - p.seq_kv + 1);
 
   if (!chip.fractal(p.in)) {
