@@ -300,6 +300,12 @@ class Planner {
       user_error("{}: a Func over the last dimension only is not supported on the vector path; pass it as an Input or "
                  "write its expression where it is used", g->name);
     if (!g->value.defined()) user_error("{} is used before it is defined", g->name);
+    // As Halide refuses a schedule on a Func it inlines: the stage is computed in the output's
+    // tiles, by the output's schedule, and a directive of its own would do nothing without a word.
+    if (!g->schedule.empty())
+      user_error("{}.{}: {} is computed in {}'s tiles, which read it, by {}'s schedule; a schedule of its own is not used: "
+                 "schedule {} instead, or clear {}'s ({}.schedule = cubekit.Schedule() in Python, {}.schedule() = {{}} in "
+                 "C++)", g->name, g->schedule.front().text, g->name, p_.name, p_.name, p_.name, g->name, g->name, g->name);
     visiting_.insert({g.get(), true});
     // Another Func's definition is a stage of its own: a reduction in it is not nested in the
     // reduction that reads it (H(r) = maximum(X(r, k) + G(r)) with G(r) = sum(X(r, k))).

@@ -223,6 +223,18 @@ void compile_centered(int64_t rows, int64_t cols, const std::function<void(Func&
 }
 
 const ApiCase kVectorSchedule[] = {
+    {"ScheduleOnAStage",  // ran without a word, even multi_buffer(UB, 99) (a probe)
+     [] {
+       Input X("X", DType::f16, {8, 64});
+       Var r("r"), c("c");
+       Func e("e"), out("out");
+       e(r, c) = X(r, c) * 2.0f;
+       e.multi_buffer(Level::UB, 99);
+       out(r, c) = e(r, c) + 1.0f;
+       codegen::compile(out, chip910());
+     },
+     {"e.multi_buffer(UB, 99): e is computed in out's tiles, which read it, by out's schedule; a schedule of its own is "
+      "not used: schedule out instead, or clear e's"}},
     {"SplitOnVectorFunc",
      [] { Vec v; Var ro("ro"), ri("ri"); v.rowwise().out.split(v.r, ro, ri, 8); v.compile(); },
      {"out.split(r, ro, ri, 8): out runs on the vector unit, which takes cores(), double_buffer(), multi_buffer(UB, n) and tile_rows(); "
