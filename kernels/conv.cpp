@@ -226,6 +226,7 @@ dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Co
   g.images = t.images;
   // Channel blocks per L1 fill: about kL1Columns of K, as many copies as hide a fill (matmul's
   // choice), fewer of both while they do not fit.
+  sched::check_l1_copies_option("conv2d", o.l1_copies, chip);
   int l1_copies = o.l1_copies ? o.l1_copies : (db ? std::min(4, chip.event_ids) : 1);
   auto l1_bytes = [&](int64_t c1n, int cps) {
     return (sched::conv_l1a_bytes(g, t.rows, c1n) + c1n * g.window() * round_up(std::min(t.tn, g.k16()), 16) * s) * cps;

@@ -136,6 +136,7 @@ struct ContractionParts {
 
 // The default (or naive) schedule of kernels::matmul, on the extents and types in `o`.
 void schedule_matmul(const ContractionParts& p, const MatmulOptions& o, const ChipConfig& chip) {
+  sched::check_l1_copies_option("matmul", o.l1_copies, chip);
   bool naive = o.schedule == MatmulOptions::Schedule::Naive;
   int64_t k0 = 32 / dtype_size(o.in), s = dtype_size(o.in);
   bool cores = o.use_cores.value_or(!naive), db = o.double_buffer.value_or(!naive);

@@ -232,6 +232,13 @@ void check_one_tile_loop_each(const ContractionPlan& p, const std::string& fname
   }
 }
 
+void check_l1_copies_option(const std::string& kernel, int64_t copies, const ChipConfig& chip) {
+  if (copies <= chip.event_ids) return;
+  user_error("{}: l1_copies {} is more than the {} copies {} can keep apart ({} event ids per pipe pair, one per copy): "
+             "give 1..{} (--l1-copies; Python l1_copies=)", kernel, copies, chip.event_ids, chip.name, chip.event_ids,
+             chip.event_ids);
+}
+
 int cube_l1_copies(const std::string& fname, const Directive* multi, bool double_buffer, const ChipConfig& chip) {
   if (!multi) return double_buffer ? 2 : 1;
   if (multi->level != Level::L1)

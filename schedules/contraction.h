@@ -140,6 +140,10 @@ ContractionPlan plan_contraction(const dsl::Func& f, const ChipConfig& chip);
 
 // The L1 copies of a cube schedule (the matmul's and the conv's): multi_buffer(L1, n)'s n, else 2
 // with double_buffer(), else 1; a multi_buffer of another level or beyond the event ids refused.
+// A user error unless a kernel's l1_copies option (0: the schedule's choice) is within the
+// chip's event ids, said in the option's terms: the directive it becomes (C.multi_buffer(L1, 9))
+// is not what the user wrote.
+void check_l1_copies_option(const std::string& kernel, int64_t copies, const ChipConfig& chip);
 int cube_l1_copies(const std::string& fname, const dsl::Directive* multi, bool double_buffer, const ChipConfig& chip);
 
 // Checks that `consumer` is elementwise over the plan's contraction and reads only per-column or

@@ -314,6 +314,15 @@ TEST(ConvErrors, ImagesOptionWithRows) {
   expect_user_error([&] { kernels::conv2d(o, chip()); }, {"conv2d: images=2 stacks whole images per tile; rows=2 splits them"});
 }
 
+// The option was reported as the directive it becomes, Y.multi_buffer(L1, 9), which the user never wrote.
+TEST(ConvErrors, L1CopiesOptionPastTheEventIds) {
+  kernels::Conv2dOptions o;
+  o.c = 16, o.h = 8, o.w = 8, o.k = 16, o.l1_copies = 9;
+  expect_user_error([&] { kernels::conv2d(o, chip()); },
+                    {"conv2d: l1_copies 9 is more than the 4 copies ascend910 can keep apart (4 event ids per pipe pair, one "
+                     "per copy): give 1..4 (--l1-copies; Python l1_copies=)"});
+}
+
 TEST(ConvErrors, TileLoopsNotOutermost) {
   Conv c;
   dsl::Var yo("yo"), yi("yi");

@@ -240,8 +240,8 @@ def test_kernel_errors_have_the_cli_message():
         kernels.matmul(a, a, l1_copies=9)
     cli = run_cli("kernel", "matmul", "--m", 16, "--n", 16, "--k", 16, "--l1-copies", 9, check=False)
     assert cli.returncode != 0 and cli_message(cli.stderr) == str(info.value)
-    assert str(info.value) == ("C.multi_buffer(L1, 9): the copies must be 1..4 "
-                               "(ascend910 has 4 event ids per pipe pair, one per copy)")
+    assert str(info.value) == ("matmul: l1_copies 9 is more than the 4 copies ascend910 can keep apart (4 event ids per "
+                               "pipe pair, one per copy): give 1..4 (--l1-copies; Python l1_copies=)")
 
 
 H16, F32, ROWS16 = np.ones((16, 16), np.float16), np.ones((16, 16), np.float32), np.ones((4, 16), np.float16)
