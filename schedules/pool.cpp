@@ -110,6 +110,7 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
   Axis ah = axis(fname, rd->args[2], y, ry, "row"), aw = axis(fname, rd->args[3], x, rx, "column");
 
   ConvGeometry& g = p.g;
+  const std::vector<dsl::Bound>& f_bounds = f.impl->bounds;
   std::vector<int64_t> shape = f.shape();
   const auto& ishape = p.input->shape;
   g.n = shape[0], g.c = shape[1], g.oh = shape[2], g.ow = shape[3];
@@ -136,15 +137,27 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
   };
   // A dilated window's taps can all miss a small input even with padding at most half the window.
   auto every = [](int64_t dilation) { return dilation > 1 ? fmt::format(", taps {} apart,", dilation) : std::string(); };
-  auto fix = [](int64_t dilation) { return dilation > 1 ? "use less padding or a smaller dilation" : "use less padding"; };
+  // Where a bound() set the output's extent and the windows past output `first` miss the input, the
+  // bound is what to change (it once blamed the padding alone).
+  // `natural`: the outputs torch's formula gives with the padding on both sides; a bound past it is
+  // the user's (the kernels bound the output to it).
+  auto fix = [&](int64_t dilation, const VarImpl* v, int64_t first, int64_t extent, int64_t natural) {
+    std::string f = dilation > 1 ? "use less padding or a smaller dilation" : "use less padding";
+    const bool bounded = std::any_of(f_bounds.begin(), f_bounds.end(), [&](const dsl::Bound& b) { return b.var.get() == v; });
+    if (!bounded || first == 0 || extent <= natural) return f;
+    return fmt::format("{} outputs along {} have windows that reach the input: bound {} to at most {} ({}.bound({}, 0, "
+                       "{})), or {}", first, v->name, v->name, first, fname, v->name, first, f);
+  };
   for (int64_t r = 0; r < g.oh; ++r)
     if (empty_window(r * g.sh - g.pad_top, g.kh, g.dh, g.h))
       user_error("{}: output row {} has a window of padding only (rows {}..{}{} of an input of {}); {}", fname, r,
-                 r * g.sh - g.pad_top, r * g.sh - g.pad_top + (g.kh - 1) * g.dh, every(g.dh), g.h, fix(g.dh));
+                 r * g.sh - g.pad_top, r * g.sh - g.pad_top + (g.kh - 1) * g.dh, every(g.dh), g.h,
+                 fix(g.dh, y, r, g.oh, (g.h + 2 * g.pad_top - g.dh * (g.kh - 1) - 1) / g.sh + 1));
   for (int64_t q = 0; q < g.ow; ++q)
     if (empty_window(q * g.sw - g.pad_left, g.kw, g.dw, g.w))
       user_error("{}: output column {} has a window of padding only (columns {}..{}{} of an input of {}); {}", fname, q,
-                 q * g.sw - g.pad_left, q * g.sw - g.pad_left + (g.kw - 1) * g.dw, every(g.dw), g.w, fix(g.dw));
+                 q * g.sw - g.pad_left, q * g.sw - g.pad_left + (g.kw - 1) * g.dw, every(g.dw), g.w,
+                 fix(g.dw, x, q, g.ow, (g.w + 2 * g.pad_left - g.dw * (g.kw - 1) - 1) / g.sw + 1));
 
   if (!vector_type(p.in) || !vector_type(p.acc) || !vector_type(p.out))
     user_error("{}: the vector unit pools f16 and f32 (the input {} is {}, the {} is {} and the result {}): cast to one of "

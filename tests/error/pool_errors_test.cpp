@@ -137,7 +137,10 @@ TEST(PoolErrors, MaxOrMinPaddedWithTheOtherInfinity) {
 TEST(PoolErrors, WindowOfPaddingOnly) {
   Pool p;
   p.define(dsl::maximum(p.P(p.n, p.c, p.y * 2 + p.r.y - 1, p.x * 2 + p.r.x - 1)), 6, 4);
-  expect_compile_error(p.O, {"O: output row 5 has a window of padding only (rows 9..11 of an input of 8); use less padding"});
+  // O's 6 output rows are its bound()'s: the bound is what to change (the message blamed the padding alone).
+  expect_compile_error(p.O, {"O: output row 5 has a window of padding only (rows 9..11 of an input of 8); 5 outputs along "
+                             "y have windows that reach the input: bound y to at most 5 (O.bound(y, 0, 5)), or use less "
+                             "padding"});
 }
 
 
