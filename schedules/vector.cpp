@@ -229,7 +229,11 @@ class Planner {
       " The cube takes the sum of a product of two inputs alone, sum(cast(T, A(m, k)) * cast(T, B(k, n))): a scale or "
       "another term inside the sum keeps it off the cube (default_schedule too), so move it out, sum(A * B) * c";
   static std::string cube_hint(const ExprNode& n) {
-    return n.op == Op::Sum && dsl::inputs_of(n.args[0]).size() >= 2 ? std::string(".") + kCubeForm : std::string();
+    const size_t inputs = n.op == Op::Sum ? dsl::inputs_of(n.args[0]).size() : 0;
+    if (inputs >= 3)  // Q, K and V through the softmax's Funcs: attention's output
+      return std::string(". Attention's output (a sum over the keys of the softmax's weights times V) is scheduled "
+                         "with flash(tile_q, tile_kv), which computes its products on the cube.") + kCubeForm;
+    return inputs >= 2 ? std::string(".") + kCubeForm : std::string();
   }
 
   // sum / maximum / minimum over an RDom along the last dimension: a per-row value.

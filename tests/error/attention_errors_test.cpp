@@ -132,6 +132,16 @@ TEST(AttentionErrors, FormWithoutFlash) {
                           "or attention's output with flash(tile_q, tile_kv)"});
 }
 
+// The same with fewer keys than the head dim: the reduction's message said nothing of flash().
+TEST(AttentionErrors, FormWithoutFlashOverFewerKeys) {
+  sched::AttentionFuncs f = sched::attention_form({dsl::Input("q", DType::f16, {1, 1, 64, 64}),
+                                                   dsl::Input("k", DType::f16, {1, 1, 32, 64}),
+                                                   dsl::Input("v", DType::f16, {1, 1, 32, 64}), 0.125, false, DType::f16});
+  expect_form_error(f.o, {"the vector path reduces along the last dimension only",
+                          "Attention's output (a sum over the keys of the softmax's weights times V) is scheduled with "
+                          "flash(tile_q, tile_kv)"});
+}
+
 // O of an integer type: the vector unit has no conversion from f32 to it (an internal error).
 TEST(AttentionErrors, OutputOfAnotherType) {
   for (DType out : {DType::s8, DType::u8, DType::s16}) {
