@@ -59,6 +59,15 @@ const dsl::ExprNode* exterior_read(const dsl::Expr& e) {
   return exterior_read(e, seen);
 }
 
+// A convolution e calls directly (nullptr: none): a consumer of one that forgot epilogue_of().
+std::shared_ptr<dsl::FuncImpl> called_conv(const dsl::Expr& e) {
+  const dsl::ExprNode& n = e.node();
+  if (n.op == dsl::Op::Func && sched::is_conv(dsl::Func(n.func))) return n.func;
+  for (const dsl::Expr& a : n.args)
+    if (auto c = called_conv(a)) return c;
+  return nullptr;
+}
+
 }  // namespace
 
 Program lower_nest(Kernel& k, const ChipConfig& chip) {
@@ -144,6 +153,10 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
   const bool conv = sched::is_conv(f) || (epilogue && epilogue->func && sched::is_conv(dsl::Func(epilogue->func)));
   // A pooling skips the window taps that read its padding.
   const bool pool = !epilogue && sched::is_pool(f);
+  if (auto c = conv || pool ? nullptr : called_conv(f.impl->value))
+    user_error("{}: it reads the convolution {}; compute {} in {}'s epilogue with {}.epilogue_of({}) (the convolution's "
+               "tiles pass through it on their way out), or compile {} on its own and pass its result as an Input",
+               f.name(), c->name, f.name(), c->name, f.name(), c->name, c->name);
   if (const dsl::ExprNode* r = conv || pool ? nullptr : exterior_read(f.impl->value))
     user_error("{}: {} is read through a boundary condition (BoundaryConditions::constant_exterior); the compiler "
                "lowers one only where a convolution reads its input (O(n, k, y, x) = sum(cast(T, P(n, r.x, y*sh + "

@@ -314,6 +314,17 @@ TEST(ConvErrors, ImagesOptionWithRows) {
   expect_user_error([&] { kernels::conv2d(o, chip()); }, {"conv2d: images=2 stacks whole images per tile; rows=2 splits them"});
 }
 
+// A consumer of a convolution without epilogue_of() was told of boundary conditions (the conv's padding).
+TEST(ConvErrors, ConsumerWithoutEpilogueOf) {
+  Conv c;
+  c.standard();
+  dsl::Func E("E");
+  E(c.n, c.k, c.y, c.x) = dsl::max(c.O(c.n, c.k, c.y, c.x), 0.0f);
+  expect_compile_error(E, {"E: it reads the convolution O; compute E in O's epilogue with E.epilogue_of(O) (the "
+                           "convolution's tiles pass through it on their way out), or compile O on its own and pass its "
+                           "result as an Input"});
+}
+
 // The option was reported as the directive it becomes, Y.multi_buffer(L1, 9), which the user never wrote.
 TEST(ConvErrors, L1CopiesOptionPastTheEventIds) {
   kernels::Conv2dOptions o;
