@@ -125,9 +125,16 @@ std::pair<Expr, Expr> unify(const Expr& a, const Expr& b, std::string_view op) {
   if (y.untyped_const && !x.untyped_const) check_adoptable(b, a, op, false);
   if (x.untyped_const && !y.untyped_const) return {literal(x.value, y.type, false), b};
   if (y.untyped_const && !x.untyped_const) return {a, literal(y.value, x.type, false)};
-  if (x.type != y.type)
-    user_error("`{}` {} `{}`: the operands are {} and {}; cast one of them, e.g. cast({}, ...)", a.str(), op, b.str(),
-               type_name(x.type), type_name(y.type), type_name(x.type));
+  if (x.type != y.type) {
+    // Suggest the cast that loses nothing: to the float side, else to the wider (the left's type, s8 with an f32,
+    // led to the vector unit's refusal of s8 arithmetic).
+    auto rank = [](Type t) { return t.boolean ? 0 : (is_float(t.dtype) ? 100 : 0) + dtype_size(t.dtype); };
+    const bool to_left = rank(x.type) >= rank(y.type);
+    const Expr& narrow = to_left ? b : a;
+    const Type wide = to_left ? x.type : y.type;
+    user_error("`{}` {} `{}`: the operands are {} and {}; cast one to the other's type, e.g. cast({}, {})", a.str(), op,
+               b.str(), type_name(x.type), type_name(y.type), type_name(wide), narrow.str());
+  }
   return {a, b};
 }
 

@@ -27,6 +27,13 @@ const ApiCase kValueCases[] = {
        S(i) + 300;
      },
      {"`S(i)` + `300`: 300 is out of s8's range, -128..127: give a number in it, or cast S(i) to a wider type first"}},
+    {"OperandsOfTwoTypes",  // it suggested the left's type, s8, which the vector unit then refused
+     [] {
+       Input S("S", DType::s8, {16}), F("F", DType::f32, {16});
+       Var i("i");
+       S(i) * F(i);
+     },
+     {"`S(i)` * `F(i)`: the operands are s8 and f32; cast one to the other's type, e.g. cast(f32, S(i))"}},
     {"LevelOfNoBuffer", [] { Func F("F"); F.multi_buffer(Level(9), 2); },
      {"F.multi_buffer: Level(9) is not a buffer level; the levels are Level.GM, L1, L0A, L0B, L0C and UB (0 to 5)"}},
     {"LevelOfNoBufferInASchedule", [] { Schedule().store_in(Level(6)); },

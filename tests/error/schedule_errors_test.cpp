@@ -90,7 +90,7 @@ TEST(ScheduleBaseline, GoodSchedulesCompile) {
 const ApiCase kExpressions[] = {
     {"UndefinedOperand", [] { Mm x; Expr() + x.A(x.m, x.k); }, {"+: the left operand is an undefined expression"}},
     {"OperandTypesDiffer", [] { Mm x; cast(DType::f32, x.A(x.m, x.k)) + x.A(x.m, x.k); },
-     {"`cast(f32, A(m, k))` + `A(m, k)`: the operands are f32 and f16; cast one of them, e.g. cast(f32, ...)"}},
+     {"`cast(f32, A(m, k))` + `A(m, k)`: the operands are f32 and f16; cast one to the other's type, e.g. cast(f32, A(m, k))"}},
     {"ArithmeticOnComparison", [] { Mm x; Expr c = x.A(x.m, x.k) < 0; c + c; },
      {"`(A(m, k) < 0)` + `(A(m, k) < 0)`: arithmetic on a comparison; use select()"}},
     {"MathOnComparison", [] { Mm x; dsl::abs(x.A(x.m, x.k) < 0); }, {"abs((A(m, k) < 0)): the operand is a comparison"}},

@@ -186,7 +186,7 @@ def test_dsl_definition_errors():
     f[r, c] = a[r, c] * 2.0
     with pytest.raises(ck.Error, match=r"F is defined twice"):
         f[r, c] = a[r, c]
-    with pytest.raises(ck.Error, match=r"the operands are f32 and f16; cast one of them"):
+    with pytest.raises(ck.Error, match=r"the operands are f32 and f16; cast one to the other.s type"):
         a[r, c] + ck.cast("f16", a[r, c])
     with pytest.raises(ck.Error, match=r"an Expr has no truth value.*use select"):
         bool(a[r, c] < 1)
