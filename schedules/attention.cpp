@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -374,6 +375,19 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   for (const dsl::Directive& d : f.schedule())
     if (d.kind != dsl::Directive::Kind::Flash)
       user_error("{}.{}: a flash() schedule is all an attention Func takes; its tiles are flash(tile_q, tile_kv)", f.name(), d.text);
+  // The Funcs o calls (S, M, E, L) are flash()'s to compute: a schedule of their own would do nothing.
+  std::set<const dsl::FuncImpl*> called;
+  std::function<void(const ExprNode&)> walk = [&](const ExprNode& n) {
+    if (n.op == Op::Func && called.insert(n.func.get()).second) {
+      if (!n.func->schedule.empty())
+        user_error("{}.{}: {} is computed by {}'s {}; a schedule of its own is not used: clear it ({}.schedule = "
+                   "cubekit.Schedule() in Python, {}.schedule() = {{}} in C++)", n.func->name,
+                   n.func->schedule.front().text, n.func->name, f.name(), flash->text, n.func->name, n.func->name);
+      walk(n.func->value.node());
+    }
+    for (const Expr& a : n.args) walk(a.node());
+  };
+  walk(f.impl->value.node());
   AttentionPlan p;
   p.func_name = f.name();
   p.split = chip.split(), p.direct = attention_direct(chip);
