@@ -275,7 +275,13 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     const Clock* c = find_unit_clock(remote, unit);
     return c && (*c)[size_t(pipe)] >= epoch;
   };
-  auto one = [&](const Region& r) {
+  // An instruction's regions are checked, then recorded: reads (each notes whether its bytes were
+  // written), then writes. Where a region of it reads bytes another writes (vmla, an in-place
+  // vadds), every region is checked before any is recorded: recording the read first made it the
+  // pipe's last read, which the write then skipped as its own, missing an earlier unordered read
+  // of the same pipe. Elsewhere each region is checked and recorded in one visit.
+  enum Step { kCheck = 1, kRecord = 2, kBoth = 3 };
+  auto one = [&](const Region& r, int step) {
     if (r.space == Space::GM || !(spaces >> int(r.space) & 1)) return;
     std::string_view buffer = space_name(r.space);
     IntervalShadow<Entry>& shadow = shadow_[int(r.space)];
@@ -284,54 +290,81 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
       out.race(other, who, kind == kWaw || kind == kRaw, r.write, buffer, lo, hi, time, kind == kWarEarly);
     };
     auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
+    auto check_entry = [&](const Entry& x, int64_t lo, int64_t hi) {
+      bool self_write = x.write.unit == who.unit && x.write.pipe == who.pipe && x.write.epoch == who.epoch;
+      if (x.write.epoch && !self_write && !ordered(x.write.unit, x.write.core, x.write.pipe, x.write.epoch))
+        pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
+      if (!r.write) {
+        if (!x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);
+        return;
+      }
+      for (int p = 0; p < kNumPipes; ++p) {
+        uint32_t e = x.read_epoch[p];
+        int32_t unit = x.read_unit[p];
+        if (!e || (unit == who.unit && p == who.pipe && e == who.epoch) || ordered(unit, out.core, p, e)) continue;
+        // the reader is this shadow's core (`out`'s), also when `who` writes from the partner core
+        pending.add({e, x.read_index[p], uint8_t(p), x.read_block[p], false, x.read_order[p], unit, int16_t(out.core)},
+                    x.read_unwritten[p] ? kWarEarly : kWar, lo, hi, flush);
+      }
+    };
+    auto record = [&](Entry& x) {
+      if (r.write) {
+        x.write = who;
+        x.read_epoch.fill(0);
+        x.written = true;
+        return;
+      }
+      x.read_epoch[who.pipe] = who.epoch;
+      x.read_index[who.pipe] = who.index;
+      x.read_order[who.pipe] = who.order;
+      x.read_unit[who.pipe] = who.unit;
+      x.read_block[who.pipe] = who.block;
+      x.read_unwritten[who.pipe] = !x.written;
+    };
     for_each_run(r, [&](int64_t run_lo, int64_t run_hi) {
       shadow.visit(run_lo, run_hi, [&](Entry& x, int64_t lo, int64_t hi) {
-          bool self_write = x.write.unit == who.unit && x.write.pipe == who.pipe && x.write.epoch == who.epoch;
-          if (x.write.epoch && !self_write && !ordered(x.write.unit, x.write.core, x.write.pipe, x.write.epoch))
-            pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
-          if (r.write) {
-            for (int p = 0; p < kNumPipes; ++p) {
-              uint32_t e = x.read_epoch[p];
-              int32_t unit = x.read_unit[p];
-              if (!e || (unit == who.unit && p == who.pipe && e == who.epoch) || ordered(unit, out.core, p, e)) continue;
-              // the reader is this shadow's core (`out`'s), also when `who` writes from the partner core
-              pending.add({e, x.read_index[p], uint8_t(p), x.read_block[p], false, x.read_order[p], unit, int16_t(out.core)},
-                          x.read_unwritten[p] ? kWarEarly : kWar, lo, hi, flush);
-            }
-            x.write = who;
-            x.read_epoch.fill(0);
-            x.written = true;
-          } else {
-            if (!x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);
-            x.read_epoch[who.pipe] = who.epoch;
-            x.read_index[who.pipe] = who.index;
-            x.read_order[who.pipe] = who.order;
-            x.read_unit[who.pipe] = who.unit;
-            x.read_block[who.pipe] = who.block;
-            x.read_unwritten[who.pipe] = !x.written;
-          }
-        });
+        if (step & kCheck) check_entry(x, lo, hi);
+        if (step & kRecord) record(x);
+      });
     });
     pending.done(flush);
     uninit.done(flush_uninit);
   };
+  auto regions = [&](const Region* first, int count) {
+    bool reads_its_writes = false;
+    for (int w = 0; w < count && !reads_its_writes; ++w)
+      for (int k = 0; k < count && first[w].write; ++k)
+        reads_its_writes |= !first[k].write && first[k].space == first[w].space && first[k].lo() < first[w].hi() &&
+                            first[w].lo() < first[k].hi();
+    if (!reads_its_writes) {
+      for (int k = 0; k < count; ++k) one(first[k], kBoth);
+      return;
+    }
+    for (int k = 0; k < count; ++k) one(first[k], kCheck);
+    for (bool writes : {false, true})
+      for (int k = 0; k < count; ++k)
+        if (first[k].write == writes) one(first[k], kRecord);
+  };
   if (!reads_an_earlier_repeat(fp)) {
-    for (int k = 0; k < fp.count; ++k) one(fp.regions[k]);
+    regions(fp.regions.data(), fp.count);
     return;
   }
   // A vector instruction whose later repeat reads what an earlier one wrote: its repeats in order,
   // each one's reads before its writes (all the reads first took those bytes for unwritten).
   int64_t repeats = 0;
   for (int k = 0; k < fp.count; ++k) repeats = std::max(repeats, fp.regions[k].first_repeat + fp.regions[k].n2);
-  for (int64_t rep = 0; rep < repeats; ++rep)
-    for (bool writes : {false, true})
-      for (int k = 0; k < fp.count; ++k) {
-        const Region& r = fp.regions[k];
-        if (r.write != writes || rep < r.first_repeat || rep >= r.first_repeat + r.n2) continue;
-        Region one_repeat = r;
-        one_repeat.base = r.base + (rep - r.first_repeat) * r.s2, one_repeat.n2 = 1, one_repeat.first_repeat = uint16_t(rep);
-        one(one_repeat);
-      }
+  std::vector<Region> in_repeat;
+  for (int64_t rep = 0; rep < repeats; ++rep) {
+    in_repeat.clear();
+    for (int k = 0; k < fp.count; ++k) {
+      const Region& r = fp.regions[k];
+      if (rep < r.first_repeat || rep >= r.first_repeat + r.n2) continue;
+      Region one_repeat = r;
+      one_repeat.base = r.base + (rep - r.first_repeat) * r.s2, one_repeat.n2 = 1, one_repeat.first_repeat = uint16_t(rep);
+      in_repeat.push_back(one_repeat);
+    }
+    regions(in_repeat.data(), int(in_repeat.size()));
+  }
 }
 
 // Before `who` becomes the entry's last read: the reads another unit made that `who` is not

@@ -162,6 +162,22 @@ TEST(Checker, DependentVectorInstructionsWithoutABarrier) {
   EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("barrier V"));
 }
 
+// An instruction that reads and writes the same bytes (in place) after another of its pipe read
+// them: its own read was recorded first and hid the earlier one from its write (a new-user probe).
+TEST(Checker, AnInPlaceWriteAfterAnUnorderedReadOfItsPipe) {
+  for (const char* in_place : {"vadds.f16 ub[0], ub[0], 1.0", "vmla.f16 ub[0], ub[256], ub[256]"}) {
+    Checked c = check(std::string("    copy_gm_ub ub[0], X[0], len=16\n"
+                                  "    set_flag MTE2, V, 0\n"
+                                  "    wait_flag MTE2, V, 0\n"
+                                  "    vadd.f16 ub[1024], ub[0], ub[256]\n    ") +
+                      in_place +
+                      "\n    set_flag V, MTE3, 0\n"
+                      "    wait_flag V, MTE3, 0\n"
+                      "    copy_ub_gm X[256], ub[1024], len=8\n");
+    expect_race(c, "vadd", in_place, "ub bytes [0, 256)");
+  }
+}
+
 TEST(Checker, ABarrierOrdersThem) {
   Checked c = check(
       "    copy_gm_ub ub[0], X[0], len=8\n"
