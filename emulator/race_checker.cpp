@@ -277,24 +277,34 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
   };
   // An instruction's regions are checked, then recorded: reads (each notes whether its bytes were
   // written), then writes. Where a region of it reads bytes another writes (vmla, an in-place
-  // vadds), every region is checked before any is recorded: recording the read first made it the
+  // vadds), they are checked before either is recorded: recording the read first made it the
   // pipe's last read, which the write then skipped as its own, missing an earlier unordered read
-  // of the same pipe. Elsewhere each region is checked and recorded in one visit.
+  // of the same pipe. An in-place pair (a read and a write of the same bytes, the common case:
+  // a softmax's vexp, an mmad's L0C) is done in one visit; other overlaps check every region
+  // before recording any.
   enum Step { kCheck = 1, kRecord = 2, kBoth = 3 };
-  auto one = [&](const Region& r, int step) {
+  // `r`, and with `in_place` the read of the same bytes r (a write) makes too.
+  auto one = [&](const Region& r, int step, bool in_place) {
     if (r.space == Space::GM || !(spaces >> int(r.space) & 1)) return;
     std::string_view buffer = space_name(r.space);
     IntervalShadow<Entry>& shadow = shadow_[int(r.space)];
-    Pending pending, uninit;
-    auto flush = [&](const Access& other, int kind, int64_t lo, int64_t hi) {
-      out.race(other, who, kind == kWaw || kind == kRaw, r.write, buffer, lo, hi, time, kind == kWarEarly);
+    Pending pending[2], uninit;  // by whether `who` writes
+    auto flush_read = [&](const Access& other, int kind, int64_t lo, int64_t hi) {
+      out.race(other, who, kind == kWaw || kind == kRaw, false, buffer, lo, hi, time, kind == kWarEarly);
+    };
+    auto flush_write = [&](const Access& other, int kind, int64_t lo, int64_t hi) {
+      out.race(other, who, kind == kWaw || kind == kRaw, true, buffer, lo, hi, time, kind == kWarEarly);
     };
     auto flush_uninit = [&](const Access&, int, int64_t lo, int64_t hi) { out.uninitialised(who, buffer, lo, hi); };
-    auto check_entry = [&](const Entry& x, int64_t lo, int64_t hi) {
+    auto add = [&](bool writes, const Access& a, int kind, int64_t lo, int64_t hi) {
+      if (writes) pending[1].add(a, kind, lo, hi, flush_write);
+      else pending[0].add(a, kind, lo, hi, flush_read);
+    };
+    auto check_entry = [&](const Entry& x, bool writes, int64_t lo, int64_t hi) {
       bool self_write = x.write.unit == who.unit && x.write.pipe == who.pipe && x.write.epoch == who.epoch;
       if (x.write.epoch && !self_write && !ordered(x.write.unit, x.write.core, x.write.pipe, x.write.epoch))
-        pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
-      if (!r.write) {
+        add(writes, x.write, writes ? kWaw : kRaw, lo, hi);
+      if (!writes) {
         if (!x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);
         return;
       }
@@ -303,12 +313,12 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
         int32_t unit = x.read_unit[p];
         if (!e || (unit == who.unit && p == who.pipe && e == who.epoch) || ordered(unit, out.core, p, e)) continue;
         // the reader is this shadow's core (`out`'s), also when `who` writes from the partner core
-        pending.add({e, x.read_index[p], uint8_t(p), x.read_block[p], false, x.read_order[p], unit, int16_t(out.core)},
-                    x.read_unwritten[p] ? kWarEarly : kWar, lo, hi, flush);
+        add(true, {e, x.read_index[p], uint8_t(p), x.read_block[p], false, x.read_order[p], unit, int16_t(out.core)},
+            x.read_unwritten[p] ? kWarEarly : kWar, lo, hi);
       }
     };
-    auto record = [&](Entry& x) {
-      if (r.write) {
+    auto record = [&](Entry& x, bool writes) {
+      if (writes) {
         x.write = who;
         x.read_epoch.fill(0);
         x.written = true;
@@ -323,27 +333,44 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     };
     for_each_run(r, [&](int64_t run_lo, int64_t run_hi) {
       shadow.visit(run_lo, run_hi, [&](Entry& x, int64_t lo, int64_t hi) {
-        if (step & kCheck) check_entry(x, lo, hi);
-        if (step & kRecord) record(x);
+        if (step & kCheck) {
+          if (in_place) check_entry(x, false, lo, hi);
+          check_entry(x, r.write, lo, hi);
+        }
+        if (step & kRecord) {
+          if (in_place) record(x, false);
+          record(x, r.write);
+        }
       });
     });
-    pending.done(flush);
+    pending[0].done(flush_read);
+    pending[1].done(flush_write);
     uninit.done(flush_uninit);
   };
   auto regions = [&](const Region* first, int count) {
-    bool reads_its_writes = false;
-    for (int w = 0; w < count && !reads_its_writes; ++w)
-      for (int k = 0; k < count && first[w].write; ++k)
-        reads_its_writes |= !first[k].write && first[k].space == first[w].space && first[k].lo() < first[w].hi() &&
-                            first[w].lo() < first[k].hi();
-    if (!reads_its_writes) {
-      for (int k = 0; k < count; ++k) one(first[k], kBoth);
+    // paired[k]: the read region k is the in-place twin of a write (done with it); `mixed`: some
+    // read overlaps some write otherwise.
+    bool paired[Footprint{}.regions.size()] = {}, twin[Footprint{}.regions.size()] = {}, mixed = false;
+    auto same = [](const Region& a, const Region& b) {
+      return a.space == b.space && a.base == b.base && a.n1 == b.n1 && a.s1 == b.s1 && a.n2 == b.n2 && a.s2 == b.s2 &&
+             a.bytes == b.bytes;
+    };
+    for (int w = 0; w < count; ++w)
+      for (int k = 0; k < count && first[w].write; ++k) {
+        const Region &a = first[k], &b = first[w];
+        if (a.write || a.space != b.space || a.lo() >= b.hi() || b.lo() >= a.hi()) continue;
+        if (same(a, b) && !paired[k] && !twin[w]) paired[k] = twin[w] = true;
+        else mixed = true;
+      }
+    if (!mixed) {
+      for (int k = 0; k < count; ++k)
+        if (!paired[k]) one(first[k], kBoth, twin[k]);
       return;
     }
-    for (int k = 0; k < count; ++k) one(first[k], kCheck);
+    for (int k = 0; k < count; ++k) one(first[k], kCheck, false);
     for (bool writes : {false, true})
       for (int k = 0; k < count; ++k)
-        if (first[k].write == writes) one(first[k], kRecord);
+        if (first[k].write == writes) one(first[k], kRecord, false);
   };
   if (!reads_an_earlier_repeat(fp)) {
     regions(fp.regions.data(), fp.count);
