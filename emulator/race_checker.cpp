@@ -350,7 +350,8 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
   auto regions = [&](const Region* first, int count) {
     // paired[k]: the read region k is the in-place twin of a write (done with it); `mixed`: some
     // read overlaps some write otherwise.
-    bool paired[Footprint{}.regions.size()] = {}, twin[Footprint{}.regions.size()] = {}, mixed = false;
+    constexpr size_t kMaxRegions = std::tuple_size_v<decltype(Footprint::regions)>;
+    bool paired[kMaxRegions] = {}, twin[kMaxRegions] = {}, mixed = false;
     auto same = [](const Region& a, const Region& b) {
       return a.space == b.space && a.base == b.base && a.n1 == b.n1 && a.s1 == b.s1 && a.n2 == b.n2 && a.s2 == b.s2 &&
              a.bytes == b.bytes;
