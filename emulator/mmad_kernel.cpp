@@ -1,6 +1,7 @@
 #include "emulator/mmad_kernel.h"
 
 #include "emulator/error.h"
+#include "emulator/host_cpu.h"
 #include "emulator/rounding.h"
 
 #include <immintrin.h>
@@ -193,9 +194,8 @@ __attribute__((target("avx512f"))) void unpack_b_avx512(const uint16_t* b, int k
 
 using WidenFn = void (*)(const uint16_t*, int64_t, float*, int64_t, int, int, bool);
 WidenFn best_widen() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return widen_avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) return widen_avx2;
+  if (host_cpu::avx512f()) return widen_avx512;
+  if (host_cpu::avx2_fma_f16c()) return widen_avx2;
   return widen_plain;
 }
 const WidenFn widen_rows = best_widen();
@@ -203,11 +203,10 @@ const WidenFn widen_rows = best_widen();
 }  // namespace
 
 bool gemm_variant_supported(GemmVariant v) {
-  __builtin_cpu_init();
   switch (v) {
     case GemmVariant::Portable: return true;
-    case GemmVariant::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    case GemmVariant::Avx512: return __builtin_cpu_supports("avx512f");
+    case GemmVariant::Avx2: return host_cpu::avx2_fma_f16c();
+    case GemmVariant::Avx512: return host_cpu::avx512f();
   }
   return false;
 }
@@ -244,7 +243,7 @@ void unpack_a_zz(const uint16_t* a, int mf, int kf, int k_len, bool bf16, float*
 // transposed first (a fractal is 512 B, in L1 either way), then a fractal's used rows --
 // contiguous in the panel -- are widened in one call.
 void unpack_b_zn(const uint16_t* b, int kf, int nf, int k_len, bool bf16, float* Bp) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  static const bool avx512 = host_cpu::avx512f();
   if (avx512) return unpack_b_avx512(b, kf, nf, k_len, bf16, Bp);
   alignas(64) uint16_t t[256];
   for (int kb = 0; kb < kf; ++kb) {
@@ -258,14 +257,29 @@ void unpack_b_zn(const uint16_t* b, int kf, int nf, int k_len, bool bf16, float*
   }
 }
 
-__attribute__((target_clones("arch=skylake-avx512", "avx2", "default"))) void gemm_s8(int32_t* C, const int8_t* A,
-                                                                          const int8_t* B, int M, int N, int K) {
+namespace {
+// One loop, compiled three times (the vectoriser widens it as far as each target lets), picked once.
+[[gnu::always_inline]] inline void gemm_s8_loops(int32_t* C, const int8_t* A, const int8_t* B, int M, int N, int K) {
   for (int i = 0; i < M; ++i)
     for (int k = 0; k < K; ++k) {
       uint32_t a = uint32_t(int32_t(A[i * K + k]));
       uint32_t* c = reinterpret_cast<uint32_t*>(C + i * N);
       for (int j = 0; j < N; ++j) c[j] += a * uint32_t(int32_t(B[k * N + j]));
     }
+}
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512cd"))) void gemm_s8_avx512(int32_t* C, const int8_t* A, const int8_t* B, int M,
+                                                                   int N, int K) {
+  gemm_s8_loops(C, A, B, M, N, K);
+}
+__attribute__((target("avx2"))) void gemm_s8_avx2(int32_t* C, const int8_t* A, const int8_t* B, int M, int N, int K) {
+  gemm_s8_loops(C, A, B, M, N, K);
+}
+void gemm_s8_plain(int32_t* C, const int8_t* A, const int8_t* B, int M, int N, int K) { gemm_s8_loops(C, A, B, M, N, K); }
+}  // namespace
+
+void gemm_s8(int32_t* C, const int8_t* A, const int8_t* B, int M, int N, int K) {
+  static const auto best = host_cpu::avx512_skylake() ? gemm_s8_avx512 : host_cpu::avx2_fma_f16c() ? gemm_s8_avx2 : gemm_s8_plain;
+  best(C, A, B, M, N, K);
 }
 
 }  // namespace cubekit

@@ -1,11 +1,12 @@
 #include "emulator/vector_simd.h"
 
+#include "emulator/host_cpu.h"
+
 #include <cmath>
 #include <cstring>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-#include <sys/platform/x86.h>
 #endif
 
 namespace cubekit {
@@ -14,17 +15,7 @@ namespace {
 
 bool g_enabled = true;
 
-// glibc's view of the CPU (CPU_FEATURE_ACTIVE: the CPU has it and the OS saves its registers), read
-// from what the loader found at start-up. __builtin_cpu_supports linked libgcc's start-up probe, which
-// ran CPUID in every process: on a virtual machine each CPUID traps to the hypervisor, and the probe
-// took 0.1 ms of a 2 ms `cubekit` run that never used the vector paths.
-bool host_has_simd() {
-#if defined(__x86_64__)
-  return CPU_FEATURE_ACTIVE(AVX2) && CPU_FEATURE_ACTIVE(F16C) && CPU_FEATURE_ACTIVE(FMA);
-#else
-  return false;
-#endif
-}
+bool host_has_simd() { return host_cpu::avx2_fma_f16c(); }
 
 #if defined(__x86_64__)
 
