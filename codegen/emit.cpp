@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace cubekit::codegen {
@@ -14,6 +15,22 @@ namespace {
 
 // x1.. hold variables; the last four registers are scratch for one instruction's addresses.
 constexpr int kFirstTemp = 28, kScratch = 31;
+
+// What a scratch register holds, in the registers it was computed from: sum(terms) + (x[counter] %
+// copies) * stride. The emitter reuses such a value instead of computing it again (an address that
+// the next instruction shares, the parity a double-buffered sync branches on) while neither the
+// register nor any it was computed from has been written and no label has been passed: a copy's
+// two loads and a vadd's two reads of one buffer each computed `rem; mul` before, a fifth of an
+// elementwise kernel's scalar instructions.
+struct Value {
+  std::vector<std::pair<int, int64_t>> terms;  // (register, coefficient)
+  int counter = -1;                            // -1: no copy offset
+  int64_t copies = 0, stride = 0;
+  bool operator==(const Value&) const = default;
+  bool reads(int reg) const {
+    return counter == reg || std::any_of(terms.begin(), terms.end(), [&](const auto& t) { return t.first == reg; });
+  }
+};
 
 class Emitter {
  public:
@@ -29,9 +46,9 @@ class Emitter {
     // A mixed kernel: the cube cores' program, then the vector cores' (registers are per core).
     b_.entry(CoreKind::Aic, "cube");
     b_.entry(CoreKind::Aiv, "vec");
-    b_.label("cube");
+    place("cube");
     entry(k_.body);
-    b_.label("vec");
+    place("vec");
     entry(k_.vector_body, k_.subblock);
     return std::move(b_).finish();
   }
@@ -40,20 +57,44 @@ class Emitter {
   // One core's program: its indices, then the body (`subblock` >= 0: it reads subblock_idx).
   void entry(const std::vector<Node>& body, int subblock = -1) {
     bind(kBlockIdx);
-    b_.emit("block_idx", {x(reg(kBlockIdx))});
+    emit("block_idx", {x(reg(kBlockIdx))});
     bind(kBlockNum);
-    b_.emit("block_num", {x(reg(kBlockNum))});
-    if (subblock >= 0) b_.emit("subblock_idx", {x(bind(subblock))});
+    emit("block_num", {x(reg(kBlockNum))});
+    if (subblock >= 0) emit("subblock_idx", {x(bind(subblock))});
     std::set<int> used;
     for (const Node& n : body) mentions(n, used);
     std::vector<int> counters;
     for (int v : used)  // use counters live throughout
       if (is_counter(v)) counters.push_back(v), bind(v);
     block(body);
-    b_.emit("end", {});
+    emit("end", {});
     for (int v : counters) unbind(v);
     for (int v : {kBlockIdx, kBlockNum, subblock})
       if (v >= 0) unbind(v);
+  }
+
+  // Every instruction goes out here: a scalar operation's destination, and every value computed
+  // from it, is no longer known.
+  void emit(std::string_view mnemonic, const std::vector<Arg>& args) {
+    static const std::set<std::string_view> writers = {"li",  "mov", "add",       "sub",       "mul",
+                                                       "div", "rem", "block_idx", "block_num", "subblock_idx"};
+    if (writers.count(mnemonic)) forget(args.at(0).reg);
+    b_.emit(mnemonic, args);
+  }
+  void forget(int reg) {
+    for (size_t r = 0; r < held_.size(); ++r)
+      if (held_[r] && (int(r) == reg || held_[r]->reads(reg))) held_[r].reset();
+  }
+  // A label: control joins from elsewhere, where the scratch registers may hold anything.
+  void place(const std::string& label) {
+    held_ = {};
+    b_.label(label);
+  }
+  // The scratch register (kFirstTemp..kScratch) holding `v`, or -1.
+  int holding(const Value& v) const {
+    for (int r = kFirstTemp; r <= kScratch; ++r)
+      if (held_[size_t(r)] == v) return r;
+    return -1;
   }
 
   int reg(int var) const {
@@ -86,7 +127,7 @@ class Emitter {
   // large tensor's strides) -- `scratch` loaded with it (li takes 64 bits).
   Arg operand(int64_t value, int scratch) {
     if (value >= INT32_MIN && value <= INT32_MAX) return imm(value);
-    b_.emit("li", {x(scratch), imm(value)});
+    emit("li", {x(scratch), imm(value)});
     return x(scratch);
   }
 
@@ -98,30 +139,49 @@ class Emitter {
       int src = reg(v);
       if (c != 1) {
         int into = sum < 0 ? target : kScratch;
-        b_.emit("mul", {x(into), x(src), operand(c, kScratch)});
+        emit("mul", {x(into), x(src), operand(c, kScratch)});
         src = into;
       }
-      if (sum >= 0) b_.emit("add", {x(target), x(sum), x(src)});
+      if (sum >= 0) emit("add", {x(target), x(sum), x(src)});
       sum = sum < 0 ? src : target;
     }
-    if (sum < 0) return void(b_.emit("li", {x(target), imm(a.c)}));
-    if (a.c) b_.emit("add", {x(target), x(sum), operand(a.c, kScratch)}), sum = target;
-    if (sum != target) b_.emit("mov", {x(target), x(sum)});
+    if (sum < 0) return void(emit("li", {x(target), imm(a.c)}));
+    if (a.c) emit("add", {x(target), x(sum), operand(a.c, kScratch)}), sum = target;
+    if (sum != target) emit("mov", {x(target), x(sum)});
   }
 
-  // The register holding `a` less its constant: a variable's own when that is all it is, else
-  // `temp` computed. The constant goes into an address's or a comparison's immediate.
+  // `a`'s terms (not its constant) over the variables' registers.
+  Value terms_value(const Affine& a) const {
+    Value v;
+    for (auto [var, c] : a.terms) v.terms.push_back({reg(var), c});
+    return v;
+  }
+
+  // The register holding `a` less its constant: a variable's own when that is all it is, else a
+  // scratch register already holding it, else `temp` computed. The constant goes into an address's
+  // or a comparison's immediate.
   int terms_in(const Affine& a, int temp) {
     if (a.terms.size() == 1 && a.terms[0].second == 1) return reg(a.terms[0].first);
+    Value v = terms_value(a);
+    if (int held = holding(v); held >= 0) return held;
     Affine terms = a;
     terms.c = 0;
     compute(temp, terms);
+    held_[size_t(temp)] = std::move(v);
     return temp;
   }
 
-  // A memory operand: constant addresses inline, others through a scratch register.
-  Arg memory(const Ref& r, int& temp) {
-    std::string base = r.tensor >= 0 ? k_.tensors[size_t(r.tensor)].name : std::string(space_name(k_.buffers[size_t(r.buffer)].space));
+  // Where a memory operand points: `base` + `offset` + the value of a register, `value` (none for a
+  // constant address, or one variable's own register in `var_reg`).
+  struct Location {
+    std::string base;
+    int64_t offset = 0;
+    int var_reg = -1;
+    std::optional<Value> value;
+    Affine terms;  // the value's terms, over the variables
+  };
+  Location locate(const Ref& r) const {
+    Location l{r.tensor >= 0 ? k_.tensors[size_t(r.tensor)].name : std::string(space_name(k_.buffers[size_t(r.buffer)].space))};
     Affine addr = r.offset;
     int copies = 1;
     if (r.buffer >= 0) {
@@ -129,65 +189,93 @@ class Emitter {
       addr = addr + Affine(buf.base);
       copies = buf.copies;
     }
-    if (addr.constant() && copies == 1) return mem(base, addr.c);
-    if (copies == 1 && addr.terms.size() == 1 && addr.terms[0].second == 1)  // a variable's register + offset
-      return mem(base, x(reg(addr.terms[0].first)), addr.c);
-    int t = temp++;
-    CUBEKIT_ASSERT(t < kScratch, "an instruction with more than three run-time addresses");
-    Affine terms = addr;
-    terms.c = 0;
+    l.offset = addr.c;
+    if (addr.constant() && copies == 1) return l;
+    if (copies == 1 && addr.terms.size() == 1 && addr.terms[0].second == 1) {
+      l.var_reg = reg(addr.terms[0].first);
+      return l;
+    }
+    l.value = terms_value(addr);
+    l.terms = addr;
+    l.terms.c = 0;
     if (copies > 1) {
       const Buffer& buf = k_.buffers[size_t(r.buffer)];
-      int counter = reg(r.counter >= 0 ? r.counter : buf.counter);
-      if (terms.constant()) {  // the copy's offset alone
-        b_.emit("rem", {x(t), x(counter), imm(copies)});
-        b_.emit("mul", {x(t), x(t), imm(buf.stride)});
-        return mem(base, x(t), addr.c);
-      }
-      compute(t, terms);
-      b_.emit("rem", {x(kScratch), x(counter), imm(copies)});
-      b_.emit("mul", {x(kScratch), x(kScratch), imm(buf.stride)});
-      b_.emit("add", {x(t), x(t), x(kScratch)});
-      return mem(base, x(t), addr.c);
+      l.value->counter = reg(r.counter >= 0 ? r.counter : buf.counter), l.value->copies = copies, l.value->stride = buf.stride;
     }
-    compute(t, terms);
-    return mem(base, x(t), addr.c);
+    return l;
   }
 
-  void instruction(const Node& n) {
-    int temp = kFirstTemp;
-    std::vector<Arg> args;
-    for (const Arg& a : n.args) {
-      if (a.kind != Arg::Kind::Mem) {
-        args.push_back(a);
-        continue;
-      }
-      args.push_back(memory(n.refs[size_t(ref_index(a))], temp));
+  // A scratch register other than kScratch (the operands computed after this one compute through it)
+  // holding `v`, or -1.
+  int temp_holding(const Value& v) const {
+    int held = holding(v);
+    return held < kScratch ? held : -1;
+  }
+
+  // A memory operand: constant addresses inline, others through a register: one that holds the
+  // address already, else the first of kFirstTemp.. that no other operand of the instruction
+  // uses (bits of `used`), computed.
+  Arg memory(const Location& l, unsigned& used) {
+    if (!l.value) return l.var_reg >= 0 ? mem(l.base, x(l.var_reg), l.offset) : mem(l.base, l.offset);
+    const Value& v = *l.value;
+    if (int held = temp_holding(v); held >= 0) return mem(l.base, x(held), l.offset);
+    int t = kFirstTemp;
+    while (t < kScratch && (used >> t & 1)) ++t;
+    CUBEKIT_ASSERT(t < kScratch, "an instruction with more than three run-time addresses");
+    used |= 1u << t;
+    if (v.counter < 0) {
+      compute(t, l.terms);
+    } else if (l.terms.constant()) {  // the copy's offset alone
+      emit("rem", {x(t), x(v.counter), imm(v.copies)});
+      emit("mul", {x(t), x(t), imm(v.stride)});
+    } else {
+      compute(t, l.terms);
+      emit("rem", {x(kScratch), x(v.counter), imm(v.copies)});
+      emit("mul", {x(kScratch), x(kScratch), imm(v.stride)});
+      emit("add", {x(t), x(t), x(kScratch)});
     }
-    b_.emit(n.mnemonic, args);
+    held_[size_t(t)] = v;
+    return mem(l.base, x(t), l.offset);
+  }
+
+  // The operands whose addresses a scratch register holds keep it; the others are computed into
+  // the rest.
+  void instruction(const Node& n) {
+    std::vector<Location> where(n.refs.size());
+    unsigned used = 0;
+    for (size_t i = 0; i < n.refs.size(); ++i) {
+      where[i] = locate(n.refs[i]);
+      if (where[i].value)
+        if (int held = temp_holding(*where[i].value); held >= 0) used |= 1u << held;
+    }
+    std::vector<Arg> args;
+    for (const Arg& a : n.args) args.push_back(a.kind == Arg::Kind::Mem ? memory(where[size_t(ref_index(a))], used) : a);
+    emit(n.mnemonic, args);
   }
 
   void sync(const Node& n) {
     switch (n.sync) {
-      case SyncKind::Barrier: b_.emit("barrier", {name(pipe_name(n.from))}); return;
+      case SyncKind::Barrier: emit("barrier", {name(pipe_name(n.from))}); return;
       case SyncKind::SetCross:
-        b_.emit("set_cross", {name(pipe_name(n.from)), kw("mode", imm(n.b)), kw("id", imm(n.events[0]))});
+        emit("set_cross", {name(pipe_name(n.from)), kw("mode", imm(n.b)), kw("id", imm(n.events[0]))});
         return;
-      case SyncKind::WaitCross: b_.emit("wait_cross", {name(pipe_name(n.from)), kw("id", imm(n.events[0]))}); return;
+      case SyncKind::WaitCross: emit("wait_cross", {name(pipe_name(n.from)), kw("id", imm(n.events[0]))}); return;
       case SyncKind::Set:
       case SyncKind::Wait: break;
     }
     const char* op = n.sync == SyncKind::Set ? "set_flag" : "wait_flag";
-    auto one = [&](int event) { b_.emit(op, {name(pipe_name(n.from)), name(pipe_name(n.to)), imm(event)}); };
+    auto one = [&](int event) { emit(op, {name(pipe_name(n.from)), name(pipe_name(n.to)), imm(event)}); };
     if (n.counter < 0 || n.events.size() == 1) return one(n.events[0]);
-    // The event of copy `counter % copies`: an immediate operand, so one branch per copy.
+    // The event of copy `counter % copies`: an immediate operand, so one branch per copy. The
+    // branches only set or wait: what the scratch registers hold stays known past their labels.
     std::string done = label();
-    b_.emit("rem", {x(kScratch), x(reg(n.counter)), imm(int64_t(n.events.size()))});
+    Value parity{{}, reg(n.counter), int64_t(n.events.size()), 1};
+    if (held_[kScratch] != parity) emit("rem", {x(kScratch), x(parity.counter), imm(parity.copies)}), held_[kScratch] = parity;
     for (size_t c = 0; c + 1 < n.events.size(); ++c) {
       std::string next = label();
-      b_.emit("bne", {x(kScratch), imm(int64_t(c)), name(next)});
+      emit("bne", {x(kScratch), imm(int64_t(c)), name(next)});
       one(n.events[c]);
-      b_.emit("jmp", {name(done)});
+      emit("jmp", {name(done)});
       b_.label(next);
     }
     one(n.events.back());
@@ -245,20 +333,20 @@ class Emitter {
           // `branch` to `to` when r >= end (bge) or r < end (blt); with end = terms + c, that is
           // r - c against terms.
           auto test = [&](const char* branch, const std::string& to) {
-            if (n.end.constant()) return void(b_.emit(branch, {x(r), operand(n.end.c, kScratch), name(to)}));
+            if (n.end.constant()) return void(emit(branch, {x(r), operand(n.end.c, kScratch), name(to)}));
             int terms = terms_in(n.end, kFirstTemp);
-            if (n.end.c == 0) return void(b_.emit(branch, {x(r), x(terms), name(to)}));
-            b_.emit("sub", {x(kScratch), x(r), operand(n.end.c, kScratch)});
-            b_.emit(branch, {x(kScratch), x(terms), name(to)});
+            if (n.end.c == 0) return void(emit(branch, {x(r), x(terms), name(to)}));
+            emit("sub", {x(kScratch), x(r), operand(n.end.c, kScratch)});
+            emit(branch, {x(kScratch), x(terms), name(to)});
           };
           const Affine trips = n.end - n.begin;
           if (!(trips.constant() && trips.c > 0)) test("bge", exit);
-          b_.label(top);
+          place(top);
           block(n.body);
-          if (n.step.constant()) b_.emit("add", {x(r), x(r), imm(n.step.c)});
-          else compute(kFirstTemp, n.step), b_.emit("add", {x(r), x(r), x(kFirstTemp)});
+          if (n.step.constant()) emit("add", {x(r), x(r), imm(n.step.c)});
+          else compute(kFirstTemp, n.step), emit("add", {x(r), x(r), x(kFirstTemp)});
           test("blt", top);
-          b_.label(exit);
+          place(exit);
           unbind(n.var);
           break;
         }
@@ -273,8 +361,8 @@ class Emitter {
             compute(r, a);
             break;
           }
-          if (n.a.c == 0) b_.emit(op, {x(r), x(terms_in(n.a, kFirstTemp)), imm(n.b)});
-          else compute(kFirstTemp, n.a), b_.emit(op, {x(r), x(kFirstTemp), imm(n.b)});
+          if (n.a.c == 0) emit(op, {x(r), x(terms_in(n.a, kFirstTemp)), imm(n.b)});
+          else compute(kFirstTemp, n.a), emit(op, {x(r), x(kFirstTemp), imm(n.b)});
           break;
         }
         case Node::Kind::If: {
@@ -282,17 +370,17 @@ class Emitter {
           // without an else, the branch past the body is all (no jump over an empty else)
           std::string other = label();
           int terms = terms_in(n.a, kFirstTemp);
-          b_.emit(n.compare == Compare::Lt ? "bge" : "bne", {x(terms), operand(n.b - n.a.c, kScratch), name(other)});
+          emit(n.compare == Compare::Lt ? "bge" : "bne", {x(terms), operand(n.b - n.a.c, kScratch), name(other)});
           block(n.body);
           if (n.orelse.empty()) {
-            b_.label(other);
+            place(other);
             break;
           }
           std::string done = label();
-          b_.emit("jmp", {name(done)});
-          b_.label(other);
+          emit("jmp", {name(done)});
+          place(other);
           block(n.orelse);
-          b_.label(done);
+          place(done);
           break;
         }
         case Node::Kind::Scope: block(n.body); break;
@@ -309,6 +397,7 @@ class Emitter {
   ProgramBuilder b_;
   std::map<int, int> reg_;
   std::array<bool, kNumRegs> in_use_{};
+  std::array<std::optional<Value>, kNumRegs> held_{};  // what each scratch register is known to hold
   int labels_ = 0;
 };
 
