@@ -60,10 +60,13 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   return i >= 0 && lines_[size_t(i)].key == key ? i : -1;
 }
 
-[[gnu::always_inline]] inline size_t L2Model::draw() {
-  size_t& slot = drawn_[next_draw_++ % kDrawnAhead];
+// The next slot of the sequence, `slot` of the ring drawn ahead replaced by a new one (its line
+// prefetched). Its state comes in locals: a store into drawn_ may alias every size_t and uint64_t
+// member, and as members the compiler reloaded them at every draw.
+[[gnu::always_inline]] inline size_t L2Model::draw(uint64_t& random, size_t& next) {
+  size_t& slot = drawn_[next++ % kDrawnAhead];
   const size_t i = slot;
-  const uint64_t r = splitmix64(random_);
+  const uint64_t r = splitmix64(random);
   slot = size_t(capacity_mask_ ? r & capacity_mask_ : r % capacity_);  // the same slot, without a division
   __builtin_prefetch(&lines_[slot]);
   return i;
@@ -73,17 +76,31 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
 // (it is still in flight) while another can go.
 [[gnu::always_inline]] inline size_t L2Model::victim() {
   const size_t n = used_;
+  const uint64_t request = request_;
+  const Line* lines = &lines_[0];
+  uint64_t random = random_;
+  size_t next = next_draw_;
   size_t best = n;
-  for (int k = 0; k < t_.l2_replacement_candidates; ++k) {
-    size_t i = draw();
-    if (lines_[i].age == request_) continue;
-    if (best == n || lines_[i].age < lines_[best].age) best = i;
+  auto consider = [&](size_t i) {
+    if (lines[i].age != request && (best == n || lines[i].age < lines[best].age)) best = i;
+  };
+  if (t_.l2_replacement_candidates == 2) {  // the 910's: without the loop's set-up a line
+    const size_t a = draw(random, next), b = draw(random, next);
+    consider(a), consider(b);
+  } else {
+    for (int k = 0, candidates = t_.l2_replacement_candidates; k < candidates; ++k) consider(draw(random, next));
   }
-  if (best < n) return best;
-  size_t start = draw();  // every candidate was this request's: walk on
-  for (size_t k = 0; k < n; ++k)
-    if (lines_[(start + k) % n].age != request_) return (start + k) % n;
-  return start;  // one request larger than L2: it evicts its own lines
+  if (best == n) {  // every candidate was this request's: walk on from another
+    const size_t start = draw(random, next);
+    best = start;  // unless one request is larger than L2: it evicts its own lines
+    for (size_t k = 0; k < n; ++k)
+      if (lines[(start + k) % n].age != request) {
+        best = (start + k) % n;
+        break;
+      }
+  }
+  random_ = random, next_draw_ = next;
+  return best;
 }
 
 [[gnu::always_inline]] inline int32_t L2Model::insert(uint64_t key, uint64_t ready) {
@@ -91,7 +108,7 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   if (used_ < capacity_) {
     i = used_++;
     if (used_ == capacity_)  // full from now on: draw the first slots its evictions probe
-      for (size_t k = 0; k < kDrawnAhead; ++k) draw();
+      for (size_t k = 0; k < kDrawnAhead; ++k) draw(random_, next_draw_);
   } else {
     i = victim();  // the evicted line's slot_ entry stays: find() sees the slot holds another line
   }
@@ -157,14 +174,15 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
                             L2Counts& counts, CoreKind port) {
   ++request_;
   missed_.clear();
-  scattered_missed_ = 0;
-  int64_t hits = 0, merged = 0;
+  // Counted in locals: the loop's stores to lines_ might alias members.
+  int64_t hits = 0, merged = 0, scattered = 0;
+  const int64_t page = t_.hbm_page_bytes;
   uint64_t data_ready = time;  // when the last line this read shares with an earlier fill arrives
   for_each_line(fp, false, [&](uint64_t key, int64_t run) {
     int32_t i = find(key);
     if (i < 0) {  // a miss: fetched by this request, its arrival time set below
       missed_.push_back(insert(key, UINT64_MAX));
-      scattered_missed_ += run < t_.hbm_page_bytes;
+      scattered += run < page;
       return;
     }
     Line& l = lines_[size_t(i)];
@@ -188,7 +206,7 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   if (present) occupancy = std::max(occupancy, double(reserve_l2(port, time, l2_bytes) - time));
   double fill = 0;  // how long HBM takes to deliver this read's missed lines into L2
   if (misses)
-    fill = double(reserve_hbm(time, miss_bytes, false, scattered_missed_ * t_.l2_line_bytes) - time),
+    fill = double(reserve_hbm(time, miss_bytes, false, scattered * t_.l2_line_bytes) - time),
     occupancy = std::max(occupancy, fill);
   int64_t latency = misses ? t_.l2_miss_latency : t_.l2_hit_latency;
   // Shared lines cannot arrive before the fill that brings them.

@@ -75,7 +75,7 @@ class L2Model {
   int32_t find(uint64_t key) const;               // the slot holding line `key`, -1 when L2 has it not
   int32_t insert(uint64_t key, uint64_t ready);  // its slot; evicts a line when L2 is full
   size_t victim();                                 // the slot a miss in a full L2 reuses
-  size_t draw();  // the next pseudo-random slot of a full L2
+  size_t draw(uint64_t& random, size_t& next);  // the next pseudo-random slot of a full L2 (random_, next_draw_)
   // When a transfer of `bytes` starting at `time` ends on HBM (`write`: a write-back) or L2's port.
   // `scattered` of the bytes are read in runs shorter than a DRAM page (hbm_page_bytes).
   uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered = 0);
@@ -106,7 +106,6 @@ class L2Model {
   bool hbm_writing_ = false;  // the direction of HBM's last transfer
   double l2_free_[kNumCoreKinds] = {};  // per port: when it can start the next transfer
   std::vector<int32_t> missed_;  // slots of the lines the current request fetches
-  int64_t scattered_missed_ = 0;  // how many of them are in runs shorter than a DRAM page
   std::vector<std::pair<int32_t, uint64_t>> written_;  // slots and sectors the current write dirties
   uint64_t request_ = 0;
 };
