@@ -199,6 +199,7 @@ uint64_t TimingCore::earliest(int& who) const {
   uint64_t best = kNever;
   who = -1;
   for (int p : kPipeOrder) {
+    if (!pipes_[p].count) continue;  // an empty queue is never ready: most pipes of most kernels
     uint64_t r = pipe_ready(p);
     if (r < best) best = r, who = p;
   }
