@@ -61,7 +61,9 @@ void add_sync_instructions(std::vector<InstrSpec>& t) {
   t.push_back({.mnemonic = "set_flag", .pipe = Pipe::All, .operands = flag_operands(),
                .summary = "signal dst that src's earlier work is done",
                .semantics = "Queued on `src`. Fires the flag (src, dst, event) once every earlier instruction of "
-                            "`src` has completed. Setting a flag that is already set is a sync error.",
+                            "`src` has completed. The flag holds one signal: a set that fires before a wait took the previous "
+                            "one's is a sync error (judged in simulated time, not program order), as is a flag still set "
+                            "when the block ends.",
                .exec = nothing, .validate = check_pair});
   t.push_back({.mnemonic = "wait_flag", .pipe = Pipe::All, .operands = flag_operands(),
                .summary = "block dst until src's flag fires",

@@ -21,7 +21,7 @@ constexpr int kPipeOrder[] = {int(Pipe::MTE2), int(Pipe::MTE1), int(Pipe::M), in
 
 TimingCore::TimingCore(const SimContext& ctx, int core, const LaunchCore& launch)
     : ctx_(ctx), core_(core), kind_(*ctx.chip.kind(launch.kind)), entry_(launch.entry), subblock_(launch.subblock),
-      rates_(ctx.rates[size_t(launch.kind)]), blocks_(launch.blocks), fired_(size_t(ctx.flags)), pending_sets_(size_t(ctx.flags), 0), lost_sets_(size_t(ctx.flags), 0), last_set_(size_t(ctx.flags), -1) {
+      rates_(ctx.rates[size_t(launch.kind)]), blocks_(launch.blocks), fired_(size_t(ctx.flags)) {
   // This core's queues: the zeroed mapping is their value-initialised entries already (Entry is an
   // aggregate of numbers, an implicit-lifetime type), so only the entries used are ever touched.
   const size_t depth = size_t(ctx.chip.timing.queue_depth);
@@ -82,16 +82,18 @@ void TimingCore::start_block(uint64_t t) {
     p.dirty = true;
   }
   for (auto& f : fired_) f.clear();
-  std::fill(pending_sets_.begin(), pending_sets_.end(), 0);
-  std::fill(lost_sets_.begin(), lost_sets_.end(), 0);
 }
 
 void TimingCore::finish_block() {
   for (int key = 0; key < ctx_.flags; ++key) {
-    // A flag set twice was reported then; what is left set is that problem's, not a second one.
-    if (pending_sets_[key] <= 0 || lost_sets_[key]) continue;
-    const Instr& in = ctx_.program.code[last_set_[key]];
-    report(Diagnostic::Kind::Sync, last_set_[key],
+    // A set that fired while the flag was set was reported then; what it left is that problem's.
+    std::vector<Fire>& fifo = fired_[size_t(key)];
+    auto left = std::find_if(fifo.begin(), fifo.end(), [](const Fire& f) { return !f.lost; });
+    if (left == fifo.end()) continue;
+    for (auto again = left + 1; again != fifo.end(); ++again)  // fired while `left` stayed set
+      if (!again->lost) report_set_while_set(*again, *left, kNever);
+    const Instr& in = ctx_.program.code[size_t(left->set_index)];
+    report(Diagnostic::Kind::Sync, left->set_index,
            fmt::format("flag {}->{} event {} is still set when block {} ends: no wait_flag consumed it; remove the "
                        "set_flag or add the matching wait_flag {}, {}, {}",
                        pipe_name(Pipe(in.ops[0].imm)), pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm, block_,
@@ -362,22 +364,6 @@ void TimingCore::scalar_one(uint64_t t) {
       ++pc_;
       return;
     }
-    const int key = ctx_.flag_slot[size_t(pc_)];
-    if (kind == Kind::SetFlag) {
-      if (pending_sets_[key] >= 1) {
-        report(Diagnostic::Kind::Sync, int(pc_),
-               fmt::format("flag {}->{} event {} is set again before a wait_flag consumed the set at instruction {} "
-                           "(line {}); the first signal is lost",
-                           pipe_name(Pipe(in.ops[0].imm)), pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm, last_set_[key],
-                           prog.code[last_set_[key]].line));
-        lost_sets_[key] = 1;  // the flag holds one signal: it stays set once
-      } else {
-        ++pending_sets_[key];
-      }
-      last_set_[key] = int32_t(pc_);
-    } else {
-      --pending_sets_[key];
-    }
   }
   Entry& slot = q.push();
   issue_into(slot.I, in, int(pc_), regs_);
@@ -423,6 +409,7 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     auto& fifo = fired_of(e.I.index);
     Fire f = fifo.front();
     fifo.erase(fifo.begin());
+    check_set_while_set(fifo, f, t);
     uint64_t base = sync_base(q, e);
     stats_.pipes[p].flag_stall += f.time > base ? f.time - base : 0;
     for (int k = 0; k < kNumPipes; ++k) q.known[k] = std::max(q.known[k], f.snapshot[k]);
@@ -448,6 +435,28 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     return;
   }
   execute_work(p, e, t);
+}
+
+// A flag holds one signal. The set after `consumed`, when it fired before this wait took the signal
+// (`when`), was lost on hardware: its waits would hang. Judged in simulated time, not program order:
+// waits issued before their sets, on a busy pipe, still lose a signal, and a second set ordered
+// after the first wait through another flag loses none.
+void TimingCore::check_set_while_set(std::vector<Fire>& fifo, const Fire& consumed, uint64_t when) {
+  if (!fifo.empty() && !fifo.front().lost && fifo.front().time < when) report_set_while_set(fifo.front(), consumed, when);
+}
+
+// `when`: the cycle a wait took `earlier`'s signal; kNever: no wait took it.
+void TimingCore::report_set_while_set(Fire& again, const Fire& earlier, uint64_t when) {
+  again.lost = true;
+  const Instr& in = ctx_.program.code[size_t(again.set_index)];
+  const std::string taken = when == kNever ? "no wait took the first" : fmt::format("the wait took the first at cycle {}", when);
+  report(Diagnostic::Kind::Sync, again.set_index,
+         fmt::format("flag {}->{} event {} is set again before a wait_flag consumed the set at instruction {} (line "
+                     "{}): it fired at cycle {}, {}. The flag holds one signal, so the first signal is lost and a "
+                     "second wait would hang on hardware: order the set after the wait (a flag back from the waiting "
+                     "pipe)",
+                     pipe_name(Pipe(in.ops[0].imm)), pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm, earlier.set_index,
+                     ctx_.program.code[size_t(earlier.set_index)].line, again.time, taken));
 }
 
 // ---- cross-core flags ---------------------------------------------------------------------------

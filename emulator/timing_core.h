@@ -120,6 +120,7 @@ class TimingCore {
     Clock snapshot;
     Knowledge remote;
     int32_t set_index;
+    bool lost = false;  // it fired while the flag was still set: reported, and never "left set"
   };
   struct Cost {
     int64_t latency = 0, occupancy = 0;
@@ -176,9 +177,8 @@ class TimingCore {
   std::vector<Fire>& fired_of(int instr) { return fired_[size_t(ctx_.flag_slot[size_t(instr)])]; }  // its flag's
   const std::vector<Fire>& fired_of(int instr) const { return fired_[size_t(ctx_.flag_slot[size_t(instr)])]; }
   std::vector<std::vector<Fire>> fired_;  // per flag (SimContext::flag_slot): fired, not yet consumed (oldest first)
-  std::vector<int> pending_sets_;        // per flag: sets minus waits, in dispatch order
-  std::vector<char> lost_sets_;          // per flag: set again while set, in this block (reported then)
-  std::vector<int32_t> last_set_;        // per flag: the last set_flag dispatched
+  void check_set_while_set(std::vector<Fire>& fifo, const Fire& consumed, uint64_t when);
+  void report_set_while_set(Fire& again, const Fire& earlier, uint64_t when);
 
   CoreStats stats_;
   CoreTrace trace_;

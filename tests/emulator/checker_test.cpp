@@ -434,6 +434,47 @@ TEST(Checker, FlagSetTwiceWithOneWaitIsReportedOnce) {
   EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("set again before a wait_flag consumed"));
 }
 
+// Whether a set finds its flag still set is a question of simulated time, not program order.
+// Waits written before their sets, on a vector pipe still busy with earlier work: both sets fire
+// before the first wait takes a signal, so the second is lost (a probe's program; the checker once
+// matched sets to waits in issue order and called this clean).
+TEST(Checker, FlagSetTwiceWhileItsWaitingPipeIsBusy) {
+  Checked c = check(
+      "    vdup.f16 ub[8192], 1.0, repeat=255\n"
+      "    vdup.f16 ub[73728], 1.0, repeat=255\n"
+      "    vdup.f16 ub[139264], 1.0, repeat=255\n"
+      "    wait_flag MTE2, V, 0\n"
+      "    vadd.f16 ub[1024], ub[0], ub[0], repeat=2\n"
+      "    wait_flag MTE2, V, 0\n"
+      "    vadd.f16 ub[1536], ub[512], ub[512], repeat=2\n"
+      "    copy_gm_ub ub[0], X[0], len=16\n"
+      "    set_flag MTE2, V, 0\n"
+      "    copy_gm_ub ub[512], X[256], len=16\n"
+      "    set_flag MTE2, V, 0\n");
+  expect_only(c, Diagnostic::Kind::Sync);
+  ASSERT_EQ(c.report.diagnostics.size(), 1u);
+  EXPECT_EQ(c.report.diagnostics[0].line, line_of(c, "set_flag", 1));
+  EXPECT_THAT(c.report.diagnostics[0].message, HasSubstr("set again before a wait_flag consumed the set at instruction 8"));
+}
+
+// ... and a second set ordered after the first wait through a flag back from the waiting pipe
+// loses nothing, although in program order it comes before that wait (the probe's other program,
+// once reported as a lost signal).
+TEST(Checker, FlagSetAgainAfterAnAcknowledgedWaitIsClean) {
+  Checked c = check(
+      "    copy_gm_ub ub[0], X[0], len=16\n"
+      "    set_flag MTE2, V, 0\n"
+      "    wait_flag V, MTE2, 1\n"
+      "    copy_gm_ub ub[512], X[256], len=16\n"
+      "    set_flag MTE2, V, 0\n"
+      "    wait_flag MTE2, V, 0\n"
+      "    vadd.f16 ub[1024], ub[0], ub[0], repeat=2\n"
+      "    set_flag V, MTE2, 1\n"
+      "    wait_flag MTE2, V, 0\n"
+      "    vadd.f16 ub[1536], ub[512], ub[512], repeat=2\n");
+  for (const Diagnostic& d : c.report.diagnostics) ADD_FAILURE() << format_diagnostic(c.program, d);
+}
+
 TEST(Checker, FlagStillSetAtTheEnd) {
   Checked c = check("    set_flag MTE2, MTE3, 2\n");
   expect_only(c, Diagnostic::Kind::Sync);
