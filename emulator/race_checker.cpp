@@ -177,8 +177,12 @@ void RaceReporter::race(const Access& first, const Access& second, bool first_wr
           cross_core_fix(topology, later, earlier, buffer, "the write", "the read");
   else if (topology && cores)  // a split chip's cores, of one block or two: its cross-core flags can order them
     fix = cross_core_fix(topology, earlier, later, buffer);
-  else if (earlier.block != later.block)
+  else if (earlier.block != later.block && earlier_writes && later_writes)
     fix = fmt::format("blocks {} and {} run in no fixed order: give each its own part of {}, or make both atomic adds",
+                      earlier.block, later.block, buffer);
+  else if (earlier.block != later.block)  // an atomic add orders writes with writes, not a read with them
+    fix = fmt::format("blocks {} and {} run in no fixed order: a block may read only what no other block of the launch "
+                      "writes; give each its own part of {}, or split the work into two launches",
                       earlier.block, later.block, buffer);
   else if (earlier.unit != later.unit && earlier.core != later.core)  // never advise flags from a core to itself
     fix = cross_core_fix(topology, earlier, later, buffer);

@@ -244,6 +244,25 @@ TEST(Checker, BlocksWritingTheSameGmBytes) {
   EXPECT_THAT(text, HasSubstr("blocks 0 and 1 run in no fixed order"));
 }
 
+// A read of what another block writes: atomic adds would not order it, so they are not offered.
+TEST(Checker, BlocksReadingWhatAnotherWritesAreNotToldToAddAtomically) {
+  Checked c = check(
+      "    block_idx x1\n"
+      "    bne x1, 0, L1\n"
+      "    copy_gm_ub ub[0], X[0], len=8\n"
+      "    end\n"
+      "L1:\n"
+      "    vdup.f16 ub[0], 1.0\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm X[0], ub[0], len=8\n",
+      2);
+  expect_only(c, Diagnostic::Kind::Race);
+  std::string text = format_diagnostic(c.program, *find(c, Diagnostic::Kind::Race));
+  EXPECT_THAT(text, HasSubstr("blocks 0 and 1 run in no fixed order: a block may read only what no other block"));
+  EXPECT_THAT(text, testing::Not(HasSubstr("atomic")));
+}
+
 TEST(Checker, BlocksAddingAtomicallyDoNotRace) {
   Checked c = check(
       "    vdup.f32 ub[0], 1.0\n"
