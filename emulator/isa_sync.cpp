@@ -22,11 +22,14 @@ std::string check_pair(const Instr& in, int& operand) {
     operand = 1;
     return "source and destination pipe are the same; within one pipe use 'barrier'";
   }
-  for (int i : {0, 1})
-    if (Pipe(in.ops[i].imm) == Pipe::S) {
-      operand = i;
-      return "the scalar pipe S needs no flag: it issues in program order";
-    }
+  // S computes only on registers, which a pipe reads when S issues to it.
+  operand = Pipe(in.ops[0].imm) == Pipe::S ? 0 : Pipe(in.ops[1].imm) == Pipe::S ? 1 : -1;
+  if (operand == 0)
+    return "the scalar pipe S needs no flag as the source: a pipe takes S's register values when S issues to it, so "
+           "S's earlier work is always done";
+  if (operand == 1)
+    return "the scalar pipe S cannot wait for a flag: it reads no buffer a pipe writes, so nothing of it waits for a "
+           "pipe; to hold S until every pipe has drained, use 'barrier ALL'";
   return {};
 }
 

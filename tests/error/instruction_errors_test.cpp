@@ -109,9 +109,11 @@ const ErrorCase kPipes[] = {
     {"FlagWithinOnePipe", at_line5("    set_flag V, V, 0"),
      {"test.s:5:17: error: source and destination pipe are the same; within one pipe use 'barrier'"}},
     {"WaitFlagFromScalarPipe", at_line5("    wait_flag S, V, 0"),
-     {"test.s:5:15: error: the scalar pipe S needs no flag: it issues in program order"}},
+     {"test.s:5:15: error: the scalar pipe S needs no flag as the source: a pipe takes S's register values when S "
+      "issues to it"}},
     {"SetFlagToScalarPipe", at_line5("    set_flag V, S, 0"),
-     {"test.s:5:17: error: the scalar pipe S needs no flag: it issues in program order"}},
+     {"test.s:5:17: error: the scalar pipe S cannot wait for a flag: it reads no buffer a pipe writes",
+      "to hold S until every pipe has drained, use 'barrier ALL'"}},
     // Once accepted, and then a deadlock at `end` with no word of why.
     {"BarrierOnScalarPipe", at_line5("    barrier S"),
      {"test.s:5:13: error: the scalar pipe S issues in program order: a barrier on it orders nothing; name the pipe to "
