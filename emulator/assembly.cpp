@@ -501,7 +501,9 @@ Program load_program(const std::string& path) {
   if (!in) user_error("cannot read program file '{}'", path);
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_program(ss.str(), path);
+  Program p = parse_program(ss.str(), path);
+  p.source = path;
+  return p;
 }
 
 std::string print_instr(const Program& p, const Instr& in) {

@@ -31,7 +31,7 @@ std::string_view diagnostic_kind_name(Diagnostic::Kind k) {
 }
 
 std::string format_diagnostic(const Program& p, const Diagnostic& d, std::string_view source) {
-  std::string where = source.empty() ? p.name : std::string(source);
+  std::string where = !source.empty() ? std::string(source) : !p.source.empty() ? p.source : p.name;
   if (d.line) where += fmt::format(":{}", d.line);
   std::string what = d.core < 0 ? std::string("the run") : fmt::format("core {}", d.core);
   if (d.index >= 0 && d.index < int(p.code.size()))

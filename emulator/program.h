@@ -47,6 +47,7 @@ struct Entry {
 
 struct Program {
   std::string name = "kernel";
+  std::string source;  // the file it was read from (load_program), where diagnostics point; empty otherwise
   int block_dim = 1;
   std::vector<TensorDecl> tensors;
   std::vector<Entry> entries;  // at most one per kind

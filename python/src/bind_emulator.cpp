@@ -79,7 +79,7 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
     if (p.tensors[t].role == TensorRole::Out || p.tensors[t].role == TensorRole::InOut)
       outputs[py::str(p.tensors[t].name)] = timing_only ? zeros_numpy(p.tensors[t].dtype, p.tensors[t].shape)
                                                          : to_numpy(gm.data[t], p.tensors[t].dtype, p.tensors[t].shape);
-  return py::make_tuple(outputs, json_loads(report_json(result.report, p, p.name)));
+  return py::make_tuple(outputs, json_loads(report_json(result.report, p)));
 }
 
 py::tuple run_program(const Program& p, const py::dict& inputs, const py::object& chip, int blocks, bool timing_only,
@@ -125,9 +125,15 @@ str() or `.text()`; run it with `run(program, inputs)`.)")
       .def("__len__", [](const Program& p) { return p.code.size(); }, "The number of instructions.")
       .def("__str__", [](const Program& p) { return print_program(p); })
       .def("__repr__", [](const Program& p) { return fmt::format("<Program {}: {} instructions, block_dim {}>", p.name, p.code.size(), p.block_dim); });
-  m.def("assemble", [](const std::string& text, const std::string& source) { return parse_program(text, source); },
-        py::arg("text"), py::arg("source") = "<python>",
-        "A program from assembly text; errors name the line and column.");
+  m.def(
+      "assemble",
+      [](const std::string& text, const std::string& source) {
+        Program p = parse_program(text, source);
+        if (source != "<python>") p.source = source;  // where its run's diagnostics point, as load()'s
+        return p;
+      },
+      py::arg("text"), py::arg("source") = "<python>",
+      "A program from assembly text; errors, and its run's diagnostics, name `source`'s line (and column).");
   m.def("load", [](const std::string& path) { return load_program(path); }, py::arg("path"), "A program from a .s file.");
   m.def("run", &run_bounded, py::arg("program"), py::arg("inputs") = py::dict(), py::arg("chip") = py::none(),
         py::arg("blocks") = 0, py::arg("timing_only") = false, py::arg("checks") = true, py::arg("threads") = 0,

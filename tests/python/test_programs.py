@@ -88,6 +88,19 @@ def test_assemble_records_its_source_name():
         cubekit.assemble(".kernel k\n    nope\n", "mine.s")
 
 
+# A run's diagnostics point at the file a program came from, as `cubekit run` does, not at its
+# kernel's name.
+def test_run_diagnostics_name_the_source(tmp_path):
+    text = ".kernel k\n.tensor X f16 [256] in\n    set_flag MTE2, V, 0\n    end\n"
+    path = tmp_path / "flags.s"
+    path.write_text(text)
+    x = {"X": np.zeros(256, np.float16)}
+    for program, where in ((cubekit.load(str(path)), str(path)), (cubekit.assemble(text, "mine.s"), "mine.s"),
+                           (cubekit.assemble(text), "k")):
+        _, report = cubekit.run(program, x)
+        assert report["diagnostics"][0]["text"].startswith(where + ":3: error: sync:"), report["diagnostics"]
+
+
 def test_save_and_load(tmp_path):
     p = cubekit.assemble(SCALE_RELU_TEXT)
     path = tmp_path / "scale_relu.s"
