@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -369,8 +370,18 @@ class Emitter {
           // a == b (a < b) is terms == b - c (terms < b - c): the constant goes to the immediate;
           // without an else, the branch past the body is all (no jump over an empty else)
           std::string other = label();
-          int terms = terms_in(n.a, kFirstTemp);
-          emit(n.compare == Compare::Lt ? "bge" : "bne", {x(terms), operand(n.b - n.a.c, kScratch), name(other)});
+          const char* branch = n.compare == Compare::Lt ? "bge" : "bne";
+          // u - v (+ c) against b - c = 0 (a tile index against a count): the two registers compared,
+          // not their difference computed first.
+          if (n.a.terms.size() == 2 && n.b == n.a.c && n.a.terms[0].second == -n.a.terms[1].second &&
+              std::abs(n.a.terms[0].second) == 1) {
+            const bool first_positive = n.a.terms[0].second == 1;
+            const int u = reg(n.a.terms[first_positive ? 0 : 1].first), v = reg(n.a.terms[first_positive ? 1 : 0].first);
+            emit(branch, {x(u), x(v), name(other)});
+          } else {
+            int terms = terms_in(n.a, kFirstTemp);
+            emit(branch, {x(terms), operand(n.b - n.a.c, kScratch), name(other)});
+          }
           block(n.body);
           if (n.orelse.empty()) {
             place(other);
