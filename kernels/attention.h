@@ -47,7 +47,10 @@ struct AttentionOptions {
   bool lse = false;  // also the logsumexp of the scaled scores (funcs.lse, f32 [batch, heads, seq_q])
   // An additive f32 mask (torch's attn_mask as a float), an input named "mask" of this shape: 1 to 4
   // dims, taken as the trailing dims of (batch, heads, seq_q, seq_kv), each 1 (broadcast) or that
-  // extent; the last is seq_kv. Empty: none.
+  // extent; the last is seq_kv. Empty: none. Give a key left out as -1e30, not -inf, with `causal`
+  // or a window: the kernel adds the mask as given, and -inf sorts below the score it gives the keys
+  // those hide, so a query whose visible keys are all -inf would spread its softmax over hidden keys
+  // (cubekit.attention's Python clamps a float mask to -1e30 for you; this C++ option does not).
   std::vector<int64_t> mask;
   // Use the tuning database's schedule for this problem when it has one and no override is set
   // (kernels/tuned.h); off: the default schedule's heuristics.
