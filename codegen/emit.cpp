@@ -164,7 +164,7 @@ class Emitter {
   int terms_in(const Affine& a, int temp) {
     if (a.terms.size() == 1 && a.terms[0].second == 1) return reg(a.terms[0].first);
     Value v = terms_value(a);
-    if (int held = holding(v); held >= 0) return held;
+    if (int held = temp_holding(v); held >= 0) return held;  // not kScratch: the loop test's `sub` writes it
     Affine terms = a;
     terms.c = 0;
     compute(temp, terms);
