@@ -144,9 +144,10 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
     result.report({kind, core, index, line, std::move(message)});
   };
   int64_t pc = entry, steps = 0;
+  int64_t last = -1;  // the instruction that moved pc last: where a run past the end is reported
   for (;;) {
     if (pc < 0 || pc >= int64_t(program.code.size())) {
-      report(Diagnostic::Kind::NoEnd, -1, no_end_message(pc));
+      report(Diagnostic::Kind::NoEnd, int(last), no_end_message(pc));
       return;
     }
     if (++steps > options.max_steps) {
@@ -167,6 +168,7 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
         return;
       }
       if (flow.kind == Flow::End) return;
+      last = pc;
       pc = flow.kind == Flow::Jump ? flow.target : pc + 1;
       continue;
     }
@@ -189,7 +191,7 @@ void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMem
       pass_to_partner(I, fp, memory, partner);
     }
     if (e.kind == AccessError::None && spec.work) result.work += work_units(spec.work(I, chip));
-    ++pc;
+    last = pc++;
   }
 }
 

@@ -69,6 +69,7 @@ void TimingCore::start_block(uint64_t t) {
   regs_.block_num = ctx_.total_blocks;
   regs_.subblock_idx = subblock_;
   pc_ = entry_;
+  last_pc_ = -1;
   issued_ = 0;
   s_time_ = t;
   halted_ = false;
@@ -299,7 +300,7 @@ void TimingCore::scalar_one(uint64_t t) {
   const Program& prog = ctx_.program;
   const int scalar = ctx_.chip.timing.scalar_cycles;
   if (pc_ < 0 || pc_ >= int64_t(prog.code.size())) {
-    report(Diagnostic::Kind::NoEnd, -1, no_end_message(pc_));
+    report(Diagnostic::Kind::NoEnd, int(last_pc_), no_end_message(pc_));
     halted_ = true;
     return;
   }
@@ -329,6 +330,7 @@ void TimingCore::scalar_one(uint64_t t) {
         halted_ = true;
         return;
       }
+      last_pc_ = pc_;
       pc_ = flow.kind == Flow::Jump ? flow.target : pc_ + 1;
       if (pc_ < 0 || pc_ >= int64_t(prog.code.size()) || ctx_.kinds[pc_] != Kind::Scalar) return;
       if (!count_step()) return;
@@ -346,7 +348,7 @@ void TimingCore::scalar_one(uint64_t t) {
     }
     s.busy += scalar, ++s.instructions, ++stats_.line_issues[pc_];
     s_time_ = t + scalar;
-    ++pc_;
+    last_pc_ = pc_++;
     return;
   }
   int p = ctx_.pipes[pc_];
@@ -361,7 +363,7 @@ void TimingCore::scalar_one(uint64_t t) {
              fmt::format("event id {} is out of range: {} has event ids 0-{} per pipe pair", in.ops[2].imm,
                          ctx_.chip.name, ctx_.chip.event_ids - 1));
       s_time_ = t + scalar;
-      ++pc_;
+      last_pc_ = pc_++;
       return;
     }
   }
@@ -371,7 +373,7 @@ void TimingCore::scalar_one(uint64_t t) {
   if (q.count++ == 0) q.dirty = true;
   s.busy += scalar, ++s.instructions, ++stats_.line_issues[pc_];
   s_time_ = t + scalar;
-  ++pc_;
+  last_pc_ = pc_++;
 }
 
 // S issues on by itself until it must wait: issuing touches nothing a pipe reads before the

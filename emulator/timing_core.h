@@ -167,6 +167,7 @@ class TimingCore {
   // The scalar unit.
   ScalarState regs_;
   int64_t pc_ = 0;
+  int64_t last_pc_ = -1;  // the instruction that moved pc_ last: where a run past the end is reported
   uint64_t s_time_ = 0;
   bool halted_ = false;
   int waiting_queue_ = -1;  // S waits for a slot in this pipe's queue

@@ -190,16 +190,18 @@ TEST(HostMemory, TensorsPastWhatTheMachineHasAvailable) {
   check_host_memory(int64_t(48) << 30, -1, "unknown availability: no check");
 }
 
+// Reported at the instruction that ran past the end: the last one, or the jump to a label after it.
 TEST(NoEnd, ProgramWithoutEnd) {
   Ran r = run(lines({".kernel t", "    li x1, 1"}));
-  Diagnostic d = only(r, K::NoEnd, -1, 0);
+  Diagnostic d = only(r, K::NoEnd, 0, 2);
   EXPECT_THAT(d.message, HasSubstr("execution ran past the last instruction without reaching 'end' (pc 1)"));
-  EXPECT_THAT(r.text(), HasSubstr("test.s: error: no-end: core 0: execution ran past the last instruction"));
+  EXPECT_THAT(r.text(), HasSubstr("test.s:2: error: no-end: core 0, instruction 0 `li x1, 1`: execution ran past the "
+                                  "last instruction"));
 }
 
 TEST(NoEnd, JumpToALabelAfterTheLastInstruction) {
   Ran r = run(lines({".kernel t", "    jmp out", "    end", "out:"}));
-  Diagnostic d = only(r, K::NoEnd, -1, 0);
+  Diagnostic d = only(r, K::NoEnd, 0, 2);
   EXPECT_THAT(d.message, HasSubstr("without reaching 'end' (pc 2)"));
 }
 
