@@ -155,17 +155,28 @@ bool partners_in_one_group(const CrossTopology* topology, const Access& a, const
   return topology->cores[size_t(a.core)].group == topology->cores[size_t(b.core)].group;
 }
 
+// `first` ran first in simulated time; a race's report speaks of the order the program means,
+// where the fix goes: program order within a unit, and between the cores of a group, which take
+// their blocks in the same sequence, block order (a cube core's write for block 32 that lands while
+// its vector core still reads block 0's data overwrote it too early, whatever the times say).
+// Whether that order puts `second` first.
+bool told_in_reverse(const CrossTopology* topology, const Access& first, const Access& second) {
+  return first.unit == second.unit ? second.order < first.order
+                                   : partners_in_one_group(topology, first, second) && second.block < first.block;
+}
+
+// What a shadow entry keeps of an earlier write `w` that `who`'s write replaces: `w` itself when
+// nothing orders the two and the report's fix puts `who` first, so that the fix leaves `w`
+// unordered with what later follows `who` alone; otherwise nothing (the fix orders `w` first).
+bool keep_racing(const CrossTopology* topology, const Access& w, const Access& who, bool unordered) {
+  return w.epoch && unordered && told_in_reverse(topology, w, who);
+}
+
 }  // namespace
 
 void RaceReporter::race(const Access& first, const Access& second, bool first_writes, bool second_writes,
                         std::string_view buffer, int64_t lo, int64_t hi, uint64_t time, bool read_too_early) {
-  // `first` ran first in simulated time; the report speaks of the order the program means, where
-  // the fix goes: program order within a unit, and between the cores of a group, which take their
-  // blocks in the same sequence, block order (a cube core's write for block 32 that lands while its
-  // vector core still reads block 0's data overwrote it too early, whatever the times say).
-  const bool swap = first.unit == second.unit
-                        ? second.order < first.order
-                        : partners_in_one_group(topology, first, second) && second.block < first.block;
+  const bool swap = told_in_reverse(topology, first, second);
   const Access& earlier = swap ? second : first;
   const Access& later = swap ? first : second;
   if (sink.repeat(Diagnostic::Kind::Race, later.index, earlier.index)) return;
@@ -234,6 +245,8 @@ void LocalShadow::start_block(uint32_t spaces, int32_t block) {
       const bool early_partner_write = x.written && x.write.block >= block;  // this core's own are older
       Entry fresh;
       if (early_partner_write) fresh.write = x.write, fresh.written = true;
+      const Access* racing = racing_.get(x.racing);
+      if (early_partner_write && racing && racing->block >= block) fresh.racing = x.racing;
       x = fresh;
     });
   }
@@ -304,10 +317,14 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
       if (writes) pending[1].add(a, kind, lo, hi, flush_write);
       else pending[0].add(a, kind, lo, hi, flush_read);
     };
+    // A write `who` is not ordered after (not its own: an instruction's regions may overlap).
+    auto unordered = [&](const Access& w) {
+      const bool self = w.unit == who.unit && w.pipe == who.pipe && w.epoch == who.epoch;
+      return w.epoch && !self && !ordered(w.unit, w.core, w.pipe, w.epoch);
+    };
     auto check_entry = [&](const Entry& x, bool writes, int64_t lo, int64_t hi) {
-      bool self_write = x.write.unit == who.unit && x.write.pipe == who.pipe && x.write.epoch == who.epoch;
-      if (x.write.epoch && !self_write && !ordered(x.write.unit, x.write.core, x.write.pipe, x.write.epoch))
-        add(writes, x.write, writes ? kWaw : kRaw, lo, hi);
+      if (unordered(x.write)) add(writes, x.write, writes ? kWaw : kRaw, lo, hi);
+      if (const Access* w = racing_.get(x.racing); w && unordered(*w)) add(writes, *w, writes ? kWaw : kRaw, lo, hi);
       if (!writes) {
         if (!x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);
         return;
@@ -323,6 +340,8 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     };
     auto record = [&](Entry& x, bool writes) {
       if (writes) {
+        if (keep_racing(out.topology, x.write, who, unordered(x.write))) x.racing = racing_.keep(x.write);
+        else if (const Access* w = racing_.get(x.racing); !w || !keep_racing(out.topology, *w, who, unordered(*w))) x.racing = 0;
         x.write = who;
         x.read_epoch.fill(0);
         x.written = true;
@@ -466,8 +485,12 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
     };
     for_each_run(r, [&](int64_t run_lo, int64_t run_hi) {
       shadow.visit(run_lo, run_hi, [&](Entry& x, int64_t lo, int64_t hi) {
-          bool both_atomic = x.write.atomic && who.atomic;
-          if (x.write.epoch && !both_atomic && !ordered(x.write)) pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
+          // An earlier write `who` is not ordered after; a race unless both are atomic adds (which
+          // the hardware orders), though a later read must still follow each of them.
+          auto unordered = [&](const Access& w) { return w.epoch && !ordered(w); };
+          auto races = [&](const Access& w) { return unordered(w) && !(w.atomic && who.atomic); };
+          if (races(x.write)) pending.add(x.write, r.write ? kWaw : kRaw, lo, hi, flush);
+          if (const Access* w = racing_.get(x.racing); w && races(*w)) pending.add(*w, r.write ? kWaw : kRaw, lo, hi, flush);
           if (r.write) {
             if (who.atomic && !x.written) uninit.add({}, kUninit, lo, hi, flush_uninit);  // an add reads the bytes
             const int war = x.written ? kWar : kWarEarly;
@@ -475,6 +498,8 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
             if (x.other_reads)
               for (const Access& o : *x.other_reads)
                 if (!ordered(o)) pending.add(o, war, lo, hi, flush);
+            if (keep_racing(topology_, x.write, who, unordered(x.write))) x.racing = racing_.keep(x.write);
+            else if (const Access* w = racing_.get(x.racing); !w || !keep_racing(topology_, *w, who, unordered(*w))) x.racing = 0;
             x.write = who;
             x.read = {};
             x.other_reads = nullptr;

@@ -12,7 +12,9 @@
 // a missing flag is reported even when the timing happened to order the accesses right.
 //
 // Shadow memory keeps, per byte, the last write and the last read of each pipe, as intervals of
-// bytes that share them (interval_shadow.h); every access is checked against the intervals it meets. Different cores (blocks) are never ordered: any conflicting
+// bytes that share them (interval_shadow.h); every access is checked against the intervals it meets.
+// Where the last write raced an earlier one, that one is kept too: an access ordered after the
+// last write alone (a barrier on its pipe) still races the other, whichever the timing took first. Different cores (blocks) are never ordered: any conflicting
 // GM access between them is a race, except atomic adds against atomic adds.
 #pragma once
 
@@ -57,6 +59,20 @@ struct Access {
 
 struct CrossTopology;  // cross_core.h
 
+// Earlier writes a shadow entry keeps beside its last write (that write raced them), out of line:
+// rare, and an entry's size is what copying and comparing intervals cost. Ids from 1; 0 is none.
+class RacingWrites {
+ public:
+  int32_t keep(const Access& w) {  // the last kept again (the pieces of one interval) reuses its id
+    if (writes_.empty() || !(writes_.back() == w)) writes_.push_back(w);
+    return int32_t(writes_.size());
+  }
+  const Access* get(int32_t id) const { return id > 0 ? &writes_[size_t(id - 1)] : nullptr; }
+
+ private:
+  std::vector<Access> writes_;
+};
+
 struct RaceReporter {
   const Program& program;
   RunResult& sink;  // diagnostics of this core
@@ -87,6 +103,9 @@ class LocalShadow {
  private:
   struct Entry {
     Access write;
+    // An earlier write that `write` is not ordered after (a race, reported when `write` came):
+    // kept, so that a later access ordered after `write` alone still meets it (racing_'s id).
+    int32_t racing = 0;
     std::array<uint32_t, kNumPipes> read_epoch{};
     std::array<int32_t, kNumPipes> read_index{};
     std::array<uint64_t, kNumPipes> read_order{};
@@ -97,6 +116,7 @@ class LocalShadow {
     bool operator==(const Entry&) const = default;
   };
   IntervalShadow<Entry> shadow_[kNumSpaces];
+  RacingWrites racing_;
 };
 
 // Which GM tensors the GM shadow must follow: those some instruction may write (GM is written only
@@ -133,6 +153,7 @@ class GmShadow {
  private:
   struct Entry {
     Access write;
+    int32_t racing = 0;  // an earlier write `write` is not ordered after (as LocalShadow's): racing_'s id
     Access read;  // the last read since the write
     // Earlier reads since the write, by other units, that no later read is known to follow (the
     // AIVs of a group reading one workspace); shared by the intervals split from one until one of
@@ -143,6 +164,7 @@ class GmShadow {
     bool operator==(const Entry&) const = default;  // other_reads: the same list, not equal lists
   };
   std::vector<IntervalShadow<Entry>> tensors_;
+  RacingWrites racing_;
   const GlobalMemory& gm_;
   const CrossTopology* topology_;
   bool cross_core_;
