@@ -93,6 +93,29 @@ const ExprNode* row_reduction(const Expr& e, const std::vector<std::shared_ptr<V
   return nullptr;
 }
 
+// The row reduction behind a call, at exactly the output's variables, of a Func that is one value
+// per row (`F(r) = sqrt(S(r))` with `S(r) = sum(X(r, k) * X(r, k))`, or a chain of such Funcs):
+// the output is then per-row too. Null when the expression calls none.
+// `seen`: the Funcs looked into already (a chain of Funcs each calling the last twice is
+// exponential walked as a tree).
+const ExprNode* per_row_call(const ExprNode* n, const std::vector<std::shared_ptr<VarImpl>>& out_vars,
+                             std::vector<std::shared_ptr<VarImpl>>* reduction_vars, std::set<const FuncImpl*>& seen) {
+  if (n->op == Op::Func && n->args.size() == out_vars.size() && !out_vars.empty() && !seen.count(n->func.get())) {
+    bool at_out_vars = true;
+    for (size_t i = 0; i < out_vars.size(); ++i)
+      at_out_vars &= n->args[i].node().op == Op::Var && n->args[i].node().var == out_vars[i];
+    if (at_out_vars) {
+      const FuncImpl& g = *n->func;
+      seen.insert(&g);
+      if (const ExprNode* r = row_reduction(g.value, g.args)) return *reduction_vars = g.args, r;
+      if (const ExprNode* r = per_row_call(g.value.get(), g.args, reduction_vars, seen)) return r;
+    }
+  }
+  for (const Expr& a : n->args)
+    if (const ExprNode* r = per_row_call(a.get(), out_vars, reduction_vars, seen)) return r;
+  return nullptr;
+}
+
 class Planner {
  public:
   Planner(const dsl::Func& f, VectorPlan& p, const ChipConfig& chip) : f_(f), p_(p), chip_(chip) {}
@@ -105,10 +128,14 @@ class Planner {
     Context c;
     c.where = out->name;
     for (const auto& a : out->args) c.rows.push_back(a.get());
-    if (const ExprNode* r = row_reduction(out->value, out->args)) {
+    std::vector<std::shared_ptr<VarImpl>> reduction_vars = out->args;
+    const ExprNode* r = row_reduction(out->value, out->args);
+    std::set<const FuncImpl*> seen;
+    if (!r) r = per_row_call(out->value.get(), out->args, &reduction_vars, seen);
+    if (r) {
       p_.row_output = true;  // one value per row: every output variable is a row, the reduction's RDom the last
       // The rows' length: an RDom over part of a row is refused naming the whole row.
-      p_.cols = row_length(r->args[0].get(), out->args);
+      p_.cols = row_length(r->args[0].get(), reduction_vars);
       if (!p_.cols) p_.cols = dsl::rvars_of(r->args[0]).empty() ? 1 : dsl::rvars_of(r->args[0])[0]->extent;
       for (int64_t e : p_.shape) p_.rows *= e;
       bool scalar = false;

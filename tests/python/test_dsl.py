@@ -200,58 +200,6 @@ def test_vector_schedules(schedule, rng):
     assert report["cores"] == {"none": 1, "tile_rows": 1, "tile_rows+cores": 2, "multi_buffer": 1}.get(schedule, report["cores"])
 
 
-@pytest.mark.parametrize("chip", ["ascend910", "ascend950pr"])
-def test_two_funcs_of_one_per_row_value(chip):
-    # F2 = G + P computes in place over G's per-row buffer after F1 spread G over the row: F2 must
-    # spread the new value, not reuse G's spread (it did, and dropped P without a diagnostic).
-    R, C = 5, 16
-    r, c, k = Var("r"), Var("c"), RDom(0, C, "k")
-    X, P = Input("X", "f32", [R, C]), Input("P", "f32", [R])
-    G = Func("G")
-    G[r] = ck.minimum(X[r, k])
-    F1, F2, OUT = Func("F1"), Func("F2"), Func("OUT")
-    F1[r, c] = G[r]
-    F1.bound(c, 0, C)
-    F2[r, c] = G[r] + P[r]
-    F2.bound(c, 0, C)
-    OUT[r, c] = F1[r, c] + F2[r, c]
-    x = np.arange(R * C, dtype=np.float32).reshape(R, C) / 8
-    p = np.arange(10, 10 + R, dtype=np.float32)
-    out, report = OUT.run({"X": x, "P": p}, chip=chip)
-    np.testing.assert_allclose(out, np.repeat((2 * x.min(1) + p)[:, None], C, axis=1), rtol=1e-6)
-    assert report["diagnostics"] == []
-
-
-def test_a_row_reduction_may_read_its_row_after_a_per_column_input(rng):
-    # sum(Q(k) * Y(r, k)) is sum(Y(r, k) * Q(k)): the row is found wherever the operand reads it
-    # (it was taken from the first read only, and Q(k) made it an elementwise Func over rows).
-    R, C = 40, 16
-    r, k = Var("r"), RDom(0, C, "k")
-    Y, Q = Input("Y", "f32", [R, C]), Input("Q", "f32", [C])
-    O = Func("O")
-    O[r] = ck.sum(Q[k] * Y[r, k])
-    y, q = rng.standard_normal((R, C)).astype(np.float32), rng.standard_normal(C).astype(np.float32)
-    out, report = O.run({"Y": y, "Q": q})
-    np.testing.assert_allclose(out, (y.astype(np.float64) * q).sum(1), rtol=1e-5, atol=1e-5)
-    assert report["diagnostics"] == []
-
-
-@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2", "ascend950pr"])
-def test_a_reduction_reads_a_per_row_func_that_reduces(rng, chip):
-    # G(r) = sum(X(r, k)) read inside H's reduction is a stage of its own, not a nested reduction
-    # (it was refused with "compute the inner one as its own Func", which it already was).
-    R, C = 37, 48
-    r, k = Var("r"), RDom(0, C, "k")
-    X = Input("X", "f32", [R, C])
-    G, H = Func("G"), Func("H")
-    G[r] = ck.sum(X[r, k])
-    H[r] = ck.maximum(X[r, k] + G[r])
-    x = rng.standard_normal((R, C)).astype(np.float32)
-    out, report = H.run({"X": x}, chip=chip)
-    np.testing.assert_allclose(out, (x.astype(np.float64) + x.sum(1, keepdims=True)).max(1), rtol=1e-5, atol=1e-5)
-    assert report["diagnostics"] == []
-
-
 def test_bound_gives_an_extent(rng):
     """bound(): a variable no input implies (here r, broadcasting a per-column input over 4 rows)."""
     zs = rng.standard_normal(COLS).astype(np.float32)
