@@ -363,6 +363,30 @@ void check_sequence_axis(const ExprNode& scaled, const dsl::FuncImpl& s, const A
   }
 }
 
+// K and V read at the query head's group, h / g (torch's enable_gqa: query heads c g .. c g + g - 1
+// share K/V head c). Another mapping (an interleaved h - (h / kv) kv) met only the form's message.
+void check_head_axis(const ExprNode& scaled, const dsl::FuncImpl& o, const AttentionPlan& p, const std::string& name) {
+  const ExprNode* q = read_of(scaled, p.q.get());
+  if (!q || q->args.size() != 4 || o.args.size() != 4) return;  // the form's message says what is wrong
+  if (q->args[1].node().op != Op::Var) return;
+  const int64_t g = p.group();
+  using Read = std::pair<const ExprNode*, const dsl::VarImpl*>;  // K or V, and the query head it is for
+  for (auto [read, h] : {Read{read_of(scaled, p.k.get()), q->args[1].node().var.get()},
+                         Read{read_of(o.value.node(), p.v.get()), o.args[1].get()}}) {
+    if (!read || read->args.size() != 4) continue;
+    const ExprNode& at = read->args[1].node();
+    auto is_h = [&](const ExprNode& e) { return e.op == Op::Var && e.var.get() == h; };
+    if (g == 1 ? is_h(at) : at.op == Op::Div && is_h(at.args[0].node()) && at.args[1].node().op == Op::Const &&
+                                at.args[1].node().value == double(g))
+      continue;
+    user_error("{}: {} is read at head {} for query head {}; flash() reads K and V at head {}{} ({} query heads, {} K/V heads: "
+               "query heads c*{} .. c*{} + {} share K/V head c, as torch's enable_gqa). For another mapping (an interleaved "
+               "h % kv_heads), order Q's heads on the host so that each K/V head's query heads are together, and O's back",
+               name, read->input->name, read->args[1].str(), h->name, h->name,
+               g == 1 ? "" : fmt::format(" / {}", g), p.heads, p.kv_heads, g, g, g - 1);
+  }
+}
+
 AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
   const dsl::Directive* flash = flash_directive(f);
   CUBEKIT_ASSERT(flash, "plan_attention on {}, which has no flash()", f.name());
@@ -426,6 +450,7 @@ AttentionPlan plan_attention(const dsl::Func& f, const ChipConfig& chip) {
     user_error("{}: {} query heads do not divide into groups of the {} K/V heads; grouped-query attention needs the K/V heads "
                "to divide the query heads", f.name(), qs[1], ks[1]);
   p.batch = qs[0], p.heads = qs[1], p.kv_heads = ks[1], p.seq_q = qs[2], p.seq_kv = ks[2], p.dim = qs[3];
+  if (scaled.node) check_head_axis(*scaled.node, *f.impl, p, f.name());
   p.in = p.q->dtype, p.out = f.type().dtype;
   for (const auto& t : in)
     if (t->dtype != DType::f16 && t->dtype != DType::bf16)

@@ -101,6 +101,25 @@ TEST(AttentionErrors, SequenceNotTheThirdDimension) {
                         "sequence, heads, dim))"});
 }
 
+// K and V heads interleaved (query head h reads K/V head h % kv_heads, spelled as the DSL's advice
+// for %): met only the form's message, which shows h / g but not that the head was the difference.
+TEST(AttentionErrors, KvHeadsNotTheQueryHeadsGroups) {
+  dsl::Input q("q", DType::f16, {1, 4, 32, 64}), k("k", DType::f16, {1, 2, 32, 64}), v("v", DType::f16, {1, 2, 32, 64});
+  dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
+  dsl::RDom r(0, 64, "r"), t(0, 32, "t");
+  dsl::Func s("s"), m("m"), e("e"), l("l"), o("o");
+  const dsl::Expr kvh = dsl::Expr(h) - (dsl::Expr(h) / 2) * 2;
+  s(b, h, i, j) = dsl::sum(dsl::cast(DType::f32, q(b, h, i, r)) * dsl::cast(DType::f32, k(b, kvh, j, r))) * 0.125;
+  m(b, h, i) = dsl::maximum(s(b, h, i, t));
+  e(b, h, i, j) = dsl::exp(s(b, h, i, j) - m(b, h, i));
+  l(b, h, i) = dsl::sum(e(b, h, i, t));
+  o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(e(b, h, i, t) * dsl::cast(DType::f32, v(b, kvh, t, d))) / l(b, h, i));
+  o.flash(16, 16);
+  expect_form_error(o, {"o: k is read at head (h - ((h / 2) * 2)) for query head h; flash() reads K and V at head h / 2 (4 "
+                        "query heads, 2 K/V heads: query heads c*2 .. c*2 + 1 share K/V head c, as torch's enable_gqa)",
+                        "order Q's heads on the host so that each K/V head's query heads are together"});
+}
+
 TEST(AttentionErrors, NoScaledScore) {
   dsl::Input q("q", DType::f16, {1, 1, 64, 64}), k("k", DType::f16, {1, 1, 64, 64}), v("v", DType::f16, {1, 1, 64, 64});
   dsl::Var b("b"), h("h"), i("i"), d("d");
