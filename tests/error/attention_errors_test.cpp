@@ -83,19 +83,29 @@ TEST(AttentionErrors, NotTheForm) {
   expect_form_error(o, {"o.flash(64, 64): o is not attention in the form flash() computes", "M = maximum_t S, E = exp(S - M)"});
 }
 
+// The form written out by hand, `dim` elements a head and `keys` keys, Q, K and V each read as
+// read(x, b, h, position, inner).
+using Read = std::function<dsl::Expr(const dsl::Input&, const dsl::Var&, const dsl::Var&, const dsl::Expr&, const dsl::Expr&)>;
+dsl::Func written_attention(const dsl::Input& q, const dsl::Input& k, const dsl::Input& v, int64_t dim, int64_t keys,
+                            const Read& read) {
+  dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
+  dsl::RDom r(0, dim, "r"), t(0, keys, "t");
+  dsl::Func s("s"), m("m"), e("e"), l("l"), o("o");
+  s(b, h, i, j) = dsl::sum(dsl::cast(DType::f32, read(q, b, h, i, r)) * dsl::cast(DType::f32, read(k, b, h, j, r))) * 0.125;
+  m(b, h, i) = dsl::maximum(s(b, h, i, t));
+  e(b, h, i, j) = dsl::exp(s(b, h, i, j) - m(b, h, i));
+  l(b, h, i) = dsl::sum(e(b, h, i, t));
+  o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(e(b, h, i, t) * dsl::cast(DType::f32, read(v, b, h, t, d))) / l(b, h, i));
+  o.flash(16, 16);
+  return o;
+}
+
 // Q, K and V in (batch, sequence, heads, dim): the shape checks said "40 query heads do not divide
 // into groups of the 56 K/V heads", the sequence lengths taken for heads.
 TEST(AttentionErrors, SequenceNotTheThirdDimension) {
   dsl::Input q("q", DType::f16, {1, 40, 2, 32}), k("k", DType::f16, {1, 56, 2, 32}), v("v", DType::f16, {1, 56, 2, 32});
-  dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
-  dsl::RDom r(0, 32, "r"), t(0, 56, "t");
-  dsl::Func s("s"), m("m"), e("e"), l("l"), o("o");
-  s(b, h, i, j) = dsl::sum(dsl::cast(DType::f32, q(b, i, h, r)) * dsl::cast(DType::f32, k(b, j, h, r))) * 0.125;
-  m(b, h, i) = dsl::maximum(s(b, h, i, t));
-  e(b, h, i, j) = dsl::exp(s(b, h, i, j) - m(b, h, i));
-  l(b, h, i) = dsl::sum(e(b, h, i, t));
-  o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(e(b, h, i, t) * dsl::cast(DType::f32, v(b, t, h, d))) / l(b, h, i));
-  o.flash(16, 16);
+  dsl::Func o = written_attention(q, k, v, 32, 56, [](const dsl::Input& x, const dsl::Var& b, const dsl::Var& h,
+                                                      const dsl::Expr& at, const dsl::Expr& in) { return x(b, at, h, in); });
   expect_form_error(o, {"o: q is read as q(b, i, h, r); flash attention reads Q, K and V as (batch, heads, sequence, head "
                         "dim), the sequence (i) third: give q in that layout (numpy: x.transpose(0, 2, 1, 3) from (batch, "
                         "sequence, heads, dim))"});
@@ -105,16 +115,10 @@ TEST(AttentionErrors, SequenceNotTheThirdDimension) {
 // for %): met only the form's message, which shows h / g but not that the head was the difference.
 TEST(AttentionErrors, KvHeadsNotTheQueryHeadsGroups) {
   dsl::Input q("q", DType::f16, {1, 4, 32, 64}), k("k", DType::f16, {1, 2, 32, 64}), v("v", DType::f16, {1, 2, 32, 64});
-  dsl::Var b("b"), h("h"), i("i"), j("j"), d("d");
-  dsl::RDom r(0, 64, "r"), t(0, 32, "t");
-  dsl::Func s("s"), m("m"), e("e"), l("l"), o("o");
-  const dsl::Expr kvh = dsl::Expr(h) - (dsl::Expr(h) / 2) * 2;
-  s(b, h, i, j) = dsl::sum(dsl::cast(DType::f32, q(b, h, i, r)) * dsl::cast(DType::f32, k(b, kvh, j, r))) * 0.125;
-  m(b, h, i) = dsl::maximum(s(b, h, i, t));
-  e(b, h, i, j) = dsl::exp(s(b, h, i, j) - m(b, h, i));
-  l(b, h, i) = dsl::sum(e(b, h, i, t));
-  o(b, h, i, d) = dsl::cast(DType::f16, dsl::sum(e(b, h, i, t) * dsl::cast(DType::f32, v(b, kvh, t, d))) / l(b, h, i));
-  o.flash(16, 16);
+  dsl::Func o = written_attention(q, k, v, 64, 32, [&](const dsl::Input& x, const dsl::Var& b, const dsl::Var& h,
+                                                       const dsl::Expr& at, const dsl::Expr& in) {
+    return x(b, x.name() == "q" ? dsl::Expr(h) : dsl::Expr(h) - (dsl::Expr(h) / 2) * 2, at, in);
+  });
   expect_form_error(o, {"o: k is read at head (h - ((h / 2) * 2)) for query head h; flash() reads K and V at head h / 2 (4 "
                         "query heads, 2 K/V heads: query heads c*2 .. c*2 + 1 share K/V head c, as torch's enable_gqa)",
                         "order Q's heads on the host so that each K/V head's query heads are together"});
