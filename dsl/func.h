@@ -212,6 +212,9 @@ struct FuncImpl {
   Expr value;
   std::vector<Bound> bounds;
   Schedule schedule;
+  // The Funcs whose own schedule names this one (epilogue_of, store_with: its epilogue, its second
+  // output), so that a schedule chosen for it can take them into account (default_schedule).
+  std::vector<std::weak_ptr<FuncImpl>> named_by;
 };
 
 // `C(m, n)`: defines C when assigned to, calls it otherwise.

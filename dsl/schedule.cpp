@@ -115,6 +115,7 @@ Self& Scheduling<Self>::epilogue_of(const Func& producer) {
                  "convolution) whose tiles {} reads", producer.name(), producer.name(), producer.name());
   Directive d{Directive::Kind::EpilogueOf, {}, 0, 0, Level::GM, nullptr, fmt::format("epilogue_of({})", producer.name())};
   d.func = producer.impl;
+  if constexpr (std::is_same_v<Self, Func>) producer.impl->named_by.push_back(static_cast<Self*>(this)->impl);
   return add(std::move(d));
 }
 
@@ -122,6 +123,7 @@ template <class Self>
 Self& Scheduling<Self>::store_with(const Func& producer) {
   Directive d{Directive::Kind::StoreWith, {}, 0, 0, Level::GM, nullptr, fmt::format("store_with({})", producer.name())};
   d.func = producer.impl;
+  if constexpr (std::is_same_v<Self, Func>) producer.impl->named_by.push_back(static_cast<Self*>(this)->impl);
   return add(std::move(d));
 }
 

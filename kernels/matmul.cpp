@@ -337,6 +337,7 @@ dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const
     Conv2dOptions o;
     o.schedule = naive ? Conv2dOptions::Schedule::Naive : Conv2dOptions::Schedule::Default;
     o.double_buffer = options.double_buffer, o.use_cores = options.use_cores, o.l1_copies = options.l1_copies;
+    o.subsampled = sched::second_output_stride(f);  // its tiles start at the rows a second output keeps
     return conv_schedule(f, chip, o);
   }
   if (!sched::is_contraction(f)) {

@@ -63,8 +63,9 @@ Matmul matmul(const MatmulOptions& options, const ChipConfig& chip);
 // a contraction the cube can do (at most one batch dimension) gets matmul's default schedule
 // (options.schedule = Naive: the naive one; tm, tn, tk_l0, tk_l1, core_group, l1_copies,
 // double_buffer, use_cores and stagger override it as for matmul; shapes and types come from the
-// Func); any other Func the vector kernels' schedule (its outermost variable over the cores, double
-// buffering). The Func itself is left as it is.
+// Func); a convolution conv2d's, its tiles starting at the rows a second output stored with it keeps
+// (Func::store_with on it or its epilogue, called before); any other Func the vector kernels'
+// schedule (its outermost variable over the cores, double buffering). The Func itself is left as it is.
 // A contraction takes the tuning database's schedule for matmul's problem of its shape and types
 // when there is one and the options set no override (kernels/tuned.h); `tuned` (when given) says
 // which.

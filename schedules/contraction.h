@@ -154,6 +154,11 @@ void attach_epilogue(ContractionPlan& plan, const dsl::Func& consumer);
 // Checks that `sub` is the plan's result at every s-th row and column (Func::store_with) and that
 // the plan's tiles and strips can make it, and makes it the plan's second output.
 void attach_subsampled(ContractionPlan& plan, const dsl::Func& sub);
+// The stride s of a second output some Func stores with `conv` or with its epilogue (Func::store_with:
+// `Ys(n, k, y, x) = Y(n, k, y * s, x * s)`), the largest if several; 0 when none does (or not in
+// that form: compile() says what is wrong). A schedule chosen for the conv gives tiles of a
+// multiple of s rows (kernels::default_schedule).
+int64_t second_output_stride(const dsl::Func& conv);
 
 using cubekit::cdiv;
 using cubekit::round_up;

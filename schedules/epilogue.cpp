@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace cubekit::sched {
 
@@ -194,6 +195,34 @@ int64_t stride_of(const Expr& index, const dsl::VarImpl* var) {
 }
 
 }  // namespace
+
+namespace {
+
+// The directive of f's schedule of this kind naming `named`, or null.
+const dsl::Directive* naming(const dsl::FuncImpl& f, dsl::Directive::Kind kind, const dsl::FuncImpl* named) {
+  for (const dsl::Directive& d : f.schedule)
+    if (d.kind == kind && d.func.get() == named) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+int64_t second_output_stride(const dsl::Func& conv) {
+  int64_t s = 0;
+  std::function<void(const dsl::FuncImpl&)> of = [&](const dsl::FuncImpl& producer) {
+    for (const std::weak_ptr<dsl::FuncImpl>& w : producer.named_by) {
+      const std::shared_ptr<dsl::FuncImpl> g = w.lock();
+      if (!g || !g->value.defined()) continue;
+      if (naming(*g, dsl::Directive::Kind::EpilogueOf, &producer)) of(*g);
+      const ExprNode& call = g->value.node();
+      if (naming(*g, dsl::Directive::Kind::StoreWith, &producer) && call.op == Op::Func && call.func.get() == &producer &&
+          call.args.size() == 4 && g->args.size() == 4)
+        s = std::max(s, stride_of(call.args[2], g->args[2].get()));
+    }
+  };
+  of(*conv.impl);
+  return s;
+}
 
 void attach_subsampled(ContractionPlan& p, const dsl::Func& sub) {
   const dsl::FuncImpl& f = *sub.impl;

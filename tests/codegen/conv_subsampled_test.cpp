@@ -106,6 +106,32 @@ TEST(ConvSubsampled, OneTileSplitPastTheRows) {
   EXPECT_TRUE(run.sim.report.diagnostics.empty()) << test::describe(run);
 }
 
+// A conv Func of the user's own with a second output, scheduled by default_schedule: its tiles start
+// at kept rows. It chose as for a conv alone (tiles of one of 9 rows here), which store_with refused.
+TEST(ConvSubsampled, TheDefaultScheduleKnowsTheSecondOutput) {
+  const ChipConfig chip = load_chip("ascend910");
+  for (int64_t h : {9, 11, 14}) {
+    SCOPED_TRACE(fmt::format("{} rows", h));
+    dsl::Input I("I", DType::f16, {1, 32, h + 2, 12}), W("W", DType::f16, {64, 32, 3, 3}), S("scale", DType::f32, {64});
+    dsl::Var n("n"), k("k"), y("y"), x("x");
+    dsl::RDom r({{0, 32}, {0, 3}, {0, 3}}, "r");
+    dsl::Func O("conv"), Y("Y"), Ys("Ys");
+    O(n, k, y, x) = dsl::sum(dsl::cast(DType::f32, I(n, r.x, y + r.y, x + r.z)) * dsl::cast(DType::f32, W(k, r.x, r.y, r.z)));
+    O.bound(y, 0, h).bound(x, 0, 10);
+    Y(n, k, y, x) = dsl::cast(DType::f16, O(n, k, y, x) * S(k));
+    Y.epilogue_of(O);
+    Ys(n, k, y, x) = Y(n, k, y * 2, x * 2);
+    Ys.bound(y, 0, (h + 1) / 2).bound(x, 0, 5);
+    Ys.store_with(Y);
+    EXPECT_EQ(sched::second_output_stride(O), 2);
+    O.schedule() = kernels::default_schedule(O, chip);
+    kernels::KernelRun run = kernels::compile_and_run({Y, Ys}, chip, {.seed = 7});
+    ASSERT_TRUE(run.checked);
+    EXPECT_TRUE(run.check.pass) << "max abs " << run.check.max_abs << ", " << run.check.mismatches << " mismatches";
+    EXPECT_TRUE(run.sim.report.diagnostics.empty()) << test::describe(run);
+  }
+}
+
 TEST(ConvSubsampled, WithoutAnEpilogue) {
   Conv2dOptions o;
   o.n = 1, o.c = 64, o.h = 56, o.w = 56, o.k = 256, o.kh = o.kw = 1, o.out = DType::f16, o.subsampled = 2;
