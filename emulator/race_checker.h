@@ -63,13 +63,19 @@ struct CrossTopology;  // cross_core.h
 // rare, and an entry's size is what copying and comparing intervals cost. Ids from 1; 0 is none.
 class RacingWrites {
  public:
-  int32_t keep(const Access& w) {  // the last kept again (the pieces of one interval) reuses its id
-    if (writes_.empty() || !(writes_.back() == w)) writes_.push_back(w);
+  // The last kept again (the pieces of one interval) reuses its id. A run racing in every step of a
+  // long loop keeps the first kMax (some 40 MB) and then none: its first races are reported anyway.
+  int32_t keep(const Access& w) {
+    if (writes_.empty() || !(writes_.back() == w)) {
+      if (writes_.size() >= kMax) return 0;
+      writes_.push_back(w);
+    }
     return int32_t(writes_.size());
   }
   const Access* get(int32_t id) const { return id > 0 ? &writes_[size_t(id - 1)] : nullptr; }
 
  private:
+  static constexpr size_t kMax = size_t(1) << 20;
   std::vector<Access> writes_;
 };
 
