@@ -51,47 +51,46 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   slot_ = ZeroedArray<int32_t>::in(state_, 0, l.lines);
   lines_ = ZeroedArray<Line>::in(state_, l.lines_at, l.held);
   if (std::has_single_bit(capacity_)) capacity_mask_ = capacity_ - 1;
+  two_candidates_ = t_.l2_replacement_candidates == 2;
 }
 
 // find, draw, victim and insert run for every line a request visits: inlined, they took 8% less
 // of a timing-only add of 4096^2's simulation than as calls (sim_bench BM_TimingOnly_Add4096).
-[[gnu::always_inline]] inline int32_t L2Model::find(uint64_t key) const {
-  const int32_t i = slot_[key] - 1;
-  return i >= 0 && lines_[size_t(i)].key == key ? i : -1;
+[[gnu::always_inline]] inline int32_t L2Model::find(uint64_t key, const Request& r) {
+  const int32_t i = r.slot[key] - 1;
+  return i >= 0 && r.lines[i].key == key ? i : -1;
 }
 
 // The next slot of the sequence, `slot` of the ring drawn ahead replaced by a new one (its line
-// prefetched). Its state comes in locals: a store into drawn_ may alias every size_t and uint64_t
-// member, and as members the compiler reloaded them at every draw.
-[[gnu::always_inline]] inline size_t L2Model::draw(uint64_t& random, size_t& next) {
-  size_t& slot = drawn_[next++ % kDrawnAhead];
+// prefetched). Its state comes in the request's locals: a store into drawn_ may alias every size_t
+// and uint64_t member, and as members the compiler reloaded them at every draw.
+[[gnu::always_inline]] inline size_t L2Model::draw(Request& r) {
+  size_t& slot = drawn_[r.next++ % kDrawnAhead];
   const size_t i = slot;
-  const uint64_t r = splitmix64(random);
-  slot = size_t(capacity_mask_ ? r & capacity_mask_ : r % capacity_);  // the same slot, without a division
-  __builtin_prefetch(&lines_[slot]);
+  const uint64_t x = splitmix64(r.random);
+  slot = size_t(r.mask ? x & r.mask : x % capacity_);  // the same slot, without a division
+  __builtin_prefetch(&r.lines[slot]);
   return i;
 }
 
 // Sampled LRU: the oldest of a few pseudo-random lines, never one the current request fetched
 // (it is still in flight) while another can go.
-[[gnu::always_inline]] inline size_t L2Model::victim() {
+[[gnu::always_inline]] inline size_t L2Model::victim(Request& r) {
   const size_t n = used_;
-  const uint64_t request = request_;
-  const Line* lines = &lines_[0];
-  uint64_t random = random_;
-  size_t next = next_draw_;
+  const uint64_t request = r.id;
+  const Line* lines = r.lines;
   size_t best = n;
   auto consider = [&](size_t i) {
     if (lines[i].age != request && (best == n || lines[i].age < lines[best].age)) best = i;
   };
-  if (t_.l2_replacement_candidates == 2) {  // the 910's: without the loop's set-up a line
-    const size_t a = draw(random, next), b = draw(random, next);
+  if (two_candidates_) {  // the 910's: without the loop's set-up a line
+    const size_t a = draw(r), b = draw(r);
     consider(a), consider(b);
   } else {
-    for (int k = 0, candidates = t_.l2_replacement_candidates; k < candidates; ++k) consider(draw(random, next));
+    for (int k = 0, candidates = t_.l2_replacement_candidates; k < candidates; ++k) consider(draw(r));
   }
   if (best == n) {  // every candidate was this request's: walk on from another
-    const size_t start = draw(random, next);
+    const size_t start = draw(r);
     best = start;  // unless one request is larger than L2: it evicts its own lines
     for (size_t k = 0; k < n; ++k)
       if (lines[(start + k) % n].age != request) {
@@ -99,21 +98,20 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
         break;
       }
   }
-  random_ = random, next_draw_ = next;
   return best;
 }
 
-[[gnu::always_inline]] inline int32_t L2Model::insert(uint64_t key, uint64_t ready) {
+[[gnu::always_inline]] inline int32_t L2Model::insert(uint64_t key, uint64_t ready, Request& r) {
   size_t i;
   if (used_ < capacity_) {
     i = used_++;
     if (used_ == capacity_)  // full from now on: draw the first slots its evictions probe
-      for (size_t k = 0; k < kDrawnAhead; ++k) draw(random_, next_draw_);
+      for (size_t k = 0; k < kDrawnAhead; ++k) draw(r);
   } else {
-    i = victim();  // the evicted line's slot_ entry stays: find() sees the slot holds another line
+    i = victim(r);  // the evicted line's slot_ entry stays: find() sees the slot holds another line
   }
-  lines_[i] = {key, ready, 0, request_};
-  slot_[key] = int32_t(i) + 1;
+  r.lines[i] = {key, ready, 0, r.id};
+  r.slot[key] = int32_t(i) + 1;
   return int32_t(i);
 }
 
@@ -137,6 +135,8 @@ void L2Model::for_each_written_sector(const Footprint& fp, F f) const {
   // Lines and sectors are powers of two (chip_config checks the line): shifts, not divisions.
   const int64_t line = t_.l2_line_bytes, sector = std::max<int64_t>(1, line / 64);
   const int line_shift = std::countr_zero(uint64_t(line)), sector_shift = std::countr_zero(uint64_t(sector));
+  const int64_t whole = line >> sector_shift;  // the sectors of a line
+  const uint64_t all = whole >= 64 ? ~0ull : (1ull << whole) - 1;
   for (int k = 0; k < fp.count; ++k) {
     const Region& r = fp.regions[k];
     if (r.space != Space::GM || !r.write || r.bytes <= 0) continue;
@@ -145,10 +145,16 @@ void L2Model::for_each_written_sector(const Footprint& fp, F f) const {
       for (int64_t i = 0; i < r.n1; ++i) {
         const int64_t start = r.base + i * r.s1 + j * r.s2, end = start + r.bytes;
         for (int64_t l = start >> line_shift; (l << line_shift) < end; ++l) {
-          const int64_t at = l << line_shift, lo = std::max(start, at) - at, hi = std::min(end, at + line) - at;
-          const int64_t s0 = lo >> sector_shift, s1 = (hi + sector - 1) >> sector_shift;  // sectors [s0, s1)
-          const uint64_t mask = (s1 - s0 >= 64 ? ~0ull : ((1ull << (s1 - s0)) - 1)) << s0;
-          f(first + uint64_t(l), mask, s1 - s0);
+          const int64_t at = l << line_shift;
+          uint64_t mask = all;  // a whole line, the run's middle
+          int64_t n = whole;
+          if (at < start || at + line > end) {
+            const int64_t lo = std::max(start, at) - at, hi = std::min(end, at + line) - at;
+            const int64_t s0 = lo >> sector_shift, s1 = (hi + sector - 1) >> sector_shift;  // sectors [s0, s1)
+            n = s1 - s0;
+            mask = (n >= 64 ? ~0ull : ((1ull << n) - 1)) << s0;
+          }
+          f(first + uint64_t(l), mask, n);
         }
       }
   }
@@ -172,26 +178,27 @@ uint64_t L2Model::reserve_l2(CoreKind port, uint64_t time, double bytes) {
 
 L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double rate, double efficiency,
                             L2Counts& counts, CoreKind port) {
-  ++request_;
+  Request request = begin_request();
   missed_.clear();
   // Counted in locals: the loop's stores to lines_ might alias members.
   int64_t hits = 0, merged = 0, scattered = 0;
   const int64_t page = t_.hbm_page_bytes;
   uint64_t data_ready = time;  // when the last line this read shares with an earlier fill arrives
   for_each_line(fp, false, [&](uint64_t key, int64_t run) {
-    int32_t i = find(key);
+    int32_t i = find(key, request);
     if (i < 0) {  // a miss: fetched by this request, its arrival time set below
-      missed_.push_back(insert(key, UINT64_MAX));
+      missed_.push_back(insert(key, UINT64_MAX, request));
       scattered += run < page;
       return;
     }
-    Line& l = lines_[size_t(i)];
-    if (lines_[size_t(i)].age == request_) return;  // seen already in this request
-    lines_[size_t(i)].age = request_;
+    Line& l = request.lines[i];
+    if (l.age == request.id) return;  // seen already in this request
+    l.age = request.id;
     if (l.ready > time) ++merged;  // a fill in flight: wait for it
     else ++hits;
     data_ready = std::max(data_ready, l.ready);
   });
+  end_request(request);
   const int64_t misses = int64_t(missed_.size()), miss_bytes = misses * t_.l2_line_bytes;
   counts.hit_lines += hits;
   counts.merged_lines += merged;
@@ -220,22 +227,22 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   for (int64_t i = 0; i < misses; ++i) {
     quotient += step, remainder += rest;
     if (remainder >= m) ++quotient, remainder -= m;
-    lines_[size_t(missed_[size_t(i)])].ready = time + uint64_t(latency) + quotient + (remainder != 0);
+    request.lines[missed_[size_t(i)]].ready = time + uint64_t(latency) + quotient + (remainder != 0);
   }
   return {latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
 }
 
 L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, double efficiency,
                              L2Counts& counts) {
-  ++request_;
+  Request request = begin_request();
   // The write-back is this write's bytes in the share of its sectors that were clean: all of them
   // for a first write, none for a rewrite of lines still in L2.
   int64_t sectors = 0, fresh = 0;
   for_each_written_sector(fp, [&](uint64_t key, uint64_t mask, int64_t n) {
-    int32_t i = find(key);
-    if (i < 0) i = insert(key, time);
-    Line& l = lines_[size_t(i)];
-    lines_[size_t(i)].age = request_;
+    int32_t i = find(key, request);
+    if (i < 0) i = insert(key, time, request);
+    Line& l = request.lines[i];
+    l.age = request.id;
     sectors += n;
     // Against the lines as they were before this write. Counted only where the sectors are partly
     // dirty: the host's baseline x86-64 has no popcount instruction (a library call a line).
@@ -243,7 +250,8 @@ L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, 
     fresh += clean == mask ? n : clean ? std::popcount(clean) : 0;
     written_.push_back({i, mask});
   });
-  for (auto [i, mask] : written_) lines_[size_t(i)].dirty |= mask;
+  end_request(request);
+  for (auto [i, mask] : written_) request.lines[i].dirty |= mask;
   written_.clear();
   const int64_t write_back = sectors ? int64_t(std::llround(double(bytes) * double(fresh) / double(sectors))) : 0;
   counts.hbm_write_bytes += write_back;

@@ -72,10 +72,23 @@ class L2Model {
   // sectors it covers.
   template <class F>
   void for_each_written_sector(const Footprint& fp, F f) const;
-  int32_t find(uint64_t key) const;               // the slot holding line `key`, -1 when L2 has it not
-  int32_t insert(uint64_t key, uint64_t ready);  // its slot; evicts a line when L2 is full
-  size_t victim();                                 // the slot a miss in a full L2 reuses
-  size_t draw(uint64_t& random, size_t& next);  // the next pseudo-random slot of a full L2 (random_, next_draw_)
+  // One request's view of the replacement's state, in locals: a store into lines_ may alias every
+  // uint64_t and size_t member, which the compiler then reloaded at every line. Taken from and
+  // given back to random_, next_draw_ and request_ once a request.
+  struct Request {
+    uint64_t random;
+    size_t next;
+    uint64_t id;
+    Line* lines;    // lines_'s and slot_'s storage (through the members each access reloaded it)
+    int32_t* slot;
+    size_t mask;    // capacity_mask_
+  };
+  Request begin_request() { return {random_, next_draw_, ++request_, &lines_[0], &slot_[0], capacity_mask_}; }
+  void end_request(const Request& r) { random_ = r.random, next_draw_ = r.next; }
+  static int32_t find(uint64_t key, const Request& r);       // the slot holding line `key`, -1 when L2 has it not
+  int32_t insert(uint64_t key, uint64_t ready, Request& r);  // its slot; evicts a line when L2 is full
+  size_t victim(Request& r);                                 // the slot a miss in a full L2 reuses
+  size_t draw(Request& r);  // the next pseudo-random slot of a full L2 (random_, next_draw_)
   // When a transfer of `bytes` starting at `time` ends on HBM (`write`: a write-back) or L2's port.
   // `scattered` of the bytes are read in runs shorter than a DRAM page (hbm_page_bytes).
   uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered = 0);
@@ -102,6 +115,7 @@ class L2Model {
   size_t next_draw_ = 0;  // drawn_[next_draw_ % kDrawnAhead] is the next; all kDrawnAhead are drawn once L2 is full
   size_t capacity_;
   size_t capacity_mask_ = 0;  // capacity_ - 1 where capacity_ is a power of two (every preset's)
+  bool two_candidates_ = false;  // l2_replacement_candidates == 2 (the 910's)
   double hbm_free_ = 0;  // when HBM can start the next transfer
   bool hbm_writing_ = false;  // the direction of HBM's last transfer
   double l2_free_[kNumCoreKinds] = {};  // per port: when it can start the next transfer
