@@ -76,7 +76,7 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
 // Sampled LRU: the oldest of a few pseudo-random lines, never one the current request fetched
 // (it is still in flight) while another can go.
 [[gnu::always_inline]] inline size_t L2Model::victim(Request& r) {
-  const size_t n = used_;
+  const size_t n = r.used;
   const uint64_t request = r.id;
   const Line* lines = r.lines;
   size_t best = n;
@@ -103,9 +103,9 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
 
 [[gnu::always_inline]] inline int32_t L2Model::insert(uint64_t key, uint64_t ready, Request& r) {
   size_t i;
-  if (used_ < capacity_) {
-    i = used_++;
-    if (used_ == capacity_)  // full from now on: draw the first slots its evictions probe
+  if (r.used < capacity_) {
+    i = r.used++;
+    if (r.used == capacity_)  // full from now on: draw the first slots its evictions probe
       for (size_t k = 0; k < kDrawnAhead; ++k) draw(r);
   } else {
     i = victim(r);  // the evicted line's slot_ entry stays: find() sees the slot holds another line
@@ -224,10 +224,11 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   // kept as a quotient and remainder, without a division a line.
   const uint64_t whole = uint64_t(fill), m = uint64_t(std::max<int64_t>(misses, 1)), step = whole / m, rest = whole % m;
   uint64_t quotient = 0, remainder = 0;
+  const int32_t* missed = missed_.data();  // in a local: the stores to lines might alias missed_'s pointer
   for (int64_t i = 0; i < misses; ++i) {
     quotient += step, remainder += rest;
     if (remainder >= m) ++quotient, remainder -= m;
-    request.lines[missed_[size_t(i)]].ready = time + uint64_t(latency) + quotient + (remainder != 0);
+    request.lines[missed[i]].ready = time + uint64_t(latency) + quotient + (remainder != 0);
   }
   return {latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
 }

@@ -82,9 +82,10 @@ class L2Model {
     Line* lines;    // lines_'s and slot_'s storage (through the members each access reloaded it)
     int32_t* slot;
     size_t mask;    // capacity_mask_
+    size_t used;    // used_
   };
-  Request begin_request() { return {random_, next_draw_, ++request_, &lines_[0], &slot_[0], capacity_mask_}; }
-  void end_request(const Request& r) { random_ = r.random, next_draw_ = r.next; }
+  Request begin_request() { return {random_, next_draw_, ++request_, &lines_[0], &slot_[0], capacity_mask_, used_}; }
+  void end_request(const Request& r) { random_ = r.random, next_draw_ = r.next, used_ = r.used; }
   static int32_t find(uint64_t key, const Request& r);       // the slot holding line `key`, -1 when L2 has it not
   int32_t insert(uint64_t key, uint64_t ready, Request& r);  // its slot; evicts a line when L2 is full
   size_t victim(Request& r);                                 // the slot a miss in a full L2 reuses
