@@ -172,6 +172,16 @@ bool keep_racing(const CrossTopology* topology, const Access& w, const Access& w
   return w.epoch && unordered && told_in_reverse(topology, w, who);
 }
 
+// The racing write (an id of `kept`) an entry keeps once `who` writes over its last write `last`,
+// `racing` the one it kept so far; `unordered(w)`: nothing orders w before `who`.
+template <class Unordered>
+int32_t racing_after(RacingWrites& kept, const CrossTopology* topology, const Access& last, int32_t racing,
+                     const Access& who, const Unordered& unordered) {
+  if (keep_racing(topology, last, who, unordered(last))) return kept.keep(last);
+  const Access* w = kept.get(racing);
+  return w && keep_racing(topology, *w, who, unordered(*w)) ? racing : 0;
+}
+
 }  // namespace
 
 void RaceReporter::race(const Access& first, const Access& second, bool first_writes, bool second_writes,
@@ -340,8 +350,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     };
     auto record = [&](Entry& x, bool writes) {
       if (writes) {
-        if (keep_racing(out.topology, x.write, who, unordered(x.write))) x.racing = racing_.keep(x.write);
-        else if (const Access* w = racing_.get(x.racing); !w || !keep_racing(out.topology, *w, who, unordered(*w))) x.racing = 0;
+        x.racing = racing_after(racing_, out.topology, x.write, x.racing, who, unordered);
         x.write = who;
         x.read_epoch.fill(0);
         x.written = true;
@@ -498,8 +507,7 @@ void GmShadow::check(std::vector<const GmAccess*>& accesses, const Program& prog
             if (x.other_reads)
               for (const Access& o : *x.other_reads)
                 if (!ordered(o)) pending.add(o, war, lo, hi, flush);
-            if (keep_racing(topology_, x.write, who, unordered(x.write))) x.racing = racing_.keep(x.write);
-            else if (const Access* w = racing_.get(x.racing); !w || !keep_racing(topology_, *w, who, unordered(*w))) x.racing = 0;
+            x.racing = racing_after(racing_, topology_, x.write, x.racing, who, unordered);
             x.write = who;
             x.read = {};
             x.other_reads = nullptr;

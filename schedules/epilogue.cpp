@@ -194,10 +194,6 @@ int64_t stride_of(const Expr& index, const dsl::VarImpl* var) {
   return 0;
 }
 
-}  // namespace
-
-namespace {
-
 // The directive of f's schedule of this kind naming `named`, or null.
 const dsl::Directive* naming(const dsl::FuncImpl& f, dsl::Directive::Kind kind, const dsl::FuncImpl* named) {
   for (const dsl::Directive& d : f.schedule)
