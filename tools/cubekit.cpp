@@ -1,6 +1,7 @@
 // cubekit: the command line over the library. Exit codes: 0 clean, 1 the checker or the result
 // check found a problem, 2 bad input (the message says what and where), 3 an internal error.
 #include "emulator/error.h"
+#include "emulator/memory.h"
 #include "tools/commands.h"
 
 #include <fmt/format.h>
@@ -29,6 +30,7 @@ std::unique_ptr<CLI::App> commands(int& exit_code, const cubekit::cli::Chosen& c
 }  // namespace
 
 int main(int argc, char** argv) {
+  cubekit::put_heap_in_huge_pages();
   int exit_code = 0;
   std::unique_ptr<CLI::App> commands_named = commands(exit_code, cubekit::cli::Chosen(argc, argv));
   CLI::App& app = *commands_named;
