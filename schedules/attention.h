@@ -49,6 +49,12 @@ inline constexpr double kMaskedScore = -1e30;
 // only the key tiles a query sees, computes. (Written -1e30, as a Func of one's own may, a hidden
 // key ties with a masked one and such a row would spread over every key, hidden ones too.)
 inline constexpr double kHiddenScore = -2e38;
+// The largest |scale q.k| the masks stay apart from where a mask, the causal mask, a window or a
+// score_mod can hide keys: a masked key scores its score + kMaskedScore, and only while every score
+// is within 1e29 of 0 does that stay below each visible key's (at scale 1e37 a causal query
+// attended to the keys after it). kernels::attention's callers keep to it: Python from its arrays'
+// norms, the CLI from its inputs' range ([-1, 1)).
+inline constexpr double kLargestScore = 1e29;
 // kHiddenScore or kMaskedScore, or either rounded to f32 (a C++ Func's -1e30f).
 inline bool is_hidden_score(double v) {
   for (double h : {kHiddenScore, kMaskedScore})

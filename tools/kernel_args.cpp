@@ -1,11 +1,13 @@
 #include "tools/kernel_args.h"
 
 #include "emulator/error.h"
+#include "schedules/attention.h"
 #include "tools/commands.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace cubekit::cli {
 kernels::MatmulOptions options_of(const MatmulArgs& a) {
@@ -119,6 +121,13 @@ kernels::AttentionOptions options_of(const AttentionArgs& a) {
   if (!t || (*t != DType::f16 && *t != DType::bf16)) user_error("--dtype must be f16 or bf16 for attention, got '{}'", a.dtype);
   o.dtype = *t;
   if (naive_schedule(a)) user_error("--schedule naive: attention has its flash() schedule only; drop --schedule");
+  // The random inputs lie in [-1, 1): a score is at most dim in size, scaled |scale| dim.
+  const bool hides = o.causal || !o.mask.empty() || o.window > 0;
+  if (hides && std::abs(o.scale) * double(o.dim) >= sched::kLargestScore)
+    user_error("--scale {}: the scores of the random inputs (each in [-1, 1)) reach |scale| x dim = {:g}, past {:g}, where a "
+               "masked key (its score - 1e30) or a key the causal mask or a window hides (-2e38) can outscore the keys a "
+               "query sees; give |scale| below {:g}", o.scale, std::abs(o.scale) * double(o.dim), sched::kLargestScore,
+               sched::kLargestScore / double(o.dim));
   return o;
 }
 
@@ -136,7 +145,7 @@ void add_attention_options(CLI::App* cmd, AttentionArgs& a, bool tuning) {
                   "an additive f32 mask input of this shape, e.g. 1,1,512,512 or 512,512 (key padding: batch,1,1,seq-kv): the "
                   "trailing dims of (batch, heads, seq-q, seq-kv), each 1 or that extent",
                   "1,1,512,512");
-  cmd->add_option("--scale", a.scale, "score scale, any finite number but 0 (default 1/sqrt(dim))")
+  cmd->add_option("--scale", a.scale, "score scale, any finite number but 0 (default 1/sqrt(dim)); with a mask, below 1e29 / dim")
       ->check(not_zero("1/sqrt(dim); a scale of 0 would weigh every key alike, the mean of V"));
   cmd->add_option("--softcap", a.softcap, "cap the scaled scores: s -> softcap tanh(s / softcap) (Gemma 2's logit softcapping)")
       ->check(not_zero("no cap"));

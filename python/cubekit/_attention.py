@@ -45,6 +45,26 @@ def score_mod_option(score_mod):
     return lambda s, b, h, q_idx, kv_idx: _score_expr(score_mod, s, b, h, q_idx, kv_idx)
 
 
+# sched::kLargestScore: the largest |scale q.k| the masks stay apart from (a masked key scores its
+# score - 1e30, a key the causal mask or a window hides -2e38).
+_LARGEST_SCORE = 1e29
+
+
+def _check_score_range(kernel, q, k, dtype, scale):
+    """Refuses a scale under which the scores could outgrow the masks: |scale q.k| is at most |scale|
+    times the largest |q_i| times the largest |k_j| (Cauchy-Schwarz)."""
+    def largest_norm(a):
+        x = _cubekit.bf16_to_float32(a) if dtype == "bf16" else a
+        return float(_np.sqrt(_np.max(_np.sum(_np.square(x.astype(_np.float64)), axis=-1), initial=0.0)))
+    scale = 1 / _np.sqrt(q.shape[3]) if scale is None else scale
+    bound = abs(scale) * largest_norm(q) * largest_norm(k)
+    if bound >= _LARGEST_SCORE:
+        raise _cubekit.Error(
+            f"{kernel}: scale {scale:g}: the scaled scores can reach {bound:.3g} (|scale| x the largest |q_i| x the largest "
+            f"|k_j|), past {_LARGEST_SCORE:g}, where a masked key (its score - 1e30) or a key the causal mask or a window "
+            "hides (-2e38) can outscore the keys a query sees; give a smaller scale, or scale q or k down")
+
+
 def _input_dtype(kernel, q, k, v):
     """The kernel's dtype from q, k and v: all float16 ("f16"), or all bf16 bit patterns in uint16 ("bf16")."""
     names = {_np.dtype(_np.float16): "f16", _np.dtype(_np.uint16): "bf16"}
@@ -82,6 +102,17 @@ def _options(q_shape, k_shape, causal, dtype, scale, softcap, alibi, window, sco
     return o
 
 
+def _mask_without_queries(kernel, mask, full):
+    """A mask's stand-in for the options of a run without queries (a batch, head or query extent of
+    0): its shape checked against `full`, (batch, heads, L, S), a 0 where `full` has one made a 1."""
+    aligned = (1,) * (4 - mask.ndim) + mask.shape
+    for d, (m, t) in enumerate(zip(aligned, full)):
+        if (t == 0 and m > 1) or (t != 0 and m not in (1, t)) or (d == 3 and m != t):  # the keys' extent is S's
+            raise _cubekit.Error(f"{kernel}: attn_mask of shape {mask.shape} does not broadcast to (batch, heads, L, S) = "
+                                 f"{tuple(full)}: dim {d} is {m}; give it extent {t}" + (" or 1" if t != 1 and d < 3 else ""))
+    return _np.zeros(tuple(1 if t == 0 else m for m, t in zip(aligned, full)), _np.float32)
+
+
 def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None, score_mod=None, alibi=False,
               window=0, return_lse=False,
               chip="ascend910", timing_only=False,
@@ -97,7 +128,9 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     scores; computed in float32; below -1e30, -inf included, it counts as -1e30, a False). A row
     whose every key is masked averages V over its keys (under causal=True, over the keys 0..i it
     sees), where torch returns NaN (or 0, with its safe softmax). scale: None is 1 / sqrt(E); any finite
-    number but 0 (a negative one as torch's). softcap: None, or c > 0 capping each
+    number but 0 (a negative one as torch's); with a mask, causal, a window or a score_mod, one that
+    keeps |scale| x the largest |q_i| x the largest |k_j| below 1e29 (a masked key scores its score -
+    1e30: larger scores would outweigh the masks; refused with a message). softcap: None, or c > 0 capping each
     scaled score s to c tanh(s / c) before the mask (flash-attn's softcap, Gemma 2's attention logit
     softcapping). score_mod: None, or a function of the scaled score as an Expr returning what it
     becomes, elementwise: score_mod(score), or FlexAttention's score_mod(score, b, h, q_idx, kv_idx)
@@ -182,9 +215,13 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
             "FlexAttention's the score and its indices b, h, q_idx, kv_idx")
     if k.shape[2] == 0:
         raise _cubekit.Error(f"{kernel}: k and v have no keys (shape {k.shape}): a softmax over no keys is undefined")
+    if causal or mask is not None or window or score_mod is not None:
+        _check_score_range(kernel, q, k, dtype, scale)
     options = (causal, dtype, scale, softcap, alibi, window, score_mod, return_lse, mask, checked)
     if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched, its options checked as a run's
         one = (q.shape[0] or 1, q.shape[1] or k.shape[1], q.shape[2] or 1, q.shape[3])
+        if mask is not None:  # checked against q's own extents; its 0s where q has them are 1s against `one`
+            options = options[:8] + (_mask_without_queries(kernel, mask, q.shape[:3] + (k.shape[2],)),) + options[9:]
         _cubekit.attention_func(_options(one, k.shape, *options), chip)
         out = _np.zeros(q.shape, q.dtype)
         report = _empty_report(kernel, q.shape, chip)

@@ -568,6 +568,16 @@ TEST(CliBadInput, AttentionZeroForAnOptionLeftOutByZero) {
   }
 }
 
+// Scores past 1e29 outweigh the masks: a causal query attended to the keys after it (exit 0).
+TEST(CliBadInput, AttentionScaleWhoseScoresOutgrowTheMasks) {
+  TempDir dir("cli");
+  CliResult r = cubekit(dir, "kernel attention --seq-q 64 --dim 64 --causal --scale -1e37");
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("--scale -1e+37: the scores of the random inputs (each in [-1, 1)) reach |scale| x dim = "
+                               "6.4e+38, past 1e+29, where a masked key (its score - 1e30) or a key the causal mask or a "
+                               "window hides (-2e38) can outscore the keys a query sees; give |scale| below 1.5625e+27"));
+}
+
 // CLI11 said "A subcommand is required", as if none were given.
 TEST(CliBadInput, UnknownKernel) {
   TempDir dir("cli");
