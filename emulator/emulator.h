@@ -46,8 +46,10 @@ std::string step_limit_message(int64_t max_steps);
 // block copied ~5 ns): every instruction 1, plus 256 per vector repeat, 128 per mmad fractal step
 // (16 x 16 x k0 multiply-adds) and 1 per 64 bytes a transfer moves. The default, 2^33 units, is
 // about a minute and a half of host time; README and bench kernels use at most ~1/3 of it (see
-// tools/README.md). A timing-only run computes no data: its work is the instruction's 1 and one
-// unit per L2 line a transfer touches (timing_work_units), so a 16384^3 GEMM's cycles stay in bound.
+// tools/README.md). A timing-only run computes no data: its work is the instruction's 1, 24 more
+// for a pipe instruction (the timing model's up to 250 ns of it) and one unit per L2 line a
+// transfer touches (timing_work_units): a 16384^3 GEMM's cycles take some 1.2e9 units, and an
+// endless vector loop stops in about the minute and a half a functional run's bound allows.
 inline constexpr int64_t kDefaultMaxWork = int64_t(1) << 33;
 inline constexpr int64_t kDefaultMaxTraceEvents = int64_t(1) << 22;  // ~200 bytes of JSON each: ~800 MB
 int64_t work_units(const Work& w);         // beyond the instruction's own 1

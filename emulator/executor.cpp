@@ -86,6 +86,8 @@ void issue_into(Issued& I, const Instr& in, int index, const ScalarState& s) {
 AccessError check(const Issued& I, const ChipConfig& chip, const GlobalMemory& gm, Footprint& fp) {
   const InstrSpec& spec = spec_of(*I.instr);
   fp.count = 0;
+  if (spec.fault)
+    if (std::string m = spec.fault(I, chip); !m.empty()) return {AccessError::Fault, std::move(m)};
   if (spec.footprint) spec.footprint(I, chip, fp);
   std::optional<DType> want = gm_dtype(spec, I);
   for (int k = 0; k < fp.count; ++k) {

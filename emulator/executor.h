@@ -15,7 +15,7 @@ Issued issue(const Instr& in, int index, const ScalarState& s);
 void issue_into(Issued& I, const Instr& in, int index, const ScalarState& s);  // the same, in place
 
 struct AccessError {
-  enum Kind { None, OutOfBounds, Misaligned, DtypeMismatch } kind = None;
+  enum Kind { None, OutOfBounds, Misaligned, DtypeMismatch, Fault } kind = None;
   std::string message;
   int region = -1;  // the footprint's region at fault
 };

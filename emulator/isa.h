@@ -183,6 +183,9 @@ using FootprintFn = void (*)(const Issued&, const ChipConfig&, Footprint&);
 // Checks relations between operands that ranges cannot say; returns an error message (empty when
 // fine) and sets `operand` to the operand it is about (-1 for the instruction).
 using ValidateFn = std::string (*)(const Instr&, int& operand);
+// A fault of the issued instruction that its data do not decide (load3d's feature map, the cube's
+// input types): checked before it runs, in timing-only runs too; an empty string when fine.
+using FaultFn = std::string (*)(const Issued&, const ChipConfig&);
 
 struct OperandSpec {
   std::string_view name;
@@ -214,6 +217,7 @@ struct InstrSpec {
   FootprintFn footprint = nullptr;
   ValidateFn validate = nullptr;
   WorkFn work = nullptr;  // pipe instructions; none for S and sync
+  FaultFn fault = nullptr;
 
   int operand_index(std::string_view name) const;  // -1 when absent
   int positional_count() const;

@@ -70,16 +70,30 @@ struct Conv {
   int64_t oh, ow;
 };
 
-// Output geometry of the feature map in FMATRIX; a geometry with no output is a fault.
-Conv conv_geometry(const Issued& I) {
+// The padded feature map in FMATRIX less the dilated kernel's extent, per axis: negative when no
+// output position fits.
+Conv conv_room(const Issued& I) {
   const Fmatrix& f = I.fmatrix;
-  if (f.h <= 0 || f.w <= 0) throw Fault{"load3d before set_fmatrix: the feature map has no height or width"};
-  int64_t eh = f.h + f.pad_top + f.pad_bottom - I[kDh] * (I[kKh] - 1) - 1;
-  int64_t ew = f.w + f.pad_left + f.pad_right - I[kDw] * (I[kKw] - 1) - 1;
-  if (eh < 0 || ew < 0)
-    throw Fault{fmt::format("load3d: the dilated {}x{} kernel is larger than the padded {}x{} feature map", I[kKh],
-                            I[kKw], f.h + f.pad_top + f.pad_bottom, f.w + f.pad_left + f.pad_right)};
-  return {eh / I[kSh] + 1, ew / I[kSw] + 1};
+  return {f.h + f.pad_top + f.pad_bottom - I[kDh] * (I[kKh] - 1) - 1, f.w + f.pad_left + f.pad_right - I[kDw] * (I[kKw] - 1) - 1};
+}
+
+// A geometry with no output is a fault (load3d_fault), found before the instruction runs.
+std::string load3d_fault(const Issued& I, const ChipConfig&) {
+  const Fmatrix& f = I.fmatrix;
+  if (f.h <= 0 || f.w <= 0) return "load3d before set_fmatrix: the feature map has no height or width";
+  const Conv room = conv_room(I);
+  if (room.oh < 0 || room.ow < 0)
+    return fmt::format("load3d: the dilated {}x{} kernel is larger than the padded {}x{} feature map", I[kKh], I[kKw],
+                       f.h + f.pad_top + f.pad_bottom, f.w + f.pad_left + f.pad_right);
+  return {};
+}
+
+// Output geometry of the feature map in FMATRIX (load3d_fault has passed it).
+Conv conv_geometry(const Issued& I) {
+  const Conv room = conv_room(I);
+  CUBEKIT_ASSERT(room.oh >= 0 && room.ow >= 0 && I.fmatrix.h > 0 && I.fmatrix.w > 0,
+                 "load3d ran on a feature map load3d_fault refuses");
+  return {room.oh / I[kSh] + 1, room.ow / I[kSw] + 1};
 }
 
 // Channels per 32-byte C0 block: 16 of 16-bit data, 32 of 8-bit.
@@ -211,9 +225,13 @@ void copy_c(uint8_t* l0c, int32_t* C, const MmShape& s, bool to_dense) {
     }
 }
 
+std::string mmad_fault(const Issued& I, const ChipConfig& chip) {
+  if (chip.fractal(I.type())) return {};
+  return fmt::format("the cube of {} does not take {} inputs", chip.name, dtype_name(I.type()));
+}
+
 void mmad_exec(const Issued& I, const ExecContext& ctx) {
-  if (!ctx.chip.fractal(I.type()))
-    throw Fault{fmt::format("the cube of {} does not take {} inputs", ctx.chip.name, dtype_name(I.type()))};
+  CUBEKIT_ASSERT(ctx.chip.fractal(I.type()), "mmad ran on inputs mmad_fault refuses");
   MmShape s = mm_shape(I, ctx.chip);
   int M = int(s.mf * 16), N = int(s.nf * 16), K = int(I[kK]);
   const uint8_t* a = ctx.ptr(I, kMmA);
@@ -281,7 +299,7 @@ void add_cube_instructions(std::vector<InstrSpec>& t) {
                             "p >= OH*OW. Rows [m_start, m_start+m_len) x columns [k_start, k_start+k_len) are written "
                             "in the L0A (zZ) layout, or in the L0B (zN) layout as the k x p matrix (16-bit data only).",
                .exec = load3d_exec, .footprint = load3d_footprint, .validate = load3d_check,
-               .work = load3d_work});
+               .work = load3d_work, .fault = load3d_fault});
   t.push_back({.mnemonic = "mmad", .pipe = Pipe::M, .ntypes = 1, .types = {{DType::f16}, {DType::s8}, {DType::bf16}},
                .operands = {mem("c", bit(Space::L0C), "accumulator, NZ"), mem("a", bit(Space::L0A), "left matrix, zZ"),
                             mem("b", bit(Space::L0B), "right matrix, zN"), required("m", 1, 4095, "rows of A and C"),
@@ -294,7 +312,7 @@ void add_cube_instructions(std::vector<InstrSpec>& t) {
                             "the product exact before the one rounding of each step) or wrapping s32 (s8 inputs). "
                             "Only the input types the chip's cube lists (ChipConfig::cube) run: bf16 on the chips "
                             "with bf16, not on the ascend910.",
-               .exec = mmad_exec, .footprint = mmad_footprint, .work = mmad_work});
+               .exec = mmad_exec, .footprint = mmad_footprint, .work = mmad_work, .fault = mmad_fault});
 }
 
 }  // namespace cubekit

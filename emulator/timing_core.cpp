@@ -522,6 +522,7 @@ void TimingCore::execute_work(int p, const Entry& e, uint64_t t) {
   if (err.kind != AccessError::None) {
     Diagnostic::Kind kind = err.kind == AccessError::OutOfBounds  ? Diagnostic::Kind::OutOfBounds
                             : err.kind == AccessError::Misaligned ? Diagnostic::Kind::Misaligned
+                            : err.kind == AccessError::Fault      ? Diagnostic::Kind::Fault
                                                                   : Diagnostic::Kind::DtypeMismatch;
     report(kind, I.index, err.message);
   } else {

@@ -4,6 +4,7 @@
 // names its kind, core, instruction index and source line, and a message with the bytes.
 #include "emulator/emulator.h"
 #include "emulator/memory.h"
+#include "emulator/simulator.h"
 #include "error_test_util.h"
 
 #include <cstdlib>
@@ -177,6 +178,26 @@ TEST(Fault, Load3dKernelLargerThanTheFeatureMap) {
                      "    end"}));
   Diagnostic d = only(r, K::Fault, 1, 3);
   EXPECT_THAT(d.message, HasSubstr("load3d: the dilated 3x3 kernel is larger than the padded 2x2 feature map"));
+}
+
+// The same faults in the simulator's runs, timing-only ones too: no data decides them (a
+// timing-only run reported "checks: clean" and exit 0, the functional and --no-checks runs the fault).
+TEST(Fault, Load3dGeometryInEveryMode) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {lines({".kernel t", "    load3d.f16 l0a[0], l1[0], c1=1, kh=1, kw=1, m_len=16, k_len=16", "    end"}),
+       "load3d before set_fmatrix: the feature map has no height or width"},
+      {lines({".kernel t", "    set_fmatrix h=2, w=2", "    load3d.f16 l0a[0], l1[0], c1=1, kh=3, kw=3, m_len=16, k_len=16",
+              "    end"}),
+       "load3d: the dilated 3x3 kernel is larger than the padded 2x2 feature map"}};
+  for (const auto& [text, message] : cases)
+    for (bool timing_only : {false, true}) {
+      const Program p = parse_program(text, "test.s");
+      GlobalMemory gm = timing_only ? GlobalMemory::shape_only(p) : GlobalMemory::for_program(p);
+      SimResult r = simulate(load_chip("ascend910"), p, gm, {.timing_only = timing_only});
+      ASSERT_EQ(r.report.diagnostics.size(), 1u) << message << (timing_only ? " (timing only)" : "");
+      EXPECT_EQ(r.report.diagnostics[0].kind, K::Fault);
+      EXPECT_THAT(r.report.diagnostics[0].message, HasSubstr(message));
+    }
 }
 
 // ---- termination ---------------------------------------------------------------------------------
