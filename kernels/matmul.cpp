@@ -106,6 +106,9 @@ void check_epilogue(const MatmulOptions& o) {
   if (std::count(o.epilogue.begin(), o.epilogue.end(), "gelu") > 1)
     user_error("matmul: the epilogue takes gelu once (each gelu reads its input five times: repeated, it multiplies the "
                "code); it was given {} times", std::count(o.epilogue.begin(), o.epilogue.end(), "gelu"));
+  // A NaN or infinite scale made every output NaN or infinite, and the golden check agreed (exit 0).
+  if (has(o.epilogue, "scale") && !std::isfinite(o.scale))
+    user_error("matmul: the epilogue's scale is {}; it must be a finite number (--scale)", o.scale);
   if (!o.epilogue.empty() && o.in == DType::s8)
     user_error("matmul: epilogues run on f32 accumulators, so they take f16 or bf16 inputs (not {})", dtype_name(o.in));
 }

@@ -509,6 +509,10 @@ const ApiCase kKernelOptions[] = {
      [] { auto o = shape(64, 64, 64); o.epilogue = {"gelu", "bias", "gelu"}; kernels::matmul(o, chip910()); },
      {"matmul: the epilogue takes gelu once (each gelu reads its input five times: repeated, it multiplies the code); "
       "it was given 2 times"}},
+    // A NaN scale made every output NaN, and the golden check agreed (exit 0).
+    {"MatmulEpilogueScaleNotFinite",
+     [] { auto o = shape(64, 64, 64); o.epilogue = {"scale"}, o.scale = INFINITY; kernels::matmul(o, chip910()); },
+     {"matmul: the epilogue's scale is inf; it must be a finite number (--scale)"}},
     {"MatmulEpilogueS8",
      [] {
        auto o = shape(64, 64, 64);
