@@ -224,7 +224,7 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
             options = options[:8] + (_mask_without_queries(kernel, mask, q.shape[:3] + (k.shape[2],)),) + options[9:]
         _cubekit.attention_func(_options(one, k.shape, *options), chip)
         out = _np.zeros(q.shape, q.dtype)
-        report = _empty_report(kernel, q.shape, chip)
+        report = _empty_report(kernel, q.shape, chip, timing_only)
         if return_lse:
             lse = _np.zeros(q.shape[:3], _np.float32)
             return (out[0] if squeeze else out), (lse[0] if squeeze else lse), report

@@ -128,7 +128,7 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     if residual is not None and residual.shape != shape:
         raise _cubekit.Error(f"{kernel}: residual has shape {residual.shape}; it must be shaped as the output, {shape}")
     subsampled = _opt.integer(kernel, "subsampled", subsampled, meaning=" (0: no second output)")
-    empty = _empty_conv(shape, c, h, wd, w.shape[2:], out, bn, residual, relu, chip)
+    empty = _empty_conv(shape, c, h, wd, w.shape[2:], out, bn, residual, relu, chip, timing_only)
     if empty is not None:
         if subsampled > 1:
             return empty[0], empty[0][:, :, ::subsampled, ::subsampled].copy(), empty[1]
@@ -161,14 +161,14 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     return y, report.pop("also")[sub.name], report
 
 
-def _empty_conv(shape, c, h, wd, kernel_hw, out, bn, residual, relu, chip):
+def _empty_conv(shape, c, h, wd, kernel_hw, out, bn, residual, relu, chip, timing_only):
     """numpy's answer without a launch: an empty result, or zeros when nothing is summed."""
     if 0 not in shape and c > 0 and h > 0 and wd > 0:
         return None
     if 0 in kernel_hw:
         raise _cubekit.Error(f"conv2d: the kernel is {kernel_hw[0]} x {kernel_hw[1]}; it needs at least one row and column")
     result = _np.zeros(shape, _OUT[out])
-    report = _empty_report("conv2d", shape, chip)
+    report = _empty_report("conv2d", shape, chip, timing_only)
     if 0 in shape:
         return result, report
     if bn is not None or residual is not None or relu:

@@ -62,8 +62,8 @@ def vector(name, arrays, shape, dtype, common, host=(), **options):
     return out, report
 
 
-def empty(name, shape, dtype, chip):
-    return _np.empty(shape, dtype), empty_report(name, shape, chip)
+def empty(name, shape, dtype, chip, timing_only):
+    return _np.empty(shape, dtype), empty_report(name, shape, chip, timing_only)
 
 
 def unary(name, x, schedule, chip, timing_only, trace, strict, **options):
@@ -76,7 +76,7 @@ def unary(name, x, schedule, chip, timing_only, trace, strict, **options):
             o = _cubekit.VectorOptions()
             o.to = options["to"]
             dtype = _to_numpy(o.to)
-        return empty(name, x.shape, dtype, common[1])
+        return empty(name, x.shape, dtype, common[1], common[2])
     out, report = vector(name, [x], x.shape or (1,), x.dtype, common, **options)
     return out.reshape(x.shape), report
 
@@ -126,7 +126,7 @@ def binary(name, x, y, schedule, chip, timing_only, trace, strict):
         raise _cubekit.Error(f"{name}: x {_np.shape(x)} and y {_np.shape(y)} do not broadcast (numpy's rule: shapes "
                              f"aligned from the last dimension, each pair of dimensions equal or one of them 1)") from None
     if 0 in shape:
-        return empty(name, shape, result_type, common[1])
+        return empty(name, shape, result_type, common[1], common[2])
     if _constant(y, x) or _constant(x, y):
         first = not _constant(y, x)
         if _constant(y, x) and _constant(x, y) and x.dtype != result_type:  # two one-element arrays: the tensor is

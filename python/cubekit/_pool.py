@@ -27,7 +27,7 @@ def _run(kernel, x, o, shape, schedule, chip, timing_only, trace, strict, overri
         else:
             setattr(o, key, _opt.boolean(kernel, key, value, none=True))
     if 0 in shape:
-        return _np.zeros(shape, x.dtype), _empty_report(kernel, shape, chip)
+        return _np.zeros(shape, x.dtype), _empty_report(kernel, shape, chip, timing_only)
     o.n, o.c, o.h, o.w = x.shape
     o.dtype, o.schedule = x.dtype, schedule
     func, inputs = _cubekit.pool2d_func(o, chip)

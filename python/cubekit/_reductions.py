@@ -29,12 +29,12 @@ def reduce(name, x, axis, keepdims, schedule, chip, tile_rows, timing_only, trac
         out_shape = ()
     count = _math.prod(full[i] for i in axes)
     if _math.prod(kept) == 0:
-        return empty(name, out_shape, x.dtype, common[1])
+        return empty(name, out_shape, x.dtype, common[1], common[2])
     if count == 0:
         if name in ("max", "min"):
             raise _cubekit.Error(f"{name}: axis {axis} of x {x.shape} is empty, and an empty set has no "
                                  f"{'maximum' if name == 'max' else 'minimum'} (numpy raises too)")
-        result, report = empty(name, out_shape, x.dtype, common[1])
+        result, report = empty(name, out_shape, x.dtype, common[1], common[2])
         result.fill(0 if name == "sum" else _np.nan)  # numpy: the empty sum is 0, the empty mean nan
         report["note"] = f"nothing ran: the reduced axes are empty, so the {name} is {result.flat[0]} (as numpy)"
         return result, report
@@ -63,7 +63,7 @@ def along_axis(name, xs, extras, axis, schedule, chip, tile_rows, timing_only, t
             raise _cubekit.Error(f"{name}: {what} has shape {a.shape}; it must be 1-D, as long as axis {ax} of x "
                                  f"{x.shape}: ({x.shape[ax]},)")
     if x.size == 0:
-        return empty(name, x.shape, x.dtype, common[1])
+        return empty(name, x.shape, x.dtype, common[1], common[2])
     host = []
     moved = _np.moveaxis(x, ax, -1)
     if ax != x.ndim - 1:  # copied when the run reads it

@@ -91,14 +91,15 @@ def run_laid_out(func, named, chip, timing_only, trace, strict, also=()):
     return y, report
 
 
-def empty_report(kernel, shape, chip):
-    """The report of a kernel given an empty array: nothing was compiled or launched."""
+def empty_report(kernel, shape, chip, timing_only):
+    """The report of a kernel given an empty array: nothing was compiled or launched (`timing_only`: the
+    mode the call asked for)."""
     pipes = ("S", "MTE1", "MTE2", "MTE3", "M", "FIX", "V")
     return {
         "kernel": kernel, "launched": False,
         "note": f"nothing ran: the result is empty (shape {tuple(shape)}), so no kernel was compiled or launched",
         "chip": chip.name, "clock_mhz": chip.clock_mhz, "cycles": 0, "microseconds": 0.0, "blocks": 0, "cores": 0,
-        "instructions": 0, "timing_only": False, "race_checks": False, "diagnostics": [], "hot_spots": [], "per_core": [],
+        "instructions": 0, "timing_only": bool(timing_only), "race_checks": False, "diagnostics": [], "hot_spots": [], "per_core": [],
         "bytes": {}, "gm_bytes": 0, "l2": {"hbm_bytes": 0, "hit_lines": 0, "merged_lines": 0, "miss_lines": 0, "hit_rate": 0.0,
                "merge_rate": 0.0},
         "pipes": {p: {"busy_cycles": 0, "flag_stall_cycles": 0, "instructions": 0, "ratio": 0.0} for p in pipes},

@@ -115,7 +115,7 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out=None, epilogue=(),
         if key not in SCHEDULE_OVERRIDES:
             raise _cubekit.Error(f"matmul: unknown option '{key}'; the schedule overrides are {', '.join(SCHEDULE_OVERRIDES)}")
         setattr(o, key, _opt.schedule_override(kernel, key, value))
-    empty = _empty_matmul(a, b, o, epilogue, chip)
+    empty = _empty_matmul(a, b, o, epilogue, chip, timing_only)
     if empty is not None:
         return empty
     func, inputs, tuned = _cubekit.matmul_func(o, chip)
@@ -123,7 +123,7 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out=None, epilogue=(),
     return _tuned(_running_tuned(tuned, lambda: _run(func, inputs, arrays, chip, timing_only, trace, strict)), tuned)
 
 
-def _empty_matmul(a, b, o, epilogue, chip):
+def _empty_matmul(a, b, o, epilogue, chip, timing_only):
     """numpy's answer for an empty product, without a launch: an empty result, or zeros for k = 0."""
     if _builtins.min(o.m, o.n, o.k) > 0 and (a.ndim == 2 or o.batch > 0):
         return None
@@ -132,7 +132,7 @@ def _empty_matmul(a, b, o, epilogue, chip):
         raise _cubekit.Error("matmul: k is 0, so A x B is zeros; the bias epilogue would then be the bias itself: "
                              "compute that without a matmul")
     result = _np.zeros(shape, {"f32": _np.float32, "f16": _np.float16, "s32": _np.int32, "bf16": _np.uint16}[o.out])
-    report = _empty_report("matmul", shape, chip)
+    report = _empty_report("matmul", shape, chip, timing_only)
     if 0 not in shape:
         report["note"] = "nothing ran: k is 0, so the product is zeros (numpy's empty sum); no kernel was launched"
     return result, report

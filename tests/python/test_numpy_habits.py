@@ -194,22 +194,32 @@ def test_softmax_of_a_vector(rng):
 
 E = np.zeros((0, 5), np.float16)
 EMPTY_CALLS = {
-    "add": lambda: kernels.add(E, np.ones(5, np.float32)), "sub": lambda: kernels.sub(E, 1.0),
-    "mul": lambda: kernels.mul(np.ones((3, 0), np.float32), np.ones((1, 0), np.float32)),
-    "div": lambda: kernels.div(2, E), "maximum": lambda: kernels.maximum(E, E), "minimum": lambda: kernels.minimum(E, E),
-    "relu": lambda: kernels.relu(E), "gelu": lambda: kernels.gelu(E), "exp": lambda: kernels.exp(E),
-    "tanh": lambda: kernels.tanh(E), "sigmoid": lambda: kernels.sigmoid(E), "silu": lambda: kernels.silu(E),
-    "cast": lambda: kernels.cast(E, "f32"), "softmax": lambda: kernels.softmax(E),
-    "layernorm": lambda: kernels.layernorm(E, np.ones(5, np.float16), np.ones(5, np.float16)),
-    "rmsnorm": lambda: kernels.rmsnorm(E, np.ones(5, np.float16)),
-    "sum": lambda: kernels.sum(E, axis=1), "max": lambda: kernels.max(E, axis=1), "min": lambda: kernels.min(E, axis=-1),
-    "mean": lambda: kernels.mean(E, axis=1, keepdims=True),
-    "matmul": lambda: kernels.matmul(np.zeros((0, 16), np.float16), np.ones((16, 8), np.float16)),
-    "conv2d": lambda: kernels.conv2d(np.zeros((0, 4, 6, 6), np.float16), np.ones((8, 4, 3, 3), np.float16), padding=1),
-    "max_pool2d": lambda: kernels.max_pool2d(np.zeros((2, 0, 6, 6), np.float16), 3, 2, 1),
-    "avg_pool2d": lambda: kernels.avg_pool2d(np.zeros((0, 3, 6, 6), np.float32), 2),
-    "adaptive_avg_pool2d": lambda: kernels.adaptive_avg_pool2d(np.zeros((0, 3, 7, 7), np.float16), 1),
-    "attention": lambda: kernels.attention(np.zeros((1, 2, 0, 16), np.float16), *(np.ones((1, 2, 8, 16), np.float16),) * 2),
+    "add": lambda **kw: kernels.add(E, np.ones(5, np.float32), **kw), "sub": lambda **kw: kernels.sub(E, 1.0, **kw),
+    "mul": lambda **kw: kernels.mul(np.ones((3, 0), np.float32), np.ones((1, 0), np.float32), **kw),
+    "div": lambda **kw: kernels.div(2, E, **kw),
+    "maximum": lambda **kw: kernels.maximum(E, E, **kw),
+    "minimum": lambda **kw: kernels.minimum(E, E, **kw),
+    "relu": lambda **kw: kernels.relu(E, **kw),
+    "gelu": lambda **kw: kernels.gelu(E, **kw),
+    "exp": lambda **kw: kernels.exp(E, **kw),
+    "tanh": lambda **kw: kernels.tanh(E, **kw),
+    "sigmoid": lambda **kw: kernels.sigmoid(E, **kw),
+    "silu": lambda **kw: kernels.silu(E, **kw),
+    "cast": lambda **kw: kernels.cast(E, "f32", **kw), "softmax": lambda **kw: kernels.softmax(E, **kw),
+    "layernorm": lambda **kw: kernels.layernorm(E, np.ones(5, np.float16), np.ones(5, np.float16), **kw),
+    "rmsnorm": lambda **kw: kernels.rmsnorm(E, np.ones(5, np.float16), **kw),
+    "sum": lambda **kw: kernels.sum(E, axis=1, **kw),
+    "max": lambda **kw: kernels.max(E, axis=1, **kw),
+    "min": lambda **kw: kernels.min(E, axis=-1, **kw),
+    "mean": lambda **kw: kernels.mean(E, axis=1, keepdims=True, **kw),
+    "matmul": lambda **kw: kernels.matmul(np.zeros((0, 16), np.float16), np.ones((16, 8), np.float16), **kw),
+    "conv2d": lambda **kw: kernels.conv2d(
+        np.zeros((0, 4, 6, 6), np.float16), np.ones((8, 4, 3, 3), np.float16), padding=1, **kw),
+    "max_pool2d": lambda **kw: kernels.max_pool2d(np.zeros((2, 0, 6, 6), np.float16), 3, 2, 1, **kw),
+    "avg_pool2d": lambda **kw: kernels.avg_pool2d(np.zeros((0, 3, 6, 6), np.float32), 2, **kw),
+    "adaptive_avg_pool2d": lambda **kw: kernels.adaptive_avg_pool2d(np.zeros((0, 3, 7, 7), np.float16), 1, **kw),
+    "attention": lambda **kw: kernels.attention(
+        np.zeros((1, 2, 0, 16), np.float16), *(np.ones((1, 2, 8, 16), np.float16),) * 2, **kw),
 }
 EMPTY_WANT = {
     "add": np.add(E, np.ones(5, np.float32)), "sub": E - 1.0, "mul": np.ones((3, 0), np.float32), "div": 2 / E,
@@ -228,6 +238,9 @@ def test_empty_arrays_give_empty_results_without_a_launch(name):
     want = EMPTY_WANT.get(name, E)
     assert out.shape == want.shape and out.dtype == want.dtype, (out.shape, out.dtype)
     assert report["launched"] is False and report["cycles"] == 0 and "nothing ran" in report["note"]
+    assert report["timing_only"] is False
+    # The mode asked for is the report's, launched or not.
+    assert EMPTY_CALLS[name](timing_only=True)[-1]["timing_only"] is True
 
 
 def test_empty_axes_reduce_as_numpy():
