@@ -112,7 +112,7 @@ void put_heap_in_huge_pages() {
   // out next at that boundary; the 2 MB pages from there to the heap's new end are advised before
   // any of their bytes is touched (a page touched first stays a 4 KB one).
   const uintptr_t brk = reinterpret_cast<uintptr_t>(sbrk(0)), top = brk - mallinfo2().keepcost;
-  uintptr_t boundary = (brk + kHuge - 1) / kHuge * kHuge;
+  uintptr_t boundary = uintptr_t(round_up(int64_t(brk), int64_t(kHuge)));
   if (boundary < top + (size_t(64) << 10)) boundary += kHuge;
   constexpr size_t kHeader = 2 * sizeof(size_t), kPage = 4096;  // the top chunk's header, in the page below
   static void* volatile spacer = nullptr;  // kept: freed, the heap's top would start below the boundary again
