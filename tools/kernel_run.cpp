@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 namespace cubekit::cli {
@@ -60,7 +61,7 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_flag("--timing-only", a.timing_only, "cycles only: no data, no reference, no race or initialisation checks");
   cmd->add_flag("--no-check", a.no_check, "skip the Halide reference");
   cmd->add_option("--threads", a.threads, "host threads (0, the default: all)")->check(kNotNegative);
-  add_db_option(cmd);
+  add_db_option(cmd, true);
   cmd->add_flag("--no-tuned", a.no_tuned, "use the default schedule even where the tuning database has a tuned one");
   cmd->add_option("--max-work", a.max_work, "work units over the whole run before it is stopped (see `cubekit run`)")
       ->capture_default_str()
@@ -93,15 +94,21 @@ void drop_run_only_options(CLI::App* cmd) {
 }
 
 namespace {
-void set_database(const std::string& path) {
+void set_database(const std::string& path, bool read) {
   // "" would fall back to the default database: a script's unset variable would write into the user's own.
   if (path.empty()) user_error("--db '': give the tuning database's file, or off for none");
+  // A run reads it: a file named on the command line that is not there is a mistyped path (the run
+  // went on with the default schedule, its headline the only sign), not a database still to make.
+  std::error_code ec;
+  if (read && path != "off" && !std::filesystem::exists(path, ec))
+    user_error("--db {}: no such file; a kernel run reads the schedules `cubekit tune ... --db {}` wrote there: tune "
+               "into it first, or leave --db out (the default database), or give --db off", path, path);
   tune::set_database_path(path);
 }
 }  // namespace
 
-void add_db_option(CLI::App* cmd) {
-  cmd->add_option_function<std::string>("--db", set_database,
+void add_db_option(CLI::App* cmd, bool read) {
+  cmd->add_option_function<std::string>("--db", [read](const std::string& path) { set_database(path, read); },
                                         "the tuning database (default: $CUBEKIT_TUNING_DB, else ~/.cache/cubekit/tuning.db; "
                                         "off: none)");
 }

@@ -44,7 +44,7 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
 // The schedule's name in reports: default, naive, or tuned.
 std::string schedule_name(const RunArgs& a, const std::optional<tune::Tuned>& tuned);
 // --db FILE: the tuning database this process consults (and `cubekit tune` writes).
-void add_db_option(CLI::App* cmd);
+void add_db_option(CLI::App* cmd, bool read = false);  // `read`: a run that reads it, whose file must exist
 // Writes the program to a.output (with the headline, layouts and stages as comments).
 int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline,
                    const std::optional<tune::Tuned>& tuned = std::nullopt);

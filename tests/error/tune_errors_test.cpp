@@ -208,5 +208,15 @@ TEST(TuneErrors, CliEmptyDatabasePath) {
   EXPECT_THAT(err, testing::HasSubstr("--db '': give the tuning database's file, or off for none"));
 }
 
+// A kernel run's --db naming no file: the run went on with the default schedule, its headline the
+// only sign of the mistyped path.
+TEST(TuneErrors, CliRunWithADatabaseThatDoesNotExist) {
+  auto [code, err] = cli("kernel add --rows 64 --cols 64 --db /nonexistent/dir/tuning.db");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_THAT(err, testing::HasSubstr("--db /nonexistent/dir/tuning.db: no such file; a kernel run reads the schedules "
+                                      "`cubekit tune ... --db /nonexistent/dir/tuning.db` wrote there: tune into it "
+                                      "first, or leave --db out (the default database), or give --db off"));
+}
+
 }  // namespace
 }  // namespace cubekit::test
