@@ -24,7 +24,8 @@ struct AttentionOptions {
   bool causal = false;
   DType dtype = DType::f16;  // Q, K, V and O (f16 or bf16)
   double scale = 0;          // any finite number; 0: 1 / sqrt(dim). With a mask, causal, a window or a
-                             // score_mod keep |scale q.k| below sched::kLargestScore for your inputs
+                             // score_mod, and no softcap (which bounds the scores), keep |scale q.k|
+                             // below sched::kLargestScore for your inputs
   // Softcapping of the scaled scores, s -> softcap tanh(s / softcap) (Gemma 2's attention logits,
   // flash-attn's softcap): the form's score modifier. 0: none.
   double softcap = 0;

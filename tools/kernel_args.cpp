@@ -121,8 +121,9 @@ kernels::AttentionOptions options_of(const AttentionArgs& a) {
   if (!t || (*t != DType::f16 && *t != DType::bf16)) user_error("--dtype must be f16 or bf16 for attention, got '{}'", a.dtype);
   o.dtype = *t;
   if (naive_schedule(a)) user_error("--schedule naive: attention has its flash() schedule only; drop --schedule");
-  // The random inputs lie in [-1, 1): a score is at most dim in size, scaled |scale| dim.
-  const bool hides = o.causal || !o.mask.empty() || o.window > 0;
+  // The random inputs lie in [-1, 1): a score is at most dim in size, scaled |scale| dim. A
+  // softcap bounds the scores it caps (|c tanh(s / c)| < c <= 1e4) whatever the scale.
+  const bool hides = (o.causal || !o.mask.empty() || o.window > 0) && o.softcap == 0;
   if (hides && std::abs(o.scale) * double(o.dim) >= sched::kLargestScore)
     user_error("--scale {}: the scores of the random inputs (each in [-1, 1)) reach |scale| x dim = {:g}, past {:g}, where a "
                "masked key (its score - 1e30) or a key the causal mask or a window hides (-2e38) can outscore the keys a "

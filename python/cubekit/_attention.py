@@ -128,9 +128,10 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     scores; computed in float32; below -1e30, -inf included, it counts as -1e30, a False). A row
     whose every key is masked averages V over its keys (under causal=True, over the keys 0..i it
     sees), where torch returns NaN (or 0, with its safe softmax). scale: None is 1 / sqrt(E); any finite
-    number but 0 (a negative one as torch's); with a mask, causal, a window or a score_mod, one that
-    keeps |scale| x the largest |q_i| x the largest |k_j| below 1e29 (a masked key scores its score -
-    1e30: larger scores would outweigh the masks; refused with a message). softcap: None, or c > 0 capping each
+    number but 0 (a negative one as torch's); with a mask, causal, a window or a score_mod, and no
+    softcap (which bounds the scores), one that keeps |scale| x the largest |q_i| x the largest |k_j|
+    below 1e29 (a masked key scores its score - 1e30: larger scores would outweigh the masks; refused
+    with a message). softcap: None, or c > 0 capping each
     scaled score s to c tanh(s / c) before the mask (flash-attn's softcap, Gemma 2's attention logit
     softcapping). score_mod: None, or a function of the scaled score as an Expr returning what it
     becomes, elementwise: score_mod(score), or FlexAttention's score_mod(score, b, h, q_idx, kv_idx)
@@ -215,7 +216,8 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
             "FlexAttention's the score and its indices b, h, q_idx, kv_idx")
     if k.shape[2] == 0:
         raise _cubekit.Error(f"{kernel}: k and v have no keys (shape {k.shape}): a softmax over no keys is undefined")
-    if causal or mask is not None or window or score_mod is not None:
+    # A softcap bounds the scores it caps (|c tanh(s / c)| < c <= 1e4): any scale leaves them apart from the masks.
+    if (causal or mask is not None or window or score_mod is not None) and softcap is None:
         _check_score_range(kernel, q, k, dtype, scale)
     options = (causal, dtype, scale, softcap, alibi, window, score_mod, return_lse, mask, checked)
     if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched, its options checked as a run's

@@ -5,6 +5,7 @@ import pytest
 
 import cubekit as ck
 from cubekit import kernels
+from conftest import run_cli
 
 
 def equal_scores(score):
@@ -33,6 +34,25 @@ def test_a_scale_whose_scores_outgrow_the_masks_is_refused(chip):
     # Without a mask nothing is hidden: the same scale runs (every key alike, V's mean).
     o, _ = kernels.attention(q, k, v, scale=1e37, chip=chip, raise_on_diagnostics=True)
     np.testing.assert_array_equal(o[0, 0, :, 0], np.full(16, 7.5))
+
+
+@pytest.mark.parametrize("chip", ["ascend910", "ascend910b2", "ascend950pr"])
+def test_a_softcap_keeps_any_scale_apart_from_the_masks(chip):
+    """A softcap c bounds the scores (|c tanh(s / c)| < c), so no scale is refused with it: at scale
+    1e37 causal queries attend to their own keys alone, as the float64 reference of torch's meaning
+    (the cap, then the mask) says."""
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.uniform(-1, 1, (1, 2, 40, 64)).astype(np.float16) for _ in range(3))
+    for scale in (1e37, -1e35):
+        o, _ = kernels.attention(q, k, v, causal=True, scale=scale, softcap=20.0, chip=chip, raise_on_diagnostics=True)
+        s = 20.0 * np.tanh(scale * np.einsum("bhqd,bhkd->bhqk", q.astype(np.float64), k.astype(np.float64)) / 20.0)
+        s = np.where(np.tril(np.ones((40, 40), bool)), s, -np.inf)
+        p = np.exp(s - s.max(-1, keepdims=True))
+        want = np.einsum("bhqk,bhkd->bhqd", p / p.sum(-1, keepdims=True), v.astype(np.float64))
+        np.testing.assert_allclose(o.astype(np.float64), want, atol=2e-3)
+    r = run_cli("kernel", "attention", "--seq-q", 64, "--dim", 64, "--causal", "--scale", "1e37", "--softcap", 20,
+                "--chip", chip)
+    assert "PASS" in r.stdout
 
 
 def test_bf16_scores_are_bounded_by_their_values():
