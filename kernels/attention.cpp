@@ -172,16 +172,26 @@ double attention_flops(const AttentionOptions& o) {
 std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, const ChipConfig& chip) {
   check(o);
   const int64_t seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
+  // Tensors too big for the host are the user's error here, before any arithmetic on their sizes.
+  // Causal as the plan finds it: a score_mod may write the causal mask (FlexAttention's
+  // select(kv <= q, s, -inf)), whose tiles must be square as causal=True's.
+  AttentionOptions as = o;
+  if (o.score_mod && !o.causal) {
+    AttentionOptions probe = o;
+    probe.preload = 0;  // the tiles' and preload's errors are the run's, with the tiles it takes
+    as.causal = sched::plan_attention(define(probe, 16, 16).funcs.o, chip).causal;
+  } else {
+    define(o, 16, 16);
+  }
   // Tiles given are kept as given (compile checks them); a causal mask's open one follows the other.
   auto tiles = [&](int64_t q) {
     // (min before round_up: a length near INT64_MAX is the plan's error to report, not an overflow here)
     int64_t tq = o.tile_q ? o.tile_q : round_up(std::min(q, o.seq_q), 16);
-    int64_t tkv = o.tile_kv ? o.tile_kv : o.causal ? tq : round_up(std::min<int64_t>(128, seq_kv), 16);
-    if (o.causal && !o.tile_q && o.tile_kv) tq = tkv;
+    int64_t tkv = o.tile_kv ? o.tile_kv : as.causal ? tq : round_up(std::min<int64_t>(128, seq_kv), 16);
+    if (as.causal && !o.tile_q && o.tile_kv) tq = tkv;
     return std::pair{tq, tkv};
   };
   if (o.tile_q) return tiles(o.tile_q);
-  define(o, 16, 16);  // tensors too big for the host are the user's error here, before any arithmetic on their sizes
   // Of the query tiles that fit, the one whose busiest core costs least (max_core_cost). 4K
   // queries on 24 cores then run as 3 rounds of 64 rows (2 of 128 leave 16 cores idle in the
   // second), 8K as 3 rounds of 128 rather than 11 of 32, 2K as one round of 128; causal, where a
@@ -193,7 +203,7 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
   for (int64_t q : {128, 64, 32}) {
     auto [tq, tkv] = tiles(q);
     if (!fits(o, tq, tkv, chip)) continue;
-    const double cost = max_core_cost(o, heads, tq, tkv, seq_kv, chip);
+    const double cost = max_core_cost(as, heads, tq, tkv, seq_kv, chip);
     if (cost < best_cost) best = {tq, tkv}, best_cost = cost;
   }
   return best;

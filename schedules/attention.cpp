@@ -133,13 +133,16 @@ bool causal_select(const ExprNode& n, const dsl::FuncImpl& s) {
 }
 
 // What of S's definition is g(scaled): S without its causal select (and the sliding window inside
-// it, which sets p.window) and its mask.
+// it, which sets p.window) and its mask. A window is the form's only where it hides keys as the
+// causal select does: one writing another score (a score_mod's select(i - j < W, s, -inf) under
+// causal=True) is part of g, evaluated on every tile.
 Expr modified_score(const dsl::FuncImpl& s, AttentionPlan& p) {
   Expr v = s.value;
   const ExprNode& n = v.node();
   if (causal_select(n, s)) {
     v = n.args[1];
-    if (int64_t w = window_of(v.node(), s)) p.window = w, v = v.node().args[1];
+    const int64_t w = window_of(v.node(), s);
+    if (w && v.node().args[2].node().value == n.args[2].node().value) p.window = w, v = v.node().args[1];
   }
   const ExprNode& m = v.node();
   if (p.mask && m.op == Op::Add && m.args.size() == 2 && reads_input(m.args[1], p.mask.get())) v = m.args[0];

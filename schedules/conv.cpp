@@ -38,6 +38,8 @@ std::pair<int64_t, int64_t> group_index(const Expr& index, const VarImpl* k, con
     for (int f : {0, 1}) {
       const ExprNode& d = uncast(m.args[size_t(f)]).node();
       const ExprNode& cg = uncast(m.args[size_t(1 - f)]).node();
+      // k / 1 is k (dsl::arith): groups of one output channel, k * cg.
+      if (cg.op == Op::Const && cg.value >= 1 && plain_var(uncast(m.args[size_t(f)])) == k) return {1, int64_t(cg.value)};
       if (d.op != Op::Div || cg.op != Op::Const || plain_var(uncast(d.args[0])) != k) continue;
       const ExprNode& kg = uncast(d.args[1]).node();
       if (kg.op == Op::Const && kg.value >= 1 && cg.value >= 1) return {int64_t(kg.value), int64_t(cg.value)};

@@ -36,5 +36,16 @@ TEST(RaiseFloatConstants, RaisesTheFloatConstantsBelowTheFloorOnly) {
   EXPECT_EQ(raise_float_constants(none, -1e30).get(), none.get());  // nothing to raise: the same node
 }
 
+// Grouped-query code reads K at h / g; at g = 1 that is h, the form flash() recognises.
+TEST(Arith, AnIntegerOverOneIsItself) {
+  Var h("h");
+  Expr e = Expr(h) / 1;
+  EXPECT_EQ(e.node().op, Op::Var);
+  EXPECT_EQ(e.str(), "h");
+  Input x("x", DType::f32, {8});
+  EXPECT_EQ((x(h) / 1.0).node().op, Op::Div);  // a float's stays: x / 1 is no rewrite the DSL promises there
+  EXPECT_EQ((Expr(h) / 2).node().op, Op::Div);
+}
+
 }  // namespace
 }  // namespace cubekit::dsl

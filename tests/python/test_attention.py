@@ -211,19 +211,21 @@ def test_attention_written_in_the_dsl_and_scheduled_flash(rng, chip):
 @pytest.mark.parametrize("chip", ["ascend910", "ascend910b2"])
 @pytest.mark.parametrize("spelling", ["divided", "scaled_in_the_sum", "product_in_a_func", "exp_in_the_sums", "softmax_first",
                                       "softmax_first_causal", "v_first", "softmax_first_v_first", "p_rounded",
-                                      "softmax_first_p_rounded"])
+                                      "softmax_first_p_rounded", "grouped_by_one"])
 def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
     """The same attention spelled other ways than the form's: scores divided by sqrt(E) (not times
     1 / sqrt(E)), the scale inside the sum, the product in a Func of its own, exp(S - M) written into
     both sums, the textbook's softmax first, P = E / L and O = P V (not O = (E V) / L), V first
     in the product, and P rounded to f16 for the product as the cube takes it (f32(f16(E)) V, or
-    f32(f16(P)) V): flash() takes each."""
+    f32(f16(P)) V), and K and V read as grouped-query code does at one query head a group (h // 1):
+    flash() takes each."""
     B, H, L, S, E = 1, 2, 40, 72, 64
     q, k, v = ck.Input("q", "f16", [B, H, L, E]), ck.Input("k", "f16", [B, H, S, E]), ck.Input("v", "f16", [B, H, S, E])
     b, h, i, j, d = (ck.Var(n) for n in "bhijd")
     r, t = ck.RDom(0, E, "r"), ck.RDom(0, S, "t")
     s, m, e, l, p, o = (ck.Func(n) for n in ("s", "m", "e", "l", "p", "o"))
-    qk = ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, h, j, r])
+    kh = h // 1 if spelling == "grouped_by_one" else h  # refused as K read at head h / 1
+    qk = ck.cast("f32", q[b, h, i, r]) * ck.cast("f32", k[b, kh, j, r])
     dot = ck.sum(qk * 0.125) if spelling == "scaled_in_the_sum" else ck.sum(qk) / 8.0 if spelling == "divided" else ck.sum(qk) * 0.125
     causal = spelling.endswith("causal")
     if spelling == "product_in_a_func":  # S defined over (b, h, j, i): its call of the product swaps i and j
@@ -255,7 +257,7 @@ def test_dsl_attention_spelled_as_users_write_it(rng, chip, spelling):
         o[b, h, i, d] = ck.cast("f16", ck.sum(ck.cast("f32", ck.cast("f16", e[b, h, i, t])) * ck.cast("f32", v[b, h, t, d]))
                                 / l[b, h, i])
     else:
-        o[b, h, i, d] = ck.cast("f16", ck.sum(e[b, h, i, t] * ck.cast("f32", v[b, h, t, d])) / l[b, h, i])
+        o[b, h, i, d] = ck.cast("f16", ck.sum(e[b, h, i, t] * ck.cast("f32", v[b, kh, t, d])) / l[b, h, i])
     o.flash(16, 16)
     x = {n: rng.standard_normal((B, H, L if n == "q" else S, E)).astype(np.float16) for n in "qkv"}
     out, _ = o.run(x, chip=chip, raise_on_diagnostics=True)
