@@ -107,14 +107,21 @@ def run_row(build, chips, row):
     return status, lines
 
 
+def unknown_rows(only):
+    """What is wrong with --only's row ids (a typo would otherwise run nothing and pass), or None."""
+    with open(ROWS) as f:
+        ids = [r["id"] for r in json.load(f)["rows"]]
+    unknown = [i for i in only if i not in ids]
+    if not unknown:
+        return None
+    return f"--only names rows calibration/rows.json does not have: {', '.join(unknown)} (its ids: {', '.join(ids)})"
+
+
 def main(build, cheap, check, only):
+    """`only`: row ids (run.py has checked them with unknown_rows)."""
     with open(ROWS) as f:
         rows = json.load(f)["rows"]
     if only:
-        unknown = [i for i in only if i not in {r["id"] for r in rows}]
-        if unknown:  # a typo would otherwise run nothing and pass
-            return (f"bench/run.py calibration: --only names rows calibration/rows.json does not have: {', '.join(unknown)} "
-                    f"(its ids: {', '.join(r['id'] for r in rows)})")
         rows = [r for r in rows if r["id"] in only]
     chips = presets(build)
     counts = {"pass": 0, "known miss": 0, "fail": 0, "not run": 0}

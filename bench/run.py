@@ -233,6 +233,14 @@ def check_arguments(parser, args):
             os.makedirs(args.out, exist_ok=True)
         except OSError as e:
             parser.error(f"--out {args.out}: cannot make the directory ({e.strerror})")
+    if args.suite in ("matmul", "vector", "check", "smoke", "all") and not os.path.isfile(args.chip):
+        presets = [p["name"] for p in cubekit_chips(args.build)]
+        if args.chip not in presets:
+            parser.error(f"--chip: '{args.chip}' is neither a preset ({', '.join(presets)}) nor a chip JSON file")
+    if args.suite == "calibration" and args.only:
+        import calibration
+        if why := calibration.unknown_rows([i.strip() for i in args.only.split(",") if i.strip()]):
+            parser.error(why)
     if args.suite in ("resnet50", "attention"):
         chips = [c for c in args.chips.split(",") if c.strip()]
         if not chips:

@@ -496,7 +496,11 @@ Program parse_program(std::string_view text, std::string_view source_name) { ret
 
 Program load_program(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) user_error("cannot read program file '{}': not a file", path);
+  if (!std::filesystem::exists(path, ec))
+    user_error("cannot read program file '{}': no such file (check the path; `cubekit compile KERNEL -o FILE.s` writes one)",
+               path);
+  if (!std::filesystem::is_regular_file(path, ec))
+    user_error("cannot read program file '{}': not a file (a directory?); give the path of a .s file", path);
   std::ifstream in(path);
   if (!in) user_error("cannot read program file '{}'", path);
   std::stringstream ss;

@@ -254,6 +254,23 @@ std::optional<std::string> gm_overrun(const ChipConfig& chip, const Program& pro
 
 }  // namespace
 
+void check_run_inputs(const Program& program, const GlobalMemory& gm, bool functional, int64_t max_steps, int64_t max_work) {
+  if (gm.decls.size() != program.tensors.size())
+    user_error("kernel '{}' declares {} tensor{} but the GlobalMemory given holds {}: make it with "
+               "GlobalMemory::for_program(program) (or GlobalMemory::shape_only(program) for a timing-only run)",
+               program.name, program.tensors.size(), program.tensors.size() == 1 ? "" : "s", gm.decls.size());
+  if (functional && !gm.has_data())
+    user_error("a functional run of kernel '{}' needs its tensors' bytes, but the GlobalMemory given holds their shapes "
+               "only (GlobalMemory::shape_only): make it with GlobalMemory::for_program(program), or run timing-only "
+               "(SimOptions::timing_only)", program.name);
+  if (max_steps <= 0)
+    user_error("max_steps is {}; give a positive number of instructions a block may run before the run counts as a hang "
+               "(--max-steps, max_steps= in Python, SimOptions::max_steps in C++)", max_steps);
+  if (max_work <= 0)
+    user_error("max_work is {}; give a positive number of work units the run may take (--max-work, max_work= in Python, "
+               "SimOptions::max_work in C++)", max_work);
+}
+
 int launch_blocks(const ChipConfig& chip, const Program& program, const GlobalMemory& gm, int64_t requested) {
   if (requested < 0) user_error("a launch needs at least one block, got {} blocks", requested);
   int64_t blocks = requested ? requested : program.block_dim;
@@ -283,6 +300,7 @@ int launch_blocks(const ChipConfig& chip, const Program& program, const GlobalMe
 
 RunResult run_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const RunOptions& options) {
   check_chip(chip);
+  check_run_inputs(program, gm, true, options.max_steps, options.max_work);
   RunResult result;
   result.cores = launch_blocks(chip, program, gm, options.cores);
   // Block by block; within a block of a mixed launch, the cube core first, then its vector cores.

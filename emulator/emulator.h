@@ -64,6 +64,10 @@ int64_t timing_work_units(const Work& w);  // the same, of a timing-only run
 // scalar unit of the last block: addresses do not depend on data).
 int launch_blocks(const ChipConfig& chip, const Program& program, const GlobalMemory& gm, int64_t requested);
 
+// A user error unless `gm` is the program's (its tensors, with their bytes for a functional run)
+// and both limits are positive: what run_in_order and simulate check before anything else.
+void check_run_inputs(const Program& program, const GlobalMemory& gm, bool functional, int64_t max_steps, int64_t max_work);
+
 struct RunOptions {
   int cores = 0;                     // 0: the program's block_dim
   int64_t max_steps = 500'000'000;   // instructions per core before the run is stopped as a hang

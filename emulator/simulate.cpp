@@ -75,12 +75,11 @@ void merge(std::vector<Diagnostic>& into, std::vector<Diagnostic>& from) {
 
 SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory& gm, const SimOptions& options) {
   check_chip(chip);
+  const bool functional = !options.timing_only, checks = functional && options.checks;
+  check_run_inputs(program, gm, functional, options.max_steps, options.max_work);
   const int blocks = launch_blocks(chip, program, gm, options.blocks);
   const LaunchPlan plan = plan_launch(chip, program, blocks);
   const int ncores = int(plan.cores.size());
-  const bool functional = !options.timing_only, checks = functional && options.checks;
-  CUBEKIT_ASSERT(!functional || gm.has_data(), "a functional run of {} was given its tensors without their bytes",
-                 program.name);
   // One mapping for the timing model's zeroed state, the L2's and every core's pipe queues: apart,
   // each cleared huge pages of its own (an ascend910 add of 4096^2 cleared 6 MB for its 4 MB).
   const size_t l2_bytes = size_t(round_up(int64_t(L2Model::state_bytes(chip, gm.decls)), 64));

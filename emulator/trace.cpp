@@ -98,9 +98,30 @@ void write_events(FILE* out, const SimResult& result, const Program& program, co
   fmt::print(out, "\n]}}\n");
 }
 
+// The result must be a traced run of this program on this chip: another program's instruction
+// indices would be looked up past this one's code.
+void check_traced(const SimResult& result, const Program& program, const ChipConfig& chip) {
+  if (result.traces.empty())
+    user_error("write_trace: the result of '{}' holds no trace; run it with SimOptions::trace = true (Python trace=, the "
+               "CLI's --trace FILE)", result.report.kernel);
+  if (result.report.kernel != program.name || result.report.chip != chip.name)
+    user_error("write_trace: the result is of kernel '{}' on {}, but the program given is '{}' and the chip {}; give the "
+               "program and chip that were simulated", result.report.kernel, result.report.chip, program.name, chip.name);
+  auto check = [&](int32_t index) {
+    if (index < 0 || size_t(index) >= program.code.size())
+      user_error("write_trace: the result's trace names instruction {}, but program '{}' has {}; give the program that was "
+                 "simulated", index, program.name, program.code.size());
+  };
+  for (const CoreTrace& t : result.traces) {
+    for (const TraceSlice& s : t.slices) check(s.index);
+    for (const TraceFlow& f : t.flows) check(f.set_index), check(f.wait_index);
+  }
+}
+
 }  // namespace
 
 void write_trace(const std::string& path, const SimResult& result, const Program& program, const ChipConfig& chip) {
+  check_traced(result, program, chip);
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
   if (!f) user_error("cannot write the trace to '{}' ({})", path, std::strerror(errno));
   try {

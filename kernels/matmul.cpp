@@ -109,6 +109,10 @@ void check_epilogue(const MatmulOptions& o) {
   // A NaN or infinite scale made every output NaN or infinite, and the golden check agreed (exit 0).
   if (has(o.epilogue, "scale") && !std::isfinite(o.scale))
     user_error("matmul: the epilogue's scale is {}; it must be a finite number (--scale)", o.scale);
+  // The scale multiplies f32 accumulators: past f32's range it was inf, and so was every output.
+  if (has(o.epilogue, "scale") && std::abs(o.scale) > largest_finite(DType::f32))
+    user_error("matmul: the epilogue's scale {} is past f32's range (the accumulators are f32); give at most {} (--scale)",
+               o.scale, largest_finite(DType::f32));
   if (!o.epilogue.empty() && o.in == DType::s8)
     user_error("matmul: epilogues run on f32 accumulators, so they take f16 or bf16 inputs (not {})", dtype_name(o.in));
 }

@@ -154,7 +154,7 @@ void add_run(CLI::App& app, int& exit_code) {
   options_when_chosen(cmd, [args](CLI::App* cmd) {
     cmd->add_option("program", args->program, "the program (.s)")->required();
     cmd->add_option("--chip", args->chip, "chip preset or JSON config")->capture_default_str();
-    cmd->add_option("--cores,--blocks", args->cores, "blocks to launch (default: the program's .block_dim); they run on "
+    cmd->add_option("--blocks,--cores", args->cores, "blocks to launch (default: the program's .block_dim); they run on "
                                                       "min(blocks, the chip's cores) cores");
     cmd->add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str()->check(kNotNegative)->check(fits<uint64_t>());
     cmd->add_option("--input", args->inputs, "NAME=FILE.npy: a tensor's contents (repeatable)");

@@ -131,7 +131,10 @@ CLI::Option* add_list_option(CLI::App* cmd, const std::string& name, std::vector
         at = comma + 1;
       }
   };
+  // One list, given once: a second --shape was joined to the first (4,4 then 8,8 ran [4, 4, 8, 8]).
   return cmd->add_option_function<std::vector<std::string>>(name, parse, help)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
       ->type_name(std::is_integral_v<T> ? "INT,..." : "NAME,...");
 }
 

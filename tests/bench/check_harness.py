@@ -63,9 +63,10 @@ def main():
                               (["smoke", "--build", BUILD, "--repetitions", "0"], "--repetitions must be at least 1, got 0"),
                               (["smoke", "--build", BUILD, "--out", os.path.join(out, "results.json", "x")], "--out"),
                               (["resnet50", "--build", BUILD, "--chips", "nosuch"], "'nosuch' is not a preset"),
-                              (["calibration", "--build", BUILD, "--only", "stream_add_91O"], "does not have: stream_add_91O")]:
+                              (["calibration", "--build", BUILD, "--only", "stream_add_91O"], "does not have: stream_add_91O"),
+                              (["smoke", "--build", BUILD, "--chip", "nochip"], "'nochip' is neither a preset")]:
             done = run(*args)
-            assert done.returncode != 0, f"{args}: accepted"
+            assert done.returncode == 2, f"{args}: exit {done.returncode}, not 2 (a bad argument's, as argparse's)"
             assert message in done.stderr and "Traceback" not in done.stderr, f"{args}: {done.stderr[-500:]}"
         print(f"harness: {len(records)} records, table and plots checked")
 

@@ -513,6 +513,9 @@ const ApiCase kKernelOptions[] = {
     {"MatmulEpilogueScaleNotFinite",
      [] { auto o = shape(64, 64, 64); o.epilogue = {"scale"}, o.scale = INFINITY; kernels::matmul(o, chip910()); },
      {"matmul: the epilogue's scale is inf; it must be a finite number (--scale)"}},
+    {"MatmulEpilogueScalePastF32",
+     [] { auto o = shape(64, 64, 64); o.epilogue = {"scale"}, o.scale = -1e39; kernels::matmul(o, chip910()); },
+     {"matmul: the epilogue's scale -1e+39 is past f32's range (the accumulators are f32); give at most 3.4028234663852886e+38"}},
     {"MatmulEpilogueS8",
      [] {
        auto o = shape(64, 64, 64);

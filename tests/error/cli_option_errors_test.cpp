@@ -1,0 +1,43 @@
+// User errors of the command line's options and files that a probe as a new user found ran or
+// misnamed: a list option given twice (the lists were joined), an epilogue scale past f32, the
+// flag an overflowing --blocks is named by, a program file that does not exist. Each exits 2.
+#include "error_test_util.h"
+
+namespace cubekit::test {
+namespace {
+
+using testing::HasSubstr;
+
+const std::string kMatmulAsm = CUBEKIT_SOURCE_DIR "/examples/asm/matmul_f16.s";
+
+void expect_cli_refused(const std::string& args, const std::string& message) {
+  auto [code, err] = cubekit_stderr(args);
+  EXPECT_EQ(code, 2) << args << "\n" << err;
+  EXPECT_THAT(err, HasSubstr(message)) << args;
+}
+
+TEST(CliOptionErrors, AListOptionGivenTwice) {
+  // softmax over [4, 4, 8, 8] ran and passed; --mask named a shape nobody typed.
+  expect_cli_refused("kernel softmax --shape 4,4 --shape 8,8", "--shape: At Most 1 required but received 2");
+  expect_cli_refused("kernel sub --rows 4 --cols 8 --y-shape 4 --y-shape 1", "--y-shape: At Most 1 required but received 2");
+  expect_cli_refused("kernel attention --seq-q 64 --dim 64 --mask 64,64 --mask 1,64", "--mask: At Most 1 required but received 2");
+}
+
+TEST(CliOptionErrors, MatmulScalePastF32) {
+  // Every output was inf, and the check (the same inf) said PASS.
+  expect_cli_refused("kernel matmul --m 40 --n 50 --k 70 --epilogue scale --scale 1e39",
+                 "matmul: the epilogue's scale 1e+39 is past f32's range (the accumulators are f32); give at most "
+                 "3.4028234663852886e+38 (--scale)");
+}
+
+TEST(CliOptionErrors, BlocksThatOverflowAreNamedAsTyped) {
+  expect_cli_refused("run '" + kMatmulAsm + "' --blocks 99999999999999999999", "--blocks: must be in");
+}
+
+TEST(CliOptionErrors, ProgramFileThatDoesNotExist) {
+  expect_cli_refused("run /nonexistent/k.s", "cannot read program file '/nonexistent/k.s': no such file (check the path");
+  expect_cli_refused("run '" CUBEKIT_SOURCE_DIR "/examples'", "not a file (a directory?); give the path of a .s file");
+}
+
+}  // namespace
+}  // namespace cubekit::test
