@@ -209,6 +209,13 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
   return best;
 }
 
+double attention_score_reach(const AttentionOptions& o, const ChipConfig& chip, double bound) {
+  check(o);
+  AttentionOptions probe = o;
+  probe.preload = 0, probe.tile_q = probe.tile_kv = 16;
+  return sched::score_reach(sched::plan_attention(define(probe, 16, 16).funcs.o, chip), bound);
+}
+
 Attention attention(const AttentionOptions& options, const ChipConfig& chip) {
   check(options);
   AttentionOptions o = options;

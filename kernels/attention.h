@@ -73,6 +73,11 @@ struct Attention {
 // Defines the Funcs and schedules the output with flash(tile_q, tile_kv, preload).
 Attention attention(const AttentionOptions& options, const ChipConfig& chip);
 
+// How large the scores can get after the options' modifiers (score_mod, ALiBi) where the scaled
+// scores are within [-bound, bound] (sched::score_reach): keep it below sched::kLargestScore
+// wherever keys are masked or hidden. Python checks it from its arrays.
+double attention_score_reach(const AttentionOptions& options, const ChipConfig& chip, double bound);
+
 // The floating-point operations of the attention the options describe: two products of 2 * dim
 // per (query, key) pair a query sees (the published kernels' 4 S0 S1 D without a mask), counting
 // only the pairs the causal mask (top-left: query i sees keys 0..i) and the window leave.

@@ -171,6 +171,11 @@ struct AttentionPlan {
   std::string str() const;
 };
 
+// The largest |score| the plan's score modifier can make of scaled scores within [-bound, bound]
+// (interval arithmetic; a select's masking constant left out; infinity where it cannot tell):
+// what must stay below kLargestScore wherever keys are masked or hidden. `bound` without one.
+double score_reach(const AttentionPlan& p, double bound);
+
 // Whether the Func carries a flash() schedule.
 bool is_attention(const dsl::Func& f);
 

@@ -50,14 +50,23 @@ def score_mod_option(score_mod):
 _LARGEST_SCORE = 1e29
 
 
-def _check_score_range(kernel, q, k, dtype, scale):
+def _check_score_range(kernel, q, k, dtype, scale, reach=None):
     """Refuses a scale under which the scores could outgrow the masks: |scale q.k| is at most |scale|
-    times the largest |q_i| times the largest |k_j| (Cauchy-Schwarz)."""
+    times the largest |q_i| times the largest |k_j| (Cauchy-Schwarz); `reach`, given a score_mod,
+    what that bound becomes through it."""
     def largest_norm(a):
         x = _cubekit.bf16_to_float32(a) if dtype == "bf16" else a
         return float(_np.sqrt(_np.max(_np.sum(_np.square(x.astype(_np.float64)), axis=-1), initial=0.0)))
     scale = 1 / _np.sqrt(q.shape[3]) if scale is None else scale
     bound = abs(scale) * largest_norm(q) * largest_norm(k)
+    if reach is not None and bound < _LARGEST_SCORE:
+        modified = reach(bound)
+        if modified >= _LARGEST_SCORE:
+            raise _cubekit.Error(
+                f"{kernel}: score_mod can make scores of {modified:.3g} out of the scaled scores (at most {bound:.3g}: "
+                f"|scale| x the largest |q_i| x the largest |k_j|), past {_LARGEST_SCORE:g}, where a masked key (its score "
+                "- 1e30) or a key the causal mask or a window hides (-2e38) can outscore the keys a query sees; keep what "
+                "score_mod returns within 1e29 of 0 (a key it leaves out: select(.., -inf))")
     if bound >= _LARGEST_SCORE:
         raise _cubekit.Error(
             f"{kernel}: scale {scale:g}: the scaled scores can reach {bound:.3g} (|scale| x the largest |q_i| x the largest "
@@ -216,10 +225,14 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
             "FlexAttention's the score and its indices b, h, q_idx, kv_idx")
     if k.shape[2] == 0:
         raise _cubekit.Error(f"{kernel}: k and v have no keys (shape {k.shape}): a softmax over no keys is undefined")
+    options = (causal, dtype, scale, softcap, alibi, window, score_mod, return_lse, mask, checked)
     # A softcap bounds the scores it caps (|c tanh(s / c)| < c <= 1e4): any scale leaves them apart from the masks.
     if (causal or mask is not None or window or score_mod is not None) and softcap is None:
-        _check_score_range(kernel, q, k, dtype, scale)
-    options = (causal, dtype, scale, softcap, alibi, window, score_mod, return_lse, mask, checked)
+        # A score_mod may scale the scores up: the reach of what it makes of them (interval arithmetic).
+        shape = tuple(e or 1 for e in q.shape[:3]) + q.shape[3:]
+        reach = (lambda bound: _cubekit.attention_score_reach(_options(shape, k.shape, *options[:8], None, options[9]),
+                                                              chip, bound)) if score_mod is not None else None
+        _check_score_range(kernel, q, k, dtype, scale, reach)
     if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched, its options checked as a run's
         one = (q.shape[0] or 1, q.shape[1] or k.shape[1], q.shape[2] or 1, q.shape[3])
         if mask is not None:  # checked against q's own extents; its 0s where q has them are 1s against `one`

@@ -230,6 +230,9 @@ void bind_kernels(py::module_& m) {
       .def_readwrite("mask", &AttentionOptions::mask, "the shape of an additive f32 mask input named 'mask' (empty: none)")
       .def_property("dtype", [](const AttentionOptions& o) { return std::string(dtype_name(o.dtype)); },
                     [](AttentionOptions& o, const py::object& t) { o.dtype = to_dtype(t); }, "Q, K, V and O: f16 or bf16");
+  m.def("attention_score_reach", &kernels::attention_score_reach, py::arg("options"), py::arg("chip"), py::arg("bound"),
+        "How large the scores can get after the options' score_mod and ALiBi where the scaled scores are within "
+        "[-bound, bound] (interval arithmetic; a select's masking constant left out).");
   m.def("attention_func", [](const AttentionOptions& o, const ChipConfig& chip) {
     kernels::Attention a = kernels::attention(o, chip);
     py::list inputs;
