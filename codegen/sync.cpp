@@ -212,8 +212,12 @@ class SyncPass {
       for (auto [pair, used] : next)
         if (used > chip_.event_ids)
           user_error("{}: the schedule needs {} event ids from {} to {} but {} has {}; drop double_buffer() (or use "
-                     "fewer copies in multi_buffer()) or stage fewer buffers between those pipes",
-                     k_.name, used, pipe_name(pair.first), pipe_name(pair.second), chip_.name, chip_.event_ids);
+                     "fewer copies in multi_buffer()) or stage fewer buffers between those pipes{}",
+                     k_.name, used, pipe_name(pair.first), pipe_name(pair.second), chip_.name, chip_.event_ids,
+                     chip_.event_ids < 2 ? "; a flash() nest, a layout conversion and the vector kernels' default "
+                                           "schedules keep two copies in flight: give the chip at least 2 event ids "
+                                           "(event_ids in its JSON)"
+                                         : "");
     }
     resolve(body_);
   }

@@ -1,4 +1,5 @@
 #include "kernels/conv.h"
+#include "kernels/defaults.h"
 #include "kernels/tuned.h"
 
 #include "emulator/checked_math.h"
@@ -149,6 +150,12 @@ Conv2d defined(const Conv2dOptions& o, const ChipConfig& chip, const std::option
   check_options(o);
   const CubeFractal* frac = chip.fractal(o.in);
   if (!frac) user_error("conv2d: the cube of {} does not multiply {}", chip.name, dtype_name(o.in));
+  const bool vector_epilogue = std::any_of(o.epilogue.begin(), o.epilogue.end(),
+                                           [](const std::string& s) { return s == "bn" || s == "residual"; });
+  if (o.subsampled > 1 && chip.split() && !vector_epilogue)  // (store_with's message named its Funcs)
+    user_error("conv2d: subsampled={} on {}: the second output is gathered by the vector cores, which a convolution "
+               "computes on only with a bn or residual epilogue; add one (--epilogue; Python bn=, residual=), or give "
+               "the strided convolution that follows the whole output", o.subsampled, chip.name);
   const DType acc = frac->accumulator;
   sched::check_cube_output("conv2d", acc, o.out, chip);
   int64_t oh = conv_output_extent(o.h, o.kh, o.stride, o.pad, o.dilation);
@@ -208,7 +215,7 @@ dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Co
   sched::Contraction c = sched::recognise_conv(f, chip);
   sched::ConvGeometry& g = c.g;
   const bool naive = o.schedule == Conv2dOptions::Schedule::Naive;
-  const bool cores = o.use_cores.value_or(!naive), db = o.double_buffer.value_or(!naive);
+  const bool cores = o.use_cores.value_or(!naive), db = double_buffer_or_default(o.double_buffer, naive, chip);
   const int64_t copies = db ? 2 : 1, s = dtype_size(c.in);
   // Whole images stacked per tile where load3d can read them as one map (o.images 1: never).
   const bool stack = g.stackable() && o.images != 1 && !o.rows;

@@ -1,4 +1,5 @@
 #include "kernels/matmul.h"
+#include "kernels/defaults.h"
 
 #include "kernels/conv.h"
 #include "kernels/tuned.h"
@@ -146,7 +147,7 @@ void schedule_matmul(const ContractionParts& p, const MatmulOptions& o, const Ch
   sched::check_l1_copies_option("matmul", o.l1_copies, chip);
   bool naive = o.schedule == MatmulOptions::Schedule::Naive;
   int64_t k0 = 32 / dtype_size(o.in), s = dtype_size(o.in);
-  bool cores = o.use_cores.value_or(!naive), db = o.double_buffer.value_or(!naive);
+  bool cores = o.use_cores.value_or(!naive), db = double_buffer_or_default(o.double_buffer, naive, chip);
   int64_t copies = db ? 2 : 1, batches = std::max<int64_t>(o.batch, 1);
   auto [tm, tn] = naive ? std::pair<int64_t, int64_t>{std::min<int64_t>(o.m, 64), std::min<int64_t>(o.n, 64)}
                         : choose_tiles(o, chip, batches, cores ? chip.cores : 1);
@@ -350,7 +351,7 @@ dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const
   if (!sched::is_contraction(f)) {
     refuse_matmul_overrides(f, options, false);
     if (options.use_cores.value_or(!naive)) s.cores({dsl::Var(f.impl->args.front())});
-    if (options.double_buffer.value_or(!naive)) s.double_buffer();
+    if (double_buffer_or_default(options.double_buffer, naive, chip)) s.double_buffer();
     return s;
   }
   sched::Contraction c = sched::recognise_contraction(f, chip);

@@ -58,6 +58,11 @@ def _check_score_range(kernel, q, k, dtype, scale, reach=None):
         x = _cubekit.bf16_to_float32(a) if dtype == "bf16" else a
         return float(_np.sqrt(_np.max(_np.sum(_np.square(x.astype(_np.float64)), axis=-1), initial=0.0)))
     scale = 1 / _np.sqrt(q.shape[3]) if scale is None else scale
+    for name, a in (("q", q), ("k", k)):
+        if not _np.isfinite(largest_norm(a)):
+            raise _cubekit.Error(
+                f"{kernel}: {name} holds inf or NaN: with a mask, causal, a window or a score_mod its scores are no numbers the "
+                "masks can hide keys from (a masked key scores its score - 1e30); give finite q and k")
     bound = abs(scale) * largest_norm(q) * largest_norm(k)
     if reach is not None and bound < _LARGEST_SCORE:
         modified = reach(bound)
@@ -208,6 +213,9 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
     if q.shape[0] != k.shape[0] or q.shape[3] != k.shape[3]:
         raise _cubekit.Error(f"{kernel}: q is {given['q']} and k {given['k']}: their batch and head dim must be the same"
                              + (" (a 3-D q is one batch)" if squeeze else ""))
+    if k.shape[1] == 0 and q.shape[1] != 0:  # (the options' 0 K/V heads mean "as many as q's")
+        raise _cubekit.Error(f"{kernel}: k and v have no heads (shape {given['k']}); give them q's {q.shape[1]} heads, or "
+                             "fewer that divide them (grouped-query attention)")
     if scale is not None:
         scale = _opt.real(kernel, "scale", scale)
         if scale == 0:  # the options read 0 as "1 / sqrt(E)"
@@ -234,7 +242,7 @@ def attention(q, k, v, *, attn_mask=None, causal=False, scale=None, softcap=None
                                                               chip, bound)) if score_mod is not None else None
         _check_score_range(kernel, q, k, dtype, scale, reach)
     if 0 in q.shape[:3]:  # no queries: an empty result, nothing launched, its options checked as a run's
-        one = (q.shape[0] or 1, q.shape[1] or k.shape[1], q.shape[2] or 1, q.shape[3])
+        one = (q.shape[0] or 1, q.shape[1] or k.shape[1] or 1, q.shape[2] or 1, q.shape[3])
         if mask is not None:  # checked against q's own extents; its 0s where q has them are 1s against `one`
             options = options[:8] + (_mask_without_queries(kernel, mask, q.shape[:3] + (k.shape[2],)),) + options[9:]
         _cubekit.attention_func(_options(one, k.shape, *options), chip)

@@ -3,6 +3,9 @@
 // fields. Every message starts with the config's origin (its file name).
 #include "emulator/chip_config.h"
 #include "error_test_util.h"
+#include "kernels/attention.h"
+#include "kernels/check.h"
+#include "kernels/matmul.h"
 
 namespace cubekit::test {
 namespace {
@@ -190,6 +193,29 @@ TEST(ChipChoice, ConfigFileWithAnError) {
   TempDir dir("chip_file");
   std::string path = dir.write("variant.json", preset_with(R"("cores": 32)", R"("cores": -4)"));
   expect_user_error([&] { load_chip(path); }, {path + ": chip config field 'cores' must be in 1..4096, got -4"});
+}
+
+}  // namespace
+}  // namespace cubekit::test
+
+namespace cubekit::test {
+namespace {
+
+// A chip edited to one event id a pipe pair (check_chip takes 1..16): the default matmul schedule
+// no longer double-buffers there (it was refused, with advice to drop a double_buffer() nobody
+// wrote); a kernel whose nest keeps two copies in flight is refused with the chip's fix.
+TEST(ChipOfOneEventId, TheDefaultMatmulRunsAndTheFlashNestSaysWhatTheChipNeeds) {
+  ChipConfig chip = chip910();
+  chip.event_ids = 1;
+  kernels::MatmulOptions m;
+  m.m = 200, m.n = 120, m.k = 300;
+  kernels::Matmul mm = kernels::matmul(m, chip);
+  EXPECT_TRUE(kernels::compile_and_run(mm.out, chip).check.pass);
+  kernels::AttentionOptions a;
+  a.seq_q = 64, a.dim = 64;
+  expect_user_error([&] { kernels::compile_and_run(kernels::attention(a, chip).funcs.o, chip); },
+                    {"attention: the schedule needs 2 event ids from MTE1 to M but ascend910 has 1",
+                     "give the chip at least 2 event ids (event_ids in its JSON)"});
 }
 
 }  // namespace

@@ -112,7 +112,13 @@ TEST(SubsampledErrors, FixPipeOnlyOnASplitChip) {
   auto o = options();
   o.epilogue = {"relu"};  // the FixPipe's own: nothing passes through the vector cores' UB
   o.subsampled = 2;
-  kernels::Conv2d cv = kernels::conv2d(o, chip("ascend910b2"));
+  // kernels::conv2d says so in its options' terms (the Funcs' message named Ys.store_with(Y))...
+  expect_user_error([&] { kernels::conv2d(o, chip("ascend910b2")); },
+                    {"conv2d: subsampled=2 on ascend910b2: the second output is gathered by the vector cores, which a "
+                     "convolution computes on only with a bn or residual epilogue; add one (--epilogue; Python bn=, "
+                     "residual=)"});
+  // ... and the compiler in the Funcs' (the kernel's Funcs, defined for the coupled 910).
+  kernels::Conv2d cv = kernels::conv2d(o, chip());
   expect_compile_error(cv.outputs(), {"leaves L0C through the FixPipe straight to GM", "fuse an epilogue the vector cores compute"},
                        "ascend910b2");
 }

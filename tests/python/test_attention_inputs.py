@@ -79,3 +79,21 @@ def test_no_queries_with_a_mask_give_an_empty_result():
         kernels.attention(zeros(0, 2, 5, 64), kv[:0], kv[:0], attn_mask=np.ones((2, 1, 1, 15), bool))
     with pytest.raises(ck.Error, match=r"dim 3 is 14; give it extent 15$"):
         kernels.attention(zeros(1, 2, 0, 64), kv, kv, attn_mask=np.ones((1, 1, 0, 14), bool))
+
+
+def test_kv_without_heads_and_infinite_inputs_say_so():
+    """K/V of 0 heads were reported against a 4-head tensor the user never gave (0 K/V heads read as
+    "as many as q's"); an inf in q under a mask was blamed on the scale."""
+    rng = np.random.default_rng(4)
+    q = rng.standard_normal((1, 4, 16, 64)).astype(np.float16)
+    kv = np.zeros((1, 0, 16, 64), np.float16)
+    with pytest.raises(ck.Error, match=r"attention: k and v have no heads \(shape \(1, 0, 16, 64\)\); give them q's 4 heads, "
+                                       r"or fewer that divide them"):
+        kernels.attention(q, kv, kv)
+    o, _ = kernels.attention(q[:, :0], kv, kv)  # no heads at all: an empty result, as torch's
+    assert o.shape == (1, 0, 16, 64)
+    bad = q.copy()
+    bad[0, 0, 0, 0] = np.inf
+    for qq, kk, name in ((bad, q, "q"), (q, bad, "k")):
+        with pytest.raises(ck.Error, match=f"attention: {name} holds inf or NaN: with a mask, causal, a window or a score_mod"):
+            kernels.attention(qq, kk, q, causal=True)
