@@ -542,7 +542,14 @@ ChipConfig load_chip(std::string_view name_or_path) {
     if (!in) user_error("cannot read chip config file '{}'", path);
     std::stringstream ss;
     ss << in.rdbuf();
-    return chip_from_json(ss.str(), path);
+    ChipConfig c = chip_from_json(ss.str(), path);
+    // A preset edited under its own name (`cubekit chips ascend910 --json > my.json`, then changed)
+    // is no longer that preset: reports and messages said "ascend910" of a chip that lacked what
+    // ascend910 has.
+    for (const ChipConfig& p : chip_presets())
+      if (p.name == c.name && chip_to_json(p) != chip_to_json(c))
+        c.name = fmt::format("{} (edited: {})", c.name, std::filesystem::path(path).filename().string());
+    return c;
   }
   std::string names;
   for (const ChipConfig& c : chip_presets()) names += (names.empty() ? "" : ", ") + c.name;

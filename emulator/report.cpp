@@ -168,12 +168,23 @@ std::string report_json(const Report& r, const Program& program, std::string_vie
   for (const HotSpot& h : r.hot_spots)
     j["hot_spots"].push_back({{"line", h.line}, {"instruction", h.index}, {"text", instr_text(program, h.index)},
                               {"cycles", h.cycles}, {"share", h.share}});
-  j["diagnostics"] = json::array();
-  for (const Diagnostic& d : r.diagnostics)
-    j["diagnostics"].push_back({{"kind", diagnostic_kind_name(d.kind)}, {"core", d.core}, {"instruction", d.index},
-                                {"other_instruction", d.other}, {"line", d.line}, {"message", d.message},
-                                {"repeats", d.repeats}, {"text", format_diagnostic(program, d, source)}});
+  j["diagnostics"] = json::parse(diagnostics_json(r.diagnostics, program, source));
   return j.dump(2);
+}
+
+std::string diagnostics_json(const std::vector<Diagnostic>& diagnostics, const Program& program, std::string_view source) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const Diagnostic& d : diagnostics)
+    a.push_back({{"kind", diagnostic_kind_name(d.kind)}, {"core", d.core}, {"instruction", d.index},
+                 {"other_instruction", d.other}, {"line", d.line}, {"message", d.message},
+                 {"repeats", d.repeats}, {"text", format_diagnostic(program, d, source)}});
+  return a.dump();
+}
+
+std::string problems_text(const std::vector<Diagnostic>& diagnostics, const Program& program, std::string_view source) {
+  std::string out = fmt::format("checks: {} problem{}\n", diagnostics.size(), diagnostics.size() == 1 ? "" : "s");
+  for (const Diagnostic& d : diagnostics) out += "  " + format_diagnostic(program, d, source) + "\n";
+  return out;
 }
 
 std::string report_text(const Report& r, const Program& program, std::string_view source) {
@@ -214,8 +225,7 @@ std::string report_text(const Report& r, const Program& program, std::string_vie
   else if (r.clean())  // say what did not run: a clean report of a racy program is no proof
     out += fmt::format("checks: clean ({}: sync, deadlock, bounds and alignment only; the race and initialisation "
                        "checks need a functional run with checks on)\n", r.timing_only ? "timing only" : "checks off");
-  else out += fmt::format("checks: {} problem{}\n", r.diagnostics.size(), r.diagnostics.size() == 1 ? "" : "s");
-  for (const Diagnostic& d : r.diagnostics) out += "  " + format_diagnostic(program, d, source) + "\n";
+  else out += problems_text(r.diagnostics, program, source);
   return out;
 }
 

@@ -98,6 +98,10 @@ struct Report {
 // Fills the derived fields (sums, ratios, per-kind ratios, roofline, hot spots) from per_core.
 void finish_report(Report& r, const Program& program, const ChipConfig& chip);
 std::string report_json(const Report& r, const Program& program, std::string_view source = {});
+// The diagnostics as report_json writes them (a JSON array) and as report_text lists them after a
+// "checks: N problems" line: for a run that makes no Report (run_in_order) to say them alike.
+std::string diagnostics_json(const std::vector<Diagnostic>& diagnostics, const Program& program, std::string_view source);
+std::string problems_text(const std::vector<Diagnostic>& diagnostics, const Program& program, std::string_view source);
 std::string report_text(const Report& r, const Program& program, std::string_view source = {});
 
 }  // namespace cubekit

@@ -77,10 +77,7 @@ int run_functional(const ChipConfig& chip, const Program& program, GlobalMemory&
     j["chip"] = chip.name;
     j["cores"] = r.cores;
     j["instructions"] = r.instructions;
-    j["diagnostics"] = nlohmann::json::array();
-    for (const Diagnostic& d : r.diagnostics)
-      j["diagnostics"].push_back({{"kind", diagnostic_kind_name(d.kind)}, {"message", d.message},
-                                  {"text", format_diagnostic(program, d, args.program)}});
+    j["diagnostics"] = nlohmann::json::parse(diagnostics_json(r.diagnostics, program, args.program));
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("kernel {} on {} in program order: {} block{}, {} instructions executed\n", program.name, chip.name,
@@ -88,7 +85,7 @@ int run_functional(const ChipConfig& chip, const Program& program, GlobalMemory&
     if (r.clean())
       fmt::print("checks: clean (in program order: bounds, alignment, dtypes and faults only; run without --in-order "
                  "for the race, initialisation and sync checks)\n");
-    for (const Diagnostic& d : r.diagnostics) fmt::print("  {}\n", format_diagnostic(program, d, args.program));
+    else fmt::print("{}", problems_text(r.diagnostics, program, args.program));
   }
   return r.clean() ? 0 : 1;
 }

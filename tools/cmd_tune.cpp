@@ -30,7 +30,7 @@ struct TuneArgs {
   double seconds = 0;
   uint64_t seed = 0;
   int threads = 0;
-  bool exhaustive = false, json = false, quiet = false, list = false, budget_given = false;
+  bool exhaustive = false, json = false, quiet = false, list = false, budget_given = false, chip_given = false;
   std::function<tune::Problem()> problem;  // set by the kernel's subcommand
 };
 
@@ -167,12 +167,17 @@ nlohmann::json outcome_json(const tune::Outcome& o, int count) {
           {"own_best_cycles", o.own_best ? nlohmann::json(*o.own_best) : nlohmann::json(nullptr)}};
 }
 
-int list_database(bool json) {
+// `chip`: only its rows (--chip given), or every chip's (empty).
+int list_database(bool json, const std::string& chip) {
   std::string path = tune::database_path();
   if (path == "off") user_error("tune --list: no database (the setting is off); give --db FILE");
-  const std::vector<tune::Database::Row> rows = tune::Database::holds_nothing(path)
-                                                    ? std::vector<tune::Database::Row>{}
-                                                    : tune::Database::open(path, tune::Database::Mode::Read)->all_best();
+  std::vector<tune::Database::Row> rows = tune::Database::holds_nothing(path)
+                                              ? std::vector<tune::Database::Row>{}
+                                              : tune::Database::open(path, tune::Database::Mode::Read)->all_best();
+  if (!chip.empty()) {
+    const std::string key = tune::chip_key(load_chip(chip));
+    std::erase_if(rows, [&](const tune::Database::Row& r) { return r.chip != key; });
+  }
   if (json) {
     nlohmann::json j = {{"database", path}, {"best", nlohmann::json::array()}};
     for (const tune::Database::Row& r : rows)
@@ -198,7 +203,7 @@ int list_database(bool json) {
 }
 
 int run_tune(const TuneArgs& a) {
-  if (a.list) return list_database(a.json);
+  if (a.list) return list_database(a.json, a.chip_given ? a.chip : "");
   if (a.suite.empty() && !a.problem)
     user_error("tune: name a kernel (cubekit tune matmul --m 1024 --n 1024 --k 1024) or a suite (--suite {})",
                fmt::join(tune::suite_names(), " or "));
@@ -338,6 +343,21 @@ void add_tune(CLI::App& app, int& exit_code, const Chosen& chosen) {
                  fmt::join(names, ", "));
     }
     ta->budget_given = t->count("--budget") > 0;
+    ta->chip_given = t->count("--chip") > 0;
+    // Options that would change nothing were taken without a word (--list --suite listed every row).
+    if (ta->list) {
+      std::vector<std::string> ignored;
+      for (const char* o : {"--suite", "--batch", "--budget", "--time", "--seed", "--threads", "--exhaustive", "--quiet"})
+        if (t->count(o)) ignored.push_back(o);
+      for (const CLI::App* s : t->get_subcommands({}))
+        if (s->parsed()) ignored.push_back(s->get_name());
+      if (!ignored.empty())
+        user_error("tune --list prints what the database holds (with --chip, that chip's rows) and takes --db, --chip and "
+                   "--json only; drop {}", fmt::join(ignored, ", "));
+    }
+    if (ta->exhaustive && ta->budget_given)
+      user_error("tune: --exhaustive evaluates every point of the space, so --budget {} would not limit it; drop one (--time "
+                 "bounds an exhaustive search)", ta->budget);
     if (t->count("--time") > 0 && !(ta->seconds > 0))
       user_error("tune: --time must be a positive number of seconds, got {}", ta->seconds);
     exit_code = run_tune(*ta);

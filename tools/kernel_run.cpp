@@ -25,7 +25,11 @@ std::optional<bool> on_off(const std::string& v, const char* option) {
 
 DType dtype_option(const std::string& v, const char* option) {
   auto t = parse_dtype(v);
-  if (!t) user_error("{} must be a dtype (f16, bf16, f32, s8, s32), got '{}'", option, v);
+  if (!t) {  // every dtype, as parse_dtype knows them (u8 and s16 were taken but not listed)
+    std::vector<std::string_view> names;
+    for (DType d : kAllDTypes) names.push_back(dtype_name(d));
+    user_error("{} must be a dtype ({}), got '{}'", option, fmt::join(names, ", "), v);
+  }
   return *t;
 }
 

@@ -2,8 +2,8 @@
 # one L1 slot and one L0A/L0B slot, so loading tile i+1 into L1 waits until MTE1 has moved tile i
 # on, and MTE1 waits for the cube to finish with L0. Compare matmul_f16_db.s.
 # Every flag is needed: the guards skip the waits of the first tile and the signals of the last,
-# so nothing is left set and no wait is redundant. The `barrier M` is not: the flags M -> MTE1 ->
-# M already order each mmad after the previous one (the checker says nothing when it is deleted).
+# so nothing is left set and no wait is redundant. No barrier either: the flags M -> MTE1 -> M
+# already order each mmad after the previous one, which accumulates into the same L0C.
 .kernel matmul_f16_kloop
 .tensor A f16 [128, 1024] in
 .tensor B f16 [1024, 128] in
@@ -47,7 +47,6 @@ t_keep_l1:
     set_flag MTE1, M, 0
     wait_flag MTE1, M, 0
     beq x10, 0, t_init
-    barrier M                              # accumulate after the previous mmad completed
     mmad.f16 l0c[0], l0a[0], l0b[0], m=128, n=128, k=128
     jmp t_issued
 t_init:

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 namespace cubekit {
 namespace {
@@ -35,6 +37,26 @@ TEST(Machine, EveryPresetSurvivesAJsonRoundTrip) {
     EXPECT_EQ(back.cores, c.cores);
     EXPECT_EQ(back.vector_cores_per_cube, c.vector_cores_per_cube);
   }
+}
+
+// A preset's JSON loaded from a file is that preset; edited under its own name it is named as
+// edited (reports and messages called a chip of 1 core "ascend910").
+TEST(Machine, AnEditedPresetLoadedFromAFileIsNamedSo) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const ChipConfig preset = load_chip("ascend910");
+  auto load_saved = [&](const ChipConfig& c, const char* file) {
+    const std::string path = (dir / file).string();
+    std::ofstream(path) << chip_to_json(c);
+    ChipConfig loaded = load_chip(path);
+    std::filesystem::remove(path);
+    return loaded;
+  };
+  EXPECT_EQ(load_saved(preset, "cubekit_same.json").name, "ascend910");
+  ChipConfig edited = preset;
+  edited.cores = 1;
+  EXPECT_EQ(load_saved(edited, "cubekit_edited.json").name, "ascend910 (edited: cubekit_edited.json)");
+  edited.name = "mine";
+  EXPECT_EQ(load_saved(edited, "cubekit_mine.json").name, "mine");
 }
 
 // Every buffer a split chip has belongs to one kind, and buffer_size / alignment find it there

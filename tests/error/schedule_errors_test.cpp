@@ -584,7 +584,7 @@ const ErrorCase kCli[] = {
      {"cubekit: error: C: the cube of ascend910 multiplies f16 or s8, but A is bf16"}},
     {"Bf16ResultOnThe910", kSmall + "--out bf16",
      {"cubekit: error: C: the cube's f32 results can be written as f32 or f16, not bf16 (ascend910 has no bf16 conversion)"}},
-    {"OutNotADtype", kSmall + "--out f64", {"cubekit: error: --out must be a dtype (f16, bf16, f32, s8, s32), got 'f64'"}},
+    {"OutNotADtype", kSmall + "--out f64", {"cubekit: error: --out must be a dtype (f16, f32, s8, u8, s16, u16, s32, bf16), got 'f64'"}},
     {"ScheduleUnknown", kSmall + "--schedule fast", {"cubekit: error: --schedule must be default or naive, got 'fast'"}},
     {"DoubleBufferNotOnOff", kSmall + "--double-buffer yes", {"cubekit: error: --double-buffer must be on or off, got 'yes'"}},
     {"UnwritableTrace", kSmall + "--trace /nonexistent/cubekit/t.json",

@@ -218,5 +218,21 @@ TEST(TuneErrors, CliRunWithADatabaseThatDoesNotExist) {
                                       "first, or leave --db out (the default database), or give --db off"));
 }
 
+// Options that change nothing were taken without a word: --list with a suite listed every row, an
+// exhaustive search ran past its --budget.
+TEST(TuneErrors, CliListWithSearchOptions) {
+  auto [code, err] = cli("tune --list --db off --suite resnet50 --budget 3");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_THAT(err, testing::HasSubstr("tune --list prints what the database holds (with --chip, that chip's rows) and "
+                                      "takes --db, --chip and --json only; drop --suite, --budget"));
+}
+
+TEST(TuneErrors, CliExhaustiveWithABudget) {
+  auto [code, err] = cli("tune matmul --m 16 --n 16 --k 16 --exhaustive --budget 3 --db off");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_THAT(err, testing::HasSubstr("tune: --exhaustive evaluates every point of the space, so --budget 3 would not "
+                                      "limit it; drop one (--time bounds an exhaustive search)"));
+}
+
 }  // namespace
 }  // namespace cubekit::test

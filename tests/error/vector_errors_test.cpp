@@ -572,7 +572,7 @@ const ErrorCase kCli[] = {
     {"CompileSoftmaxWithoutCols", "compile softmax --rows 4 -o /nonexistent/cubekit/s.s",
      {"cubekit: error: softmax: give --rows and --cols (at least 1 each), or --shape"}},
     {"CastToUnknown", "kernel cast --rows 4 --cols 256 --to f64",
-     {"cubekit: error: --to must be a dtype (f16, bf16, f32, s8, s32), got 'f64'"}},
+     {"cubekit: error: --to must be a dtype (f16, f32, s8, u8, s16, u16, s32, bf16), got 'f64'"}},
     {"TmNotAFractalMultiple", "kernel matmul --m 64 --n 64 --k 64 --tm 8",  // was cube()'s "mi has 8 iterations"
      {"cubekit: error: matmul: tm 8 is not a multiple of 16, the cube's fractal edge for f16 (--tm; Python tm=)"}},
     {"ConvTnNotAFractalMultiple", "kernel conv2d --c 4 --h 6 --w 6 --k 100 --tn 17",  // was cube()'s loop names

@@ -288,3 +288,20 @@ def test_trace_writes_chrome_json(tmp_path, rng):
     path2 = tmp_path / "trace2.json"
     cubekit.run(p, {"X": xs, "Y": xs}, trace=path2)
     assert json.loads(path2.read_text())["traceEvents"]
+
+
+def test_cli_in_order_reports_problems_as_the_other_modes(tmp_path):
+    """`run --in-order` listed its problems with no "checks: N problems" line, and its JSON
+    diagnostics lacked the core, instruction, line and repeats the other modes give."""
+    from conftest import run_cli
+    program = tmp_path / "oob.s"
+    program.write_text(".kernel oob\n.tensor X f16 [64] in\n.tensor Y f16 [64] out\n"
+                       "    copy_gm_ub ub[0], X[0], len=4\n"
+                       "    set_flag MTE2, MTE3, 0\n    wait_flag MTE2, MTE3, 0\n"
+                       "    copy_ub_gm Y[0], ub[0], len=8\n    end\n")
+    text = run_cli("run", program, "--in-order", check=False)
+    assert text.returncode == 1 and "checks: 1 problem\n" in text.stdout, text.stdout
+    in_order = json.loads(run_cli("run", program, "--in-order", "--json", check=False).stdout)["diagnostics"]
+    simulated = json.loads(run_cli("run", program, "--json", check=False).stdout)["diagnostics"]
+    assert [d["kind"] for d in in_order] == ["out-of-bounds"]
+    assert set(in_order[0]) == set(simulated[0]) and in_order[0]["line"] == 7

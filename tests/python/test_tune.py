@@ -232,3 +232,15 @@ def test_ctrl_c_in_python_keeps_the_best_and_raises_keyboard_interrupt(tmp_path)
     with sqlite3.connect(path) as con:
         (cycles, stopped) = con.execute("SELECT cycles, stopped_by_time FROM best").fetchone()
     assert cycles > 0 and stopped
+
+
+def test_cli_list_with_a_chip_lists_that_chips_rows(tmp_path):
+    """`tune --list --chip X` listed every chip's rows (the --chip was ignored)."""
+    path = str(tmp_path / "t.db")
+    for chip in ("ascend910", "ascend910b2"):
+        run_cli("tune", "matmul", "--m", 64, "--n", 64, "--k", 64, "--budget", 2, "--quiet", "--db", path, "--chip", chip)
+    for chip, other in (("ascend910", "ascend910b2"), ("ascend910b2", "ascend910")):
+        listed = run_cli("tune", "--list", "--db", path, "--chip", chip).stdout
+        assert f"  {chip} " in listed and f"  {other} " not in listed, listed
+    both = run_cli("tune", "--list", "--db", path).stdout
+    assert "  ascend910 " in both and "  ascend910b2 " in both
