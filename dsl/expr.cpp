@@ -189,6 +189,11 @@ void collect_rvars(const Expr& e, std::vector<std::shared_ptr<VarImpl>>& out) {
 
 Expr::Expr(double value) : Expr(literal(value, Type{DType::f32}, true)) {}
 Expr::Expr(int value) : Expr(literal(double(value), Type{DType::f32}, true)) {}
+Expr::Expr(int64_t value) : Expr(int(value)) {
+  if (value < INT32_MIN || value > INT32_MAX)
+    user_error("the number {} is past the DSL's integers (s32, -2^31 .. 2^31 - 1): give it as a double for a float, or "
+               "keep indices within s32", value);
+}
 
 Type Expr::type() const { return node_->type; }
 

@@ -52,6 +52,8 @@ class Expr {
   Expr() = default;
   Expr(double value);  // NOLINT: numbers take the type of what they meet (f32 alone)
   Expr(int value);     // NOLINT
+  // Shapes and extents are int64_t: one converts as an int does, within s32 (the DSL's integers).
+  Expr(int64_t value);  // NOLINT
   explicit Expr(std::shared_ptr<const ExprNode> node) : node_(std::move(node)) {}
 
   bool defined() const { return node_ != nullptr; }

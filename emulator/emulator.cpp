@@ -60,18 +60,14 @@ int64_t work_units(const Work& w) {
 }
 
 int64_t timing_work_units(const Work& w) {
-  // The timing model's own host time of a pipe instruction, up to 250 ns (an endless loop of vadd
-  // and vexp on 32 cores: 818M of them in 211 s, whatever their repeats; at 1 unit each it ran 19
-  // minutes to its bound), past its 1 as an instruction.
-  constexpr int64_t kPipeInstruction = 24;
-  return kPipeInstruction + (w.kind == Work::Kind::Transfer ? w.amount / 512 : 0);
+  return kTimedPipeInstruction + (w.kind == Work::Kind::Transfer ? w.amount / 512 : 0);
 }
 
 void work_limit_exceeded(int64_t max_work, int64_t instructions) {
   user_error("the run stopped at its work bound of {} units, after {} instructions over all blocks: more work than "
              "the bound allows (a problem larger than it was set for), or an endless loop (a unit is about one "
-             "scalar instruction of host time; a vector repeat counts 256, an mmad fractal step 128, and in a "
-             "timing-only run, which computes no data, a pipe instruction 25); raise it with "
+             "scalar instruction of host time; a vector repeat counts 256, an mmad fractal step 128, and each pipe "
+             "instruction 24 more for the timing model, all a timing-only run counts besides L2 lines); raise it with "
              "--max-work (max_work= in Python, SimOptions::max_work in C++)",
              max_work, instructions);
 }

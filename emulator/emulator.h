@@ -44,14 +44,20 @@ std::string step_limit_message(int64_t max_steps);
 // Work is counted in units of about one scalar instruction of host time (measured: a scalar
 // instruction ~10 ns, a vector repeat with the checks 1-2.5 us (vexp), an mmad fractal step ~2 us, a 32 B
 // block copied ~5 ns): every instruction 1, plus 256 per vector repeat, 128 per mmad fractal step
-// (16 x 16 x k0 multiply-adds) and 1 per 64 bytes a transfer moves. The default, 2^33 units, is
-// about a minute and a half of host time; README and bench kernels use at most ~1/3 of it (see
-// tools/README.md). A timing-only run computes no data: its work is the instruction's 1, 24 more
-// for a pipe instruction (the timing model's up to 250 ns of it) and one unit per L2 line a
-// transfer touches (timing_work_units): a 16384^3 GEMM's cycles take some 1.2e9 units, and an
-// endless vector loop stops in about the minute and a half a functional run's bound allows.
+// (16 x 16 x k0 multiply-adds) and 1 per 64 bytes a transfer moves, and under simulate 24 more
+// per pipe instruction (kTimedPipeInstruction). The default, 2^33 units, is about a minute and a
+// half of host time; README and bench kernels use at most ~1/3 of it (see tools/README.md). A
+// timing-only run computes no data: its work is the instruction's 1, the 24 of a pipe
+// instruction and one unit per L2 line a transfer touches (timing_work_units): a 16384^3 GEMM's
+// cycles take some 1.2e9 units, and an endless vector loop stops in about the minute and a half
+// a functional run's bound allows.
 inline constexpr int64_t kDefaultMaxWork = int64_t(1) << 33;
 inline constexpr int64_t kDefaultMaxTraceEvents = int64_t(1) << 22;  // ~200 bytes of JSON each: ~800 MB
+// The timing model's own host time of a pipe instruction, up to 250 ns, past its 1 as an
+// instruction: counted by simulate in both modes (an endless loop of vadd and vexp on 32 cores,
+// 818M of them in 211 s whatever their repeats, ran 19 minutes to the bound timing-only at 1 unit
+// each; an endless loop of 32 B copies, 130 ns each, would have run 19 minutes functional).
+inline constexpr int64_t kTimedPipeInstruction = 24;
 int64_t work_units(const Work& w);         // beyond the instruction's own 1
 int64_t timing_work_units(const Work& w);  // the same, of a timing-only run
 // The user error of a run that went past its work bound, or its trace past its size bound.

@@ -66,7 +66,7 @@ TimingCore::Cost TimingCore::cost_of(const Issued& I, const Footprint& fp, uint6
   const TimingConfig& tc = ctx_.chip.timing;
   const InstrSpec& spec = spec_of(*I.instr);
   Work w = spec.work(I, ctx_.chip);
-  count_work(ctx_.options.timing_only ? timing_work_units(w) : work_units(w));
+  count_work(ctx_.options.timing_only ? timing_work_units(w) : kTimedPipeInstruction + work_units(w));
   switch (w.kind) {
     case Work::Kind::Transfer: {
       Space src = I.instr->ops[1].space, dst = I.instr->ops[0].space;

@@ -314,8 +314,11 @@ class Planner {
     int64_t have = 1;
     for (int64_t d : in->shape) have *= d;
     if (have != expect)
-      user_error("{}: input {} has shape [{}] ({} elements) but as a {} operand of {} (shape [{}]) it needs {}", c.where,
-                 in->name, fmt::join(in->shape, ", "), have, shape_name(s), p_.name, fmt::join(p_.shape, ", "), expect);
+      user_error("{}: input {} has shape [{}] ({} elements) but as a {} operand of {} (shape [{}]) it needs {}: the vector "
+                 "path reads an input whole, element for element with its output, not a part of it; give {} {} elements "
+                 "(a bound() of {} as large as the input, or the part it reads as an input of its own)", c.where,
+                 in->name, fmt::join(in->shape, ", "), have, shape_name(s), p_.name, fmt::join(p_.shape, ", "), expect,
+                 in->name, expect, p_.name);
     p_.inputs.push_back({in, s});
   }
 

@@ -36,6 +36,14 @@ TEST(RaiseFloatConstants, RaisesTheFloatConstantsBelowTheFloorOnly) {
   EXPECT_EQ(raise_float_constants(none, -1e30).get(), none.get());  // nothing to raise: the same node
 }
 
+// Shapes are int64_t: an int64_t converts to an Expr as an int does (it was ambiguous: the conv of
+// docs/schedules.md written with int64_t strides did not compile).
+TEST(Arith, AnInt64IsAnInteger) {
+  Var y("y");
+  const int64_t stride = 2, pad = 1;
+  EXPECT_EQ((Expr(y) * stride - pad).str(), (Expr(y) * 2 - 1).str());
+}
+
 // Grouped-query code reads K at h / g; at g = 1 that is h, the form flash() recognises.
 TEST(Arith, AnIntegerOverOneIsItself) {
   Var h("h");

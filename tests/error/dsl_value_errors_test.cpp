@@ -18,6 +18,8 @@ TEST_P(DslValueError, SaysWhatWhereAndHowToFix) { expect_user_error(GetParam().a
 const ApiCase kValueCases[] = {
     {"FractionMeetsAnInteger", [] { Var c("c"); Expr(c) * 0.5; },
      {"`c` * `0.5`: 0.5 is not a whole number, and c is s32: give a whole number, or cast c to a float type first"}},
+    {"Int64PastS32", [] { Var c("c"); Expr(c) + (int64_t(1) << 40); },
+     {"the number 1099511627776 is past the DSL's integers (s32, -2^31 .. 2^31 - 1)"}},
     {"FractionComparedWithAnInteger", [] { Var c("c"); Expr(c) < 2.5; },
      {"`c` < `2.5`: 2.5 is not a whole number, and c is s32"}},
     {"NumberOutOfAnIntegersRange",

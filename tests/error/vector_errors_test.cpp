@@ -160,7 +160,8 @@ const ApiCase kVectorFuncs[] = {
      {"out: input V is read both as a per-row and as a per-column value; read it one way (or pass it twice)"}},
     {"InputSizeDiffersFromBound",
      [] { Vec v; v.elementwise().out.bound(v.c, 0, 128); v.compile(); },
-     {"out: input X has shape [64, 256] (16384 elements) but as a full operand of out (shape [64, 128]) it needs 8192"}},
+     {"out: input X has shape [64, 256] (16384 elements) but as a full operand of out (shape [64, 128]) it needs 8192: the "
+      "vector path reads an input whole", "give X 8192 elements (a bound() of out as large as the input"}},
     {"ComparisonOutsideSelect",
      [] { Vec v; v.out(v.r, v.c) = f32(v.X(v.r, v.c)) * f32(v.X(v.r, v.c) > 0); v.compile(); },
      {"out: the comparison `(X(r, c) > 0)` is only computed inside select() on the vector path"}},
