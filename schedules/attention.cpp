@@ -82,6 +82,16 @@ Scaled find_scaled(const Expr& e, const dsl::FuncImpl* in, std::set<const dsl::F
   auto sum = [](const ExprNode& x) { return x.op == Op::Sum || (x.op == Op::Func && x.func->value.node().op == Op::Sum); };
   if (m.op == Op::Mul && m.args.size() == 2 && sum(m.args[0].node()) && m.args[1].node().op == Op::Const)
     return {&n, in, m.args[1].node().value};
+  // Unscaled (scale 1: Q scaled on the host): the sum of a product of two inputs' reads, Q K^T
+  // (the form's other sums, of E and of E V, read a Func).
+  auto input_read = [](const Expr& x) {
+    const ExprNode* r = &x.node();
+    while (r->op == Op::Cast) r = &r->args[0].node();
+    return r->op == Op::Input || r->op == Op::Exterior;
+  };
+  if (m.op == Op::Sum && m.args.size() == 1 && m.args[0].node().op == Op::Mul && m.args[0].node().args.size() == 2 &&
+      input_read(m.args[0].node().args[0]) && input_read(m.args[0].node().args[1]))
+    return {&n, in, 1.0};
   if (n.op == Op::Func && seen.insert(n.func.get()).second)
     if (Scaled s = find_scaled(n.func->value, n.func.get(), seen); s.node) return s;
   for (const Expr& a : n.args)
@@ -319,8 +329,9 @@ std::string form_text() {
          "the scaled score) (+ f32(mask(b, h, i, j)), its dims of "
          "extent 1 read at 0) (causal: select(j <= i, .., -1e30)), "
          "M = maximum_t S, E = exp(S - M), L = sum_t E, O(b, h, i, d) = cast(out, sum_t E * f32(V(b, h / g, t, d)) / L) "
-         "(the scale may also be written c * x, x / c or inside the sum, the sum in a Func of its own; O softmax first: P = E "
-         "/ L, O = cast(out, sum_t P * f32(V))): sched::attention_form or kernels::attention builds it";
+         "(the scale may also be written c * x, x / c, x / sqrt(c), inside the sum or not at all (1), the sum in a Func of "
+         "its own; each of M, L and O may reduce over an RDom of its own over the keys; O softmax first: P = E / L, O = "
+         "cast(out, sum_t P * f32(V))): sched::attention_form or kernels::attention builds it";
 }
 
 }  // namespace

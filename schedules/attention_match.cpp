@@ -3,6 +3,7 @@
 
 #include "emulator/arith.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -35,18 +36,33 @@ Expr with_value(const ExprNode& c, double v) {
 
 }  // namespace
 
-// (So that a user's score scaled c * x, x / c, by 1 / sqrt(d) or inside its sum is the form's.)
+// (So that a user's score scaled c * x, x / c, by 1 / sqrt(d), / sqrt(d) or inside its sum, on
+// either factor, is the form's.)
 Expr canonical(const Expr& e) {
   const ExprNode& n = e.node();
   auto is_const = [](const Expr& x) { return x.node().op == Op::Const; };
+  // x * 1 as x: an unscaled score is the form's of scale 1.
+  if (n.op == Op::Mul && n.args.size() == 2 && is_float(n.type.dtype) && is_const(n.args[1]) && n.args[1].node().value == 1)
+    return canonical(n.args[0]);
+  if (n.op == Op::Sqrt && n.args.size() == 1 && is_const(n.args[0]) && n.args[0].node().value >= 0)
+    return with_value(n.args[0].node(), std::sqrt(n.args[0].node().value));
+  // (x * c) * y as (x * y) * c: the constant last, out of the product (sum((q * c) * k)).
+  if (n.op == Op::Mul && n.args.size() == 2 && is_float(n.type.dtype)) {
+    const Expr x = canonical(n.args[0]);
+    const ExprNode& m = x.node();
+    if (m.op == Op::Mul && m.args.size() == 2 && is_const(m.args[1]) && !is_const(n.args[1]))
+      return make(Op::Mul, n.type, {make(Op::Mul, n.type, {m.args[0], n.args[1]}), m.args[1]});
+  }
   if (n.op == Op::Mul && n.args.size() == 2 && is_const(n.args[0]) && !is_const(n.args[1]))
     return make(Op::Mul, n.type, {n.args[1], n.args[0]});
   // sum_t V * E as sum_t E * V: a Func's call first in a product with anything else.
   if (n.op == Op::Mul && n.args.size() == 2 && n.args[1].node().op == Op::Func && n.args[0].node().op != Op::Func &&
       !is_const(n.args[0]))
     return make(Op::Mul, n.type, {n.args[1], n.args[0]});
-  if (n.op == Op::Div && n.args.size() == 2 && is_const(n.args[1]) && n.args[1].node().value != 0 && is_float(n.type.dtype))
-    return make(Op::Mul, n.type, {n.args[0], with_value(n.args[1].node(), 1.0 / n.args[1].node().value)});
+  if (n.op == Op::Div && n.args.size() == 2 && is_float(n.type.dtype)) {
+    const Expr c = canonical(n.args[1]);  // a constant, or the square root of one
+    if (is_const(c) && c.node().value != 0) return make(Op::Mul, n.type, {n.args[0], with_value(c.node(), 1.0 / c.node().value)});
+  }
   if (n.op == Op::Sum && n.args.size() == 1) {
     const Expr summand = canonical(n.args[0]);
     const ExprNode& m = summand.node();
@@ -67,6 +83,9 @@ class SameForm {
     if (x.args.size() != y.args.size()) return false;
     if (!seen_.insert({&x, &y}).second) return true;
     for (size_t i = 0; i < x.args.size(); ++i) scope_.vars[x.args[i].get()] = y.args[i].get();
+    // A definition's RVars are its own: M, L and O may each reduce over an RDom of their own (as a
+    // Halide user writes them) where the form's share one.
+    scope_.rvars.clear(), scope_.rvars_back.clear();
     return exprs(x.value, y.value);
   }
 
