@@ -169,6 +169,16 @@ double attention_flops(const AttentionOptions& o) {
   return 4.0 * double(o.batch) * double(o.heads) * double(o.dim) * pairs;
 }
 
+namespace {
+// The options' form planned at tiles of 16 and the default preload: what the form itself decides
+// (causal, the score modifier), before the tiles are chosen (their errors are the run's).
+sched::AttentionPlan form_plan(const AttentionOptions& o, const ChipConfig& chip) {
+  AttentionOptions probe = o;
+  probe.preload = 0;
+  return sched::plan_attention(define(probe, 16, 16).funcs.o, chip);
+}
+}  // namespace
+
 std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, const ChipConfig& chip) {
   check(o);
   const int64_t seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
@@ -176,13 +186,8 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
   // Causal as the plan finds it: a score_mod may write the causal mask (FlexAttention's
   // select(kv <= q, s, -inf)), whose tiles must be square as causal=True's.
   AttentionOptions as = o;
-  if (o.score_mod && !o.causal) {
-    AttentionOptions probe = o;
-    probe.preload = 0;  // the tiles' and preload's errors are the run's, with the tiles it takes
-    as.causal = sched::plan_attention(define(probe, 16, 16).funcs.o, chip).causal;
-  } else {
-    define(o, 16, 16);
-  }
+  if (o.score_mod && !o.causal) as.causal = form_plan(o, chip).causal;
+  else define(o, 16, 16);
   // Tiles given are kept as given (compile checks them); a causal mask's open one follows the other.
   auto tiles = [&](int64_t q) {
     // (min before round_up: a length near INT64_MAX is the plan's error to report, not an overflow here)
@@ -211,9 +216,7 @@ std::pair<int64_t, int64_t> default_attention_tiles(const AttentionOptions& o, c
 
 double attention_score_reach(const AttentionOptions& o, const ChipConfig& chip, double bound) {
   check(o);
-  AttentionOptions probe = o;
-  probe.preload = 0, probe.tile_q = probe.tile_kv = 16;
-  return sched::score_reach(sched::plan_attention(define(probe, 16, 16).funcs.o, chip), bound);
+  return sched::score_reach(form_plan(o, chip), bound);
 }
 
 Attention attention(const AttentionOptions& options, const ChipConfig& chip) {
