@@ -13,7 +13,7 @@ namespace cubekit {
 struct L2Model::Layout {
   std::vector<uint64_t> first_line;  // per tensor
   size_t lines = 0, held = 0;        // line ids; slots (L2 never holds more lines than the tensors have)
-  size_t lines_at = 0, bytes = 0;  // slot_ from 0
+  size_t lines_at = 0, ages_at = 0, bytes = 0;  // slot_ from 0
 };
 
 L2Model::Layout L2Model::layout(const ChipConfig& chip, const std::vector<TensorDecl>& tensors) {
@@ -27,8 +27,9 @@ L2Model::Layout L2Model::layout(const ChipConfig& chip, const std::vector<Tensor
   }
   // A small run's L2 state is small, not L2-sized.
   l.held = std::min(capacity, l.lines);
-  l.lines_at = size_t(round_up(int64_t(l.lines * sizeof(int32_t)), int64_t(alignof(Line))));
-  l.bytes = l.lines_at + l.held * sizeof(Line);
+  l.lines_at = size_t(round_up(int64_t(l.lines * sizeof(int32_t)), 64));
+  l.ages_at = l.lines_at + l.held * sizeof(Line);
+  l.bytes = l.ages_at + l.held * sizeof(Age);
   return l;
 }
 
@@ -50,6 +51,7 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   first_line_ = std::move(l.first_line);
   slot_ = ZeroedArray<int32_t>::in(state_, 0, l.lines);
   lines_ = ZeroedArray<Line>::in(state_, l.lines_at, l.held);
+  ages_ = ZeroedArray<Age>::in(state_, l.ages_at, l.held);
   if (std::has_single_bit(capacity_)) capacity_mask_ = capacity_ - 1;
   two_candidates_ = t_.l2_replacement_candidates == 2;
 }
@@ -69,7 +71,8 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   const size_t i = slot;
   const uint64_t x = splitmix64(r.random);
   slot = size_t(r.mask ? x & r.mask : x % capacity_);  // the same slot, without a division
-  __builtin_prefetch(&r.lines[slot]);
+  __builtin_prefetch(&r.ages[slot]);
+  __builtin_prefetch(&r.lines[slot], 1);
   return i;
 }
 
@@ -77,11 +80,11 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
 // (it is still in flight) while another can go.
 [[gnu::always_inline]] inline size_t L2Model::victim(Request& r) {
   const size_t n = r.used;
-  const uint64_t request = r.id;
-  const Line* lines = r.lines;
+  const Age request = r.id;
+  const Age* ages = r.ages;
   size_t best = n;
   auto consider = [&](size_t i) {
-    if (lines[i].age != request && (best == n || lines[i].age < lines[best].age)) best = i;
+    if (ages[i] != request && (best == n || ages[i] < ages[best])) best = i;
   };
   if (two_candidates_) {  // the 910's: without the loop's set-up a line
     const size_t a = draw(r), b = draw(r);
@@ -93,7 +96,7 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
     const size_t start = draw(r);
     best = start;  // unless one request is larger than L2: it evicts its own lines
     for (size_t k = 0; k < n; ++k)
-      if (lines[(start + k) % n].age != request) {
+      if (ages[(start + k) % n] != request) {
         best = (start + k) % n;
         break;
       }
@@ -110,7 +113,8 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   } else {
     i = victim(r);  // the evicted line's slot_ entry stays: find() sees the slot holds another line
   }
-  r.lines[i] = {key, ready, 0, r.id};
+  r.lines[i] = {key, ready, 0};
+  r.ages[i] = r.id;
   r.slot[key] = int32_t(i) + 1;
   return int32_t(i);
 }
@@ -160,6 +164,14 @@ void L2Model::for_each_written_sector(const Footprint& fp, F f) const {
   }
 }
 
+void L2Model::renumber_ages() {
+  std::vector<Age> order(&ages_[0], &ages_[0] + used_);
+  std::sort(order.begin(), order.end());
+  order.erase(std::unique(order.begin(), order.end()), order.end());
+  for (size_t i = 0; i < used_; ++i) ages_[i] = Age(std::lower_bound(order.begin(), order.end(), ages_[i]) - order.begin() + 1);
+  request_ = Age(order.size());
+}
+
 uint64_t L2Model::reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered) {
   // Turning between reads and writes idles HBM; a turn during idle time costs nothing extra.
   double free = hbm_free_ + (write != hbm_writing_ ? double(t_.hbm_turnaround_cycles) : 0);
@@ -191,9 +203,9 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
       scattered += run < page;
       return;
     }
-    Line& l = request.lines[i];
-    if (l.age == request.id) return;  // seen already in this request
-    l.age = request.id;
+    if (request.ages[i] == request.id) return;  // seen already in this request
+    request.ages[i] = request.id;
+    const Line& l = request.lines[i];
     if (l.ready > time) ++merged;  // a fill in flight: wait for it
     else ++hits;
     data_ready = std::max(data_ready, l.ready);
@@ -242,8 +254,8 @@ L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, 
   for_each_written_sector(fp, [&](uint64_t key, uint64_t mask, int64_t n) {
     int32_t i = find(key, request);
     if (i < 0) i = insert(key, time, request);
-    Line& l = request.lines[i];
-    l.age = request.id;
+    const Line& l = request.lines[i];
+    request.ages[i] = request.id;
     sectors += n;
     // Against the lines as they were before this write. Counted only where the sectors are partly
     // dirty: the host's baseline x86-64 has no popcount instruction (a library call a line).

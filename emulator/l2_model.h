@@ -27,6 +27,7 @@
 #include "emulator/program.h"
 
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -54,16 +55,19 @@ class L2Model {
   Cost read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double rate, double efficiency,
             L2Counts& counts, CoreKind port);
   Cost write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, double efficiency, L2Counts& counts);
+  // For tests of the age counter's wrap: the next request's id follows `id`.
+  void start_requests_at(uint32_t id) { request_ = id; }
 
  private:
-  // 32 bytes at a 32-byte boundary: an eviction's probe of a line and its rewrite touch one host
-  // cache line (with the ages apart they touched two).
-  struct alignas(32) Line {
+  struct Line {
     uint64_t key;
     uint64_t ready;      // when its data is in L2
     uint64_t dirty = 0;  // the sectors (1/64 of the line each) written since it came into L2
-    uint64_t age = 0;    // the last request that visited it (a request counts a line once; the LRU age)
   };
+  // Per slot, apart from the lines: the last request that visited it (a request counts a line
+  // once; the LRU age). An eviction probes the ages of two random slots: 4 bytes a slot keep them
+  // in the host's L2 cache (256 KB for the 910's 64K lines), where the lines' 24 bytes did not.
+  using Age = uint32_t;
   // Calls f(line id, run) for every line the GM regions of one direction touch (a line may
   // repeat); `run` is the length in bytes of the contiguous run the line is part of.
   template <class F>
@@ -78,13 +82,20 @@ class L2Model {
   struct Request {
     uint64_t random;
     size_t next;
-    uint64_t id;
-    Line* lines;    // lines_'s and slot_'s storage (through the members each access reloaded it)
+    Age id;
+    Line* lines;    // lines_'s, ages_'s and slot_'s storage (through the members each access reloaded it)
+    Age* ages;
     int32_t* slot;
     size_t mask;    // capacity_mask_
     size_t used;    // used_
   };
-  Request begin_request() { return {random_, next_draw_, ++request_, &lines_[0], &slot_[0], capacity_mask_, used_}; }
+  Request begin_request() {
+    if (request_ == std::numeric_limits<Age>::max()) renumber_ages();
+    return {random_, next_draw_, ++request_, &lines_[0], &ages_[0], &slot_[0], capacity_mask_, used_};
+  }
+  // The ages ranked anew from 1, in the same order (once every 4 billion requests): replacement
+  // compares ages only with each other and with the current request.
+  void renumber_ages();
   void end_request(const Request& r) { random_ = r.random, next_draw_ = r.next, used_ = r.used; }
   static int32_t find(uint64_t key, const Request& r);       // the slot holding line `key`, -1 when L2 has it not
   int32_t insert(uint64_t key, uint64_t ready, Request& r);  // its slot; evicts a line when L2 is full
@@ -100,13 +111,14 @@ class L2Model {
 
   const TimingConfig& t_;
   std::vector<uint64_t> first_line_;  // per tensor: the id of its first line (lines are numbered densely)
-  // Both megabytes for big tensors and L2s, in huge pages: a 4 KB page fault each 128 lines cost
-  // a timing-only add of 4096^2 a third of its run on a virtual machine.
-  ZeroedBytes state_;           // slot_ and lines_, one after the other
+  // Megabytes for big tensors and L2s, in huge pages: a 4 KB page fault each 128 lines cost a
+  // timing-only add of 4096^2 a third of its run on a virtual machine.
+  ZeroedBytes state_;           // slot_, lines_ and ages_, one after the other
   // Per line id: its slot in lines_ plus one, 0 for a line never in L2. An evicted line's entry is
   // left as it was (one random write less an eviction): the slot it names holds another line now.
   ZeroedArray<int32_t> slot_;
   ZeroedArray<Line> lines_;    // the first `used_` of `capacity_`
+  ZeroedArray<Age> ages_;      // as many
   size_t used_ = 0;
   uint64_t random_ = 0;               // the replacement's pseudo-random sequence (splitmix64 state)
   // The sequence's next slots, drawn ahead and their lines prefetched: the probes of a
@@ -122,7 +134,7 @@ class L2Model {
   double l2_free_[kNumCoreKinds] = {};  // per port: when it can start the next transfer
   std::vector<int32_t> missed_;  // slots of the lines the current request fetches
   std::vector<std::pair<int32_t, uint64_t>> written_;  // slots and sectors the current write dirties
-  uint64_t request_ = 0;
+  Age request_ = 0;
 };
 
 }  // namespace cubekit

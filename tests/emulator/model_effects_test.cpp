@@ -5,6 +5,8 @@
 // row-buffer locality (short strided runs), a capacity cliff gentler than LRU's, write-back once
 // per residency of a line, and an L2 read port per core kind.
 #include "emulator/l2_model.h"
+
+#include <limits>
 #include "emulator/simulator.h"
 
 #include <gtest/gtest.h>
@@ -402,6 +404,38 @@ TEST(ModelEffects, CubeAndVectorCoresReachL2ThroughPortsOfTheirOwn) {
   const int64_t alone = int64_t(std::ceil(double(bytes) / c.timing.l2_rate));
   EXPECT_NEAR(double(second_read(CoreKind::Aic, CoreKind::Aiv)), double(alone), 2);
   EXPECT_NEAR(double(second_read(CoreKind::Aic, CoreKind::Aic)), double(2 * alone), 2);
+}
+
+TEST(ModelEffects, TheL2AgesWrapWithoutChangingTheReplacement) {
+  // Ages are 32-bit request ids, ranked anew when they run out: a model whose counter starts just
+  // below the wrap evicts the same lines, so every read costs the same, as one that starts at 0.
+  ChipConfig c = load_chip("ascend910");
+  c.timing.l2_bytes = 16 * c.timing.l2_line_bytes;  // a full L2 after a few requests
+  const std::vector<TensorDecl> x = {{"X", DType::f16, {1 << 16}, TensorRole::InOut}};
+  const int64_t line = c.timing.l2_line_bytes;
+  L2Model fresh(c, x), wrapping(c, x);
+  wrapping.start_requests_at(std::numeric_limits<uint32_t>::max() - 40);
+  L2Counts a, b;
+  uint64_t seed = 7;
+  for (int i = 0; i < 200; ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t base = int64_t(seed >> 33) % 40 * line, bytes = (1 + int64_t(seed >> 20) % 4) * line;
+    const uint64_t time = uint64_t(i) * 500;
+    if (seed >> 63) {
+      EXPECT_EQ(fresh.write(gm_region(base, bytes, true), time, bytes, 64, 1.0, a).occupancy,
+                wrapping.write(gm_region(base, bytes, true), time, bytes, 64, 1.0, b).occupancy);
+      continue;
+    }
+    L2Model::Cost x1 = fresh.read(gm_region(base, bytes, false), time, bytes, 64, 1.0, a, CoreKind::Aic);
+    L2Model::Cost x2 = wrapping.read(gm_region(base, bytes, false), time, bytes, 64, 1.0, b, CoreKind::Aic);
+    EXPECT_EQ(x1.latency, x2.latency) << "request " << i;
+    EXPECT_EQ(x1.occupancy, x2.occupancy) << "request " << i;
+  }
+  EXPECT_EQ(a.hit_lines, b.hit_lines);
+  EXPECT_EQ(a.miss_lines, b.miss_lines);
+  EXPECT_EQ(a.hbm_write_bytes, b.hbm_write_bytes);
+  EXPECT_GT(a.hit_lines, 0);
+  EXPECT_GT(a.miss_lines, 16);  // it evicted
 }
 
 }  // namespace
