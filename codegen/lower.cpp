@@ -32,10 +32,7 @@ namespace cubekit::codegen {
 
 namespace {
 
-bool debug_lower() {
-  const char* d = std::getenv("CUBEKIT_DEBUG");
-  return d && std::strstr(d, "lower");
-}
+bool debug_lower() { return debug_flags().lower; }
 
 // `ir()` only runs when CUBEKIT_DEBUG asks for the log.
 template <class F>

@@ -137,13 +137,30 @@ class Verifier {
 
 }  // namespace
 
+DebugFlags debug_flags() {
+  DebugFlags f;
+  const char* d = std::getenv("CUBEKIT_DEBUG");
+  if (!d) return f;
+  const std::string_view all = d;
+  for (size_t at = 0; at < all.size();) {
+    const size_t end = std::min(all.find_first_of(", ", at), all.size());
+    const std::string_view word = all.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    if (word == "lower") f.lower = true;
+    else if (word == "verify") f.verify = true;
+    else user_error("CUBEKIT_DEBUG={}: '{}' is no debug output; it takes lower (the IR after every pass) and verify "
+                    "(the IR's invariants), separated by commas", all, word);
+  }
+  return f;
+}
+
 bool verification_on() {
 #ifndef NDEBUG
   return true;
 #else
   const char* v = std::getenv("CUBEKIT_VERIFY");
-  const char* d = std::getenv("CUBEKIT_DEBUG");
-  return (v && std::strcmp(v, "1") == 0) || (d && std::strstr(d, "verify"));
+  return (v && std::strcmp(v, "1") == 0) || debug_flags().verify;
 #endif
 }
 

@@ -20,4 +20,11 @@ enum class Stage : uint8_t { LoopNest, Selected, Stored, Synchronised, Simplifie
 void verify(const Kernel& kernel, Stage after, const char* pass);
 bool verification_on();  // debug build, CUBEKIT_VERIFY=1 or CUBEKIT_DEBUG containing "verify"
 
+// CUBEKIT_DEBUG: words separated by commas or spaces, each "lower" (the IR after every pass, to
+// stderr) or "verify"; any other word is the user's error, not silently nothing.
+struct DebugFlags {
+  bool lower = false, verify = false;
+};
+DebugFlags debug_flags();
+
 }  // namespace cubekit::codegen

@@ -304,7 +304,7 @@ class Parser {
     if (t.kind == Token::Ident && is_punct(peek(1), '=')) {
       Token key = take();
       take();
-      Arg value = key.text == "mask"                                            ? mask_value()
+      Arg value = lower_case(key.text) == "mask"                                ? mask_value()
                   : peek().kind == Token::Ident && is_punct(peek(1), '[') ? memory()
                                                                             : simple_value();
       value.key = key.text;
@@ -330,8 +330,7 @@ class Parser {
     } else if (t.kind == Token::Ident && register_number(t.text) >= 0 && !negative) {
       a.kind = Arg::Kind::Reg, a.reg = register_number(t.text);
     } else if (t.kind == Token::Ident) {
-      std::string lowered = t.text;
-      for (char& c : lowered) c = char(std::tolower(static_cast<unsigned char>(c)));
+      const std::string lowered = lower_case(t.text);
       if (negative && lowered != "inf") error(t.column, fmt::format("'-' cannot precede '{}'", t.text));
       if (negative) a.kind = Arg::Kind::Float, a.f = -INFINITY;
       else a.kind = Arg::Kind::Name, a.name = t.text;
@@ -355,7 +354,7 @@ class Parser {
     Token t = peek();
     Arg a;
     a.column = t.column;
-    if (t.kind == Token::Ident && t.text == "counter") {
+    if (t.kind == Token::Ident && lower_case(t.text) == "counter") {
       take();
       expect_punct(':', "after 'counter'");
       int64_t n = integer("the element count");
@@ -502,7 +501,7 @@ Program load_program(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec))
     user_error("cannot read program file '{}': not a file (a directory?); give the path of a .s file", path);
   std::ifstream in(path);
-  if (!in) user_error("cannot read program file '{}'", path);
+  if (!in) user_error("cannot read program file '{}': {}", path, unreadable_reason(path));
   std::stringstream ss;
   ss << in.rdbuf();
   Program p = parse_program(ss.str(), path);

@@ -88,7 +88,11 @@ namespace {
 class Reader {
  public:
   Reader(const json& j, std::string origin) : j_(j), origin_(std::move(origin)) {
-    if (!j_.is_object()) user_error("{}: a chip config must be a JSON object", origin_);
+    if (!j_.is_object())
+      user_error("{}: a chip config must be a JSON object{}", origin_,
+                 j_.is_array() ? ", not a list (`cubekit chips --json` lists them all: save one with `cubekit chips NAME "
+                                 "--json > FILE`)"
+                               : "");
   }
   template <class T>
   T get(const char* key) {
@@ -102,13 +106,13 @@ class Reader {
     }
   }
   // A whole number in [lo, hi]; a fraction or a value out of range is named with the value given.
-  int64_t integer(const char* key, int64_t lo, int64_t hi, const char* what = "") {
+  // `noun`: what the message calls the field (check_chip says "timing field" of the timing's).
+  int64_t integer(const char* key, int64_t lo, int64_t hi, const char* what = "", const char* noun = "chip config field") {
     const json& v = sub(key);
     if (!v.is_number_integer())
-      user_error("{}: chip config field '{}' must be a whole number{}, got {}", origin_, key, what, v.dump());
+      user_error("{}: {} '{}' must be a whole number{}, got {}", origin_, noun, key, what, v.dump());
     int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
-    if (x < lo || x > hi)
-      user_error("{}: chip config field '{}' must be in {}..{}{}, got {}", origin_, key, lo, hi, what, v.dump());
+    if (x < lo || x > hi) user_error("{}: {} '{}' must be in {}..{}{}, got {}", origin_, noun, key, lo, hi, what, v.dump());
     return x;
   }
   double positive_number(const char* key) {
@@ -259,6 +263,26 @@ constexpr double kMinEfficiency = 0.01;
 // Latencies and cycle counts per instruction, and the simulation window.
 constexpr int64_t kMaxCycles = 1'000'000;
 
+// The range of an integer timing field, and what it counts: one range, whether the JSON reader or
+// check_chip finds the value outside it (the reader said 1..2147483647 of queue_depth, check_chip
+// 1..1024). `line`: the chip's l2_line_bytes (l2_bytes holds at least one line).
+struct TimingRange {
+  int64_t lo, hi;
+  const char* why;
+};
+TimingRange timing_range(std::string_view k, int64_t line) {
+  TimingRange r{may_be_zero(k) ? 0 : 1, kMaxCycles, " (cycles per instruction or per window; real chips need hundreds at most)"};
+  if (k == "queue_depth") r = {1, 1024, " (entries; the ascend910 has 32)"};
+  else if (k == "ub_bank_groups") r = {1, 64, " (a repeat reads at most 8 blocks; the ascend910 has 16 groups)"};
+  else if (k == "l2_line_bytes") r = {32, 65536, " (bytes: at least one 32 B block; the ascend910's is 512)"};
+  else if (k == "l2_bytes") r = {line, int64_t(1) << 40, " (bytes: at least one line of l2_line_bytes)"};
+  else if (k == "window_cycles") r.hi = 1'000'000'000, r.why = " (cycles)";
+  else if (k == "gm_aligned_bytes") r = {32, 65536, " (bytes: at least one 32 B block; the ascend910's is 512)"};
+  else if (k == "hbm_page_bytes") r = {32, 65536, " (bytes: at least one 32 B block; the presets' is 1024)"};
+  else if (k == "l2_replacement_candidates") r = {1, 64, " (lines compared per eviction: 1 is random, more approach LRU)"};
+  return r;
+}
+
 void validate_limits(const ChipConfig& c, const std::string& origin) {
   // The counts the JSON reader bounds, for a config built in C++ (check_chip) too.
   auto count = [&](const char* key, int v, int lo, int hi, const char* what) {
@@ -316,19 +340,9 @@ void validate_limits(const ChipConfig& c, const std::string& origin) {
                    where, key, kMinRate, kMaxRate, v);
       return;
     }
-    std::string_view k = key;
-    int64_t lo = may_be_zero(k) ? 0 : 1, hi = kMaxCycles;
-    const char* why = " (cycles per instruction or per window; real chips need hundreds at most)";
-    if (k == "queue_depth") hi = 1024, why = " (entries; the ascend910 has 32)";
-    else if (k == "ub_bank_groups") hi = 64, why = " (a repeat reads at most 8 blocks; the ascend910 has 16 groups)";
-    else if (k == "l2_line_bytes") lo = 32, hi = 65536, why = " (bytes: at least one 32 B block; the ascend910's is 512)";
-    else if (k == "l2_bytes") lo = line, hi = int64_t(1) << 40, why = " (bytes: at least one line of l2_line_bytes)";
-    else if (k == "window_cycles") hi = 1'000'000'000, why = " (cycles)";
-    else if (k == "gm_aligned_bytes") lo = 32, hi = 65536, why = " (bytes: at least one 32 B block; the ascend910's is 512)";
-    else if (k == "hbm_page_bytes") lo = 32, hi = 65536, why = " (bytes: at least one 32 B block; the presets' is 1024)";
-    else if (k == "l2_replacement_candidates") hi = 64, why = " (lines compared per eviction: 1 is random, more approach LRU)";
-    if (int64_t(v) < lo || int64_t(v) > hi)
-      user_error("{}: timing field '{}' must be in {}..{}{}, got {}", where, key, lo, hi, why, v);
+    const TimingRange r = timing_range(key, line);
+    if (int64_t(v) < r.lo || int64_t(v) > r.hi)
+      user_error("{}: timing field '{}' must be in {}..{}{}, got {}", where, key, r.lo, r.hi, r.why, v);
   });
 }
 
@@ -343,7 +357,10 @@ void timing_from_json(Reader& r, TimingConfig& t, bool split) {
   for_each_timing_field(t, [&](const char* key, auto& v) {
     using T = std::remove_reference_t<decltype(v)>;
     if constexpr (std::is_floating_point_v<T>) v = r.positive_number(key);
-    else v = T(r.integer(key, may_be_zero(key) ? 0 : 1, std::numeric_limits<T>::max()));
+    else {
+      const TimingRange range = timing_range(key, 32);  // l2_bytes' bound on its line is checked once both are read
+      v = T(r.integer(key, range.lo, std::min<int64_t>(range.hi, std::numeric_limits<T>::max()), range.why, "timing field"));
+    }
   });
   // Required on a split chip; elsewhere read when given, for validate_limits to say it must be 0.
   if (split || r.has("cross_core_latency"))
@@ -539,7 +556,8 @@ ChipConfig load_chip(std::string_view name_or_path) {
   std::error_code unreadable;  // e.g. a name longer than a path can be: then it is no file
   if (path.ends_with(".json") || std::filesystem::exists(path, unreadable)) {
     std::ifstream in(path);
-    if (!in) user_error("cannot read chip config file '{}'", path);
+    if (!in || !std::filesystem::is_regular_file(path, unreadable))
+      user_error("cannot read chip config file '{}': {}", path, unreadable_reason(path));
     std::stringstream ss;
     ss << in.rdbuf();
     ChipConfig c = chip_from_json(ss.str(), path);

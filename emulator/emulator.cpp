@@ -46,7 +46,7 @@ std::string no_end_message(int64_t pc) {
 
 std::string step_limit_message(int64_t max_steps) {
   return fmt::format("stopped after {} instructions without reaching 'end': an endless loop? (raise the limit with "
-                     "--max-steps)", max_steps);
+                     "--max-steps; max_steps= in Python)", max_steps);
 }
 
 int64_t work_units(const Work& w) {

@@ -52,6 +52,8 @@ std::string step_limit_message(int64_t max_steps);
 // cycles take some 1.2e9 units, and an endless vector loop stops in about the minute and a half
 // a functional run's bound allows.
 inline constexpr int64_t kDefaultMaxWork = int64_t(1) << 33;
+// S instructions a block may run before the run counts as a hang (SimOptions, RunOptions).
+inline constexpr int64_t kDefaultMaxSteps = 500'000'000;
 inline constexpr int64_t kDefaultMaxTraceEvents = int64_t(1) << 22;  // ~200 bytes of JSON each: ~800 MB
 // The timing model's own host time of a pipe instruction, up to 250 ns, past its 1 as an
 // instruction: counted by simulate in both modes (an endless loop of vadd and vexp on 32 cores,
@@ -76,7 +78,7 @@ void check_run_inputs(const Program& program, const GlobalMemory& gm, bool funct
 
 struct RunOptions {
   int cores = 0;                     // 0: the program's block_dim
-  int64_t max_steps = 500'000'000;   // instructions per core before the run is stopped as a hang
+  int64_t max_steps = kDefaultMaxSteps;  // instructions per core before the run is stopped as a hang
   int64_t max_work = kDefaultMaxWork;  // work units over the whole run (all blocks); a user error past it
 };
 

@@ -32,6 +32,10 @@ template <class... Args>
 
 [[noreturn]] void internal_error(const char* file, int line, const char* condition, const std::string& message);
 
+// Why the file at `path` cannot be opened for reading, for a message: "no such file", "a directory,
+// not a file", or the system's reason ("Permission denied").
+std::string unreadable_reason(const std::string& path);
+
 }  // namespace cubekit
 
 // Checks an invariant that no user input can break.

@@ -134,13 +134,15 @@ Arg flag(std::string_view key) { return kw(key, imm(1)); }
 
 // ---- make_instr: the one place an instruction is checked against the table --------------------
 
-namespace {
-
-std::string lower(std::string_view s) {
+std::string lower_case(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
+
+namespace {
+
+std::string lower(std::string_view s) { return lower_case(s); }
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);

@@ -151,5 +151,7 @@ std::string print_program(const Program& program);
 // lines of the text `cubekit compile` writes, without printing and parsing it back.
 void number_lines(Program& program);
 std::string print_instr(const Program& program, const Instr& in);
+// `s` in lower case (ASCII): mnemonics, types, pipes, registers and operand names are case-insensitive.
+std::string lower_case(std::string_view s);
 
 }  // namespace cubekit

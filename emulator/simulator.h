@@ -42,7 +42,7 @@ struct SimOptions {
   bool checks = true;       // race, initialisation and sync checks
   bool trace = false;       // keep what write_trace needs
   int threads = 0;          // host threads; 0: hardware concurrency. Never changes results.
-  int64_t max_steps = 500'000'000;  // S instructions per block before the run counts as a hang
+  int64_t max_steps = kDefaultMaxSteps;  // S instructions per block before the run counts as a hang
   int64_t max_work = kDefaultMaxWork;  // work units over the whole run (emulator.h); a user error past it
   int64_t max_trace_events = kDefaultMaxTraceEvents;  // with trace: a user error past it
 };

@@ -224,9 +224,13 @@ dsl::Schedule conv_schedule(const dsl::Func& f, const ChipConfig& chip, const Co
   if (naive && o.subsampled > 1 && t.rows < g.oh) t.rows = std::max(o.subsampled, t.rows / o.subsampled * o.subsampled);
   if (o.rows) t.rows = std::min(o.rows, g.oh);
   if (o.tn) t.tn = o.tn;
-  if (o.images > 1 && !g.stackable())
+  if (o.images > 1 && !g.stackable()) {  // said by what fails: the padding, or the rows the windows leave
+    const std::string why = g.pad_top || g.pad_bottom
+                                ? fmt::format("this one pads the height ({} rows above, {} below)", g.pad_top, g.pad_bottom)
+                                : fmt::format("output rows x stride is {} x {}, not the {} input rows", g.oh, g.sh, g.h);
     user_error("conv2d: images={} stacks images per tile, which needs windows that tile the rows (no padding along the "
-               "height, output rows x stride = input rows: {} x {} is not {}); give images=1", o.images, g.oh, g.sh, g.h);
+               "height, output rows x stride = input rows): {}; give images=1", o.images, why);
+  }
   if (o.images > 1 && o.rows && o.rows < g.oh)
     user_error("conv2d: images={} stacks whole images per tile; rows={} splits them: give one of the two", o.images, o.rows);
   if (o.images > 1) t.images = std::min(o.images, g.n), t.rows = g.oh;

@@ -232,12 +232,30 @@ Matmul matmul(const MatmulOptions& options, const ChipConfig& chip) {
 
 namespace {
 
+// The schedule overrides of a problem of o.m x o.n x o.k in o.in, for `what` (matmul, or
+// default_schedule of a Func): said in the options' terms, since the cube() directive would name its
+// loops (mi, ni, kii) instead. A tile past its extent is one tile of the extent, whatever it is.
+void check_overrides(std::string_view what, const MatmulOptions& o, const ChipConfig& chip) {
+  for (auto [name, v] : {std::pair<const char*, int64_t>{"tm", o.tm}, {"tn", o.tn}, {"tk_l0", o.tk_l0}, {"tk_l1", o.tk_l1},
+                         {"core_group", o.core_group}, {"l1_copies", o.l1_copies}})
+    if (v < 0) user_error("{}: {} must be at least 1 (or 0 to let the schedule choose), got {}", what, name, v);
+  const CubeFractal* frac = chip.fractal(o.in);
+  if (!frac) return;
+  for (auto [name, v, edge, extent] :
+       {std::tuple<const char*, int64_t, int, int64_t>{"tm", o.tm, frac->m0, o.m}, {"tn", o.tn, frac->n0, o.n},
+        {"tk_l0", o.tk_l0, frac->k0, o.k}, {"tk_l1", o.tk_l1, frac->k0, o.k}})
+    if (v % edge && v < extent) {
+      std::string flag = name;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      user_error("{}: {} {} is not a multiple of {}, the cube's fractal edge for {} (--{}; Python {}=)", what, name, v,
+                 edge, dtype_name(o.in), flag, name);
+    }
+}
+
 Matmul defined(const MatmulOptions& o, const ChipConfig& chip, const std::optional<tune::Tuned>& tuned) {
   if (o.m < 1 || o.n < 1 || o.k < 1) user_error("matmul: m, n and k must be at least 1 (got {}, {}, {})", o.m, o.n, o.k);
   if (o.batch < 0) user_error("matmul: the batch must be at least 1 (or 0 for none), got {}", o.batch);
-  for (auto [name, v] : {std::pair<const char*, int64_t>{"tm", o.tm}, {"tn", o.tn}, {"tk_l0", o.tk_l0}, {"tk_l1", o.tk_l1},
-                         {"core_group", o.core_group}, {"l1_copies", o.l1_copies}})
-    if (v < 0) user_error("matmul: {} must be at least 1 (or 0 to let the schedule choose), got {}", name, v);
+  check_overrides("matmul", o, chip);
   check_epilogue(o);
   std::vector<int64_t> lead = o.batch ? std::vector<int64_t>{o.batch} : std::vector<int64_t>{};
   auto shape = [&](int64_t r, int64_t c) {
@@ -250,18 +268,6 @@ Matmul defined(const MatmulOptions& o, const ChipConfig& chip, const std::option
             dsl::Input("B", o.in, o.transpose_b ? shape(o.n, o.k) : shape(o.k, o.n)), dsl::Func("C"), std::nullopt,
             dsl::Func("C")};
   const CubeFractal* frac = chip.fractal(o.in);
-  // Said in the options' terms: the cube() directive would name its loops (mi, ni, kii) instead. A
-  // tile past its extent is one tile of the extent, whatever it is.
-  if (frac)
-    for (auto [name, v, edge, extent] :
-         {std::tuple<const char*, int64_t, int, int64_t>{"tm", o.tm, frac->m0, o.m}, {"tn", o.tn, frac->n0, o.n},
-          {"tk_l0", o.tk_l0, frac->k0, o.k}, {"tk_l1", o.tk_l1, frac->k0, o.k}})
-      if (v % edge && v < extent) {
-        std::string flag = name;
-        std::replace(flag.begin(), flag.end(), '_', '-');
-        user_error("matmul: {} {} is not a multiple of {}, the cube's fractal edge for {} (--{}; Python {}=)", name, v,
-                   edge, dtype_name(o.in), flag, name);
-      }
   DType acc = frac ? frac->accumulator : DType::f32;
   dsl::Var b("b"), m("m"), n("n");
   dsl::RDom k(0, o.k, "k");
@@ -362,6 +368,7 @@ dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const
   o.m = c.m, o.n = c.n, o.k = c.k, o.batch = c.batch.empty() ? 0 : c.batch[0];
   o.in = c.in, o.out = c.out, o.transpose_a = c.a_transposed, o.transpose_b = c.b_transposed;
   o.epilogue.clear();
+  check_overrides(fmt::format("default_schedule({})", f.name()), o, chip);
   std::optional<tune::Tuned> t = take_tuned(o, chip);  // the Func's own contraction, keyed as matmul's
   if (tuned) *tuned = t;
   dsl::Input a(c.a), b(c.b);

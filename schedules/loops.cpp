@@ -25,6 +25,17 @@ std::string LoopNest::str() const {
 
 namespace {
 
+// "v is not a loop of f (its loops: ...)"; where one of them has v's name, it is another Var: the
+// schedule was written with another Func's Vars (default_schedule(C) given to C2's run).
+std::string not_a_loop(const dsl::VarImpl& v, const std::string& fname, const LoopNest& nest) {
+  std::string s = fmt::format("{} is not a loop of {} (its loops: {})", v.name, fname, nest.str());
+  for (const Loop& l : nest.loops)
+    if (l.name() == v.name)
+      return s + fmt::format(": its {} is another Var of the same name; a schedule names the Func's own Vars (one made "
+                             "for another Func does not apply)", v.name);
+  return s;
+}
+
 // The loops cores() could take now: the outermost ones up to the first reduction loop, less those
 // cube() names.
 std::string core_candidates(const dsl::Func& f, const LoopNest& nest) {
@@ -53,7 +64,7 @@ LoopNest build_loop_nest(const dsl::Func& f) {
     switch (d.kind) {
       case Directive::Kind::Split: {
         int at = nest.find(d.vars[0]);
-        if (at < 0) user_error("{}", where(fmt::format("{} is not a loop of {} (its loops: {})", d.vars[0]->name, fname, nest.str()).c_str()));
+        if (at < 0) user_error("{}", where(not_a_loop(*d.vars[0], fname, nest).c_str()));
         for (int i : {1, 2})
           if (nest.find(d.vars[size_t(i)]) >= 0)
             user_error("{}", where(fmt::format("{} is already a loop of {} (its loops: {}); name the new loops with fresh "
@@ -80,7 +91,7 @@ LoopNest build_loop_nest(const dsl::Func& f) {
         std::vector<int> pos;
         for (const auto& v : d.vars) {
           int at = nest.find(v);
-          if (at < 0) user_error("{}", where(fmt::format("{} is not a loop of {} (its loops: {})", v->name, fname, nest.str()).c_str()));
+          if (at < 0) user_error("{}", where(not_a_loop(*v, fname, nest).c_str()));
           if (std::find(pos.begin(), pos.end(), at) != pos.end()) user_error("{}", where(fmt::format("{} is listed twice", v->name).c_str()));
           pos.push_back(at);
         }
@@ -95,9 +106,8 @@ LoopNest build_loop_nest(const dsl::Func& f) {
         for (const auto& v : d.vars) {
           int at = nest.find(v);
           if (at < 0)
-            user_error("{}", where(fmt::format("{} is not a loop of {} (its loops: {}); cores take its outermost pure "
-                                               "loops outside the cube ({})", v->name, fname, nest.str(),
-                                               core_candidates(f, nest)).c_str()));
+            user_error("{}", where(fmt::format("{}; cores take its outermost pure loops outside the cube ({})",
+                                               not_a_loop(*v, fname, nest), core_candidates(f, nest)).c_str()));
           if (v->reduction) user_error("{}", where(fmt::format("{} is a reduction loop; cores take independent iterations (pure loops)", v->name).c_str()));
         }
         break;  // checked below, once the order is final

@@ -253,8 +253,9 @@ class Planner {
 
   // What keeps a sum of a product of inputs off the cube, for a sum that reads two inputs or more.
   static constexpr const char* kCubeForm =
-      " The cube takes the sum of a product of two inputs alone, sum(cast(T, A(m, k)) * cast(T, B(k, n))): a scale or "
-      "another term inside the sum keeps it off the cube (default_schedule too), so move it out, sum(A * B) * c";
+      " The cube takes a Func whose value is the sum of a product of two inputs alone, sum(cast(T, A(m, k)) * cast(T, "
+      "B(k, n))): a scale or another term in the sum or around it keeps it off the cube (default_schedule too). Compute "
+      "the sum as its own Func C and the rest in another, D(m, n) = C(m, n) * c, fused with D.epilogue_of(C)";
   static std::string cube_hint(const ExprNode& n) {
     const size_t inputs = n.op == Op::Sum ? dsl::inputs_of(n.args[0]).size() : 0;
     if (inputs >= 3)  // Q, K and V through the softmax's Funcs: attention's output
@@ -370,15 +371,23 @@ class Planner {
           {DType::u8, DType::f16},  {DType::f16, DType::u8},  {DType::s16, DType::f16}, {DType::f16, DType::s16}};
       // bf16 <-> f32 where the chip has bf16 (vconv bf16.f32 and f32.bf16 on the 910B's and the 950's).
       const bool bf16 = writes_bf16(chip_) && ((t == DType::bf16 && from == DType::f32) || (t == DType::f32 && from == DType::bf16));
+      if (from != t && !conv.count({t, from}) && !bf16 && (t == DType::bf16 || from == DType::bf16) && !writes_bf16(chip_)) {
+        std::string with;  // the presets that have it
+        for (const ChipConfig& p : chip_presets())
+          if (writes_bf16(p)) with += (with.empty() ? "" : ", ") + p.name;
+        user_error("{}: `{}` converts {} to {}, but {} has no bf16 (the chips with bf16: {})", where, e.str(),
+                   dtype_name(from), dtype_name(t), chip_.name, with);
+      }
       if (from != t && !conv.count({t, from}) && !bf16)
         user_error("{}: `{}` converts {} to {}; the vector unit of {} converts f16 <-> f32, s32 <-> f16/f32 and "
                    "s8/u8/s16 <-> f16{}: convert through one of those", where, e.str(), dtype_name(from), dtype_name(t),
                    chip_.name, writes_bf16(chip_) ? ", bf16 <-> f32" : "");
       return check_types(n.args[0], where, is_float(t));
     }
-    if (!n.type.boolean && !is_float(t) && !(n.op == Op::Input && int_input_ok) && n.op != Op::Const)
-      user_error("{}: `{}` computes in {}; the vector unit computes in f16 and f32: cast to one of them first", where,
-                 e.str(), dtype_name(t));
+    // bf16 is a storage type: converted to f32 as it is read and back at the end, never computed in.
+    if (!n.type.boolean && (!is_float(t) || t == DType::bf16) && !(n.op == Op::Input && int_input_ok) && n.op != Op::Const)
+      user_error("{}: `{}` computes in {}; the vector unit computes in f16 and f32: cast to one of them first{}", where,
+                 e.str(), dtype_name(t), t == DType::bf16 ? " (bf16 converts to and from f32 on chips with bf16)" : "");
     if (n.op == Op::Input || n.op == Op::Func) return;  // its arguments are indices
     for (const Expr& a : n.args) check_types(a, where, false);
   }
@@ -500,7 +509,8 @@ int vector_copies(const dsl::Schedule& schedule, const std::string& name, const 
 std::string fewer_copies(const dsl::Schedule& schedule) {
   for (const Directive& d : schedule) {
     if (d.kind == Directive::Kind::DoubleBuffer)  // a kernel's option too: said in the CLI's and Python's terms
-      return "drop double_buffer() (--double-buffer off; Python double_buffer=False)";
+      return "drop double_buffer() (--double-buffer off; in Python double_buffer=False, or schedule=\"naive\" for "
+             "the vector kernels)";
     if (d.kind == Directive::Kind::MultiBuffer && d.factor > 1) return fmt::format("use multi_buffer(UB, {}) or fewer", d.factor - 1);
   }
   return "";

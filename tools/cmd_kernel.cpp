@@ -192,7 +192,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action, const Chosen
     options_when_chosen(cm, [ca](CLI::App* c) {
       add_matmul_options(c, *ca);
       drop_run_only_options(c);
-      c->add_option("-o,--output", ca->output, "the program file to write")->required();
+      c->add_option("-o,--output", ca->output, "the program file to write (- for standard output)")->required();
     });
     cm->callback([ca, run, &exit_code] {
       kernels::MatmulOptions o = options_of(*ca);
@@ -216,7 +216,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action, const Chosen
     options_when_chosen(cvcc, [cvc](CLI::App* c) {
       add_conv_options(c, *cvc);
       drop_run_only_options(c);
-      c->add_option("-o,--output", cvc->output, "the program file to write")->required();
+      c->add_option("-o,--output", cvc->output, "the program file to write (- for standard output)")->required();
     });
     cvcc->callback([cvc, run, &exit_code] {
       kernels::Conv2dOptions o = options_of(*cvc);
@@ -240,7 +240,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action, const Chosen
     options_when_chosen(acc, [ac](CLI::App* c) {
       add_attention_options(c, *ac);
       drop_run_only_options(c);
-      c->add_option("-o,--output", ac->output, "the program file to write")->required();
+      c->add_option("-o,--output", ac->output, "the program file to write (- for standard output)")->required();
     });
     acc->callback([ac, run, &exit_code] {
       kernels::AttentionOptions o = options_of(*ac);
@@ -270,7 +270,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action, const Chosen
       options_when_chosen(pcc, [pc](CLI::App* c) {
         add_pool_options(c, *pc);
         drop_run_only_options(c);
-        c->add_option("-o,--output", pc->output, "the program file to write")->required();
+        c->add_option("-o,--output", pc->output, "the program file to write (- for standard output)")->required();
       });
       pcc->callback([pc, run, &exit_code] {
         kernels::Pool2dOptions o = options_of(*pc);
@@ -298,7 +298,7 @@ void add_kernel(CLI::App& app, int& exit_code, KernelAction action, const Chosen
       options_when_chosen(vcc, [vc](CLI::App* c) {
         add_vector_options(c, *vc);
         drop_run_only_options(c);
-        c->add_option("-o,--output", vc->output, "the program file to write")->required();
+        c->add_option("-o,--output", vc->output, "the program file to write (- for standard output)")->required();
       });
       vcc->callback([vc, run, &exit_code] {
         kernels::VectorOptions o = options_of(*vc);

@@ -296,7 +296,7 @@ void add_tune(CLI::App& app, int& exit_code, const Chosen& chosen) {
     t->add_option("--budget", ta->budget, "candidates evaluated per problem, the default schedule's included (a space "
                                           "no larger is enumerated)")->capture_default_str();
     t->add_option("--time", ta->seconds, "stop starting new candidates after this many seconds (the best so far is kept); "
-                                        "alone, the time is the only limit");
+                                        "alone, the time is the only limit (and a space of 64 or fewer is enumerated)");
     t->add_option("--seed", ta->seed, "the search's seed (the same seed, the same search)")->capture_default_str()->check(kNotNegative)->check(fits<uint64_t>());
     t->add_option("--threads", ta->threads, "candidates evaluated at once (default: every core; 1 per rank under mpirun)")
         ->check(kNotNegative);

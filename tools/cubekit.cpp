@@ -47,6 +47,21 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "cubekit: error: {}: give a value, or leave {} out\n", what, bare && !(i > 1 && argv[i - 1][0] == '-') ? "it" : "the option");
     return 2;
   }
+  // Two flags a letter apart that mean different things: CLI11 would say only "not expected".
+  for (int i = 2; argc > 1 && i < argc; ++i) {
+    const std::string_view command = argv[1], arg = argv[i];
+    if (command == "kernel" && arg == "--no-checks") {
+      fmt::print(stderr, "cubekit: error: kernel has no --no-checks: --no-check skips the Halide reference (the "
+                         "emulator's checks stay on); `cubekit run --no-checks` is the one that skips the race and "
+                         "initialisation checks\n");
+      return 2;
+    }
+    if (command == "run" && arg == "--no-check") {
+      fmt::print(stderr, "cubekit: error: run has no --no-check: --no-checks skips the race and initialisation checks "
+                         "(`cubekit kernel --no-check` skips a kernel's Halide reference)\n");
+      return 2;
+    }
+  }
   if (argc > 1 && argv[1][0] != '-') {  // `cubekit kernel foo` and `cubekit foo`: named in the message
     std::string names;
     bool known = false;

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 namespace cubekit::cli {
 
@@ -206,11 +207,17 @@ int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, cons
                    const std::optional<tune::Tuned>& tuned) {
   ChipConfig chip = load_chip(a.chip);
   codegen::Compiled c = kernels::with_tuned(tuned, [&] { return codegen::compile(outputs, chip); });
-  std::ofstream out(a.output);
-  if (!out) user_error("-o: cannot write '{}'", a.output);
-  // The comment goes last, so that line numbers match the reports of `cubekit kernel`.
+  const bool to_stdout = a.output == "-";  // `-o -`: the program on standard output, the summary on stderr
+  std::ofstream file;
+  if (!to_stdout) {
+    file.open(a.output);
+    if (!file) user_error("-o: cannot write '{}'", a.output);
+  }
+  std::ostream& out = to_stdout ? std::cout : file;
+  // The comments go last, so that line numbers match the reports of `cubekit kernel`.
   out << print_program(c.program);
   out << "# " << fmt::format("{}, {} schedule, compiled in {:.1f} ms", headline, schedule_name(a, tuned), c.milliseconds) << "\n";
+  out << "# " << fmt::format("for chip {} (run it with --chip {})", chip.name, a.chip) << "\n";
   if (tuned) out << "# " << tuned->str() << "\n";
   // Tensors stored in the cube's layouts: give them converted (ck.nchw_to_nc1hwc0, kchw_to_fractal_z).
   for (const codegen::TensorLayout& l : c.layouts) out << "# layout " << l.str() << "\n";
@@ -223,8 +230,9 @@ int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, cons
     at = end + 1;
   }
   if (!out.flush()) user_error("-o: writing '{}' failed ({})", a.output, std::strerror(errno));
-  fmt::print("wrote {} ({} instructions, block_dim {}) in {:.1f} ms\n", a.output, c.program.code.size(),
-             c.program.block_dim, c.milliseconds);
+  fmt::print(to_stdout ? stderr : stdout, "wrote {} ({} instructions, block_dim {}) in {:.1f} ms\n",
+             to_stdout ? "the program to standard output" : a.output, c.program.code.size(), c.program.block_dim,
+             c.milliseconds);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string_view>
@@ -122,7 +123,7 @@ int64_t file_bytes_left(std::ifstream& in) {
 
 NpyArray read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) user_error("cannot read '{}'", path);
+  if (!in || !std::filesystem::is_regular_file(path)) user_error("cannot read '{}': {}", path, unreadable_reason(path));
   char magic[8];
   if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
     user_error("'{}' is not a .npy file (no \\x93NUMPY magic)", path);

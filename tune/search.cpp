@@ -52,7 +52,10 @@ class ProblemSearch {
   ProblemSearch(Problem p, Space s, const Settings& settings)
       : problem_(std::move(p)), space_(std::move(s)), settings_(settings) {
     rng_ = settings.seed ^ stable_hash(problem_.key());
-    exhaustive_ = settings.exhaustive || (settings.budget > 0 && space_.grid() + 1 <= uint64_t(settings.budget));
+    // A space no larger than the budget is enumerated; with the time alone (budget 0), one no larger
+    // than the default budget (a local search of 37 points stopped at 31, reading as unfinished).
+    const int64_t enumerated = settings.budget > 0 ? settings.budget : kDefaultBudget;
+    exhaustive_ = settings.exhaustive || space_.grid() + 1 <= uint64_t(enumerated);
     current_ = space_.start;
   }
   const Problem& problem() const { return problem_; }

@@ -2,7 +2,8 @@
 // in parallel on the host's threads (and over MPI ranks), results kept in the tuning database as
 // they come.
 //
-// Strategy. A space no larger than the budget is enumerated (exhaustive). A larger one is searched
+// Strategy. A space no larger than the budget (with the time alone, kDefaultBudget) is enumerated
+// (exhaustive). A larger one is searched
 // from the default schedule's point by steepest descent: every untried neighbour of the current
 // point (one parameter one step up or down) in one batch, then the best of them if it is better;
 // at a local optimum, a batch of kicks (two or three parameters of the best point set at random)

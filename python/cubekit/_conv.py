@@ -127,6 +127,11 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
                                      "per output channel")
     if residual is not None and residual.shape != shape:
         raise _cubekit.Error(f"{kernel}: residual has shape {residual.shape}; it must be shaped as the output, {shape}")
+    want = {"f32": _np.float32, "f16": _np.float16, "bf16": _np.uint16, "s32": _np.int32}.get(str(out))
+    if residual is not None and want is not None and residual.dtype != want:
+        raise _cubekit.Error(f"{kernel}: residual is {residual.dtype}; it is added to the output, which is {out} "
+                             f"(out=): give residual as {_np.dtype(want).name}"
+                             f"{' (bf16 bit patterns)' if want is _np.uint16 else ''}, or out= of its type")
     subsampled = _opt.integer(kernel, "subsampled", subsampled, meaning=" (0: no second output)")
     empty = _empty_conv(shape, c, h, wd, w.shape[2:], out, bn, residual, relu, chip, timing_only)
     if empty is not None:

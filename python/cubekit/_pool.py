@@ -23,7 +23,10 @@ def _run(kernel, x, o, shape, schedule, chip, timing_only, trace, strict, overri
         if key not in POOL_OVERRIDES:
             raise _cubekit.Error(f"{kernel}: unknown option '{key}'; the schedule overrides are {', '.join(POOL_OVERRIDES)}")
         if key == "rows":
-            setattr(o, key, _opt.integer(kernel, key, value, meaning=" (0: the schedule's choice)"))
+            rows = _opt.integer(kernel, key, value, meaning=" (0: the schedule's choice)")
+            if rows < 0:  # the C++ message names the CLI's kernel (global_avg_pool2d for adaptive_avg_pool2d)
+                _opt.fail(kernel, key, value, "at least 1 (or 0 to let the schedule choose)")
+            setattr(o, key, rows)
         else:
             setattr(o, key, _opt.boolean(kernel, key, value, none=True))
     if 0 in shape:

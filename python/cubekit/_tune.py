@@ -21,12 +21,12 @@ _SCHEDULE_FIELDS = {"schedule", "tm", "tn", "tk_l0", "tk_l1", "core_group", "l1_
                     "stagger", "rows", "channels", "images", "tile_q", "tile_kv", "tile_rows", "copies", "use_tuned"}
 
 
-def tune(kernel=None, *, suite=None, batch=8, chip="ascend910", budget=None, time=None, seed=0, exhaustive=False,
+def tune(kernel=None, *, suite=None, batch=None, chip="ascend910", budget=None, time=None, seed=0, exhaustive=False,
          threads=0, db=None, **problem):
     """Tunes one problem (kernel= and its shape as the options' fields: m, n, k, dtype, ... for
     matmul; n, c, h, w, k, kh, kw, stride, pad, ... for conv2d; batch, heads, seq_q, dim, ... for
     attention; shape, dtype, ... for a vector kernel) or every layer of suite= ("resnet50",
-    "bert-large") at batch=. budget: candidates per problem (default 64; a space no larger is
+    "bert-large") at batch= (default 8; with a kernel, batch= is its problem's batch). budget: candidates per problem (default 64; a space no larger is
     enumerated); time: seconds after which no new candidate starts (alone, the only limit); the
     same seed gives the same search. chip: as the kernels' (default "ascend910").
     Returns a dict (one problem) or a list of dicts (a suite): params, cycles, default_cycles,
@@ -56,13 +56,15 @@ def tune(kernel=None, *, suite=None, batch=8, chip="ascend910", budget=None, tim
     if suite is not None:
         if problem:
             raise _cubekit.Error(f"tune: suite= takes no problem options, got {', '.join(problem)}")
-        return _cubekit._tune_suite(str(suite), _opt.integer(where, "batch", batch), chip, budget, seconds, seed,
-                                    exhaustive, threads, db)
+        return _cubekit._tune_suite(str(suite), _opt.integer(where, "batch", 8 if batch is None else batch), chip,
+                                    budget, seconds, seed, exhaustive, threads, db)
     if not isinstance(kernel, str) or kernel not in _cubekit.tune_kernels():
         raise _cubekit.Error(f"tune: no kernel {kernel!r} to tune; the tunable kernels are "
                              f"{', '.join(_cubekit.tune_kernels())}")
     options = getattr(_cubekit, _OPTIONS.get(kernel, "VectorOptions"))()
     fields = sorted(n for n in dir(options) if not n.startswith("_") and n not in _SCHEDULE_FIELDS)
+    if batch is not None:  # the problem's batch (matmul's, conv2d's images are n, attention's)
+        problem = {"batch": batch, **problem}
     for key, value in problem.items():
         if key in _SCHEDULE_FIELDS and hasattr(options, key):
             raise _cubekit.Error(f"tune: {key} is a schedule parameter, which the tuner chooses; give the problem only "

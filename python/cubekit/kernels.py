@@ -11,6 +11,10 @@ ratios such as ``mac_ratio``, bytes, roofline, diagnostics). Every kernel takes:
 * ``raise_on_diagnostics=True``: raise ``cubekit.Error`` when the emulator's checker reports a
   problem instead of returning it in ``report["diagnostics"]``.
 
+The kernels: matmul, conv2d, attention (flash attention), max_pool2d, avg_pool2d,
+adaptive_avg_pool2d and the vector kernels (add, sub, mul, div, maximum, minimum, relu, exp, tanh,
+sigmoid, gelu, silu, cast, softmax, layernorm, rmsnorm, sum, max, min, mean); ``names`` lists them.
+
 numpy habits: the elementwise kernels broadcast as numpy does (Python scalars included) and
 promote float16 with float32 to float32; ``sum``, ``max``, ``min`` and ``mean`` take ``axis`` and
 ``keepdims``; ``softmax`` and the norms take ``axis`` (the last by default); an empty array gives
@@ -92,6 +96,9 @@ def matmul(a, b, *, transpose_a=False, transpose_b=False, out=None, epilogue=(),
                              "the same")
     if a.dtype != b.dtype:
         raise _cubekit.Error(f"matmul: a is {a.dtype} and b is {b.dtype}; the cube multiplies one type")
+    if a.dtype not in (_np.float16, _np.uint16, _np.int8):  # the C++ message named the Func's tensors, A and C
+        raise _cubekit.Error(f"matmul: a and b are {a.dtype}; the cube multiplies float16, bf16 (numpy.uint16 bit "
+                             "patterns, on chips with bf16) or int8: convert with a.astype(numpy.float16)")
     o.dtype = "bf16" if a.dtype == _np.uint16 else a.dtype
     if a.dtype == _np.int8 and out not in (None, "s32"):  # it used to give s32 for out="f32", silently
         raise _cubekit.Error(f"matmul: an int8 product is s32 (the INT8 inference mode), not out={out!r}; pass out='s32' "
@@ -350,6 +357,10 @@ def mean(x, *, axis=None, keepdims=False, schedule="default", chip="ascend910", 
 from ._conv import conv2d, CONV_OVERRIDES  # noqa: E402,F401
 from ._attention import attention, ATTENTION_OVERRIDES  # noqa: E402,F401
 from ._pool import max_pool2d, avg_pool2d, adaptive_avg_pool2d, POOL_OVERRIDES  # noqa: E402,F401
+
+# Defined apart, shown here: help(cubekit.kernels) lists a module's own functions only.
+for _f in (conv2d, attention, max_pool2d, avg_pool2d, adaptive_avg_pool2d):
+    _f.__module__ = __name__
 
 # the ready kernels
 names = list(_cubekit.vector_kernel_names()) + ["matmul", "conv2d", "attention", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]

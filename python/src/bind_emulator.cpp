@@ -36,13 +36,15 @@ py::list tensors_of(const Program& p) {
 
 // Runs a program: the `in`/`inout` tensors from `inputs` (numpy arrays by name), the outputs
 // back as numpy arrays, the report as a dict.
-// With the run's bounds (max_work, max_trace_events: see SimOptions).
+// With the run's bounds (max_work, max_trace_events, max_steps: see SimOptions).
 py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object& chip_obj, int blocks, bool timing_only,
-                      bool checks, int threads, const py::object& trace, int64_t max_work, int64_t max_trace_events) {
+                      bool checks, int threads, const py::object& trace, int64_t max_work, int64_t max_trace_events,
+                      int64_t max_steps) {
   if (blocks < 0) user_error("run: blocks must be 0 (the program's block_dim, {}) or more, got {}", p.block_dim, blocks);
   if (threads < 0) user_error("run: threads must be 0 (one per host core) or more, got {}", threads);
   if (max_work < 1) user_error("run: max_work must be positive, got {}", max_work);
   if (max_trace_events < 1) user_error("run: max_trace_events must be positive, got {}", max_trace_events);
+  if (max_steps < 1) user_error("run: max_steps must be positive, got {}", max_steps);
   ChipConfig chip = to_chip(chip_obj);
   // Timing-only: no bytes at all (timing never reads data); inputs are still checked, not copied.
   GlobalMemory gm = timing_only ? GlobalMemory::shape_only(p) : GlobalMemory::for_program(p);
@@ -71,7 +73,8 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
   {
     py::gil_scoped_release released;
     result = simulate(chip, p, gm, {.blocks = blocks, .timing_only = timing_only, .checks = checks, .trace = !trace_path.empty(),
-                                    .threads = threads, .max_work = max_work, .max_trace_events = max_trace_events});
+                                    .threads = threads, .max_steps = max_steps, .max_work = max_work,
+                                    .max_trace_events = max_trace_events});
     if (!trace_path.empty()) write_trace(trace_path, result, p, chip);
   }
   py::dict outputs;
@@ -85,7 +88,7 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
 py::tuple run_program(const Program& p, const py::dict& inputs, const py::object& chip, int blocks, bool timing_only,
                       bool checks, int threads, const py::object& trace) {
   return run_bounded(p, inputs, chip, blocks, timing_only, checks, threads, trace, kDefaultMaxWork,
-                     kDefaultMaxTraceEvents);
+                     kDefaultMaxTraceEvents, kDefaultMaxSteps);
 }
 
 void bind_emulator(py::module_& m) {
@@ -138,7 +141,7 @@ str() or `.text()`; run it with `run(program, inputs)`.)")
   m.def("run", &run_bounded, py::arg("program"), py::arg("inputs") = py::dict(), py::arg("chip") = py::none(),
         py::arg("blocks") = 0, py::arg("timing_only") = false, py::arg("checks") = true, py::arg("threads") = 0,
         py::arg("trace") = py::none(), py::arg("max_work") = kDefaultMaxWork,
-        py::arg("max_trace_events") = kDefaultMaxTraceEvents,
+        py::arg("max_trace_events") = kDefaultMaxTraceEvents, py::arg("max_steps") = kDefaultMaxSteps,
         R"(Runs a program on the emulator.
 
 inputs: numpy arrays by tensor name for every `in` and `inout` tensor (dtype and shape must match).
@@ -148,6 +151,7 @@ blocks: how many blocks to launch (0: the program's block_dim). timing_only: cyc
 checks: the race, initialisation and synchronisation checks. trace: a path for a Chrome trace.
 max_work: work units over the whole run before it stops with an error (a unit is about one scalar
 instruction of host time; report["work"] says what a run used). max_trace_events: the trace's bound.
+max_steps: scalar instructions a block may run before the run stops as a hang (a diagnostic).
 Returns (outputs, report): the `out`/`inout` tensors as numpy arrays by name, and the report
 (cycles, per-pipe ratios, bytes, roofline, hot spots, diagnostics) as a dict.)");
 

@@ -130,6 +130,19 @@ TEST(RoundTrip, ParsedLinesAreRecorded) {
   EXPECT_EQ(p.code[2].ops[2].imm, 1);
 }
 
+TEST(RoundTrip, OperandNamesAndMaskFormsInAnyCase) {
+  // MASK=64 and REPEAT=2 parsed, MASK=counter:128 and MASK=0x0:0xff did not ("expected ','").
+  const char* lower = ".kernel k\n  vadd.f16 ub[256], ub[0], ub[0], mask=counter:128\n"
+                      "  vadd.f16 ub[256], ub[0], ub[0], repeat=2, mask=64\n"
+                      "  vadd.f16 ub[256], ub[0], ub[0], mask=0x0:0xff\n  end\n";
+  const char* upper = ".kernel k\n  VADD.F16 UB[256], UB[0], UB[0], MASK=COUNTER:128\n"
+                      "  vadd.f16 ub[256], ub[0], ub[0], REPEAT=2, MASK=64\n"
+                      "  vadd.f16 ub[256], ub[0], ub[0], MASK=0x0:0xff\n  end\n";
+  Program a = parse_program(lower), b = parse_program(upper);
+  ASSERT_EQ(a.code.size(), b.code.size());
+  for (size_t i = 0; i < a.code.size(); ++i) EXPECT_EQ(a.code[i], b.code[i]) << i;
+}
+
 TEST(IsaDocs, DocsFileIsTheGeneratedReference) {
   auto path = std::filesystem::path(CUBEKIT_SOURCE_DIR) / "docs/isa.md";
   std::ifstream in(path);

@@ -84,7 +84,7 @@ TEST(CliExit, EndlessLoopStopsAtMaxSteps) {
   CliResult r = cubekit(dir, "run " + shell_quoted(s) + " --max-steps 100000");
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_THAT(r.out, HasSubstr(s + ":3: error: step-limit: core 0, instruction 0 `add x1, x1, 1`: stopped after 100000 "
-                                   "instructions without reaching 'end': an endless loop? (raise the limit with --max-steps)"));
+                                   "instructions without reaching 'end': an endless loop? (raise the limit with --max-steps; max_steps= in Python)"));
 }
 
 // ---- bad program or chip: exit 2, the message on stderr ------------------------------------------

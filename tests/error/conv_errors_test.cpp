@@ -295,7 +295,10 @@ TEST(ConvErrors, StackedImagesAndSplitRows) {
 TEST(ConvErrors, ImagesOptionOnAPaddedConv) {
   kernels::Conv2dOptions o;
   o.n = 2, o.c = 16, o.h = 6, o.w = 6, o.k = 16, o.pad = 1, o.images = 2;
-  expect_user_error([&] { kernels::conv2d(o, chip()); }, {"conv2d: images=2 stacks images per tile", "give images=1"});
+  expect_user_error([&] { kernels::conv2d(o, chip()); }, {"conv2d: images=2 stacks images per tile",
+                                                           "this one pads the height (1 rows above, 1 below); give images=1"});
+  o.pad = 0, o.stride = 4;  // 6 rows at stride 4: 2 output rows cover 8
+  expect_user_error([&] { kernels::conv2d(o, chip()); }, {"output rows x stride is 1 x 4, not the 6 input rows"});
 }
 
 // An output row wider than L0A holds: the message says the widest and what to do.

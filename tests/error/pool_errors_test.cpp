@@ -253,7 +253,8 @@ TEST(PoolErrors, RowTooWideForUbDoubleBuffered) {
     O.bound(y, 0, 1).bound(x, 0, 1).double_buffer();
     if (side == 48)
       expect_compile_error(O, {"O: one output row of 1 positions needs", "the map is too wide for the pooling's tiles (drop "
-                               "double_buffer() (--double-buffer off; Python double_buffer=False))"});
+                               "double_buffer() (--double-buffer off; in Python double_buffer=False, or schedule=\"naive\" for the vector "
+                               "kernels))"});
     else
       expect_compile_error(O, {"O: one output row of 1 positions needs", "a tile holds the 56 input rows of 56 positions",
                                "pool in two steps"});

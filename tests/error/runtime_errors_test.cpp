@@ -230,7 +230,7 @@ TEST(StepLimit, EndlessLoop) {
   Ran r = run(lines({".kernel t", "top:", "    add x1, x1, 1", "    jmp top", "    end"}), {.max_steps = 1000});
   Diagnostic d = only(r, K::StepLimit, 0, 3);
   EXPECT_THAT(d.message, HasSubstr("stopped after 1000 instructions without reaching 'end': an endless loop? (raise "
-                                   "the limit with --max-steps)"));
+                                   "the limit with --max-steps; max_steps= in Python)"));
   EXPECT_EQ(r.result.instructions, 1000);
 }
 

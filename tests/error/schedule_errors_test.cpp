@@ -224,8 +224,8 @@ const ApiCase kContraction[] = {
        D.schedule() = kernels::default_schedule(D, chip910());
        codegen::compile(D, chip910());
      },
-     {"the vector path reduces along the last dimension only", "a scale or another term inside the sum keeps it off the "
-      "cube (default_schedule too), so move it out, sum(A * B) * c"}},
+     {"the vector path reduces along the last dimension only", "a scale or another term in the sum or around it keeps "
+      "it off the cube (default_schedule too)", "fused with D.epilogue_of(C)"}},
     // Once an internal error.
     {"NoOutput", [] { codegen::compile(std::vector<Func>{}, chip910()); },
      {"compile: no output Func was given; a kernel computes at least one (its Func)"}},

@@ -248,7 +248,7 @@ H16, F32, ROWS16 = np.ones((16, 16), np.float16), np.ones((16, 16), np.float32),
 
 
 @pytest.mark.parametrize("call,message", [
-    (lambda: kernels.matmul(F32, F32), r"multiplies f16 or s8, but A is f32"),
+    (lambda: kernels.matmul(F32, F32), r"matmul: a and b are float32; the cube multiplies float16, bf16 .* or int8: convert"),
     (lambda: kernels.matmul(np.ones((16, 32), np.float16), H16),
      r"matmul: a \(16, 32\) has k = 32 but b \(16, 16\) has k = 16"),
     (lambda: kernels.matmul(np.ones((16, 32), np.int8), np.ones((32, 16), np.int8)), r"matmul: an int8 b is given as \(n, k\) with transpose_b=True \(the cube reads an int8 B stored "

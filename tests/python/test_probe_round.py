@@ -1,0 +1,96 @@
+"""What a probe of the Python API as a new user found, each once a crash, a silently different
+problem or a message that pointed the wrong way: default_schedule with negative tiles (a division
+by zero killed the interpreter), tune(batch=) (the suite's keyword took it: batch 1 was tuned and
+stored), bf16 arithmetic in a Func (an internal error), run's step bound (named only as a CLI flag),
+help(cubekit.kernels) (it left out conv2d, attention and the poolings), and options named by the
+C++ tensors (R, A) or kernel (global_avg_pool2d) instead of the arguments given."""
+import pydoc
+import re
+
+import numpy as np
+import pytest
+
+import cubekit as ck
+
+
+def _contraction(name):
+    a, b = ck.Input("A", "f16", [96, 64]), ck.Input("B", "f16", [64, 80])
+    m, n, k = ck.Var("m"), ck.Var("n"), ck.RDom(0, 64, "k")
+    c = ck.Func(name)
+    c[m, n] = ck.sum(ck.cast("f32", a[m, k]) * ck.cast("f32", b[k, n]))
+    return c
+
+
+@pytest.mark.parametrize("override", ["tm", "tn", "tk_l0", "tk_l1"])
+def test_default_schedule_refuses_negative_tiles(override):
+    with pytest.raises(ck.Error, match=rf"default_schedule\(C\): {override} must be at least 1 \(or 0"):
+        ck.default_schedule(_contraction("C"), **{override: -16})
+
+
+def test_tune_takes_batch_as_the_problems():
+    att = ck.tune("attention", batch=4, heads=2, seq_q=64, dim=32, budget=2, db="off")
+    assert att["problem"]["batch"] == 4 and att["shape"].startswith("b4 ")
+    mm = ck.tune("matmul", batch=3, m=64, n=64, k=64, budget=2, db="off")
+    assert mm["problem"]["batch"] == 3
+
+
+def test_bf16_arithmetic_is_a_user_error():
+    x = ck.Input("X", "bf16", [8, 32])
+    r, c = ck.Var("r"), ck.Var("c")
+    g = ck.Func("G")
+    g[r, c] = x[r, c] + x[r, c]
+    ones = ck.bf16_from_float32(np.ones((8, 32), np.float32))
+    with pytest.raises(ck.Error, match="computes in bf16; the vector unit computes in f16 and f32: cast to one of them"):
+        g.run({"X": ones}, chip="ascend910b2")
+
+
+def test_run_takes_max_steps():
+    spin = ck.assemble(".kernel spin\n  li x1, 0\nl:\n  add x1, x1, 0\n  blt x1, 8, l\n  end\n")
+    _, report = ck.run(spin, max_steps=10)
+    [d] = report["diagnostics"]
+    assert "stopped after 10 instructions" in d["message"] and "max_steps= in Python" in d["message"]
+    with pytest.raises(ck.Error, match="max_steps must be positive, got 0"):
+        ck.run(spin, max_steps=0)
+
+
+def test_help_of_the_kernels_lists_every_kernel():
+    text = pydoc.render_doc(ck.kernels, renderer=pydoc.plaintext)
+    for name in ("conv2d", "attention", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "matmul", "softmax"):
+        assert re.search(rf"^\s+{name}\(", text, re.M), name
+
+
+def test_options_are_named_as_given():
+    x = np.ones((1, 16, 6, 6), np.float16)
+    w = np.ones((16, 16, 3, 3), np.float16)
+    with pytest.raises(ck.Error, match=r"conv2d: residual is float16; it is added to the output, which is f32"):
+        ck.kernels.conv2d(x, w, padding=1, residual=np.ones((1, 16, 6, 6), np.float16))
+    with pytest.raises(ck.Error, match=r"matmul: a and b are float32; the cube multiplies float16"):
+        ck.kernels.matmul(np.ones((16, 16), np.float32), np.ones((16, 16), np.float32))
+    with pytest.raises(ck.Error, match=r"adaptive_avg_pool2d: rows must be at least 1 \(or 0"):
+        ck.kernels.adaptive_avg_pool2d(x, 1, rows=-3)
+
+
+def test_a_row_too_long_names_the_vector_kernels_way_out():
+    with pytest.raises(ck.Error, match=r"or schedule=\"naive\" for the vector kernels"):
+        ck.kernels.softmax(np.ones((2, 17441), np.float16))
+
+
+def test_compile_writes_to_standard_output_and_names_its_chip():
+    """`-o -` wrote a file named '-'; a compiled program did not say which chip it was made for."""
+    import subprocess
+    from conftest import CLI
+    done = subprocess.run([CLI, "compile", "add", "--rows", "64", "--cols", "64", "--chip", "ascend910b2", "-o", "-"],
+                          capture_output=True, text=True, env={"CUBEKIT_TUNING_DB": "off"})
+    assert done.returncode == 0, done.stderr
+    assert "wrote the program to standard output" in done.stderr
+    assert "# for chip ascend910b2 (run it with --chip ascend910b2)" in done.stdout
+    out, report = ck.run(ck.assemble(done.stdout), {"X": np.ones((64, 64), np.float16), "Y": np.ones((64, 64), np.float16)},
+                         chip="ascend910b2")
+    np.testing.assert_array_equal(out["add"], np.full((64, 64), 2, np.float16))
+    assert not report["diagnostics"]
+
+
+def test_time_alone_enumerates_a_small_space():
+    """With time= alone a 31-point space went to the local search, which stopped at 31 of 37 and read as unfinished."""
+    best = ck.tune("softmax", shape=[256, 256], time=5, db="off")
+    assert best["strategy"] == "exhaustive" and best["evaluated"] == best["space"]
