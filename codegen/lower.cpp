@@ -94,6 +94,7 @@ namespace {
 // compile(), or with `plan_only` its checks and the schedule's planner alone (check_schedule).
 Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig& chip, bool plan_only) {
   auto start = std::chrono::steady_clock::now();
+  check_chip(chip);  // a config built or changed in C++ (a chip of 0 cores divided by zero)
   if (outputs.empty()) user_error("compile: no output Func was given; a kernel computes at least one (its Func)");
   const dsl::Func& f = outputs[0];
   if (!f.defined()) user_error("{} has no definition", f.name());

@@ -111,6 +111,8 @@ HostPipeline::~HostPipeline() = default;
 HostPipeline::HostPipeline(HostPipeline&&) noexcept = default;
 
 HostTensor HostPipeline::run(const std::map<std::string, const std::vector<uint8_t>*>& inputs) const {
+  for (const auto& [name, bytes] : inputs)  // the plugin dereferences them
+    if (!bytes) user_error("the host reference's input {} is a null pointer; give the address of its bytes", name);
   return backend().run(impl_->pipeline, inputs);
 }
 

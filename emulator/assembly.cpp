@@ -491,7 +491,12 @@ bool is_default(const OperandSpec& spec, const Operand& o) {
 
 }  // namespace
 
-Program parse_program(std::string_view text, std::string_view source_name) { return Parser(text, source_name).run(); }
+Program parse_program(std::string_view text, std::string_view source_name) {
+  Program p = Parser(text, source_name).run();
+  // Where its run's diagnostics point, as load_program's; a placeholder ("<input>", "<python>") is no file.
+  if (!(source_name.starts_with('<') && source_name.ends_with('>'))) p.source = source_name;
+  return p;
+}
 
 Program load_program(const std::string& path) {
   std::error_code ec;

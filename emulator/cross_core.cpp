@@ -153,6 +153,7 @@ CrossTopology cross_topology(const ChipConfig& chip, const LaunchPlan& plan) {
   CrossTopology topology;
   const int per_group = std::max(1, chip.vector_cores_per_cube);
   topology.aivs_per_group = per_group;
+  topology.blocks_shared = plan.mixed;
   for (const LaunchCore& c : plan.cores) {
     if (c.kind == CoreKind::Aic) topology.cores.push_back({CrossRole::Aic, c.index, 0});
     else topology.cores.push_back({CrossRole::Aiv, c.index / per_group, c.index % per_group});

@@ -51,6 +51,9 @@ struct CrossTopology {
   };
   std::vector<Core> cores;  // by the core's index in the run
   int aivs_per_group = 2;   // the chip's vector_cores_per_cube: the AIVs a mode-1 or mode-2 round waits for
+  // A mixed launch's groups run the same blocks in the same sequence (the AIC and its AIVs share each
+  // block); a launch of one kind gives each core blocks of its own.
+  bool blocks_shared = true;
 };
 
 // One increment on its way to (or in) a core's counter.

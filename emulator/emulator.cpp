@@ -5,6 +5,7 @@
 #include "emulator/launch.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -255,10 +256,25 @@ void check_run_inputs(const Program& program, const GlobalMemory& gm, bool funct
     user_error("kernel '{}' declares {} tensor{} but the GlobalMemory given holds {}: make it with "
                "GlobalMemory::for_program(program) (or GlobalMemory::shape_only(program) for a timing-only run)",
                program.name, program.tensors.size(), program.tensors.size() == 1 ? "" : "s", gm.decls.size());
+  // Tensors are matched by index: another program's memory (or one whose entries were reordered)
+  // ran on the wrong bytes and wrote the output over an input, and the report said clean.
+  for (size_t t = 0; t < gm.decls.size(); ++t)
+    if (!(gm.decls[t] == program.tensors[t]))
+      user_error("kernel '{}': tensor {} of the GlobalMemory given is {} {} [{}], but the program's tensor {} is {} {} [{}]: "
+                 "make the memory with GlobalMemory::for_program(program)", program.name, t, gm.decls[t].name,
+                 dtype_name(gm.decls[t].dtype), fmt::join(gm.decls[t].shape, ", "), t, program.tensors[t].name,
+                 dtype_name(program.tensors[t].dtype), fmt::join(program.tensors[t].shape, ", "));
   if (functional && !gm.has_data())
     user_error("a functional run of kernel '{}' needs its tensors' bytes, but the GlobalMemory given holds their shapes "
                "only (GlobalMemory::shape_only): make it with GlobalMemory::for_program(program), or run timing-only "
                "(SimOptions::timing_only)", program.name);
+  if (functional)
+    for (size_t t = 0; t < gm.decls.size(); ++t)
+      if (int64_t(gm.data[t].size()) != gm.decls[t].bytes())
+        user_error("kernel '{}': tensor {} holds {} bytes in the GlobalMemory given, but it is {} bytes ({} [{}]): fill "
+                   "bytes(name) to that many bytes", program.name,
+                   gm.decls[t].name, gm.data[t].size(), gm.decls[t].bytes(), dtype_name(gm.decls[t].dtype),
+                   fmt::join(gm.decls[t].shape, ", "));
   if (max_steps <= 0)
     user_error("max_steps is {}; give a positive number of instructions a block may run before the run counts as a hang "
                "(--max-steps, max_steps= in Python, SimOptions::max_steps in C++)", max_steps);

@@ -99,10 +99,35 @@ Conv conv_geometry(const Issued& I) {
 // Channels per 32-byte C0 block: 16 of 16-bit data, 32 of 8-bit.
 int64_t c0_of(DType t) { return 32 / dtype_size(t); }
 
+// The feature map's rows the window reads: for each C1 slice its positions' kernel indices reach,
+// the input rows under their output rows (whole rows of w pixels, a superset); the whole map when
+// the geometry faults (load3d_fault reports it, and the instruction does not run). Counting the
+// whole map for every load3d reported races on rows another copy was still filling for a later
+// window, and reads of rows nothing had written, in correct row-band pipelines.
+void load3d_source(const Issued& I, const ChipConfig& chip, Footprint& fp) {
+  const Fmatrix& f = I.fmatrix;
+  Region r{.operand = kL3Src, .space = Space::L1, .base = I[kL3Src], .bytes = I[kC1] * f.h * f.w * 32,
+           .align = chip.alignment(Space::L1)};
+  const Conv room = conv_room(I);
+  if (room.oh < 0 || room.ow < 0 || f.h <= 0 || f.w <= 0 || I[kMLen] <= 0 || I[kKLen] <= 0) return fp.add(r);
+  const Conv g = conv_geometry(I);
+  const int64_t first = I[kMStart], last = std::min(I[kMStart] + I[kMLen], g.oh * g.ow) - 1;  // positions
+  if (last < first) return;  // every position past the output: zeros, nothing read
+  const int64_t c0 = c0_of(I.type()), kernel = I[kKh] * I[kKw];
+  const int64_t kk_first = I[kKStart] / c0, kk_last = kk_first + I[kKLen] / c0 - 1;
+  const int64_t c1_first = kk_first / kernel, c1_last = std::min(kk_last / kernel, I[kC1] - 1);
+  const int64_t row_first = std::max<int64_t>(0, first / g.ow * I[kSh] - f.pad_top);
+  const int64_t row_last = std::min<int64_t>(f.h - 1, last / g.ow * I[kSh] - f.pad_top + (I[kKh] - 1) * I[kDh]);
+  if (c1_last < c1_first || row_last < row_first) return;  // only padding
+  r.base = I[kL3Src] + (c1_first * f.h + row_first) * f.w * 32;
+  r.bytes = (row_last - row_first + 1) * f.w * 32;
+  r.n1 = c1_last - c1_first + 1, r.s1 = f.h * f.w * 32;
+  fp.add(r);
+}
+
 void load3d_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
   const Operand& dst = I.instr->ops[kL3Dst];
-  fp.add({.operand = kL3Src, .space = Space::L1, .base = I[kL3Src], .bytes = I[kC1] * I.fmatrix.h * I.fmatrix.w * 32,
-          .align = chip.alignment(Space::L1)});
+  load3d_source(I, chip, fp);
   fp.add({.operand = kL3Dst, .space = dst.space, .write = true, .base = I[kL3Dst],
           .bytes = I[kMLen] * I[kKLen] * dtype_size(I.type()), .align = chip.alignment(dst.space)});
 }

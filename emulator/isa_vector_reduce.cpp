@@ -88,9 +88,18 @@ void reduce_footprint(const Issued& I, const ChipConfig& chip, Footprint& fp) {
     return;
   }
   // Counter mode's last repeat may have fewer blocks; the region covers whole repeats (a superset).
-  int64_t blocks = cdiv(m.mode == MaskMode::Counter ? epr : m.prefix(0), 32 / size);
-  fp.add({.operand = kRDst, .space = dst.space, .write = true, .base = I[kRDst], .bytes = blocks * size,
-          .n1 = m.repeats, .s1 = I[kRDstRep] * 8 * size, .align = size});
+  if (m.dense()) {
+    int64_t blocks = cdiv(m.mode == MaskMode::Counter ? epr : m.prefix(0), 32 / size);
+    fp.add({.operand = kRDst, .space = dst.space, .write = true, .base = I[kRDst], .bytes = blocks * size,
+            .n1 = m.repeats, .s1 = I[kRDstRep] * 8 * size, .align = size});
+    return;
+  }
+  // A bit pattern with gaps: the results of the blocks with an active element, in runs (a block with
+  // none is not written).
+  for_each_block_run(m.active_blocks(size), 8, [&](int k, int end) {
+    fp.add({.operand = kRDst, .space = dst.space, .write = true, .base = I[kRDst] + k * size, .bytes = (end - k) * size,
+            .n1 = m.repeats, .s1 = I[kRDstRep] * 8 * size, .align = size});
+  });
 }
 
 

@@ -387,6 +387,7 @@ Instr make_instr(const Program& program, std::string_view mnemonic, int mcol, co
   };
   std::vector<Arg> flags;  // bare flag names, written without '='
   flags.reserve(args.size());
+  bool seen_keyword = false;  // operands are positional first, then name=value
   for (const Arg& a0 : args) {
     const Arg* ap = &a0;
     if (a0.key.empty() && a0.kind == Arg::Kind::Name) {
@@ -398,6 +399,10 @@ Instr make_instr(const Program& program, std::string_view mnemonic, int mcol, co
       }
     }
     const Arg& a = *ap;
+    if (a.key.empty() && seen_keyword)
+      die(a.column, fmt::format("{}: a positional operand after name=value ones; write the positional operands ({}) "
+                                "first, then name=value", spec.mnemonic, operand_list()));
+    seen_keyword |= !a.key.empty() && ap == &a0;
     if (a.key.empty()) {
       if (next_positional >= positional_slots.size())
         die(a.column, fmt::format("{} takes {} positional operand{} ({}); this one is extra", spec.mnemonic,

@@ -143,7 +143,8 @@ class ProgramBuilder {
 // instruction kept. (Mutation tests delete synchronisation this way.)
 Program without_instructions(const Program& program, std::vector<int> indices);
 
-// Text form. parse_program reports errors as "<source>:line:column: error: ..." with the line.
+// Text form. parse_program reports errors as "<source>:line:column: error: ..." with the line, and
+// a source name given is the program's `source` (its run's diagnostics name it).
 Program parse_program(std::string_view text, std::string_view source_name = "<input>");
 Program load_program(const std::string& path);
 std::string print_program(const Program& program);

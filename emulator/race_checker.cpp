@@ -147,10 +147,11 @@ std::string cross_core_fix(const CrossTopology* topology, const Access& earlier,
 
 namespace {
 
-// Whether two accesses ran on different cores of one group (an AIC and its AIVs, or the two AIVs),
-// which run the same blocks in the same sequence.
+// Whether two accesses ran on different cores of one group (an AIC and its AIVs, or the two AIVs)
+// of a mixed launch, which run the same blocks in the same sequence (in a launch of one kind each
+// core runs blocks of its own, and block order says nothing of which access was meant first).
 bool partners_in_one_group(const CrossTopology* topology, const Access& a, const Access& b) {
-  if (!topology || a.core == b.core || a.core < 0 || b.core < 0) return false;
+  if (!topology || !topology->blocks_shared || a.core == b.core || a.core < 0 || b.core < 0) return false;
   if (size_t(std::max(a.core, b.core)) >= topology->cores.size()) return false;
   return topology->cores[size_t(a.core)].group == topology->cores[size_t(b.core)].group;
 }

@@ -77,6 +77,11 @@ SimResult simulate(const ChipConfig& chip, const Program& program, GlobalMemory&
   check_chip(chip);
   const bool functional = !options.timing_only, checks = functional && options.checks;
   check_run_inputs(program, gm, functional, options.max_steps, options.max_work);
+  if (options.threads < 0)
+    user_error("threads is {}; give 0 (one per host core) or a number of host threads (SimOptions::threads)", options.threads);
+  if (options.trace && options.max_trace_events <= 0)
+    user_error("max_trace_events is {}; give a positive bound on a trace's events (--max-trace-events, max_trace_events= "
+               "in Python, SimOptions::max_trace_events in C++)", options.max_trace_events);
   const int blocks = launch_blocks(chip, program, gm, options.blocks);
   const LaunchPlan plan = plan_launch(chip, program, blocks);
   const int ncores = int(plan.cores.size());

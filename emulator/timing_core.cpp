@@ -342,6 +342,7 @@ void TimingCore::scalar_one(uint64_t t) {
     for (const PipeState& p : pipes_) remote = merge_knowledge(remote, p.remote);
     for (PipeState& p : pipes_) {
       p.dirty = true;
+      ++p.syncs;
       for (int q = 0; q < kNumPipes; ++q) p.known[q] = pipes_[q].epoch;
       p.remote = remote;
       p.next_start = std::max(p.next_start, t);
@@ -403,7 +404,7 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     pipes_[in.ops[1].imm].dirty = true;  // its waiting pipe may now go
     Clock snapshot = q.known;
     snapshot[p] = q.epoch;
-    fired_of(e.I.index).push_back({fire, snapshot, q.remote, e.I.index});
+    fired_of(e.I.index).push_back({fire, snapshot, q.remote, e.I.index, q.syncs});
     q.last_start = t;
     return;
   }
@@ -412,6 +413,7 @@ void TimingCore::step_pipe(int p, uint64_t t) {
     Fire f = fifo.front();
     fifo.erase(fifo.begin());
     check_set_while_set(fifo, f, t);
+    ++q.syncs;
     uint64_t base = sync_base(q, e);
     stats_.pipes[p].flag_stall += f.time > base ? f.time - base : 0;
     for (int k = 0; k < kNumPipes; ++k) q.known[k] = std::max(q.known[k], f.snapshot[k]);
@@ -442,9 +444,15 @@ void TimingCore::step_pipe(int p, uint64_t t) {
 // A flag holds one signal. The set after `consumed`, when it fired before this wait took the signal
 // (`when`), was lost on hardware: its waits would hang. Judged in simulated time, not program order:
 // waits issued before their sets, on a busy pipe, still lose a signal, and a second set ordered
-// after the first wait through another flag loses none.
+// after the first wait through another flag loses none. A set that fires in the very cycle the wait
+// takes the signal is lost too unless something could have ordered it after the wait: the setting
+// pipe passed a wait or a barrier ALL since the first set (flag instructions take no cycles, so a
+// correct ping-pong may tie; two sets back to back with nothing between them race the wait).
 void TimingCore::check_set_while_set(std::vector<Fire>& fifo, const Fire& consumed, uint64_t when) {
-  if (!fifo.empty() && !fifo.front().lost && fifo.front().time < when) report_set_while_set(fifo.front(), consumed, when);
+  if (fifo.empty() || fifo.front().lost) return;
+  const Fire& next = fifo.front();
+  if (next.time < when || (next.time == when && next.setter_syncs == consumed.setter_syncs))
+    report_set_while_set(fifo.front(), consumed, when);
 }
 
 // `when`: the cycle a wait took `earlier`'s signal; kNever: no wait took it.
@@ -499,6 +507,7 @@ void TimingCore::wait_cross(int p, const Entry& e, uint64_t t) {
   q.remote = merge_knowledge(q.remote, d.knowledge);
   q.next_start = std::max(q.next_start, t);
   q.last_start = t;
+  ++q.syncs;
   if (ctx_.options.trace && d.set_index >= 0) {
     count_trace_events(3);  // the wait's zero-length slice and the flow's two ends (set_cross has its own slice)
     const uint64_t latency = uint64_t(ctx_.chip.timing.cross_core_latency);

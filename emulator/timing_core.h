@@ -108,6 +108,7 @@ class TimingCore {
     size_t depth = 0, head = 0, count = 0;
     uint64_t next_start = 0, barrier_floor = 0, last_completion = 0, last_start = 0;
     uint32_t epoch = 0;
+    uint32_t syncs = 0;  // the waits (flags, cross-core flags) and barrier ALLs it has passed: what may order its sets
     Clock known{};
     Knowledge remote;  // what this pipe knows of other units (cross-core happens-before)
     mutable uint64_t ready = 0;  // cached pipe_ready(); valid unless `dirty`
@@ -120,6 +121,7 @@ class TimingCore {
     Clock snapshot;
     Knowledge remote;
     int32_t set_index;
+    uint32_t setter_syncs;  // the setting pipe's PipeState::syncs when it fired
     bool lost = false;  // it fired while the flag was still set: reported, and never "left set"
   };
   struct Cost {

@@ -11,6 +11,8 @@
 #include "emulator/checked_math.h"
 #include "emulator/isa_helpers.h"
 
+#include <bit>
+
 namespace cubekit::isa {
 
 struct VecMask {
@@ -29,6 +31,18 @@ struct VecMask {
       case MaskMode::Counter: return r * epr + i < count;
     }
     return false;
+  }
+  // Whether the active elements of every repeat are [0, prefix(r)) exactly: all modes but a bit
+  // pattern with a gap or inactive low elements.
+  bool dense() const { return mode != MaskMode::Bits || std::popcount(lo) + std::popcount(hi) == prefix(0); }
+  // A bit pattern's 32 B blocks (of an operand of `size`-byte elements) that hold an active element:
+  // bit k for block k of a repeat.
+  uint32_t active_blocks(int size) const {
+    const int per_block = 32 / size;
+    uint32_t blocks = 0;
+    for (int i = 0; i < epr; ++i)
+      if (active(0, i)) blocks |= 1u << (i / per_block);
+    return blocks;
   }
   // Elements [0, prefix(r)) hold every active element of repeat r.
   int prefix(int64_t r) const {
@@ -62,6 +76,21 @@ struct VecOperand {
   int64_t offset(int64_t r, int i) const { return r * rep + (int64_t(i) * size / 32) * blk + (int64_t(i) * size) % 32; }
 };
 
+// f(first, end) for each run of consecutive set bits [first, end) among bits [0, n) of `blocks`.
+template <class F>
+void for_each_block_run(uint32_t blocks, int n, F f) {
+  for (int k = 0; k < n;) {
+    if (!(blocks >> k & 1)) {
+      ++k;
+      continue;
+    }
+    int end = k;
+    while (end < n && (blocks >> end & 1)) ++end;
+    f(k, end);
+    k = end;
+  }
+}
+
 // Adds the blocks an operand touches (every block holding an active element) to the footprint.
 inline void add_vec_region(Footprint& fp, const Issued& I, const VecOperand& op, const VecMask& m, bool write,
                            int64_t align) {
@@ -81,7 +110,16 @@ inline void add_vec_region(Footprint& fp, const Issued& I, const VecOperand& op,
     group(m.repeats - 1, 1, m.prefix(m.repeats - 1));
     return;
   }
-  group(0, m.repeats, m.prefix(0));
+  if (m.dense()) return group(0, m.repeats, m.prefix(0));
+  // A bit pattern with gaps: each run of blocks that hold an active element (blocks with none are
+  // neither read nor written; [0, prefix) counted the inactive low ones, hiding a read of bytes
+  // nothing wrote and reporting races on bytes never touched). Runs start at block starts, so the
+  // operand's alignment is checked as before.
+  for_each_block_run(m.active_blocks(op.size), 32, [&](int k, int end) {
+    fp.add({.operand = uint8_t(op.slot), .space = o.space, .write = write, .by_repeat = true, .first_repeat = 0,
+            .base = wrapping_add(I[op.slot], k * op.blk), .bytes = 32, .n1 = end - k, .s1 = op.blk, .n2 = m.repeats,
+            .s2 = op.rep, .align = align});
+  });
 }
 
 // Slots of the standard vector operand list: dst, src.., [scalar], repeat, dst_blk, src.._blk,

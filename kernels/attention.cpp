@@ -220,6 +220,7 @@ double attention_score_reach(const AttentionOptions& o, const ChipConfig& chip, 
 }
 
 Attention attention(const AttentionOptions& options, const ChipConfig& chip) {
+  check_chip(chip);  // a config changed in C++: its figures divide the schedule's sizes
   check(options);
   AttentionOptions o = options;
   std::optional<tune::Tuned> tuned = take_tuned(o, chip);

@@ -139,6 +139,7 @@ Conv2d defined(const Conv2dOptions& o, const ChipConfig& chip, const std::option
 }  // namespace
 
 Conv2d conv2d(const Conv2dOptions& options, const ChipConfig& chip) {
+  check_chip(chip);  // a config changed in C++: its figures divide the schedule's sizes
   Conv2dOptions o = options;
   const std::optional<tune::Tuned> tuned = take_tuned(o, chip);
   return with_tuned(tuned, [&] { return defined(o, chip, tuned); });

@@ -151,9 +151,8 @@ void schedule_matmul(const ContractionParts& p, const MatmulOptions& o, const Ch
   int64_t copies = db ? 2 : 1, batches = std::max<int64_t>(o.batch, 1);
   auto [tm, tn] = naive ? std::pair<int64_t, int64_t>{std::min<int64_t>(o.m, 64), std::min<int64_t>(o.n, 64)}
                         : choose_tiles(o, chip, batches, cores ? chip.cores : 1);
-  if (tm == 0)  // choose_tiles found none: not even a 16 x 16 f32 accumulator fits L0C
-    user_error("matmul: chip '{}' cannot hold a matmul tile: its L0C has {} bytes, less than one 16x16 f32 "
-               "accumulator tile (1024 bytes); give the chip a bigger l0c", chip.name, chip.buffer_size(Space::L0C));
+  // check_chip holds L0C to one 16 x 16 f32 accumulator fractal at least: choose_tiles finds one.
+  CUBEKIT_ASSERT(tm != 0, "no matmul tile fits the {} bytes of L0C of chip '{}'", chip.buffer_size(Space::L0C), chip.name);
   if (o.tm) tm = o.tm;
   if (o.tn) tn = o.tn;
   // The L0 k step: as much as L0A and L0B hold; the L1 step: a multiple of it that L1 holds.
@@ -225,6 +224,7 @@ Matmul defined(const MatmulOptions& o, const ChipConfig& chip, const std::option
 }  // namespace
 
 Matmul matmul(const MatmulOptions& options, const ChipConfig& chip) {
+  check_chip(chip);  // a config changed in C++: its figures divide the schedule's sizes
   MatmulOptions o = options;
   const std::optional<tune::Tuned> tuned = take_tuned(o, chip);
   return with_tuned(tuned, [&] { return defined(o, chip, tuned); });
@@ -344,6 +344,7 @@ void refuse_matmul_overrides(const dsl::Func& f, const MatmulOptions& o, bool co
 dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const MatmulOptions& options,
                                std::optional<tune::Tuned>* tuned) {
   if (!f.defined()) user_error("default_schedule({}): define {} first", f.name(), f.name());
+  check_chip(chip);
   bool naive = options.schedule == MatmulOptions::Schedule::Naive;
   dsl::Schedule s;
   if (sched::is_conv(f)) {

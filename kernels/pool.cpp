@@ -61,6 +61,7 @@ dsl::Schedule pool_schedule(const dsl::Func& f, const Pool2dOptions& o) {
 }
 
 Pool2d pool2d(const Pool2dOptions& opt, const ChipConfig& chip) {
+  check_chip(chip);  // a config changed in C++: its figures divide the schedule's sizes
   check_options(opt);
   Pool2dOptions o = opt;
   if (o.global) o.kind = Pool2dOptions::Kind::Avg, o.kh = o.h, o.kw = o.w, o.stride = o.stride_w = 1, o.pad = o.pad_w = 0,

@@ -347,6 +347,7 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
 }
 
 VectorKernel vector_kernel(const std::string& name, const VectorOptions& options, const ChipConfig& chip) {
+  check_chip(chip);  // a config changed in C++: its figures divide the schedule's sizes
   VectorOptions o = options;
   std::optional<tune::Tuned> tuned = take_tuned(name, o, chip);
   VectorKernel k = vector_kernel(name, o);

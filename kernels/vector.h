@@ -2,7 +2,9 @@
 // relu, gelu, exp, tanh, sigmoid, silu, cast), along the last dimension (softmax, layernorm,
 // rmsnorm) and reductions of the last dimension (sum, max, min, mean: one value per row).
 // Statistics are computed in f32 whatever the input type; results come back in the input type
-// (cast: in `to`; binary kernels: the wider of the two).
+// (cast: in `to`; binary kernels: the wider of the two). layernorm is (x - mean) / sqrt(var + eps)
+// * gamma + beta, rmsnorm x / sqrt(mean(x^2) + eps) * gamma: gamma (and beta) are Inputs of the
+// last dimension's extent, in VectorKernel::inputs after X.
 #pragma once
 
 #include "dsl/func.h"

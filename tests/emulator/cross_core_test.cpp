@@ -364,5 +364,37 @@ vec:
   EXPECT_THAT(diagnostics(r), HasSubstr("of core 2 (aiv of group 0) still holds 16 increments when the run ends"));
 }
 
+// A launch of vector cores alone: the two AIVs of a group run blocks of their own at the same time,
+// so block order says nothing of which access was meant first. Block 1 writes W, block 0 reads it
+// later in simulated time: the report is of the read, after the write (it was told backwards, at the
+// write, with the advice to make the write wait for the read).
+TEST(CrossCore, ARaceBetweenTheAivsOfAVectorLaunchIsToldInTimeOrder) {
+  Ran r = run(
+      ".kernel x4\n.block_dim 2\n.tensor W f32 [64] workspace\n.tensor C f32 [64] out\n"
+      "    block_idx x1\n"
+      "    beq x1, 0, reader\n"
+      "    vdup.f32 ub[0], 1.0, mask=64\n"
+      "    set_flag V, MTE3, 0\n"
+      "    wait_flag V, MTE3, 0\n"
+      "    copy_ub_gm W[0], ub[0], len=8\n"
+      "    end\n"
+      "reader:\n"
+      "    vdup.f32 ub[0], 1.0, repeat=255, mask=64, dst_rep=0\n"
+      "    barrier V\n"
+      "    vdup.f32 ub[0], 1.0, repeat=255, mask=64, dst_rep=0\n"
+      "    barrier V\n"
+      "    vdup.f32 ub[0], 1.0, repeat=255, mask=64, dst_rep=0\n"
+      "    set_flag V, MTE2, 0\n"
+      "    wait_flag V, MTE2, 0\n"
+      "    copy_gm_ub ub[256], W[0], len=8\n"
+      "    set_flag MTE2, MTE3, 0\n"
+      "    wait_flag MTE2, MTE3, 0\n"
+      "    copy_ub_gm C[0], ub[256], len=8\n"
+      "    end\n");
+  const Diagnostic* d = find(r, Diagnostic::Kind::Race);
+  ASSERT_NE(d, nullptr) << diagnostics(r);
+  EXPECT_EQ(print_instr(r.program, r.program.code[size_t(d->index)]), "copy_gm_ub ub[256], W[0], len=8") << diagnostics(r);
+}
+
 }  // namespace
 }  // namespace cubekit

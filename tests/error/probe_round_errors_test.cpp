@@ -3,9 +3,13 @@
 // given negative tiles (a division by zero killed Python), bf16 arithmetic in a DSL Func (an
 // internal error), a schedule made of another Func's Vars, contradictory ranges of one chip field,
 // files that cannot be read (no reason given), a list of chips given as one, an unknown
-// CUBEKIT_DEBUG word (ignored), a bf16 cast on a chip without bf16. One test per error.
+// CUBEKIT_DEBUG word (ignored), a bf16 cast on a chip without bf16; and from a probe of the C++ API, a
+// chip of no cores (SIGFPE), a null host input (SIGSEGV) and a positional operand after keyword ones
+// (accepted). One test per error.
 #include "codegen/lower.h"
 #include "dsl/func.h"
+#include "dsl/host.h"
+#include "emulator/program.h"
 #include "error_test_util.h"
 #include "kernels/matmul.h"
 
@@ -106,6 +110,36 @@ TEST(ProbeRoundErrors, UnknownDebugWord) {
   expect_user_error([&] { (void)codegen::compile(c.C, chip910()); },
                     {"CUBEKIT_DEBUG=lower,foo: 'foo' is no debug output; it takes lower (the IR after every pass) and verify"});
   unsetenv("CUBEKIT_DEBUG");
+}
+
+TEST(ProbeRoundErrors, CompilingForAChipOfNoCores) {
+  // A ChipConfig changed in C++ divided by zero in compile and the kernels (SIGFPE).
+  ChipConfig chip = chip910();
+  chip.cores = 0;
+  Input X("X", DType::f32, {64, 256});
+  Var r("r"), c("c");
+  Func F("F");
+  F(r, c) = X(r, c) * 2.0f;
+  F.cores({r});
+  expect_user_error([&] { (void)codegen::compile(F, chip); }, {"chip config field 'cores' must be in 1..4096, got 0"});
+  kernels::MatmulOptions o;
+  o.m = o.n = o.k = 64;
+  expect_user_error([&] { (void)kernels::matmul(o, chip); }, {"chip config field 'cores' must be in 1..4096, got 0"});
+}
+
+TEST(ProbeRoundErrors, HostReferenceGivenANullInput) {
+  Input X("X", DType::f32, {16});
+  Var i("i");
+  Func F("F");
+  F(i) = X(i) * 2.0f;
+  expect_user_error([&] { (void)run_on_host(F, {{"X", nullptr}}); },
+                    {"the host reference's input X is a null pointer; give the address of its bytes"});
+}
+
+TEST(ProbeRoundErrors, PositionalOperandAfterKeywords) {
+  expect_user_error([] { (void)parse_program(".kernel k\n    vadd.f16 ub[0], repeat=2, ub[0], ub[0]\n    end\n"); },
+                    {"vadd: a positional operand after name=value ones; write the positional operands (dst, src0, src1) "
+                     "first, then name=value"});
 }
 
 TEST(ProbeRoundErrors, FlagsALetterApart) {

@@ -161,8 +161,8 @@ TEST(RobustnessChip, MatmulOnAChipWhoseL0cHoldsNoTile) {
   kernels::MatmulOptions o;
   o.m = o.n = o.k = 64;
   expect_user_error([&] { kernels::matmul(o, chip); },
-                    {"matmul: chip 'tiny_l0c' cannot hold a matmul tile: its L0C has 512 bytes, less than one 16x16 "
-                     "f32 accumulator tile (1024 bytes)"});
+                    {"chip 'tiny_l0c': buffer l0c is 512 bytes, but a chip's l0c holds 1024..1048576 bytes (at least "
+                     "one 16x16 f32 accumulator fractal (1024 B)"});
 }
 
 TEST(RobustnessChip, CliKernelMatmulWithATinyL0c) {

@@ -49,6 +49,30 @@ TEST(RunApiErrors, FunctionalRunOfAShapeOnlyMemory) {
   EXPECT_GT(simulate(chip910(), p, gm, {.timing_only = true}).report.cycles, 0u);  // what shape_only is for
 }
 
+TEST(RunApiErrors, AMemoryWhoseTensorsAreNotTheProgramsOrNotTheirSize) {
+  // Matched by index, swapped entries ran on the wrong bytes, wrote Y over X, and reported clean.
+  Program p = parse_program(kCopy, "copy.s");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  std::swap(gm.decls[0], gm.decls[1]);
+  std::swap(gm.data[0], gm.data[1]);
+  expect_user_error([&] { simulate(chip910(), p, gm); },
+                    {"kernel 'copy': tensor 0 of the GlobalMemory given is Y f16 [1024], but the program's tensor 0 is "
+                     "X f16 [1024]: make the memory with GlobalMemory::for_program(program)"});
+  GlobalMemory short_x = GlobalMemory::for_program(p);
+  short_x.data[0].resize(100);
+  expect_user_error([&] { simulate(chip910(), p, short_x); },
+                    {"kernel 'copy': tensor X holds 100 bytes in the GlobalMemory given, but it is 2048 bytes"});
+}
+
+TEST(RunApiErrors, ThreadsAndTraceBoundOutOfRange) {
+  Program p = parse_program(kCopy, "copy.s");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  expect_user_error([&] { simulate(chip910(), p, gm, {.threads = -3}); },
+                    {"threads is -3; give 0 (one per host core) or a number of host threads"});
+  expect_user_error([&] { simulate(chip910(), p, gm, {.trace = true, .max_trace_events = -5}); },
+                    {"max_trace_events is -5; give a positive bound on a trace's events"});
+}
+
 TEST(RunApiErrors, LimitsThatAreNotPositive) {
   Program p = parse_program(kCopy, "copy.s");
   GlobalMemory gm = GlobalMemory::for_program(p);
