@@ -345,6 +345,13 @@ dsl::Schedule default_schedule(const dsl::Func& f, const ChipConfig& chip, const
                                std::optional<tune::Tuned>* tuned) {
   if (!f.defined()) user_error("default_schedule({}): define {} first", f.name(), f.name());
   check_chip(chip);
+  // An epilogue's schedule is its epilogue_of(): the vector schedule assigned over it dropped that,
+  // and compiling then asked for the epilogue_of() the user had written.
+  for (const dsl::Directive& d : f.impl->schedule)
+    if (d.kind == dsl::Directive::Kind::EpilogueOf)
+      user_error("default_schedule({}): {} is computed in {}'s epilogue ({}.{}); the default schedule is {}'s: "
+                 "schedule {} (default_schedule({})) and keep {}'s as it is", f.name(), f.name(), d.func->name, f.name(),
+                 d.text, d.func->name, d.func->name, d.func->name, f.name());
   bool naive = options.schedule == MatmulOptions::Schedule::Naive;
   dsl::Schedule s;
   if (sched::is_conv(f)) {

@@ -127,6 +127,17 @@ TEST(ProbeRoundErrors, CompilingForAChipOfNoCores) {
   expect_user_error([&] { (void)kernels::matmul(o, chip); }, {"chip config field 'cores' must be in 1..4096, got 0"});
 }
 
+TEST(ProbeRoundErrors, DefaultScheduleOfAnEpilogue) {
+  Contraction c("D");
+  Var a("a"), b("b");
+  Func E("E");
+  E(a, b) = cast(DType::f16, max(c.C(a, b), 0.0f));
+  E.epilogue_of(c.C);
+  expect_user_error([&] { (void)kernels::default_schedule(E, chip910()); },
+                    {"default_schedule(E): E is computed in D's epilogue (E.epilogue_of(D)); the default schedule is "
+                     "D's: schedule D (default_schedule(D)) and keep E's as it is"});
+}
+
 TEST(ProbeRoundErrors, HostReferenceGivenANullInput) {
   Input X("X", DType::f32, {16});
   Var i("i");
