@@ -77,7 +77,8 @@ class RowTileFit {
                                : fmt::format("tiles of {} row{} of {} columns", tile, tile == 1 ? "" : "s", p_.cols);
     std::string fix = p_.flat ? "use fewer inputs or intermediate values"
                     : fits > 0 ? fmt::format("use tile_rows({}) or fewer", fits)
-                               : fmt::format("a whole row must fit: use shorter rows (split the last dimension) or fewer "
+                               : fmt::format("a whole row must fit: use shorter rows (a reduction along a longer row in two "
+                                             "Funcs, partial results per part of the row, then their combination) or fewer "
                                              "intermediate full-row Funcs{}", copies_help ? ", or " + p_.fewer_copies : "");
     user_error("{}: {} need {} bytes of UB ({}; V: scratch) but {} has {}; {}", p_.name, what, ub_bytes(k), list, chip_.name,
                chip_.buffer_size(Space::UB), fix);

@@ -254,11 +254,11 @@ const ApiCase kVectorSchedule[] = {
       "but ascend910 has 262144; use tile_rows(14) or fewer"}},
     {"RowTooLongForUB", [] { compile_centered(4, 1 << 16, [](Func&) {}); },
      {"out: tiles of 1 row of 65536 columns need 655648 bytes of UB (in_X 262144 x 1, out 262144 x 1",
-      "but ascend910 has 262144; a whole row must fit: use shorter rows (split the last dimension) or fewer "
-      "intermediate full-row Funcs"}},
+      "but ascend910 has 262144; a whole row must fit: use shorter rows (a reduction along a longer row in two Funcs",
+      "or fewer intermediate full-row Funcs"}},
     {"RowTooLongForUBWithCopies",
      [] { compile_centered(4, 1 << 14, [](Func& out) { out.multi_buffer(Level::UB, 3); }); },
-     {"out: tiles of 1 row of 16384 columns need ", "a whole row must fit: use shorter rows (split the last dimension) "
+     {"out: tiles of 1 row of 16384 columns need ", "a whole row must fit: use shorter rows",
       "or fewer intermediate full-row Funcs, or use multi_buffer(UB, 2) or fewer"}},
     {"ElementwiseTileOverflowUB",
      [] { Vec().elementwise().compile(chip_with("tiny_ub", [](ChipConfig& c) { c.set_buffer_size(Space::UB, 512); })); },
