@@ -228,7 +228,7 @@ py::object to_host(const codegen::Compiled& c, const std::string& name, const py
   if (timing_only) return zeros_numpy(l->dtype, l->shape());
   const TensorDecl& d = c.program.tensors[size_t(c.program.tensor_index(name))];
   std::vector<uint8_t> bytes = l->to_host(tensor_bytes(array, d.dtype, d.shape, "output '" + name + "'"));
-  return to_numpy(bytes, l->dtype, l->shape());
+  return to_numpy(std::move(bytes), l->dtype, l->shape());
 }
 
 }  // namespace
@@ -374,7 +374,7 @@ is compiled. One Func compiles with many:
       py::gil_scoped_release released;
       t = dsl::run_on_host(f, ptrs);
     }
-    return to_numpy(t.data, t.dtype, t.shape);
+    return to_numpy(std::move(t.data), t.dtype, t.shape);
   }, py::arg("func"), py::arg("inputs"), "The Func computed on the CPU by Halide, with numpy inputs by name: the golden reference.");
   func.def("run", [](const dsl::Func& f, const py::dict& inputs, const py::object& chip, bool timing_only, const py::object& trace,
                      const py::object& schedule, const std::vector<dsl::Func>& also) {

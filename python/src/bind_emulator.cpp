@@ -61,7 +61,7 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
       user_error("input '{}': {} is {} of {}; give only in and inout tensors", name, name,
                  d.role == TensorRole::Out ? "an output" : "a workspace", p.name);
     if (timing_only) check_array(value, d.dtype, d.shape, "input '" + name + "'");
-    else gm.data[size_t(t)] = tensor_bytes(value, d.dtype, d.shape, "input '" + name + "'");
+    else copy_tensor_into(gm.data[size_t(t)], value, d.dtype, d.shape, "input '" + name + "'");
   }
   if (!timing_only)
     for (const TensorDecl& d : p.tensors)
@@ -81,7 +81,7 @@ py::tuple run_bounded(const Program& p, const py::dict& inputs, const py::object
   for (size_t t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].role == TensorRole::Out || p.tensors[t].role == TensorRole::InOut)
       outputs[py::str(p.tensors[t].name)] = timing_only ? zeros_numpy(p.tensors[t].dtype, p.tensors[t].shape)
-                                                         : to_numpy(gm.data[t], p.tensors[t].dtype, p.tensors[t].shape);
+                                                         : to_numpy(std::move(gm.data[t]), p.tensors[t].dtype, p.tensors[t].shape);
   return py::make_tuple(outputs, json_loads(report_json(result.report, p)));
 }
 

@@ -9,6 +9,8 @@
 
 #include <bit>
 #include <cstring>
+#include <memory>
+#include <utility>
 
 namespace cubekit::py_bind {
 
@@ -98,6 +100,13 @@ std::vector<uint8_t> tensor_bytes(const py::handle& object, DType dtype, const s
   return std::vector<uint8_t>(p, p + c.nbytes());
 }
 
+void copy_tensor_into(std::vector<uint8_t>& bytes, const py::handle& object, DType dtype, const std::vector<int64_t>& shape,
+                      const std::string& what) {
+  py::array c = checked_array(object, dtype, shape, what);
+  CUBEKIT_ASSERT(bytes.size() == size_t(c.nbytes()), "{}: a buffer of {} bytes for an array of {}", what, bytes.size(), c.nbytes());
+  std::memcpy(bytes.data(), c.data(), bytes.size());
+}
+
 py::array zeros_numpy(DType dtype, const std::vector<int64_t>& shape) {
   py::tuple dims(shape.size());
   for (size_t i = 0; i < shape.size(); ++i) dims[i] = py::int_(shape[i]);
@@ -109,6 +118,17 @@ py::array to_numpy(const std::vector<uint8_t>& bytes, DType dtype, const std::ve
   py::array a(numpy_dtype(dtype), dims);
   std::memcpy(a.mutable_data(), bytes.data(), std::min<size_t>(bytes.size(), size_t(a.nbytes())));
   return a;
+}
+
+py::array to_numpy(std::vector<uint8_t>&& bytes, DType dtype, const std::vector<int64_t>& shape) {
+  int64_t elements = 1;
+  for (int64_t e : shape) elements *= e;
+  if (bytes.empty() || bytes.size() != size_t(elements * dtype_size(dtype))) return to_numpy(std::as_const(bytes), dtype, shape);
+  auto owned = std::make_unique<std::vector<uint8_t>>(std::move(bytes));
+  py::capsule free_when_done(owned.get(), [](void* v) { delete static_cast<std::vector<uint8_t>*>(v); });
+  uint8_t* data = owned.release()->data();  // the capsule's now
+  std::vector<py::ssize_t> dims(shape.begin(), shape.end());
+  return py::array(numpy_dtype(dtype), dims, data, free_when_done);
 }
 
 py::str as_text(const char* message) {
