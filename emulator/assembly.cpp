@@ -514,6 +514,11 @@ Program load_program(const std::string& path) {
   return p;
 }
 
+std::string instruction_at(const Program& p, int index) {
+  const uint32_t line = index >= 0 && size_t(index) < p.code.size() ? p.code[size_t(index)].line : 0;
+  return line ? fmt::format("instruction {} (line {})", index, line) : fmt::format("instruction {}", index);
+}
+
 std::string print_instr(const Program& p, const Instr& in) {
   const InstrSpec& spec = spec_of(in);
   std::string out(spec.mnemonic);

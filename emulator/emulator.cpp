@@ -222,7 +222,7 @@ std::optional<std::string> gm_overrun_from(const ChipConfig& chip, const Program
     if (spec.pipe != Pipe::S) {
       AccessError e = check(issue(in, int(pc), s), chip, gm, fp);
       if (e.kind == AccessError::OutOfBounds && fp.regions[e.region].space == Space::GM)
-        return fmt::format("instruction {} (line {}) `{}`: {}", pc, in.line, print_instr(program, in), e.message);
+        return fmt::format("{} `{}`: {}", instruction_at(program, int(pc)), print_instr(program, in), e.message);
       ++pc;
       continue;
     }

@@ -27,7 +27,7 @@ void for_each_pipe(const InstrSpec& spec, const Instr& in, F f) {
 
 std::string instr_text(const Program& program, int index) {
   const Instr& in = program.code[size_t(index)];
-  return fmt::format("instruction {} (line {}) `{}`", index, in.line, print_instr(program, in));
+  return fmt::format("{} `{}`", instruction_at(program, index), print_instr(program, in));
 }
 
 // The kinds whose cores can run every instruction of `code` (indices), in the chip's order.

@@ -152,6 +152,9 @@ std::string print_program(const Program& program);
 // lines of the text `cubekit compile` writes, without printing and parsing it back.
 void number_lines(Program& program);
 std::string print_instr(const Program& program, const Instr& in);
+// "instruction 7 (line 12)" in diagnostics: a built program's instructions have no line (0), and
+// are named by index alone.
+std::string instruction_at(const Program& program, int index);
 // `s` in lower case (ASCII): mnemonics, types, pipes, registers and operand names are case-insensitive.
 std::string lower_case(std::string_view s);
 

@@ -234,10 +234,10 @@ void TimingCore::process(int who, uint64_t t) {
 std::string TimingCore::cross_deadlock(int p, const Instr& in) const {
   const CrossTopology::Core& me = ctx_.cross->topology().cores[size_t(core_)];
   int index = pipes_[p].ring[pipes_[p].head].I.index;
-  return fmt::format("; pipe {} of core {} ({} of group {}) waits at instruction {} (line {}) `{}` for cross-core flag "
+  return fmt::format("; pipe {} of core {} ({} of group {}) waits at {} `{}` for cross-core flag "
                      "id {}, and no core left running will set it (a set_cross of that id, in a mode that reaches "
                      "this core, is missing or never runs)",
-                     pipe_name(Pipe(p)), core_, cross_role_name(me.role), me.group, index, in.line,
+                     pipe_name(Pipe(p)), core_, cross_role_name(me.role), me.group, instruction_at(ctx_.program, index),
                      print_instr(ctx_.program, in), in.ops[1].imm);
 }
 
@@ -256,18 +256,15 @@ void TimingCore::deadlock() {
       continue;
     }
     if (q.ring[q.head].kind != Kind::WaitFlag) continue;
-    what += fmt::format("; pipe {} waits at instruction {} (line {}) `{}` for flag {}->{} event {}, and nothing left to "
-                        "run will set it",
-                        pipe_name(Pipe(p)), index, in.line, print_instr(ctx_.program, in), pipe_name(Pipe(in.ops[0].imm)),
+    what += fmt::format("; pipe {} waits at {} `{}` for flag {}->{} event {}, and nothing left to run will set it",
+                        pipe_name(Pipe(p)), instruction_at(ctx_.program, index), print_instr(ctx_.program, in), pipe_name(Pipe(in.ops[0].imm)),
                         pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm);
   }
   if (waiting_queue_ >= 0)
-    what += fmt::format("; S waits for a free slot in {}'s queue (depth {}) to issue instruction {} (line {})",
-                        pipe_name(Pipe(waiting_queue_)), ctx_.chip.timing.queue_depth, pc_,
-                        ctx_.program.code[pc_].line);
+    what += fmt::format("; S waits for a free slot in {}'s queue (depth {}) to issue {}", pipe_name(Pipe(waiting_queue_)),
+                        ctx_.chip.timing.queue_depth, instruction_at(ctx_.program, int(pc_)));
   else if (!halted_)
-    what += fmt::format("; S waits at instruction {} (line {}) `barrier ALL` for pipes that cannot drain", pc_,
-                        ctx_.program.code[pc_].line);
+    what += fmt::format("; S waits at {} `barrier ALL` for pipes that cannot drain", instruction_at(ctx_.program, int(pc_)));
   int index = stuck >= 0 ? stuck : pc_ < int64_t(ctx_.program.code.size()) ? int(pc_) : -1;
   report(Diagnostic::Kind::Deadlock, index, fmt::format("block {} can make no progress{}", block_, what));
   for (PipeState& p : pipes_) p.count = 0, p.dirty = true;
@@ -461,12 +458,12 @@ void TimingCore::report_set_while_set(Fire& again, const Fire& earlier, uint64_t
   const Instr& in = ctx_.program.code[size_t(again.set_index)];
   const std::string taken = when == kNever ? "no wait took the first" : fmt::format("the wait took the first at cycle {}", when);
   report(Diagnostic::Kind::Sync, again.set_index,
-         fmt::format("flag {}->{} event {} is set again before a wait_flag consumed the set at instruction {} (line "
-                     "{}): it fired at cycle {}, {}. The flag holds one signal, so the first signal is lost and a "
+         fmt::format("flag {}->{} event {} is set again before a wait_flag consumed the set at {}: it "
+                     "fired at cycle {}, {}. The flag holds one signal, so the first signal is lost and a "
                      "second wait would hang on hardware: order the set after the wait (a flag back from the waiting "
                      "pipe)",
-                     pipe_name(Pipe(in.ops[0].imm)), pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm, earlier.set_index,
-                     ctx_.program.code[size_t(earlier.set_index)].line, again.time, taken));
+                     pipe_name(Pipe(in.ops[0].imm)), pipe_name(Pipe(in.ops[1].imm)), in.ops[2].imm,
+                     instruction_at(ctx_.program, earlier.set_index), again.time, taken));
 }
 
 // ---- cross-core flags ---------------------------------------------------------------------------

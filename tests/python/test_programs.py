@@ -152,6 +152,19 @@ def test_builder_program_runs(rng):
     assert (report["blocks"], report["cores"]) == (2, 2)
 
 
+def test_builder_program_diagnostics_name_instructions_not_lines():
+    """A built program has no text lines: its diagnostics name instructions alone (not 'line 0')."""
+    b = cubekit.Builder("stuck")
+    b.tensor("X", "f16", [16], "in")
+    b.emit("set_flag", name("MTE2"), name("V"), imm(0))
+    b.emit("wait_flag", name("MTE2"), name("MTE3"), imm(0))
+    b.emit("end")
+    _, report = cubekit.run(b.finish(), {"X": np.zeros(16, np.float16)})
+    texts = [d["text"] for d in report["diagnostics"]]
+    assert any("pipe MTE3 waits at instruction 1 `wait_flag MTE2, MTE3, 0`" in t for t in texts), texts
+    assert all("line" not in t for t in texts), texts
+
+
 def test_builder_labels_and_operand_helpers(rng):
     """A loop with a label, and every operand helper (masks, keyword, flag) printed as the assembler reads them."""
     b = cubekit.Builder("loop")
