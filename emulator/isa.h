@@ -114,6 +114,10 @@ struct Region {
   int64_t n1 = 1, s1 = 0;
   int64_t n2 = 1, s2 = 0;
   int64_t align = 1;  // required alignment of every chunk's start
+  // A vector operand under a bit-pattern mask: the bytes of each chunk (a 32 B block) its active
+  // elements cover, bit b for byte b; 0 for every byte. Only the race checker reads it: the
+  // bounds, alignment, cost and data of the access are its whole blocks'.
+  uint32_t byte_mask = 0;
 
   int64_t lo() const;  // first byte touched
   int64_t hi() const;  // one past the last byte touched (of a region the bounds check accepted)

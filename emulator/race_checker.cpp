@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
 #include <limits>
 
@@ -55,18 +56,30 @@ enum ConflictKind { kWaw, kWar, kRaw, kUninit, kWarEarly };
 // Calls f(lo, hi) for the byte ranges a region touches, its chunks in order, a chunk that starts
 // inside or right after the range before joined to it (rows of a tile back to back, a broadcast's
 // repeated reads): checking a byte twice for one access finds nothing the first check did not.
+// A masked vector operand's chunks (Region::byte_mask) are their active bytes' runs.
 template <class F>
 void for_each_run(const Region& r, F f) {
   int64_t lo = 0, hi = -1;
+  auto add = [&](int64_t start, int64_t end) {
+    if (start >= lo && start <= hi) {
+      hi = std::max(hi, end);
+      return;
+    }
+    if (hi > lo) f(lo, hi);
+    lo = start, hi = end;
+  };
   for (int64_t j = 0; j < r.n2; ++j)
     for (int64_t i = 0; i < r.n1; ++i) {
-      int64_t start = r.base + i * r.s1 + j * r.s2, end = start + r.bytes;
-      if (start >= lo && start <= hi) {
-        hi = std::max(hi, end);
+      const int64_t start = r.base + i * r.s1 + j * r.s2;
+      if (!r.byte_mask) {
+        add(start, start + r.bytes);
         continue;
       }
-      if (hi > lo) f(lo, hi);
-      lo = start, hi = end;
+      for (uint32_t m = r.byte_mask; m;) {  // each run of set bits [a, b)
+        const int a = std::countr_zero(m), b = a + std::countr_one(m >> a);
+        add(start + a, start + b);
+        m = b >= 32 ? 0 : m & ~((uint32_t(1) << b) - 1);
+      }
     }
   if (hi > lo) f(lo, hi);
 }
@@ -276,6 +289,7 @@ bool reads_an_earlier_repeat(const Footprint& fp) {
       const Region& r = fp.regions[j];
       if (r.write || !r.by_repeat || r.space != w.space || r.hi() <= w.lo() || w.hi() <= r.lo()) continue;
       const bool in_place = r.base == w.base && r.s2 == w.s2 && r.s1 == w.s1 && r.n1 == w.n1 && r.bytes == w.bytes &&
+                            r.byte_mask == w.byte_mask &&
                             r.first_repeat == w.first_repeat;
       if (in_place) continue;
       for (int64_t a = 0; a < r.n2; ++a)  // read repeat r.first_repeat + a against each earlier write repeat
@@ -387,7 +401,7 @@ void LocalShadow::check(const Footprint& fp, const Access& who, const Clock& kno
     bool paired[kMaxRegions] = {}, twin[kMaxRegions] = {}, mixed = false;
     auto same = [](const Region& a, const Region& b) {
       return a.space == b.space && a.base == b.base && a.n1 == b.n1 && a.s1 == b.s1 && a.n2 == b.n2 && a.s2 == b.s2 &&
-             a.bytes == b.bytes;
+             a.bytes == b.bytes && a.byte_mask == b.byte_mask;
     };
     for (int w = 0; w < count; ++w)
       for (int k = 0; k < count && first[w].write; ++k) {

@@ -11,6 +11,7 @@
 #include "emulator/checked_math.h"
 #include "emulator/isa_helpers.h"
 
+#include <array>
 #include <bit>
 
 namespace cubekit::isa {
@@ -111,15 +112,41 @@ inline void add_vec_region(Footprint& fp, const Issued& I, const VecOperand& op,
     return;
   }
   if (m.dense()) return group(0, m.repeats, m.prefix(0));
-  // A bit pattern with gaps: each run of blocks that hold an active element (blocks with none are
-  // neither read nor written; [0, prefix) counted the inactive low ones, hiding a read of bytes
-  // nothing wrote and reporting races on bytes never touched). Runs start at block starts, so the
-  // operand's alignment is checked as before.
-  for_each_block_run(m.active_blocks(op.size), 32, [&](int k, int end) {
+  // A bit pattern with gaps: the blocks that hold an active element (blocks with none are neither
+  // read nor written; [0, prefix) counted the inactive low ones, hiding a read of bytes nothing
+  // wrote and reporting races on bytes never touched), in runs of blocks whose active bytes are the
+  // same (Region::byte_mask: two masks that split a block between them do not race). Runs start at
+  // block starts, so the operand's alignment is checked as before.
+  std::array<uint32_t, 32> bytes{};  // per block of a repeat
+  for (int i = 0; i < m.epr; ++i)
+    if (m.active(0, i)) bytes[size_t(i * op.size / 32)] |= uint32_t((uint64_t(1) << op.size) - 1) << (i * op.size % 32);
+  auto add = [&](int k, int end, uint32_t mask) {
     fp.add({.operand = uint8_t(op.slot), .space = o.space, .write = write, .by_repeat = true, .first_repeat = 0,
             .base = wrapping_add(I[op.slot], k * op.blk), .bytes = 32, .n1 = end - k, .s1 = op.blk, .n2 = m.repeats,
-            .s2 = op.rep, .align = align});
-  });
+            .s2 = op.rep, .align = align, .byte_mask = mask == ~0u ? 0 : mask});
+  };
+  int runs = 0;
+  for (int k = 0; k < 32;) {
+    int end = k + 1;
+    while (end < 32 && bytes[size_t(end)] == bytes[size_t(k)]) ++end;
+    runs += bytes[size_t(k)] != 0;
+    k = end;
+  }
+  // Three operands of 4 runs each fit a footprint (Footprint::regions); a pattern of more runs keeps
+  // the runs of blocks with an active element, each with the union of its blocks' bytes (more bytes
+  // than it touches: a race found there may be on bytes inactive in one of its blocks).
+  if (runs > 4)
+    return for_each_block_run(m.active_blocks(op.size), 32, [&](int k, int end) {
+      uint32_t mask = 0;
+      for (int b = k; b < end; ++b) mask |= bytes[size_t(b)];
+      add(k, end, mask);
+    });
+  for (int k = 0; k < 32;) {
+    int end = k + 1;
+    while (end < 32 && bytes[size_t(end)] == bytes[size_t(k)]) ++end;
+    if (bytes[size_t(k)]) add(k, end, bytes[size_t(k)]);
+    k = end;
+  }
 }
 
 // Slots of the standard vector operand list: dst, src.., [scalar], repeat, dst_blk, src.._blk,
