@@ -217,6 +217,7 @@ class Emitter {
   // address already, else the first of kFirstTemp.. that no other operand of the instruction
   // uses (bits of `used`), computed.
   Arg memory(const Location& l, unsigned& used) {
+    if (l.offset < INT32_MIN || l.offset > INT32_MAX) return far_memory(l, used);
     if (!l.value) return l.var_reg >= 0 ? mem(l.base, x(l.var_reg), l.offset) : mem(l.base, l.offset);
     const Value& v = *l.value;
     if (int held = temp_holding(v); held >= 0) return mem(l.base, x(held), l.offset);
@@ -237,6 +238,29 @@ class Emitter {
     }
     held_[size_t(t)] = v;
     return mem(l.base, x(t), l.offset);
+  }
+
+  // A memory operand whose constant is past the 32 bits an address's immediate holds (a tile of a
+  // GM tensor past 2 GiB): its whole address in a scratch register, the constant added through
+  // kScratch, and the register known to hold nothing reusable.
+  Arg far_memory(Location l, unsigned& used) {
+    const int64_t offset = l.offset;
+    l.offset = 0;
+    const bool variable = l.value || l.var_reg >= 0;
+    const unsigned before = used;
+    Arg a = variable ? memory(l, used) : Arg{};
+    int t = a.reg;
+    if (used == before) {  // a fresh temp: not a variable's own register, nor one another operand may share
+      t = kFirstTemp;
+      while (t < kScratch && (used >> t & 1)) ++t;
+      CUBEKIT_ASSERT(t < kScratch, "an instruction with more than three run-time addresses");
+      used |= 1u << t;
+    }
+    emit("li", {x(kScratch), imm(offset)});
+    if (variable) emit("add", {x(t), x(a.reg), x(kScratch)});
+    else emit("mov", {x(t), x(kScratch)});
+    held_[size_t(t)].reset();
+    return mem(l.base, x(t), 0);
   }
 
   // The operands whose addresses a scratch register holds keep it; the others are computed into

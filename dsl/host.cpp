@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <new>
 #include <set>
 
 namespace cubekit::dsl {
@@ -90,6 +91,20 @@ double host_work(const Func& output) {
   return total;
 }
 
+namespace {
+
+// What the module raised (host::Failure), raised here, on this side of the boundary.
+void rethrow(const host::Failure& failure) {
+  switch (failure.kind) {
+    case host::Failure::Kind::None: return;
+    case host::Failure::Kind::User: throw UserError(failure.message);
+    case host::Failure::Kind::OutOfMemory: throw std::bad_alloc();
+    case host::Failure::Kind::Internal: throw InternalError(failure.message);
+  }
+}
+
+}  // namespace
+
 struct HostPipeline::Impl {
   void* pipeline = nullptr;
   ~Impl() {
@@ -104,7 +119,9 @@ HostPipeline::HostPipeline(const Func& output, HostSchedule schedule) : impl_(st
   constexpr double kFastFrom = 1 << 24;
   const bool small = host_work(output) <= kFastFrom;
   const bool fast = schedule == HostSchedule::Fast || (schedule == HostSchedule::Auto && !small);
-  impl_->pipeline = backend().compile(output, fast, small);
+  host::Failure failure;
+  impl_->pipeline = backend().compile(output, fast, small, failure);
+  rethrow(failure);
 }
 
 HostPipeline::~HostPipeline() = default;
@@ -113,7 +130,10 @@ HostPipeline::HostPipeline(HostPipeline&&) noexcept = default;
 HostTensor HostPipeline::run(const std::map<std::string, const std::vector<uint8_t>*>& inputs) const {
   for (const auto& [name, bytes] : inputs)  // the plugin dereferences them
     if (!bytes) user_error("the host reference's input {} is a null pointer; give the address of its bytes", name);
-  return backend().run(impl_->pipeline, inputs);
+  host::Failure failure;
+  HostTensor t = backend().run(impl_->pipeline, inputs, failure);
+  rethrow(failure);
+  return t;
 }
 
 HostTensor run_on_host(const Func& output, const std::map<std::string, const std::vector<uint8_t>*>& inputs,

@@ -11,15 +11,24 @@ namespace cubekit::dsl::host {
 
 // Bumped whenever this struct or the types it passes change; the build id (a configure-time
 // string of the tree that built both sides) must match as well.
-inline constexpr int kBackendAbi = 1;
+inline constexpr int kBackendAbi = 2;
+
+// What a call raised inside the module, carried back as a value: no exception crosses the
+// boundary. The command line's executable has a C++ runtime of its own (static), which cannot
+// unwind the module's frames: a reference that failed (Halide refusing a buffer) aborted it.
+struct Failure {
+  enum class Kind { None, User, Internal, OutOfMemory } kind = Kind::None;
+  std::string message;
+};
 
 struct Backend {
   int abi;
   const char* build_id;
   // Compiles `output`: `fast` picks HostSchedule::Fast's schedule, `small` drops Halide's runtime
   // assertions (host.cpp decides both). Returns the pipeline, which `release` frees.
-  void* (*compile)(const Func& output, bool fast, bool small);
-  HostTensor (*run)(void* pipeline, const std::map<std::string, const std::vector<uint8_t>*>& inputs);
+  // Each sets `failure` instead of throwing (and returns nothing useful then).
+  void* (*compile)(const Func& output, bool fast, bool small, Failure& failure);
+  HostTensor (*run)(void* pipeline, const std::map<std::string, const std::vector<uint8_t>*>& inputs, Failure& failure);
   void (*release)(void* pipeline);
 };
 

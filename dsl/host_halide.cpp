@@ -5,7 +5,10 @@
 #include "dsl/host_lowering.h"
 #include "emulator/error.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <set>
 
 namespace cubekit::dsl {
 
@@ -33,6 +36,25 @@ Halide::Target jit_target() {
   return target.with_feature(Halide::Target::StrictFloat);
 }
 
+int64_t bytes_of(DType dtype, const std::vector<int64_t>& shape) {
+  int64_t bytes = dtype_size(dtype);
+  for (int64_t d : shape) bytes *= d;
+  return bytes;
+}
+
+// The largest buffer of the pipeline: an input (as the copy a fast schedule stages of it, in a type
+// of 4 bytes at most), or a Func of it (the output, an intermediate).
+void largest_buffer(const Expr& e, std::set<const FuncImpl*>& seen, int64_t& bytes) {
+  const ExprNode& n = e.node();
+  if (n.input) bytes = std::max(bytes, bytes_of(DType::f32, n.input->shape));  // its copy, converted to f32 at most
+  if (n.op == Op::Func && seen.insert(n.func.get()).second) {
+    const Func f(n.func);
+    bytes = std::max(bytes, bytes_of(f.type().dtype, f.shape()));
+    largest_buffer(n.func->value, seen, bytes);
+  }
+  for (const Expr& a : n.args) largest_buffer(a, seen, bytes);
+}
+
 void* compile(const Func& output, bool fast, bool small) {
   auto p = std::make_unique<Pipeline>();
   p->inputs = output.inputs();
@@ -45,6 +67,12 @@ void* compile(const Func& output, bool fast, bool small) {
   // first (check_reads_in_bounds, host.cpp) and run() makes the buffers to the declared shapes. A big
   // one keeps them, for what they still catch there: an intermediate buffer the host cannot allocate.
   if (small) target = target.with_feature(Halide::Target::NoAsserts);
+  // Halide indexes a buffer with 32-bit offsets unless told otherwise: past 2 GiB its code read
+  // outside the buffer (a matmul's 2.2 GB input segfaulted in the reference's copy of it).
+  std::set<const FuncImpl*> seen;
+  int64_t largest = bytes_of(p->dtype, p->shape);
+  largest_buffer(output.impl->value, seen, largest);
+  if (largest > INT32_MAX) target = target.with_feature(Halide::Target::LargeBuffers);
   try {
     p->lowered = host::lower(output, fast);
     if (fast) host::schedule_fast(p->lowered, target);
@@ -88,12 +116,37 @@ HostTensor run(void* pipeline, const std::map<std::string, const std::vector<uin
 
 void release(void* pipeline) { delete static_cast<Pipeline*>(pipeline); }
 
+// f(), any exception it raises turned into `failure` (host::Failure).
+template <class F>
+auto guarded(host::Failure& failure, F f) -> decltype(f()) {
+  using Kind = host::Failure::Kind;
+  try {
+    return f();
+  } catch (const UserError& e) {
+    failure = {Kind::User, e.what()};
+  } catch (const std::bad_alloc&) {
+    failure = {Kind::OutOfMemory, {}};
+  } catch (const std::exception& e) {
+    failure = {Kind::Internal, e.what()};
+  }
+  return {};
+}
+
+void* guarded_compile(const Func& output, bool fast, bool small, host::Failure& failure) {
+  return guarded(failure, [&] { return compile(output, fast, small); });
+}
+
+HostTensor guarded_run(void* pipeline, const std::map<std::string, const std::vector<uint8_t>*>& inputs,
+                       host::Failure& failure) {
+  return guarded(failure, [&] { return run(pipeline, inputs); });
+}
+
 }  // namespace
 
 }  // namespace cubekit::dsl
 
 extern "C" __attribute__((visibility("default"))) const cubekit::dsl::host::Backend* cubekit_halide_backend() {
   using namespace cubekit::dsl;
-  static const host::Backend backend{host::kBackendAbi, CUBEKIT_BUILD_ID, compile, run, release};
+  static const host::Backend backend{host::kBackendAbi, CUBEKIT_BUILD_ID, guarded_compile, guarded_run, release};
   return &backend;
 }

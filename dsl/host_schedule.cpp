@@ -3,6 +3,8 @@
 // values are bit for bit the plain pipeline's (tests/dsl/host_schedule_test.cpp holds it to that).
 #include "dsl/host_lowering.h"
 
+#include <cstdint>
+
 #include <algorithm>
 
 namespace cubekit::dsl::host {
@@ -48,8 +50,13 @@ void schedule_pure(const LoweredFunc& f, const Halide::Target& t) {
 }
 
 // An input copy: converted and stored with `inner` innermost, written along it.
+// A copy of 2 GiB or more stays inline (read from the input at each use): Halide 14 sizes a buffer it
+// allocates in 32 bits ("Allocation size should be a positive number").
 void schedule_copy(const InputCopy& c, const Halide::Target& t) {
   Halide::Func func = c.func;
+  int64_t bytes = func.output_types().at(0).bytes();
+  for (int64_t e : c.extents) bytes *= e;
+  if (bytes > INT32_MAX) return;
   func.compute_root();
   std::vector<Halide::Var> order = c.vars;
   std::rotate(order.begin(), order.begin() + c.inner, order.begin() + c.inner + 1);

@@ -133,13 +133,16 @@ Tolerance default_tolerance(const dsl::Func& f) {
 
 Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, DType dtype, double atol,
                    double rtol) {
+  const int size = dtype_size(dtype);
+  if (got.size() != want.size() || got.size() % size_t(size))
+    user_error("compare: the results are {} and {} bytes; give two {} tensors of the same size (a whole number of {}-byte "
+               "elements each)", got.size(), want.size(), dtype_name(dtype), size);
   Comparison c;
   c.bit_exact = got == want;
   // f16: about ten of its ulps (2^-10); bf16: two of its ulps (2^-7 each, relative at worst).
   c.rtol = rtol >= 0 ? rtol : !is_float(dtype) ? 0 : dtype == DType::f16 ? 1e-2 : dtype == DType::bf16 ? 0x1p-6 : 1e-4;
   c.atol = atol >= 0 ? atol : c.rtol;
-  int size = dtype_size(dtype);
-  size_t n = std::min(got.size(), want.size()) / size_t(size);
+  const size_t n = got.size() / size_t(size);
   for (size_t i = 0; i < n; ++i) {
     double g = isa::load_as_double(got.data() + i * size_t(size), dtype);
     double w = isa::load_as_double(want.data() + i * size_t(size), dtype);
@@ -148,7 +151,7 @@ Comparison compare(const std::vector<uint8_t>& got, const std::vector<uint8_t>& 
     if (w != 0 && std::isfinite(w)) c.max_rel = std::max(c.max_rel, err / std::fabs(w));
     if (err != 0 && !(std::isfinite(err) && err <= c.atol + c.rtol * std::fabs(w))) ++c.mismatches;
   }
-  c.pass = got.size() == want.size() && c.mismatches == 0;
+  c.pass = c.mismatches == 0;
   return c;
 }
 
@@ -232,7 +235,10 @@ KernelRun compile_and_run(const std::vector<dsl::Func>& outputs, const ChipConfi
   convert_out();
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tolerance t = s.atol >= 0 ? Tolerance{s.atol, -1} : default_tolerance(outputs[i]);
-    Comparison c = compare(run.result(outputs[i].name()), want[i].data, want[i].dtype, t.atol, t.rtol);
+    const std::vector<uint8_t> got = run.result(outputs[i].name());
+    CUBEKIT_ASSERT(got.size() == want[i].data.size(), "{}: the kernel's result is {} bytes, the reference's {}",
+                   outputs[i].name(), got.size(), want[i].data.size());
+    Comparison c = compare(got, want[i].data, want[i].dtype, t.atol, t.rtol);
     if (i == 0) {
       run.check = c;
       continue;

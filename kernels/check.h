@@ -18,7 +18,7 @@ struct Comparison {
   double atol = 0, rtol = 0;
 };
 
-// got vs want (same dtype and size), with a tolerance for the dtype: exact for integers, 1e-4
+// got vs want (same dtype and size: a user error otherwise), with a tolerance for the dtype: exact for integers, 1e-4
 // (f32) or 1e-2 (f16) relative plus the same absolute, for a different summation order. NaN matches
 // NaN and an infinity the same infinity, nothing else.
 // `atol`, `rtol` < 0: the defaults for the dtype.

@@ -125,6 +125,11 @@ Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip) {
   std::vector<int64_t> shape = f.shape();
   g.n = shape[0], g.c = ishape[1], g.h = ishape[2], g.w = ishape[3];
   g.k = shape[1], g.kh = wshape[2], g.kw = wshape[3], g.oh = shape[2], g.ow = shape[3];
+  // The program declares the input in the output's images: fewer (a bound() on the batch) shrank
+  // the input's declared shape, and the run then refused the bytes it was given.
+  if (ishape[0] != g.n)
+    user_error("{}: the output has {} images but the input {} has {}; a convolution keeps the batch: bound nothing on {}, "
+               "or give {} the images you want", fname, g.n, fm->input->name, ishape[0], n->name, fm->input->name);
   if (kg) {
     if (g.k % kg || g.c % cg || g.k / kg != g.c / cg)
       user_error("{}: `{}` makes groups of {} output and {} input channels, but the output has {} and the input {} "

@@ -172,6 +172,16 @@ void attach_epilogue(ContractionPlan& p, const dsl::Func& consumer) {
   }
   CUBEKIT_ASSERT(d && d->func, "attach_epilogue without epilogue_of");
   EpilogueCheck(p, consumer, *d->func).run();
+  // The epilogue runs on the contraction's tiles: every element of it, no more and no fewer (a
+  // bound() on the epilogue alone was ignored: the kernel wrote the contraction's shape).
+  if (const std::vector<int64_t> mine = consumer.shape(), theirs = dsl::Func(d->func).shape(); mine != theirs) {
+    std::string bounds;
+    for (const dsl::Bound& x : consumer.impl->bounds) bounds += (bounds.empty() ? "" : ", ") + x.text;
+    user_error("{}.epilogue_of({}): {} is [{}] but {} is [{}]; an epilogue computes every element of its contraction: "
+               "{}bound {} instead, or compute the part you want as a kernel of its own",
+               consumer.name(), d->func->name, consumer.name(), fmt::join(mine, ", "), d->func->name, fmt::join(theirs, ", "),
+               bounds.empty() ? "" : fmt::format("remove {}.{} and ", consumer.name(), bounds), d->func->name);
+  }
   p.epilogue = consumer.impl;
   p.producer = d->func;
   p.func_name = consumer.name();

@@ -209,5 +209,24 @@ TEST(BigScheduleSmallShape, CoreGroupsThatDoNotDivideMatchHalide) {
   }
 }
 
+// A matmul whose B passes 2 GiB: the tiles past 2^31 bytes are addressed through a register (an
+// address's immediate holds 32 bits; the assembler refused "offset 2162688000 does not fit").
+// Timing-only (the data would be 2.2 GB): every access is bounds-checked, and B's traffic is
+// whole. A functional run matched Halide by hand (cubekit kernel matmul --m 64 --n 33000 --k 33000).
+TEST(PastTwoGiB, MatmulTilesAddressedThroughRegisters) {
+  kernels::MatmulOptions o;
+  o.m = 64, o.n = 33000, o.k = 33000;
+  const kernels::Matmul mm = kernels::matmul(o, chip());
+  const codegen::Compiled c = codegen::compile(mm.c, chip());
+  bool far = false;
+  for (const Instr& in : c.program.code)
+    far |= spec_of(in).mnemonic == "li" && in.ops[1].imm > INT32_MAX;
+  EXPECT_TRUE(far) << "no address past 2^31 was loaded into a register";
+  GlobalMemory gm = GlobalMemory::shape_only(c.program);
+  const SimResult r = simulate(chip(), c.program, gm, {.timing_only = true});
+  EXPECT_TRUE(r.report.clean()) << report_text(r.report, c.program);
+  EXPECT_GE(r.report.gm_bytes(), int64_t(33000) * 33000 * 2) << "B is read whole at least once";
+}
+
 }  // namespace
 }  // namespace cubekit
