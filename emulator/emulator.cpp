@@ -75,7 +75,7 @@ void work_limit_exceeded(int64_t max_work, int64_t instructions) {
 
 void trace_limit_exceeded(int64_t max_trace_events) {
   user_error("the trace reached its bound of {} events (about 200 bytes of JSON each) before the run ended; trace a "
-             "smaller problem, or raise the bound with --max-trace-events (max_trace_events= in Python, "
+             "smaller problem, or raise the bound with --max-trace-events (max_trace_events= of cubekit.run in Python, "
              "SimOptions::max_trace_events in C++)",
              max_trace_events);
 }

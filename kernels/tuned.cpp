@@ -63,7 +63,10 @@ std::string problem_key(const AttentionOptions& o) {
 
 std::string problem_key(const std::string& name, const VectorOptions& o) {
   nlohmann::json j = {{"op", name}, {"shape", o.shape}, {"dtype", dtype_name(o.dtype)}, {"y_shape", o.y_shape},
-                      {"y_dtype", o.y_dtype ? dtype_name(*o.y_dtype) : ""}, {"scalar", o.scalar.has_value()},
+                      // Y's type when it differs from X's: unset and X's own are one problem (Python gives it
+                      // always, the command line and tune only when asked; Python's lookups missed).
+                      {"y_dtype", o.y_dtype && *o.y_dtype != o.dtype ? dtype_name(*o.y_dtype) : ""},
+                      {"scalar", o.scalar.has_value()},
                       {"scalar_first", o.scalar_first}};
   if (name == "cast") j["to"] = dtype_name(o.to);
   return key_text(j);

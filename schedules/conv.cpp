@@ -51,7 +51,6 @@ std::pair<int64_t, int64_t> group_index(const Expr& index, const VarImpl* k, con
 // The spatial index along one axis, within load3d's and set_fmatrix's fields.
 Axis spatial(const std::string& fname, const Expr& index, const VarImpl* out, const VarImpl* r, const char* axis) {
   Axis a = window_axis(fname, index, out, r, axis, kConvShape);
-  if (a.stride > 63) user_error("{}: stride {} along {} is more than load3d's 63", fname, a.stride, axis);
   if (a.dilation > 255) user_error("{}: dilation {} along {} is more than load3d's 255", fname, a.dilation, axis);
   if (a.pad > 255) user_error("{}: padding {} along {} is more than set_fmatrix's 255", fname, a.pad, axis);
   return a;
@@ -138,6 +137,16 @@ Contraction recognise_conv(const dsl::Func& f, const ChipConfig& chip) {
     g.groups = g.k / kg, g.k = kg, g.c = cg;
   }
   g.sh = ah.stride, g.sw = aw.stride, g.dh = ah.dilation, g.dw = aw.dilation, g.pad_top = ah.pad, g.pad_left = aw.pad;
+  // One output position along an axis never steps: its stride, past load3d's, is no limit then. It
+  // becomes the smallest that still makes one position (load3d writes every position of a row).
+  auto one_step = [](int64_t stride, int64_t extent, int64_t pad, int64_t kernel, int64_t dilation) {
+    const int64_t window = (kernel - 1) * dilation + 1, span = extent + pad + std::max<int64_t>(0, window - 1 - pad - (extent - 1));
+    return std::min(stride, std::max<int64_t>(1, span - window + 1));
+  };
+  if (g.oh == 1) g.sh = one_step(g.sh, g.h, g.pad_top, g.kh, g.dh);
+  if (g.ow == 1) g.sw = one_step(g.sw, g.w, g.pad_left, g.kw, g.dw);
+  for (auto [stride, axis] : {std::pair{g.sh, "row"}, std::pair{g.sw, "column"}})
+    if (stride > 63) user_error("{}: stride {} along {} is more than load3d's 63", fname, stride, axis);
   if (rc->extent != g.c || wshape[1] != g.c)
     user_error("{}: the reduction {} has {} iterations and {} has {} channels, but the input {} has {}; a convolution "
                "sums over every input channel", fname, rc->name, rc->extent, wt->input->name, wshape[1],

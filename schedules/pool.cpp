@@ -116,6 +116,8 @@ void recognise(const dsl::Func& f, PoolPlan& p) {
   g.n = shape[0], g.c = shape[1], g.oh = shape[2], g.ow = shape[3];
   g.h = ishape[2], g.w = ishape[3], g.kh = ry->extent, g.kw = rx->extent;
   g.sh = ah.stride, g.sw = aw.stride, g.dh = ah.dilation, g.dw = aw.dilation, g.pad_top = ah.pad, g.pad_left = aw.pad;
+  if (g.oh == 1) g.sh = 1;  // one output position along an axis never steps: its stride is no limit then
+  if (g.ow == 1) g.sw = 1;
   if (ishape[0] != g.n || ishape[1] != g.c)
     user_error("{}: the output is {} x {} (batch x channels) but the input {} is {} x {}; a pooling keeps both", fname,
                g.n, g.c, p.input->name, ishape[0], ishape[1]);

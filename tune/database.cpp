@@ -70,7 +70,8 @@ void exec(sqlite3* db, const char* sql, const std::string& path) {
     std::string m = err ? err : "unknown error";
     sqlite3_free(err);
     user_error("tuning database '{}': {}; it is not a cubekit tuning database (or it is damaged, or cannot be written): "
-               "give another file with --db (Python: db=), or run without one (--db off, CUBEKIT_TUNING_DB=off)", path, m);
+               "give another file with --db (Python: cubekit.set_tuning_db(path), or db= of cubekit.tune), or run without one "
+               "(--db off, CUBEKIT_TUNING_DB=off, cubekit.set_tuning_db('off'))", path, m);
   }
 }
 

@@ -2,6 +2,8 @@
 // from NC1HWC0, (Cout, Cin, KH, KW) weights to FRACTAL_Z, as CANN's TransData makes them.
 #include "emulator/error.h"
 #include "emulator/layout.h"
+#include "emulator/memory.h"
+#include "emulator/program.h"
 #include "python/src/common.h"
 
 #include <pybind11/numpy.h>
@@ -35,6 +37,14 @@ Array array_of(const py::handle& a, size_t rank, const char* fn, const char* dim
   std::vector<int64_t> shape(arr.shape(), arr.shape() + arr.ndim());
   for (int64_t d : shape)
     if (d < 1) user_error("{}: every dimension must be at least 1, the shape is {}", fn, std::string(py::str(arr.attr("shape"))));
+  // Before its bytes are copied: a broadcast view of 32 GiB took no memory, and its copy crashed.
+  if (std::string problem = check_tensor_bytes("array", t, shape); !problem.empty()) user_error("{}: {}", fn, problem);
+  int64_t bytes = dtype_size(t);
+  for (int64_t d : shape) bytes *= d;
+  if (const int64_t available = available_host_memory(); available >= 0 && 3 * bytes > available)
+    user_error("{}: the array's copy and the result need about {:.1f} GiB of host memory and this machine has {:.1f} GiB "
+               "available; convert a smaller array, or it in parts", fn, 3 * double(bytes) / double(1 << 30),
+               double(available) / double(1 << 30));
   return {t, shape, tensor_bytes(a, t, shape, std::string(fn) + "'s array")};
 }
 

@@ -67,6 +67,13 @@ def test_layout_errors():
         ck.nc1hwc0_to_nchw(np.zeros((1, 2, 3, 3, 8), np.float16), 20)
     with pytest.raises(ck.Error, match=r"kchw_to_fractal_z: give a numpy array"):
         ck.kchw_to_fractal_z([[1, 2]])
+    # A broadcast view of 32 GiB holds no memory: refused before its copy (which crashed the interpreter).
+    huge = np.broadcast_to(np.zeros((), np.float16), (131072, 131072, 1, 1))
+    for convert in (ck.nchw_to_nc1hwc0, ck.kchw_to_fractal_z):
+        with pytest.raises(ck.Error, match=r"would need more than 17179869184 bytes, cubekit's limit for one GM tensor"):
+            convert(huge)
+    with pytest.raises(ck.Error, match=r"nc1hwc0_to_nchw: .* would need more than 17179869184 bytes"):
+        ck.nc1hwc0_to_nchw(np.broadcast_to(np.zeros((), np.float16), (65536, 8192, 2, 1, 16)), 131072)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])

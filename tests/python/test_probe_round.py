@@ -94,3 +94,24 @@ def test_time_alone_enumerates_a_small_space():
     """With time= alone a 31-point space went to the local search, which stopped at 31 of 37 and read as unfinished."""
     best = ck.tune("softmax", shape=[256, 256], time=5, db="off")
     assert best["strategy"] == "exhaustive" and best["evaluated"] == best["space"]
+
+
+# ---- a second probe (conv, pooling, layouts, tuning) ----
+
+def test_a_stride_with_one_output_position_is_no_limit(rng):
+    """One output position along an axis never steps: a stride past load3d's 63 or the vector unit's
+    block strides then runs (it was refused), and the result is numpy's."""
+    x = rng.standard_normal((1, 16, 32, 32)).astype(np.float32)
+    y, report = ck.kernels.avg_pool2d(x, 32)
+    np.testing.assert_allclose(y[:, :, 0, 0], x.mean(axis=(2, 3)), rtol=1e-5, atol=1e-6)
+    assert y.shape == (1, 16, 1, 1) and not report["diagnostics"]
+    x = rng.standard_normal((1, 16, 9, 9)).astype(np.float16)
+    w = rng.standard_normal((16, 16, 3, 3)).astype(np.float16)
+    for stride, padding in ((64, 0), (100, 1)):
+        y, report = ck.kernels.conv2d(x, w, stride=stride, padding=padding)
+        xp = np.pad(x.astype(np.float32), ((0, 0), (0, 0), (padding,) * 2, (padding,) * 2))
+        want = np.einsum("nchw,kchw->nk", xp[:, :, :3, :3], w.astype(np.float32))
+        assert y.shape == (1, 16, 1, 1) and not report["diagnostics"]
+        np.testing.assert_allclose(y[:, :, 0, 0], want, rtol=2e-3, atol=2e-2)
+    with pytest.raises(ck.Error, match=r"stride 64 along row is more than load3d's 63"):  # two rows: it steps
+        ck.kernels.conv2d(np.zeros((1, 16, 70, 9), np.float16), w, stride=64)

@@ -48,6 +48,24 @@ def test_vector_kernel_space_is_enumerated(db, rng):
     assert report.get("schedule") == ("tuned" if best["params"] else None)
 
 
+
+def test_binary_kernels_take_their_tuned_schedules(db, rng):
+    """add with a row, add of two arrays and mul by a number, tuned without y_dtype (as the command
+    line tunes them), are taken by the Python kernels, which always know Y's type."""
+    x = rng.standard_normal((64, 2048)).astype(np.float16)
+    calls = [(dict(y_shape=[2048]), lambda: ck.kernels.add(x, x[0].copy()), f32(x) + f32(x[0])),
+             ({}, lambda: ck.kernels.add(x, x), f32(x) + f32(x))]
+    for problem, call, want in calls:
+        best = ck.tune("add", shape=[64, 2048], budget=16, **problem)
+        y, report = call()
+        np.testing.assert_allclose(f32(y), want, atol=2e-3)
+        assert report["cycles"] == best["cycles"], problem
+        assert report.get("schedule") == ("tuned" if best["params"] else None), problem
+    best = ck.tune("mul", shape=[64, 2048], scalar=True, budget=16)
+    _, report = ck.kernels.mul(x, 0.5)
+    assert report["cycles"] == best["cycles"]
+    assert report.get("schedule") == ("tuned" if best["params"] else None)
+
 def test_tune_errors():
     with pytest.raises(ck.Error, match="no kernel 'gemm' to tune; the tunable kernels are matmul"):
         ck.tune("gemm", m=1)
