@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <chrono>
 #include <optional>
@@ -92,6 +93,23 @@ Compiled compile(const dsl::Func& f, const ChipConfig& chip) { return compile(st
 namespace {
 
 // compile(), or with `plan_only` its checks and the schedule's planner alone (check_schedule).
+// The program names its GM tensors by the inputs' and outputs' names: two of one name were the
+// assembler's "tensor 'X' is declared twice", about a program the author never wrote.
+void check_tensor_names(const std::vector<dsl::Func>& outputs) {
+  std::map<std::string, std::string> seen;  // name -> what it names, for the message
+  auto add = [&](const std::string& name, const std::string& what) {
+    auto [it, fresh] = seen.emplace(name, what);
+    if (!fresh)
+      user_error("{} and {} are both named '{}': the kernel's tensors take their names; give them different names",
+                 it->second, what, name);
+  };
+  std::set<const dsl::InputImpl*> inputs;
+  for (const dsl::Func& o : outputs)
+    for (const auto& in : o.inputs())
+      if (inputs.insert(in.get()).second) add(in->name, fmt::format("input {}", in->name));
+  for (const dsl::Func& o : outputs) add(o.name(), fmt::format("the output Func {}", o.name()));
+}
+
 Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig& chip, bool plan_only) {
   auto start = std::chrono::steady_clock::now();
   check_chip(chip);  // a config built or changed in C++ (a chip of 0 cores divided by zero)
@@ -116,6 +134,7 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
     if (sub) user_error("{}: {} already has a second output, {}; a kernel writes at most two", o.name(), f.name(), sub->name());
     sub = &o;
   }
+  check_tensor_names(outputs);
   Kernel k;
   std::string stages;  // the stage graph it is lowered from, printed (schedules/stages.h)
   auto directive = [&](dsl::Directive::Kind kind) -> const dsl::Directive* {

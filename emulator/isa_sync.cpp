@@ -66,12 +66,15 @@ void add_sync_instructions(std::vector<InstrSpec>& t) {
                .semantics = "Queued on `src`. Fires the flag (src, dst, event) once every earlier instruction of "
                             "`src` has completed. The flag holds one signal: a set that fires before a wait took the previous "
                             "one's is a sync error (judged in simulated time, not program order), as is a flag still set "
-                            "when the block ends.",
+                            "when the block ends. Neither pipe may be S (refused: a pipe takes S's registers when S issues "
+                            "to it, so S's work is always done; to hold S until the pipes drain, `barrier ALL`; Ascend "
+                            "C's PIPE_S flags have no counterpart here).",
                .exec = nothing, .validate = check_pair});
   t.push_back({.mnemonic = "wait_flag", .pipe = Pipe::All, .operands = flag_operands(),
                .summary = "block dst until src's flag fires",
                .semantics = "Queued on `dst`. Blocks `dst` until the flag (src, dst, event) has fired, then clears "
-                            "it. A wait that nothing will satisfy is reported as a deadlock.",
+                            "it. A wait that nothing will satisfy is reported as a deadlock. Neither pipe may be S (as "
+                            "for set_flag).",
                .exec = nothing, .validate = check_pair});
   t.push_back({.mnemonic = "barrier", .pipe = Pipe::All,
                .operands = {pipe("pipe", true, "the pipe to order, or ALL")},

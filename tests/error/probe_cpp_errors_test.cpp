@@ -2,8 +2,8 @@
 // result or a message from a layer the author never wrote: a bound() on a fused epilogue (ignored:
 // the kernel wrote the contraction's shape), a bound() on a convolution's images (the input's
 // declared shape shrank), a matmul whose tensors pass 2 GiB (the assembler's 32-bit offset),
-// kernels::compare of results of different sizes (a fail with no reason), multi_buffer(L1, 1) with
-// double_buffer() on the cube path (one of them dropped). One test per error.
+// kernels::compare of results of different sizes (a fail with no reason), two tensors of one name
+// (the assembler's "declared twice"). One test per error.
 #include "codegen/lower.h"
 #include "dsl/func.h"
 #include "error_test_util.h"
@@ -48,6 +48,19 @@ TEST(ProbeCppErrors, BoundOnAConvolutionsImages) {
   expect_user_error([&] { (void)codegen::compile(O, chip910()); },
                     {"O: the output has 2 images but the input I has 3; a convolution keeps the batch: bound nothing on "
                      "n, or give I the images you want"});
+}
+
+TEST(ProbeCppErrors, TwoTensorsOfOneName) {
+  Input X("X", DType::f16, {16, 64}), Y("X", DType::f16, {16, 64});
+  Var r("r"), c("c");
+  Func F("F");
+  F(r, c) = X(r, c) + Y(r, c);
+  expect_user_error([&] { (void)codegen::compile(F, chip910()); },
+                    {"input X and input X are both named 'X': the kernel's tensors take their names; give them different "
+                     "names"});
+  Func G("X");
+  G(r, c) = X(r, c) * 2.0f;
+  expect_user_error([&] { (void)codegen::compile(G, chip910()); }, {"input X and the output Func X are both named 'X'"});
 }
 
 TEST(ProbeCppErrors, CompareResultsOfDifferentSizes) {
