@@ -58,10 +58,11 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     (cubekit.bf16_from_float32; out "f32" or "bf16", on the chips whose cube has bf16) or int8
     (then the result is s32, the INT8 inference mode: out None or "s32"). w: (K, C / groups, KH, KW) of x's type. stride, padding, dilation: an int or a pair
     (height, width); padding also 'valid' or 'same'. The cube reads NC1HWC0 feature maps and
-    FRACTAL_Z weights: the feature maps' conversions are CANN's TransData on the vector unit
-    (emulated with the data, checked bit for bit against the host's conversion, their cycles in
-    report["transdata"]), the weights' run on the host; both listed in report["host"]. Fused on the
-    way out of L0C, in this order:
+    FRACTAL_Z weights: a 16-bit feature map's conversions (float16, bf16; the output's when it is
+    f16 or bf16) are CANN's TransData on the vector unit (emulated with the data, checked bit for
+    bit against the host's conversion, their cycles in report["transdata"]); the others' (int8 maps,
+    an f32 or s32 output) and the weights' run on the host; all listed in report["host"]. Fused on
+    the way out of L0C (not for int8: its s32 result has no epilogue), in this order:
     bn=(scale, shift) (float32 arrays of K: y * scale + shift, inference batch norm), residual=
     (an array shaped as the output, of the output's type: + residual), relu=True. overrides:
     rows, tn, channels, l1_copies, images, double_buffer, use_cores (see Conv2dOptions).
@@ -128,7 +129,7 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     if residual is not None and residual.shape != shape:
         raise _cubekit.Error(f"{kernel}: residual has shape {residual.shape}; it must be shaped as the output, {shape}")
     want = {"f32": _np.float32, "f16": _np.float16, "bf16": _np.uint16, "s32": _np.int32}.get(str(out))
-    if residual is not None and want is not None and residual.dtype != want:
+    if residual is not None and want is not None and residual.dtype.newbyteorder("=") != _np.dtype(want):  # either byte order
         raise _cubekit.Error(f"{kernel}: residual is {residual.dtype}; it is added to the output, which is {out} "
                              f"(out=): give residual as {_np.dtype(want).name}"
                              f"{' (bf16 bit patterns)' if want is _np.uint16 else ''}, or out= of its type")

@@ -106,8 +106,10 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     -inf, at most half the window), dilation: an int or a pair (height, width). ceil_mode=True only
     where it changes nothing (the windows fit the input exactly); return_indices is not supported
     (an error says so). The vector unit reads NC1HWC0 (one 32 B
-    block per position, so the window's stride is a block stride): the conversions run on the
-    host, listed in report["host"]. overrides: rows, double_buffer, use_cores. Returns (y, report).
+    block per position, so the window's stride is a block stride): a float16 map's conversions are
+    CANN's TransData on the vector unit (emulated with the data, checked bit for bit against the
+    host's, their cycles in report["transdata"]), a float32 map's run on the host; both listed in
+    report["host"]. overrides: rows, double_buffer, use_cores. Returns (y, report).
     """
     kernel = "max_pool2d"
     schedule, chip, timing_only, trace, strict = _opt.common(kernel, schedule, chip, timing_only, trace,

@@ -1,6 +1,8 @@
 """Running on the emulator from Python: ``run`` and ``Func.run`` with ``raise_on_diagnostics``,
 and the report of a kernel that had nothing to do (an empty array)."""
 
+import re as _re
+
 from . import _cubekit
 from ._options import INT32, boolean, integer, path
 
@@ -34,6 +36,18 @@ def raise_diagnostics(what, outputs, report):
     raise err
 
 
+def _layout_hint(program, message):
+    """For a shape refused on a tensor a compiled Func holds in another layout (a conv's NC1HWC0 or
+    FRACTAL_Z): what converts it."""
+    match = _re.match(r"input '([^']*)': the array has shape", message)
+    for layout in (getattr(program, "layouts", None) or []) if match else []:
+        if layout.startswith(match.group(1) + ":"):
+            helper = "kchw_to_fractal_z" if "FRACTAL_Z" in layout else "nchw_to_nc1hwc0"
+            return (f"the program holds {layout}: convert the array with cubekit.{helper}, or run the Func with "
+                    f"Func.run, which converts its arrays")
+    return None
+
+
 def run(program, inputs=None, *args, raise_on_diagnostics=False, **kwargs):
     """Runs a program on the emulator: ``(outputs, report)``.
 
@@ -44,7 +58,13 @@ def run(program, inputs=None, *args, raise_on_diagnostics=False, **kwargs):
 
     """
     strict = boolean("run", "raise_on_diagnostics", raise_on_diagnostics)
-    outputs, report = _cubekit.run(program, {} if inputs is None else inputs, *args, **_checked("run", kwargs))
+    try:
+        outputs, report = _cubekit.run(program, {} if inputs is None else inputs, *args, **_checked("run", kwargs))
+    except _cubekit.Error as e:
+        hint = _layout_hint(program, str(e))
+        if hint:
+            raise _cubekit.Error(f"{e}; {hint}") from None
+        raise
     if strict:
         raise_diagnostics(f"run of {program.name}", outputs, report)
     return outputs, report

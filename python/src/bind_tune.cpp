@@ -73,7 +73,9 @@ tune::Settings settings(int64_t budget, double seconds, uint64_t seed, bool exha
 }  // namespace
 
 void bind_tune(py::module_& m) {
-  m.def("set_tuning_db", &tune::set_database_path, py::arg("path"),
+  m.def("set_tuning_db", [](const py::object& path) {  // a str or an os.PathLike, as tune(db=) takes
+        tune::set_database_path(py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>());
+      }, py::arg("path"),
         "The tuning database the kernels consult and tune() writes, for this process ('off': none; '': back to "
         "$CUBEKIT_TUNING_DB or ~/.cache/cubekit/tuning.db).");
   m.def("tuning_db", &tune::database_path, "The tuning database in use ('off': none).");

@@ -42,7 +42,17 @@ DType to_dtype(const py::handle& h) {
   for (auto [np, ours] : numpy_names)
     if (s == np) s = ours;
   auto t = parse_dtype(s);
-  if (!t) user_error("unknown dtype '{}': use f16, f32, s8, u8, s16, u16, s32 or bf16 (or the numpy types)", s);
+  if (!t) {
+    // numpy's wider types have no counterpart on the AI Core: say which one to convert to.
+    static const std::pair<const char*, const char*> wider[] = {
+        {"float64", "float32"}, {"longdouble", "float32"}, {"int64", "int32"}, {"uint32", "int32"}, {"uint64", "int32"}};
+    for (auto [np, to] : wider)
+      if (s == np)
+        user_error("{} has no AI Core type: cubekit's are f16, f32, s8, u8, s16, u16, s32 and bf16 (numpy's float16, "
+                   "float32, int8, uint8, int16, uint16, int32); convert the array with .astype(numpy.{})", s, to);
+    user_error("unknown dtype '{}': use f16, f32, s8, u8, s16, u16, s32 or bf16 (numpy's float16, float32, int8, uint8, "
+               "int16, uint16, int32)", s);
+  }
   return *t;
 }
 

@@ -115,3 +115,34 @@ def test_a_stride_with_one_output_position_is_no_limit(rng):
         np.testing.assert_allclose(y[:, :, 0, 0], want, rtol=2e-3, atol=2e-2)
     with pytest.raises(ck.Error, match=r"stride 64 along row is more than load3d's 63"):  # two rows: it steps
         ck.kernels.conv2d(np.zeros((1, 16, 70, 9), np.float16), w, stride=64)
+
+
+def test_numpy_habits_of_the_second_probe(tmp_path):
+    """A big-endian residual is the float32 it holds (it was refused as another type); set_tuning_db
+    takes a pathlib.Path as tune(db=) does; float64 is named with the type to convert it to."""
+    x, w = np.ones((1, 16, 4, 4), np.float16), np.ones((16, 16, 1, 1), np.float16)
+    y, _ = ck.kernels.conv2d(x, w, residual=np.full((1, 16, 4, 4), 2, ">f4"))
+    np.testing.assert_array_equal(y, np.full((1, 16, 4, 4), 18, np.float32))
+    ck.set_tuning_db(tmp_path / "t.db")
+    try:
+        assert ck.tuning_db() == str(tmp_path / "t.db")
+    finally:
+        ck.set_tuning_db("off")
+    with pytest.raises(ck.Error, match=r"float64 has no AI Core type: .* convert the array with \.astype\(numpy\.float32\)"):
+        ck.nchw_to_nc1hwc0(np.zeros((1, 3, 2, 2)))
+
+
+def test_a_compiled_convolution_run_with_nchw_arrays_says_what_converts():
+    i, w = ck.Input("I", "f16", [1, 20, 8, 8]), ck.Input("W", "f16", [24, 20, 3, 3])
+    n, k, y, x = ck.Var("n"), ck.Var("k"), ck.Var("y"), ck.Var("x")
+    r = ck.RDom([(0, 20), (0, 3), (0, 3)], "r")
+    o = ck.Func("O")
+    o[n, k, y, x] = ck.sum(ck.cast("f32", ck.constant_exterior(i, 0)[n, r.x, y + r.y - 1, x + r.z - 1])
+                           * ck.cast("f32", w[k, r.x, r.y, r.z]))
+    o.bound(y, 0, 8).bound(x, 0, 8)
+    p = ck.compile(o)
+    with pytest.raises(ck.Error, match=r"input 'I': the array has shape \(1, 20, 8, 8\) but the tensor has shape "
+                                       r"\(1, 2, 8, 8, 16\); the program holds I: NCHW \[1, 20, 8, 8\] as NC1HWC0 "
+                                       r"\(C0 16\): convert the array with cubekit\.nchw_to_nc1hwc0, or run the Func "
+                                       r"with Func\.run"):
+        ck.run(p, {"I": np.zeros((1, 20, 8, 8), np.float16), "W": np.zeros((24, 20, 3, 3), np.float16)})
