@@ -110,6 +110,18 @@ void check_tensor_names(const std::vector<dsl::Func>& outputs) {
   for (const dsl::Func& o : outputs) add(o.name(), fmt::format("the output Func {}", o.name()));
 }
 
+// An RVar outside sum(), maximum() and minimum(): every path would refuse it in its own terms (the
+// vector path spoke of rows it cannot read), so it is said once, as the reference says it.
+void check_rvars_reduced(const dsl::Expr& e, const dsl::FuncImpl& f, bool reduced, std::set<const dsl::FuncImpl*>& seen) {
+  const dsl::ExprNode& n = e.node();
+  if (n.op == dsl::Op::Var && n.var->reduction && !reduced)
+    user_error("{}: the RVar {} is used outside sum(), maximum() and minimum(); reduce over it, or use a Var", f.name,
+               n.var->name);
+  if (n.op == dsl::Op::Func && seen.insert(n.func.get()).second) check_rvars_reduced(n.func->value, *n.func, false, seen);
+  const bool reduction = n.op == dsl::Op::Sum || n.op == dsl::Op::Maximum || n.op == dsl::Op::Minimum;
+  for (const dsl::Expr& a : n.args) check_rvars_reduced(a, f, reduced || reduction, seen);
+}
+
 Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig& chip, bool plan_only) {
   auto start = std::chrono::steady_clock::now();
   check_chip(chip);  // a config built or changed in C++ (a chip of 0 cores divided by zero)
@@ -135,6 +147,9 @@ Compiled compile_or_plan(const std::vector<dsl::Func>& outputs, const ChipConfig
     sub = &o;
   }
   check_tensor_names(outputs);
+  std::set<const dsl::FuncImpl*> reduced;
+  for (const dsl::Func& o : outputs)
+    if (reduced.insert(o.impl.get()).second) check_rvars_reduced(o.impl->value, *o.impl, false, reduced);
   Kernel k;
   std::string stages;  // the stage graph it is lowered from, printed (schedules/stages.h)
   auto directive = [&](dsl::Directive::Kind kind) -> const dsl::Directive* {

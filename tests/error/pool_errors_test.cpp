@@ -171,7 +171,7 @@ TEST(PoolErrors, ColumnStrideBeyondBlockStrides) {
 // An f16 average sums in f32, two blocks a position: f32 input reaches twice as far (a probe: no fix was said).
 TEST(PoolErrors, ColumnStrideBeyondTheF32SumsOfF16Input) {
   Pool2dOptions o;
-  o.kind = Pool2dOptions::Kind::Avg, o.c = 16, o.h = 16, o.w = 16, o.kh = 16;
+  o.kind = Pool2dOptions::Kind::Avg, o.c = 16, o.h = 16, o.w = 32, o.kh = 16;  // two columns of windows: the stride steps
   expect_user_error([&] { kernels::pool2d(o, chip()); },
                     {"a column stride of 16 is more than the vector unit's block strides reach (15 for f32 windows); "
                      "pool f32 input instead (x.astype(numpy.float32), --dtype f32): its windows reach 31"});

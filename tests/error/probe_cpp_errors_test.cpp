@@ -3,7 +3,8 @@
 // the kernel wrote the contraction's shape), a bound() on a convolution's images (the input's
 // declared shape shrank), a matmul whose tensors pass 2 GiB (the assembler's 32-bit offset),
 // kernels::compare of results of different sizes (a fail with no reason), two tensors of one name
-// (the assembler's "declared twice"). One test per error.
+// (the assembler's "declared twice"), an RVar outside a reduction (the vector path's rows). One test
+// per error.
 #include "codegen/lower.h"
 #include "dsl/func.h"
 #include "error_test_util.h"
@@ -61,6 +62,16 @@ TEST(ProbeCppErrors, TwoTensorsOfOneName) {
   Func G("X");
   G(r, c) = X(r, c) * 2.0f;
   expect_user_error([&] { (void)codegen::compile(G, chip910()); }, {"input X and the output Func X are both named 'X'"});
+}
+
+TEST(ProbeCppErrors, RVarOutsideAReduction) {
+  Input X("X", DType::f16, {16, 64});
+  Var r("r");
+  RDom k(0, 64, "k");
+  Func F("F");
+  F(r) = X(r, k) * 2.0f;
+  expect_user_error([&] { (void)codegen::compile(F, chip910()); },
+                    {"F: the RVar k is used outside sum(), maximum() and minimum(); reduce over it, or use a Var"});
 }
 
 TEST(ProbeCppErrors, CompareResultsOfDifferentSizes) {
