@@ -125,9 +125,14 @@ Contraction recognise_contraction(const dsl::Func& f, const ChipConfig& chip) {
     else if (in_a && !c.mv) c.mv = ov;
     else if (in_b && !c.nv) c.nv = ov;
     else if (!in_a && !in_b) user_error("{}: the output variable {} indexes neither operand; {}", fname, ov->name, kShape);
-    else
-      user_error("{}: the output variable {} is a second one of {} alone (after {}); {}", fname, ov->name,
-                 in_a ? a.input->name : b.input->name, in_a ? c.mv->name : c.nv->name, kShape);
+    else {
+      const std::string &mine = in_a ? a.input->name : b.input->name, &other = in_a ? b.input->name : a.input->name;
+      const std::string& first = in_a ? c.mv->name : c.nv->name;
+      user_error("{}: {} and {} both index {} alone, not {}: the cube multiplies matrices, batched only over variables "
+                 "both operands have; give {} the batch dimension as well (a copy of it per batch), or fold {} into "
+                 "{} ({} as one matrix of their rows) and compute {} as a matrix", fname, first, ov->name, mine, other,
+                 other, first, ov->name, mine, fname);
+    }
   }
   if (!c.mv || !c.nv) user_error("{}: the output needs a row variable from A and a column variable from B; {}", fname, kShape);
   if (out.size() != c.batch_vars.size() + 2 || out[out.size() - 2] != c.mv || out.back() != c.nv)

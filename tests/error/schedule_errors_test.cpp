@@ -287,7 +287,9 @@ const ApiCase kContraction[] = {
          D(x.b, x.m, x.n) = sum(f32(A3(x.b, x.m, x.k)) * f32(x.B(x.k, x.n)));
        });
      },
-     {"D: the output variable m is a second one of A3 alone (after b); " + kShape}},
+     {"D: b and m both index A3 alone, not B: the cube multiplies matrices, batched only over variables both operands "
+      "have; give B the batch dimension as well (a copy of it per batch), or fold b into m (A3 as one matrix of their "
+      "rows) and compute D as a matrix"}},
     {"OutputColumnsBeforeRows",
      [] { compile_d([](Mm& x, Func& D) { D(x.n, x.m) = sum(f32(x.A(x.m, x.k)) * f32(x.B(x.k, x.n))); }); },
      {"D: write the output as D(batch.., m, n): rows from A, then columns from B"}},
