@@ -88,6 +88,9 @@ struct RunResult {
   int64_t work = 0;          // work units (see kDefaultMaxWork), over all cores
   std::array<int64_t, kNumPipes> per_pipe{};
   std::vector<Diagnostic> diagnostics;
+  // run_in_order's cross-core bookkeeping: the set_crosses run so far, by the kind of core they
+  // reach and id (a wait_cross before any is a hand-off program order cannot make).
+  std::map<std::pair<CoreKind, int64_t>, int64_t> cross_sets;
   bool clean() const { return diagnostics.empty(); }
   // Records a diagnostic, once per (kind, instruction, other): a problem inside a loop is reported once
   // with a count instead of once per iteration and core.
@@ -113,6 +116,6 @@ using PartnerMemory = std::function<CoreMemory*(Space space, int subblock)>;
 // pre-fill buffers this way).
 void run_core_in_order(const ChipConfig& chip, const Program& program, GlobalMemory& gm, CoreMemory& memory,
                        ScalarState& state, const RunOptions& options, RunResult& result, int entry = 0,
-                       const PartnerMemory& partner = {});
+                       const PartnerMemory& partner = {}, CoreKind kind = CoreKind::Coupled);
 
 }  // namespace cubekit

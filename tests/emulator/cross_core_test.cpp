@@ -2,6 +2,7 @@
 // against values computed here; a missing set or wait reported as a race, a deadlock or a sync
 // error naming the core; the counter's bound; the flag's latency on the critical path; and
 // results that do not depend on host threads.
+#include "emulator/emulator.h"
 #include "emulator/simulator.h"
 
 #include <fmt/format.h>
@@ -260,6 +261,24 @@ TEST(CrossCore, Mode2HandsAWorkspaceToTheAicAndBack) {
   Ran r = run(kHandoff);
   EXPECT_TRUE(r.report.clean()) << diagnostics(r);
   EXPECT_EQ(floats(r, "W"), floats(r, "X"));
+}
+
+// In program order (run_in_order, `cubekit run --in-order`) a block's AIC runs to its end before
+// its AIVs: its wait for their hand-off cannot be kept, and is said (its results were wrong and
+// reported clean); the AIVs' wait for the AIC's set is kept.
+TEST(CrossCore, InProgramOrderAWaitBeforeItsSetIsSaid) {
+  Program p = parse_program(kHandoff, "cross.s");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  gm.fill_inputs(7);
+  RunResult r = run_in_order(load_chip("ascend910b2"), p, gm);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].kind, Diagnostic::Kind::Sync);
+  EXPECT_EQ(print_instr(p, p.code[size_t(r.diagnostics[0].index)]), "wait_cross MTE2, id=1");
+  EXPECT_THAT(r.diagnostics[0].message, HasSubstr("comes before every set_cross that reaches an aic core"));
+  Program kept = parse_program(without(kHandoff, "wait_cross MTE2, id=1"), "cross.s");
+  GlobalMemory gm2 = GlobalMemory::for_program(kept);
+  gm2.fill_inputs(7);
+  EXPECT_TRUE(run_in_order(load_chip("ascend910b2"), kept, gm2).clean());
 }
 
 TEST(CrossCore, Mode2WithoutTheAicsWaitIsARaceBetweenCores) {
