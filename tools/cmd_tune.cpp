@@ -81,15 +81,21 @@ bool measured(const tune::Outcome& o) { return o.best.cycles > 0; }
 std::atomic<bool> interrupted{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
 
-void on_interrupt(int) {
+std::atomic<int> stopped_by{0};  // the signal that stopped the search
+
+// Ctrl-C, and SIGTERM (timeout, a job scheduler): killed at once, a search kept its candidates but
+// no best, and the kernels did not take what it found.
+void on_interrupt(int signal) {
   interrupted.store(true);
+  stopped_by.store(signal);
   static const char kSaid[] =
-      "\ncubekit tune: stopping after the candidates running now; the best so far is kept (Ctrl-C again quits at once)\n";
+      "\ncubekit tune: stopping after the candidates running now; the best so far is kept (the signal again quits at "
+      "once)\n";
   [[maybe_unused]] ssize_t n = write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
 }
 
 // What stopped the searches that did not finish, for the table's notes.
-const char* stopper() { return interrupted.load() ? "Ctrl-C" : "the time limit"; }
+const char* stopper() { return !interrupted.load() ? "the time limit" : stopped_by.load() == SIGTERM ? "SIGTERM" : "Ctrl-C"; }
 
 void print_row(const tune::Outcome& o, int count) {
   const std::string schedule = !measured(o)           ? fmt::format("(not reached: {} came first)", stopper())
@@ -197,7 +203,7 @@ int list_database(bool json, const std::string& chip) {
     std::string chip = keys[r.chip_name].size() > 1 ? r.chip_name + " #" + r.chip.substr(0, 8) : r.chip_name;
     fmt::print("  {:<12} {:<10} {}  {} cycles (default {}), {}{}\n", chip, r.kernel, r.problem, r.best.cycles,
                r.best.default_cycles, tune::params_text(r.best.params),
-               r.best.stopped_by_time ? " (found by a search stopped before its end: time limit or Ctrl-C)" : "");
+               r.best.stopped_by_time ? " (found by a search stopped before its end: time limit, Ctrl-C or SIGTERM)" : "");
   }
   return 0;
 }
@@ -232,17 +238,19 @@ int run_tune(const TuneArgs& a) {
   ProgressBar bar(a.quiet || a.json || cluster->rank() != 0);
   auto start = std::chrono::steady_clock::now();
   int64_t fresh = 0;
-  struct sigaction on_ctrl_c {}, before {};
+  struct sigaction on_ctrl_c {}, before {}, before_term {};
   on_ctrl_c.sa_handler = on_interrupt;
   on_ctrl_c.sa_flags = SA_RESETHAND;
   sigemptyset(&on_ctrl_c.sa_mask);
   sigaction(SIGINT, &on_ctrl_c, &before);
+  sigaction(SIGTERM, &on_ctrl_c, &before_term);
   s.stop = &interrupted;
   std::vector<tune::Outcome> outcomes = tune::tune(problems, chip, s, db.get(), *cluster, [&](const tune::Progress& p) {
     fresh = p.fresh;
     bar(p);
   });
   sigaction(SIGINT, &before, nullptr);
+  sigaction(SIGTERM, &before_term, nullptr);
   bar.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (cluster->rank() != 0) return 0;
@@ -264,7 +272,7 @@ int run_tune(const TuneArgs& a) {
   } else {
     print_table(outcomes, counts, chip, seconds, fresh, cluster->size(), threads, path == "off" ? "" : path);
   }
-  if (interrupted.load()) return 128 + SIGINT;  // the shell's code for a Ctrl-C, after what it kept is printed
+  if (interrupted.load()) return 128 + stopped_by.load();  // the shell's code for the signal, after what it kept is printed
   for (const tune::Outcome& o : outcomes)
     if (o.failed) return 1;
   return 0;

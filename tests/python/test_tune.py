@@ -195,9 +195,9 @@ def test_a_stored_schedule_the_kernel_refuses_says_where_it_came_from(tmp_path):
         ck.set_tuning_db("")
 
 
-def _interrupted_once_it_has_candidates(p, path):
-    """Sends process p one SIGINT once its search has recorded two candidates in the database at
-    `path`; returns its (stdout, stderr)."""
+def _interrupted_once_it_has_candidates(p, path, signal_number=None):
+    """Sends process p one SIGINT (or `signal_number`) once its search has recorded two candidates in
+    the database at `path`; returns its (stdout, stderr)."""
     import signal
     import time
     try:
@@ -209,7 +209,7 @@ def _interrupted_once_it_has_candidates(p, path):
                     if con.execute("SELECT count(*) FROM candidates").fetchone()[0] >= 2:
                         break
         assert p.poll() is None, p.communicate()
-        p.send_signal(signal.SIGINT)
+        p.send_signal(signal_number or signal.SIGINT)
         return p.communicate(timeout=60)
     finally:
         p.kill()
@@ -232,6 +232,23 @@ def test_ctrl_c_keeps_the_best_so_far(tmp_path):
     with sqlite3.connect(path) as con:
         (cycles,) = con.execute("SELECT cycles FROM best").fetchone()
     assert cycles == problem["cycles"] > 0
+
+
+def test_sigterm_keeps_the_best_so_far(tmp_path):
+    # timeout(1) and job schedulers stop with SIGTERM: killed at once, the search kept its candidates
+    # but no best, and the kernels did not take what it found.
+    import signal
+    path = str(tmp_path / "term.db")
+    p = subprocess.Popen([CLI, "tune", "matmul", "--m", "512", "--n", "512", "--k", "512", "--budget", "100000",
+                          "--db", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = _interrupted_once_it_has_candidates(p, path, signal.SIGTERM)
+    assert p.returncode == 128 + signal.SIGTERM, err
+    assert "SIGTERM stopped this exhaustive search" in out + err
+    with sqlite3.connect(path) as con:
+        (cycles,) = con.execute("SELECT cycles FROM best").fetchone()
+    assert cycles > 0
+    listed = subprocess.run([CLI, "tune", "--list", "--db", path], capture_output=True, text=True)
+    assert f"{cycles} cycles" in listed.stdout, listed
 
 
 def test_ctrl_c_in_python_keeps_the_best_and_raises_keyboard_interrupt(tmp_path):
