@@ -49,12 +49,15 @@ std::string problem_key(const Conv2dOptions& o) {
 }
 
 std::string problem_key(const AttentionOptions& o) {
+  // A mask's leading 1s broadcast (torch's (1, 1, L, S) is (L, S)): one problem, one key.
+  std::vector<int64_t> mask = o.mask;
+  while (mask.size() > 2 && mask.front() == 1) mask.erase(mask.begin());
   if (o.score_mod)
     user_error("tune: attention with a score_mod cannot be tuned: the tuning database keys a problem by its options, and a "
                "score_mod is code (softcap can: it is a number)");
   nlohmann::json j = {{"batch", o.batch}, {"heads", o.heads}, {"kv_heads", o.kv_heads ? o.kv_heads : o.heads},
                       {"seq_q", o.seq_q}, {"seq_kv", o.seq_kv ? o.seq_kv : o.seq_q}, {"dim", o.dim},
-                      {"causal", o.causal}, {"dtype", dtype_name(o.dtype)}, {"lse", o.lse}, {"mask", o.mask}};
+                      {"causal", o.causal}, {"dtype", dtype_name(o.dtype)}, {"lse", o.lse}, {"mask", mask}};
   if (o.softcap) j["softcap"] = o.softcap;  // (absent when 0: the keys of problems tuned before it stay valid)
   if (o.alibi) j["alibi"] = true;
   if (o.window) j["window"] = o.window;

@@ -49,6 +49,18 @@ def test_vector_kernel_space_is_enumerated(db, rng):
 
 
 
+def test_a_masks_leading_ones_are_one_problem(db, rng):
+    """An attention tuned with a mask of (L, S) is taken for the same mask as (1, L, S) and (1, 1, L, S)
+    (torch's spelling), from Python and the command line alike."""
+    best = ck.tune("attention", heads=2, seq_q=128, dim=64, chip="ascend910b2", mask=[128, 128], budget=8)
+    q, k, v = (rng.standard_normal((1, 2, 128, 64)).astype(np.float16) for _ in range(3))
+    m = rng.random((128, 128)) > 0.2
+    for mask in (m, m[None], m[None, None]):
+        _, report = ck.kernels.attention(q, k, v, attn_mask=mask, chip="ascend910b2", timing_only=True)
+        assert report["cycles"] == best["cycles"], mask.shape
+        assert report.get("schedule") == ("tuned" if best["params"] else None), mask.shape
+
+
 def test_binary_kernels_take_their_tuned_schedules(db, rng):
     """add with a row, add of two arrays and mul by a number, tuned without y_dtype (as the command
     line tunes them), are taken by the Python kernels, which always know Y's type."""
