@@ -212,9 +212,12 @@ std::string report_text(const Report& r, const Program& program, std::string_vie
                      "traffic {} bytes\n", r.l2_hit_rate, r.l2_hit_lines,
                      r.l2_hit_lines + r.l2_merged_lines + r.l2_miss_lines, r.l2_merge_rate, r.l2_merged_lines,
                      r.hbm_bytes);
-  out += fmt::format("  roofline: cube {} / vector {} / HBM {} cycles: {}-bound at {} cycles, efficiency {:.3f}\n",
-                     r.roofline.cube_cycles, r.roofline.vector_cycles, r.roofline.hbm_cycles, r.roofline.limiter,
-                     r.roofline.bound, r.roofline.efficiency);
+  if (r.roofline.bound == 0)  // nothing for the cube, the vector unit or HBM: no bound to name
+    out += "  roofline: no cube, vector or HBM work\n";
+  else
+    out += fmt::format("  roofline: cube {} / vector {} / HBM {} cycles: {}-bound at {} cycles, efficiency {:.3f}\n",
+                       r.roofline.cube_cycles, r.roofline.vector_cycles, r.roofline.hbm_cycles, r.roofline.limiter,
+                       r.roofline.bound, r.roofline.efficiency);
   if (!r.hot_spots.empty()) out += "  hot spots (busy cycles over all cores):\n";
   for (size_t k = 0; k < r.hot_spots.size() && k < 5; ++k) {
     const HotSpot& h = r.hot_spots[k];

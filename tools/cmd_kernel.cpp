@@ -154,6 +154,12 @@ int run_pool(const PoolArgs& a) {
 std::string vector_headline(const VectorArgs& a, const kernels::VectorOptions& o) {
   std::string y = o.scalar ? fmt::format(" with {}", *o.scalar)
                 : o.y_shape.empty() ? "" : fmt::format(" with [{}]", fmt::join(o.y_shape, ", "));
+  // Y of another type: both types and the result's (the wider), which the line once hid.
+  if (o.y_dtype && *o.y_dtype != o.dtype && !o.scalar) {
+    const DType wider = dtype_size(*o.y_dtype) > dtype_size(o.dtype) ? *o.y_dtype : o.dtype;
+    return fmt::format("{} [{}] {}{} {} -> {}", a.name, fmt::join(o.shape, ", "), dtype_name(o.dtype),
+                       y.empty() ? " with Y" : y, dtype_name(*o.y_dtype), dtype_name(wider));
+  }
   return fmt::format("{} [{}]{} {}", a.name, fmt::join(o.shape, ", "), y, dtype_name(o.dtype));
 }
 

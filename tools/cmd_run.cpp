@@ -124,6 +124,16 @@ int run(const RunArgs& args) {
     outputs.push_back({gm.index(name), path});
     check_writable(path, "--output " + name);
   }
+  // Two results into one file: the last written replaced the other without a word.
+  std::vector<std::pair<std::string, std::string>> files;  // path, what writes it
+  for (size_t i = 0; i < outputs.size(); ++i) files.push_back({outputs[i].second, "--output " + args.outputs[i]});
+  if (!args.trace.empty()) files.push_back({args.trace, "--trace " + args.trace});
+  for (size_t i = 0; i < files.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      std::error_code same;
+      if (files[i].first == files[j].first || std::filesystem::equivalent(files[i].first, files[j].first, same))
+        user_error("{} and {} write the same file; give each its own", files[j].second, files[i].second);
+    }
   if (args.in_order) return run_functional(chip, program, gm, args, outputs);
   SimOptions options{.blocks = args.cores, .timing_only = args.timing_only, .checks = !args.no_checks,
                      .trace = !args.trace.empty(), .threads = args.threads, .max_steps = args.max_steps,
@@ -156,7 +166,7 @@ void add_run(CLI::App& app, int& exit_code) {
     cmd->add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str()->check(kNotNegative)->check(fits<uint64_t>());
     cmd->add_option("--input", args->inputs, "NAME=FILE.npy: a tensor's contents (repeatable)");
     cmd->add_option("--output", args->outputs, "NAME=FILE.npy: save a tensor after the run (repeatable)");
-    cmd->add_option("--max-steps", args->max_steps, "instructions per core before a run counts as a hang")->capture_default_str();
+    cmd->add_option("--max-steps", args->max_steps, "instructions of one block before a run counts as a hang")->capture_default_str();
     cmd->add_option("--max-work", args->max_work, "work units over the whole run (all blocks) before it is stopped; a "
                     "unit is about one instruction of host time (the report's 'work' says what a run used)")
         ->capture_default_str()

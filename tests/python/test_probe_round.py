@@ -146,3 +146,26 @@ def test_a_compiled_convolution_run_with_nchw_arrays_says_what_converts():
                                        r"\(C0 16\): convert the array with cubekit\.nchw_to_nc1hwc0, or run the Func "
                                        r"with Func\.run"):
         ck.run(p, {"I": np.zeros((1, 20, 8, 8), np.float16), "W": np.zeros((24, 20, 3, 3), np.float16)})
+
+
+# ---- a probe of the command line, reports and traces ----
+
+def test_cli_refuses_two_results_into_one_file_and_names_no_bound_without_work(tmp_path, source_dir):
+    from conftest import run_cli
+    program = source_dir / "examples" / "asm" / "matmul_f16.s"
+    same = tmp_path / "same.npy"
+    r = run_cli("run", program, "--output", f"C={same}", "--trace", same, check=False)
+    assert r.returncode == 2 and f"--output C={same} and --trace {same} write the same file; give each its own" in r.stderr
+    assert not same.exists()
+    loop = tmp_path / "loop.s"
+    loop.write_text(".kernel loop\n.tensor X f16 [16] in\n    li x1, 3\ntop:\n    sub x1, x1, 1\n    bne x1, 0, top\n    end\n")
+    r = run_cli("run", loop)
+    assert "roofline: no cube, vector or HBM work" in r.stdout and "-bound at 0 cycles" not in r.stdout
+
+
+def test_cli_headline_names_both_types_of_a_mixed_binary_kernel():
+    from conftest import run_cli
+    r = run_cli("kernel", "div", "--rows", "7", "--cols", "33", "--y-shape", "7,1", "--y-dtype", "f32")
+    assert r.stdout.startswith("div [7, 33] f16 with [7, 1] f32 -> f32, default schedule")
+    r = run_cli("kernel", "add", "--rows", "7", "--cols", "33")
+    assert r.stdout.startswith("add [7, 33] f16, default schedule")
