@@ -30,7 +30,8 @@ struct TuneArgs {
   double seconds = 0;
   uint64_t seed = 0;
   int threads = 0;
-  bool exhaustive = false, json = false, quiet = false, list = false, budget_given = false, chip_given = false;
+  bool exhaustive = false, json = false, quiet = false, list = false, budget_given = false, chip_given = false,
+       batch_given = false;
   std::function<tune::Problem()> problem;  // set by the kernel's subcommand
 };
 
@@ -214,6 +215,11 @@ int run_tune(const TuneArgs& a) {
     user_error("tune: name a kernel (cubekit tune matmul --m 1024 --n 1024 --k 1024) or a suite (--suite {})",
                fmt::join(tune::suite_names(), " or "));
   if (!a.suite.empty() && a.problem) user_error("tune: give a kernel or --suite, not both");
+  // Before the kernel's name --batch is the suite's: the kernel's batch stayed 1 without a word.
+  if (a.problem && a.batch_given)
+    user_error("tune: --batch before the kernel's name is a suite's batch (--suite); give the kernel's after its name "
+               "(cubekit tune attention --batch 4 ...)");
+  tune::check_database_has_a_home("--db FILE");
   const ChipConfig chip = load_chip(a.chip);
   std::vector<tune::Problem> problems;
   std::vector<int> counts;
@@ -299,7 +305,9 @@ void add_tune(CLI::App& app, int& exit_code, const Chosen& chosen) {
   t->require_subcommand(0, 1);
   options_when_chosen(t, [ta](CLI::App* t) {  // when `tune` is the command
     t->add_option("--suite", ta->suite, "tune every distinct layer of a network: resnet50 or bert-large");
-    t->add_option("--batch", ta->batch, "the suite's batch")->capture_default_str();
+    t->add_option("--batch", ta->batch, "the suite's batch (a kernel's own --batch goes after its name)")
+        ->capture_default_str()
+        ->each([ta](const std::string&) { ta->batch_given = true; });
     t->add_option("--chip", ta->chip, "chip preset or JSON config")->capture_default_str();
     t->add_option("--budget", ta->budget, "candidates evaluated per problem, the default schedule's included (a space "
                                           "no larger is enumerated)")->capture_default_str();

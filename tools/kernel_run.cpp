@@ -230,9 +230,10 @@ int compile_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, cons
     at = end + 1;
   }
   if (!out.flush()) user_error("-o: writing '{}' failed ({})", a.output, std::strerror(errno));
-  fmt::print(to_stdout ? stderr : stdout, "wrote {} ({} instructions, block_dim {}) in {:.1f} ms\n",
+  // The schedule too, when the tuning database's: the program differs from the default's.
+  fmt::print(to_stdout ? stderr : stdout, "wrote {} ({} instructions, block_dim {}) in {:.1f} ms{}\n",
              to_stdout ? "the program to standard output" : a.output, c.program.code.size(), c.program.block_dim,
-             c.milliseconds);
+             c.milliseconds, tuned ? fmt::format("; {}", tuned->str()) : "");
   return 0;
 }
 

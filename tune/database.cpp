@@ -323,6 +323,19 @@ std::string database_path() {
   return "off";
 }
 
+void check_database_has_a_home(std::string_view how) {
+  {
+    std::lock_guard lock(g_path_mutex);
+    if (!g_path.empty()) return;
+  }
+  if (std::getenv("CUBEKIT_TUNING_DB")) return;
+  for (const char* var : {"XDG_CACHE_HOME", "HOME"})
+    if (const char* v = std::getenv(var); v && *v) return;
+  user_error("tune: no tuning database to keep the results in: neither HOME nor XDG_CACHE_HOME is set, so there is no "
+             "default ~/.cache/cubekit/tuning.db; give one ({}, or CUBEKIT_TUNING_DB=FILE), or 'off' to tune without "
+             "keeping", how);
+}
+
 void set_database_path(const std::string& path) {
   std::lock_guard lock(g_path_mutex);
   g_path = path;

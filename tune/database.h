@@ -113,6 +113,10 @@ class Database {
 // ~/.cache/cubekit/tuning.db). "off" (or an empty setting): none.
 std::string database_path();
 void set_database_path(const std::string& path);  // "" goes back to the environment's choice
+// A user error when database_path() is "off" only because the default has no home (neither
+// XDG_CACHE_HOME nor HOME is set: cron, systemd, containers): a search would keep nothing while
+// the user asked for no such thing. `how` says how to give a database ("--db FILE").
+void check_database_has_a_home(std::string_view how);
 
 // The best schedule the process's database holds for the problem, or none (no database, no file,
 // no entry). A file that is no tuning database is a user error.

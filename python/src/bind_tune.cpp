@@ -40,6 +40,7 @@ py::dict outcome_dict(const tune::Outcome& o, int count) {
 
 py::list run(const std::vector<tune::Problem>& problems, const std::vector<int>& counts, const ChipConfig& chip,
              const tune::Settings& s, const std::string& db_path) {
+  if (db_path.empty()) tune::check_database_has_a_home("db=FILE, cubekit.set_tuning_db(FILE)");
   std::string path = db_path.empty() ? tune::database_path() : db_path;
   std::unique_ptr<tune::Database> db;
   if (path != "off") db = tune::Database::open(path, tune::Database::Mode::Create);

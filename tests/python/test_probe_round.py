@@ -169,3 +169,23 @@ def test_cli_headline_names_both_types_of_a_mixed_binary_kernel():
     assert r.stdout.startswith("div [7, 33] f16 with [7, 1] f32 -> f32, default schedule")
     r = run_cli("kernel", "add", "--rows", "7", "--cols", "33")
     assert r.stdout.startswith("add [7, 33] f16, default schedule")
+
+
+# ---- a probe of attention and the tuner ----
+
+def test_cli_tune_refuses_what_it_would_silently_drop(tmp_path):
+    """--batch before the kernel's name (the suite's: the kernel tuned batch 1), and a tune with no
+    database because HOME is unset (it threw its results away, blaming '--db off')."""
+    import os
+    import subprocess
+    from conftest import CLI, run_cli
+    shape = ["--seq-q", "64", "--dim", "64", "--budget", "2"]
+    r = run_cli("tune", "--batch", "4", "attention", *shape, "--db", "off", check=False)
+    assert r.returncode == 2 and "--batch before the kernel's name is a suite's batch" in r.stderr
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CACHE_HOME", "CUBEKIT_TUNING_DB")}
+    r = subprocess.run([CLI, "tune", "attention", *shape], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 2 and "neither HOME nor XDG_CACHE_HOME is set" in r.stderr and "--db FILE" in r.stderr
+    db = tmp_path / "t.db"
+    r = subprocess.run([CLI, "tune", "attention", *shape, "--db", str(db)], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0 and db.exists(), r.stderr

@@ -147,6 +147,10 @@ def test_cli_second_kernel_call_uses_the_tuned_schedule(tmp_path):
     assert "PASS" in run.stdout
     off = run_cli("kernel", "matmul", *shape, "--db", path, "--no-tuned", "--timing-only")
     assert "tuned" not in off.stdout
+    # compile takes the same schedule, and says so (its program differs from the default's).
+    compiled = run_cli("compile", "matmul", *shape, "--db", path, "-o", tmp_path / "tuned.s")
+    assert f"tuned schedule from {path}" in compiled.stdout
+    assert "tuned" not in run_cli("compile", "matmul", *shape, "--db", "off", "-o", tmp_path / "plain.s").stdout
 
 
 def _database(path):
