@@ -316,8 +316,7 @@ void check_mask(AttentionPlan& p, const std::string& name) {
                  want[d] == 1 ? std::string("1") : fmt::format("{} or 1", want[d]));
   if (m[3] != p.seq_kv)
     user_error("{}: the mask (input {}) of shape [{}] has one key; the kernel takes a mask over every key (extent {} in the last dim): "
-               "expand it (a mask that only depends on the query adds the same to every score of a row, which the softmax "
-               "cancels)", name, p.mask->name, fmt::join(m, ", "), p.seq_kv);
+               "expand it to every key (numpy.broadcast_to, or torch's expand)", name, p.mask->name, fmt::join(m, ", "), p.seq_kv);
   if (p.mask->dtype != DType::f32)
     user_error("{}: the mask {} is {}; flash attention adds an f32 mask to the f32 scores (a boolean mask: 0 where a key takes "
                "part, -inf or -1e30 where not)", name, p.mask->name, dtype_name(p.mask->dtype));

@@ -18,7 +18,7 @@ from ._attention import score_mod_option
 _OPTIONS = {"matmul": "MatmulOptions", "conv2d": "Conv2dOptions", "attention": "AttentionOptions"}
 # The schedule's own fields: the tuner sets them, a problem does not.
 _SCHEDULE_FIELDS = {"schedule", "tm", "tn", "tk_l0", "tk_l1", "core_group", "l1_copies", "double_buffer", "use_cores",
-                    "stagger", "rows", "channels", "images", "tile_q", "tile_kv", "tile_rows", "copies", "use_tuned"}
+                    "stagger", "rows", "channels", "images", "tile_q", "tile_kv", "preload", "tile_rows", "copies", "use_tuned"}
 
 
 def tune(kernel=None, *, suite=None, batch=None, chip="ascend910", budget=None, time=None, seed=0, exhaustive=False,

@@ -189,3 +189,12 @@ def test_cli_tune_refuses_what_it_would_silently_drop(tmp_path):
     r = subprocess.run([CLI, "tune", "attention", *shape, "--db", str(db)], capture_output=True, text=True, env=env,
                        timeout=120)
     assert r.returncode == 0 and db.exists(), r.stderr
+
+
+def test_tune_refuses_attentions_preload_and_a_one_key_mask_says_how_to_expand(rng):
+    # preload is the tuner's to choose: given, it skewed the default's baseline the database keeps.
+    with pytest.raises(ck.Error, match=r"tune: preload is a schedule parameter, which the tuner chooses"):
+        ck.tune("attention", seq_q=64, dim=64, preload=1, db="off", budget=2)
+    q, k, v = (rng.standard_normal((1, 1, 20 if i == 0 else 30, 64)).astype(np.float16) for i in range(3))
+    with pytest.raises(ck.Error, match=r"has one key; .* expand it to every key \(numpy\.broadcast_to"):
+        ck.kernels.attention(q, k, v, attn_mask=np.ones((1, 1, 20, 1), bool))
