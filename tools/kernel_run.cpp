@@ -74,9 +74,10 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--max-trace-events", a.max_trace_events, "events (~200 bytes each) --trace may write")
       ->capture_default_str()->check(fits<int64_t>());
   // The kernel's own options say "override: .." (kernel_args.cpp); the report names those given.
+  // A number override of 0 is the schedule's choice (as a negative one's error says): no override.
   cmd->parse_complete_callback([cmd, &a] {
     for (const CLI::Option* o : cmd->get_options())
-      if (o->count() && o->get_description().rfind("override", 0) == 0)
+      if (o->count() && o->get_description().rfind("override", 0) == 0 && o->results() != std::vector<std::string>{"0"})
         a.overrides.push_back(fmt::format("{} {}", o->get_name(), fmt::join(o->results(), ",")));
   });
 }

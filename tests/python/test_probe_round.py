@@ -169,6 +169,9 @@ def test_cli_headline_names_both_types_of_a_mixed_binary_kernel():
     assert r.stdout.startswith("div [7, 33] f16 with [7, 1] f32 -> f32, default schedule")
     r = run_cli("kernel", "add", "--rows", "7", "--cols", "33")
     assert r.stdout.startswith("add [7, 33] f16, default schedule")
+    # An override of 0 is the schedule's choice: the line claims no override.
+    r = run_cli("kernel", "softmax", "--rows", "64", "--cols", "256", "--tile-rows", "0", "--timing-only")
+    assert r.stdout.startswith("softmax [64, 256] f16, default schedule:")
 
 
 # ---- a probe of attention and the tuner ----
