@@ -160,8 +160,8 @@ void schedule_matmul(const ContractionParts& p, const MatmulOptions& o, const Ch
   int64_t tk0 = o.tk_l0 ? o.tk_l0 : std::max<int64_t>(k0, std::min<int64_t>(naive ? 64 : 256, l0) / k0 * k0);
   if (tk0 >= o.k) tk0 = o.k;
   if (o.tk_l1 && o.tk_l1 < tk0 && o.tk_l1 < o.k)  // it was taken as tk0, the run still naming it
-    user_error("matmul: tk_l1 {} is less than the L0 k step {}{}: an L1 fill holds whole L0 steps; give tk_l1 a multiple "
-               "of it (--tk-l1), or a smaller tk_l0 (--tk-l0)", o.tk_l1, tk0, o.tk_l0 ? " (tk_l0)" : " (the schedule's)");
+    user_error("matmul: tk_l1 {} is less than the L0 k step {}{}: an L1 fill holds at least one L0 step; give tk_l1 at "
+               "least {} (--tk-l1), or a smaller tk_l0 (--tk-l0)", o.tk_l1, tk0, o.tk_l0 ? " (tk_l0)" : " (the schedule's)", tk0);
   // L1 holds up to four copies (one event id each) so that fills run three chunks ahead: enough
   // to hide a chunk that misses L2 while the cube works on the ones before it.
   int l1_copies = o.l1_copies ? o.l1_copies : (db ? std::min(4, chip.event_ids) : 1);

@@ -579,7 +579,7 @@ const ErrorCase kCli[] = {
     {"ConvTnNotAFractalMultiple", "kernel conv2d --c 4 --h 6 --w 6 --k 100 --tn 17",  // was cube()'s loop names
      {"cubekit: error: conv2d: tn 17 is not a multiple of 16, the cube's fractal edge (--tn; Python tn=)"}},
     {"TkL1BelowTkL0", "kernel matmul --m 64 --n 64 --k 512 --tk-l0 128 --tk-l1 64",  // it ran as tk_l1 128
-     {"cubekit: error: matmul: tk_l1 64 is less than the L0 k step 128 (tk_l0): an L1 fill holds whole L0 steps"}},
+     {"cubekit: error: matmul: tk_l1 64 is less than the L0 k step 128 (tk_l0): an L1 fill holds at least one L0 step; give tk_l1 at least 128"}},
     {"MatmulEpilogueReluAndGelu", "kernel matmul --m 16 --n 16 --k 16 --epilogue relu,gelu",
      {"cubekit: error: matmul: the epilogue takes relu or gelu, not both"}},
     {"MatmulEpilogueS8", "kernel matmul --m 16 --n 16 --k 32 --dtype s8 --epilogue bias",
