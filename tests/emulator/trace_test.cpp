@@ -37,9 +37,10 @@ TEST(Trace, ParsesBackWithEveryTrackAndFlow) {
   std::map<int, std::vector<std::pair<double, double>>> scalar;  // per core: the S slices, as written
   for (const auto& e : j["traceEvents"]) {
     std::string ph = e["ph"];
-    if (ph == "M" && e["name"] == "thread_name") {
-      tracks[e["pid"]].insert(e["args"]["name"]);
-      tid_name[{e["pid"], e["tid"]}] = e["args"]["name"];
+    if (ph == "M" && e["name"] == "thread_name") {  // a pipe's track, or a lane beside it ("MTE2 (2)")
+      const std::string name = e["args"]["name"], pipe = name.substr(0, name.find(" ("));
+      tracks[e["pid"]].insert(pipe);
+      tid_name[{e["pid"], e["tid"]}] = pipe;
     }
     if (ph == "X" && e["name"] == "barrier") {  // an instant on its pipe (M's, between mmads)
       EXPECT_EQ(e["dur"], 0);
