@@ -10,9 +10,11 @@
 #pragma once
 
 #include "emulator/error.h"
+#include "emulator/isa.h"
 #include "emulator/memory.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <iterator>
 #include <map>
@@ -20,6 +22,37 @@
 #include <vector>
 
 namespace cubekit {
+
+// Calls f(lo, hi) for the byte ranges a region touches, its chunks in order, a chunk that starts
+// inside or right after the range before joined to it (rows of a tile back to back, a broadcast's
+// repeated reads): checking a byte twice for one access finds nothing the first check did not.
+// A masked vector operand's chunks (Region::byte_mask) are their active bytes' runs.
+template <class F>
+void for_each_run(const Region& r, F f) {
+  int64_t lo = 0, hi = -1;
+  auto add = [&](int64_t start, int64_t end) {
+    if (start >= lo && start <= hi) {
+      hi = std::max(hi, end);
+      return;
+    }
+    if (hi > lo) f(lo, hi);
+    lo = start, hi = end;
+  };
+  for (int64_t j = 0; j < r.n2; ++j)
+    for (int64_t i = 0; i < r.n1; ++i) {
+      const int64_t start = r.base + i * r.s1 + j * r.s2;
+      if (!r.byte_mask) {
+        add(start, start + r.bytes);
+        continue;
+      }
+      for (uint32_t m = r.byte_mask; m;) {  // each run of set bits [a, b)
+        const int a = std::countr_zero(m), b = a + std::countr_one(m >> a);
+        add(start + a, start + b);
+        m = b >= 32 ? 0 : m & ~((uint32_t(1) << b) - 1);
+      }
+    }
+  if (hi > lo) f(lo, hi);
+}
 
 // The memory of one map's nodes (all of one size): chunks that double from 1 KB, from the heap up
 // to 64 KB and then from 2 MB on in huge pages (ZeroedBytes), and a free list. A tensor's shadow
