@@ -44,6 +44,10 @@ install(TARGETS cubekit_halide LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The CLI, also as the imported executable cubekit::cli (e.g. for add_custom_command).
 set_target_properties(cubekit PROPERTIES EXPORT_NAME cli)
 install(TARGETS cubekit EXPORT cubekitTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Its dynamically linked twin beside it, which it hands the commands that load a module (tools/twin.h).
+if(TARGET cubekit-dynamic)
+  install(TARGETS cubekit-dynamic RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 
 install(EXPORT cubekitTargets NAMESPACE cubekit:: DESTINATION ${cubekit_config_dir})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/cubekitConfig.cmake.in

@@ -59,6 +59,8 @@ const host::Backend* open_module(const std::string& path, std::string& why) {
 }
 
 const host::Backend* load_backend() {
+  CUBEKIT_ASSERT(can_load_modules(), "this executable is linked statically and cannot load the Halide host reference: "
+                 "the command should have gone on in its dynamically linked twin (tools/twin.h)");
   if (const char* forced = std::getenv("CUBEKIT_HALIDE_MODULE")) {
     std::string why;
     if (const host::Backend* b = open_module(forced, why)) return b;

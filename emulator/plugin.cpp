@@ -2,7 +2,13 @@
 
 #include <dlfcn.h>
 
+// The linker defines _DYNAMIC in every program and shared object that has a dynamic section; in
+// a statically linked program it is undefined, and so null as a weak reference.
+extern "C" const char _DYNAMIC[] __attribute__((weak));
+
 namespace cubekit {
+
+bool can_load_modules() { return _DYNAMIC != nullptr; }
 
 std::vector<std::filesystem::path> module_candidates(const std::string& module, const void* anchor,
                                                      const std::string& installed, const std::string& built) {

@@ -9,6 +9,12 @@
 
 namespace cubekit {
 
+// Whether this process can load a module: not when its executable is linked statically (the
+// command line's `cubekit`, tools/README.md). glibc's dlopen from a static program brings a second
+// C runtime, in which LLVM's start crashed; such a program hands a command that needs a module to
+// its dynamically linked twin (tools/twin.h).
+bool can_load_modules();
+
 // Where module `name` may be, in order: beside the binary that holds `anchor` (bin/ -> lib/ in the
 // build tree and under an install prefix; the Python extension's cubekit/ in build/python, and in
 // PREFIX/lib/python3/dist-packages), then `installed` and `built` (the install prefix's and the

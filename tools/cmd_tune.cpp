@@ -5,6 +5,7 @@
 #include "emulator/error.h"
 #include "tools/commands.h"
 #include "tools/kernel_args.h"
+#include "tools/twin.h"
 #include "tune/search.h"
 #include "tune/suites.h"
 
@@ -229,6 +230,7 @@ int run_tune(const TuneArgs& a) {
   } else {
     for (tune::Layer& l : tune::suite(a.suite, a.batch)) problems.push_back(std::move(l.problem)), counts.push_back(l.count);
   }
+  if (tune::under_mpi()) run_where_modules_load("Open MPI (tune runs under mpirun)");  // before any output
   std::unique_ptr<tune::Cluster> cluster = tune::under_mpi() ? tune::mpi_cluster() : std::make_unique<tune::Cluster>();
   tune::Settings s;
   // --time alone: the time is the limit; --budget with it: both are.

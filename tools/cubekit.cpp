@@ -3,6 +3,7 @@
 #include "emulator/error.h"
 #include "emulator/memory.h"
 #include "tools/commands.h"
+#include "tools/twin.h"
 
 #include <fmt/format.h>
 
@@ -31,6 +32,7 @@ std::unique_ptr<CLI::App> commands(int& exit_code, const cubekit::cli::Chosen& c
 
 int main(int argc, char** argv) {
   cubekit::put_heap_in_huge_pages();
+  cubekit::cli::remember_arguments(argc, argv);
   int exit_code = 0;
   std::unique_ptr<CLI::App> commands_named = commands(exit_code, cubekit::cli::Chosen(argc, argv));
   CLI::App& app = *commands_named;

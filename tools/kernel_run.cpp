@@ -5,6 +5,7 @@
 #include "kernels/check.h"
 #include "kernels/tuned.h"
 #include "tools/commands.h"
+#include "tools/twin.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -132,6 +133,7 @@ bool naive_schedule(const RunArgs& a) {
 // Compiles, runs, checks and prints (text or JSON); 0 when clean and correct, 1 otherwise.
 int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline, double atol, nlohmann::json extra,
                double flops, const std::optional<tune::Tuned>& tuned) {
+  if (!a.no_check && !a.timing_only) run_where_modules_load("the Halide host reference");  // before any output
   ChipConfig chip = load_chip(a.chip);
   kernels::RunSettings s;
   s.seed = a.seed;

@@ -31,6 +31,8 @@ const mpi::Backend* open_module(const std::string& path, std::string& why) {
 }
 
 const mpi::Backend& load() {
+  CUBEKIT_ASSERT(can_load_modules(), "this executable is linked statically and cannot load the MPI module: the "
+                 "command should have gone on in its dynamically linked twin (tools/twin.h)");
   std::string tried;
   if (const mpi::Backend* b = first_module(module_candidates(CUBEKIT_MPI_MODULE_NAME, reinterpret_cast<const void*>(&load),
                                                              CUBEKIT_MPI_MODULE_INSTALLED, CUBEKIT_MPI_MODULE_BUILT),
