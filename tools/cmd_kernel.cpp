@@ -39,7 +39,7 @@ int run_matmul(const MatmulArgs& a) {
   kernels::MatmulOptions o = options_of(a);
   kernels::Matmul mm = kernels::matmul(o, load_chip(a.chip));
   double atol = o.in == DType::s8 ? 0 : (o.out == DType::f16 ? 1e-2 : std::max(1e-4, double(o.k) * 0x1p-23));
-  nlohmann::json extra = {{"shape", {{"m", o.m}, {"n", o.n}, {"k", o.k}, {"batch", o.batch}}}};
+  nlohmann::json extra = {{"kernel", "matmul"}, {"shape", {{"m", o.m}, {"n", o.n}, {"k", o.k}, {"batch", o.batch}}}};
   double flops = 2.0 * double(std::max<int64_t>(o.batch, 1)) * double(o.m) * double(o.n) * double(o.k);
   return run_kernel({mm.out}, a, matmul_headline(o), atol, extra, flops, mm.tuned);
 }
@@ -60,7 +60,7 @@ int run_conv(const ConvArgs& a) {
   int64_t ow = kernels::conv_output_extent(o.w, o.kw, o.sw(), o.pw(), o.dw());
   int64_t reduce = o.c / o.groups * o.kh * o.kw;
   double atol = o.in == DType::s8 ? 0 : (o.out == DType::f16 ? 1e-2 : std::max(1e-4, double(reduce) * 0x1p-23));
-  nlohmann::json extra = {{"shape", {{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"k", o.k}, {"kh", o.kh}, {"kw", o.kw},
+  nlohmann::json extra = {{"kernel", "conv2d"}, {"shape", {{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"k", o.k}, {"kh", o.kh}, {"kw", o.kw},
                                      {"oh", oh}, {"ow", ow}, {"stride", o.stride}, {"pad", o.pad},
                                      {"dilation", o.dilation}, {"groups", o.groups}}}};
   double flops = 2.0 * double(o.n) * double(o.k) * double(oh) * double(ow) * double(reduce);
@@ -85,7 +85,7 @@ int run_attention(const AttentionArgs& a) {
   kernels::Attention at = kernels::attention(o, chip);
   const int64_t seq_kv = o.seq_kv ? o.seq_kv : o.seq_q;
   const int64_t tile_q = at.tile_q, tile_kv = at.tile_kv;  // the tiles attention() gave flash()
-  nlohmann::json extra = {{"shape", {{"batch", o.batch}, {"heads", o.heads}, {"kv_heads", o.kv_heads ? o.kv_heads : o.heads},
+  nlohmann::json extra = {{"kernel", "attention"}, {"shape", {{"batch", o.batch}, {"heads", o.heads}, {"kv_heads", o.kv_heads ? o.kv_heads : o.heads},
                                      {"seq_q", o.seq_q}, {"seq_kv", seq_kv}, {"dim", o.dim}, {"causal", o.causal},
                                      {"dtype", dtype_name(o.dtype)}, {"mask", o.mask}, {"window", o.window},
                                      {"scale", o.scale ? o.scale : 1.0 / std::sqrt(double(o.dim))}, {"softcap", o.softcap},
@@ -144,7 +144,7 @@ std::string pool_headline(const PoolArgs& a, const kernels::Pool2dOptions& o) {
 int run_pool(const PoolArgs& a) {
   kernels::Pool2dOptions o = options_of(a);
   kernels::Pool2d p = kernels::pool2d(o, load_chip(a.chip));
-  nlohmann::json extra = {{"shape", {{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"oh", p.oh}, {"ow", p.ow}}}};
+  nlohmann::json extra = {{"kernel", a.name}, {"shape", {{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"oh", p.oh}, {"ow", p.ow}}}};
   return run_kernel({p.out}, a, pool_headline(a, o), -1, extra, 0);
 }
 
@@ -166,7 +166,7 @@ std::string vector_headline(const VectorArgs& a, const kernels::VectorOptions& o
 int run_vector(const VectorArgs& a) {
   kernels::VectorOptions o = options_of(a);
   kernels::VectorKernel k = kernels::vector_kernel(a.name, o, load_chip(a.chip));
-  return run_kernel({k.out}, a, vector_headline(a, o), -1, {{"shape", o.shape}}, 0, k.tuned);
+  return run_kernel({k.out}, a, vector_headline(a, o), -1, {{"kernel", a.name}, {"shape", o.shape}}, 0, k.tuned);
 }
 
 // KernelAction::Validate: everything the CLI checks and builds before it runs `f` or writes a file.

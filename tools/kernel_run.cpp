@@ -159,6 +159,7 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
       j["tuned"] = {{"database", tuned->database}, {"params", tuned->best.params}, {"cycles_when_tuned", tuned->best.cycles},
                     {"default_cycles", tuned->best.default_cycles}, {"strategy", tuned->best.strategy},
                     {"evaluated", tuned->best.evaluated}};
+    j["program"] = j["kernel"];  // the program's own name (its output's), beside the ready kernel's
     for (auto& [key, value] : extra.items()) j[key] = value;
     uint64_t transdata = 0;
     for (const kernels::Conversion& c : run.conversions) {

@@ -38,6 +38,8 @@ bool naive_schedule(const RunArgs& a);  // --schedule: default or naive
 void drop_run_only_options(CLI::App* cmd);
 
 // Compiles, runs, checks and prints (text or JSON); 0 when clean and correct, 1 otherwise.
+// `extra`: fields the JSON report adds, among them "kernel", the ready kernel's name (the
+// report's own, the program's, moves to "program").
 // `tuned`: the tuning database's schedule the kernel took (the report says so), if any.
 int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const std::string& headline, double atol, nlohmann::json extra,
                double flops, const std::optional<tune::Tuned>& tuned = std::nullopt);

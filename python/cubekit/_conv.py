@@ -161,8 +161,8 @@ def conv2d(x, w, *, stride=1, padding=0, dilation=1, groups=1, bn=None, relu=Fal
     func, inputs, sub, tuned = _cubekit.conv2d_func(o, chip)
     named = {i.name: a for i, a in zip(inputs, [x, w] + arrays)}
     if sub is None:
-        return _tuned(_running_tuned(tuned, lambda: _run_laid_out(func, named, chip, timing_only, trace, strict)), tuned)
-    y, report = _tuned(_running_tuned(tuned, lambda: _run_laid_out(func, named, chip, timing_only, trace, strict, also=[sub])),
+        return _tuned(_running_tuned(tuned, lambda: _run_laid_out("conv2d", func, named, chip, timing_only, trace, strict)), tuned)
+    y, report = _tuned(_running_tuned(tuned, lambda: _run_laid_out("conv2d", func, named, chip, timing_only, trace, strict, also=[sub])),
                        tuned)
     return y, report.pop("also")[sub.name], report
 

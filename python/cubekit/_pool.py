@@ -34,7 +34,7 @@ def _run(kernel, x, o, shape, schedule, chip, timing_only, trace, strict, overri
     o.n, o.c, o.h, o.w = x.shape
     o.dtype, o.schedule = x.dtype, schedule
     func, inputs = _cubekit.pool2d_func(o, chip)
-    return _run_laid_out(func, {inputs[0].name: x}, chip, timing_only, trace, strict)
+    return _run_laid_out(kernel, func, {inputs[0].name: x}, chip, timing_only, trace, strict)
 
 
 def _input(kernel, x):

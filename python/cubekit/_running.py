@@ -95,13 +95,15 @@ _run_func.__name__ = "run"
 _cubekit.Func.run = _run_func
 
 
-def run_laid_out(func, named, chip, timing_only, trace, strict, also=()):
-    """A ready kernel's Func run on numpy arrays whose program keeps some in the cube's layouts:
+def run_laid_out(kernel, func, named, chip, timing_only, trace, strict, also=()):
+    """Ready kernel `kernel`'s Func run on numpy arrays whose program keeps some in the cube's layouts:
     (result, report), report["host"] listing each conversion (a 16-bit feature map's on the vector
     unit, TransData emulated with the data and checked against the host's conversion; the rest on
-    the host)."""
+    the host). report["kernel"] names the ready kernel, as an empty input's report does, and
+    report["program"] the program (its output's name)."""
     y, report = func.run(named, chip=chip, timing_only=timing_only, trace=trace, also=list(also))
     report["launched"] = True
+    report["program"], report["kernel"] = report["kernel"], kernel
     report["host"] = (report.get("host", []) + [f"host conversion (not emulated): {c}" for c in report.get("host_conversions", [])]
                       + [f"TransData {t['layout']} ({t['direction']}): {t['cycles']} cycles on the vector unit (emulated"
                          f"{', the same bits as the host' if t['checked'] else ', timing-only'})"

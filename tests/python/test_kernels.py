@@ -305,3 +305,33 @@ def test_matmul_k_or_batch_that_differ_are_named():
         kernels.matmul(np.ones((16, 8), np.float16), np.ones((16, 16), np.float16), transpose_b=True)
     with pytest.raises(cubekit.Error, match=r"matmul: a \(2, 16, 8\) and b \(3, 8, 16\) have batches 2 and 3"):
         kernels.matmul(np.ones((2, 16, 8), np.float16), np.ones((3, 8, 16), np.float16))
+
+
+# ---- reports name the ready kernel ----
+
+def test_reports_name_the_ready_kernel_and_the_program(rng):
+    """report["kernel"] is the kernel called (as an empty input's report says), in Python and in the CLI's
+    JSON; report["program"] is the program's own name (its output's)."""
+    a = rng.uniform(-1, 1, (32, 32)).astype(np.float16)
+    x = rng.uniform(-1, 1, (1, 16, 8, 8)).astype(np.float16)
+    w = rng.uniform(-1, 1, (16, 16, 3, 3)).astype(np.float16)
+    q = rng.uniform(-1, 1, (1, 1, 64, 64)).astype(np.float16)
+    calls = {"matmul": lambda: kernels.matmul(a, a, timing_only=True),
+             "conv2d": lambda: kernels.conv2d(x, w, timing_only=True),
+             "max_pool2d": lambda: kernels.max_pool2d(x, 2, timing_only=True),
+             "avg_pool2d": lambda: kernels.avg_pool2d(x, 2, timing_only=True),
+             "adaptive_avg_pool2d": lambda: kernels.adaptive_avg_pool2d(x, 1, timing_only=True),
+             "attention": lambda: kernels.attention(q, q, q, timing_only=True),
+             "add": lambda: kernels.add(a, a, timing_only=True)}
+    for name, call in calls.items():
+        _, report = call()
+        assert report["kernel"] == name, name
+    _, empty = kernels.conv2d(np.zeros((0, 16, 8, 8), np.float16), w)
+    assert empty["kernel"] == "conv2d"
+    for args, name, program in ((["matmul", "--m", "32", "--n", "32", "--k", "32"], "matmul", "C"),
+                                (["conv2d", "--c", "16", "--h", "8", "--w", "8", "--k", "16"], "conv2d", "Y"),
+                                (["max_pool2d", "--c", "16", "--h", "8", "--w", "8"], "max_pool2d", "Y"),
+                                (["global_avg_pool2d", "--c", "16", "--h", "8", "--w", "8"], "global_avg_pool2d", "Y"),
+                                (["softmax", "--rows", "8", "--cols", "8"], "softmax", "softmax")):
+        cli = run_cli_json("kernel", *args, "--timing-only")
+        assert (cli["kernel"], cli["program"]) == (name, program), args
