@@ -204,8 +204,29 @@ def plots(chip, records, out):
     plt.close(fig)
 
 
+KERNEL_SUITES = ("matmul", "vector", "check", "smoke", "all")
+# The options each suite takes, apart from --build (every suite's) and --chip and --out (said below):
+# an option given to a suite that does not take it did nothing (`resnet50 --repetitions 5` timed nothing
+# five times, `emulator --cheap` ran every row).
+SUITE_OPTIONS = {"repetitions": KERNEL_SUITES + ("emulator",), "min_time": KERNEL_SUITES,
+                 "cheap": ("calibration",), "check": ("calibration",), "only": ("calibration",),
+                 "batch": ("resnet50",), "chips": ("resnet50", "attention"), "long": ("attention",),
+                 "resnet_check": ("resnet50",), "standard_only": ("resnet50",), "peer": ("emulator",)}
+
+
 def check_arguments(parser, args):
     """Bad arguments end here, in one line, before any work: not in a traceback after it."""
+    for option, suites in SUITE_OPTIONS.items():
+        if getattr(args, option) is not None and args.suite not in suites:
+            parser.error(f"--{option.replace('_', '-')}: the {args.suite} suite takes no such option; it is for "
+                         + (" and ".join(suites) if len(suites) < 3 else ", ".join(suites[:-1]) + " and " + suites[-1]))
+    if args.standard_only and not args.resnet_check:
+        parser.error("--standard-only: it chooses the layers of --resnet-check; give both")
+    defaults = {"repetitions": 3, "min_time": 0, "only": "", "batch": 32, "chips": "ascend910,ascend910b2,ascend950pr",
+                "cheap": False, "check": False, "long": False, "resnet_check": False, "standard_only": False}
+    for option, value in defaults.items():
+        if getattr(args, option) is None:
+            setattr(args, option, value)
     own_chips = args.suite in ("resnet50", "attention", "emulator", "calibration")
     if args.chip is not None and own_chips:
         parser.error(f"--chip: {args.suite} chooses its chips ("
@@ -269,17 +290,22 @@ def main():
                         help="where the results go (matmul, vector, check, smoke, all, emulator; default build/bench); "
                              "resnet50, attention and calibration print their tables")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build directory")
-    parser.add_argument("--repetitions", type=int, default=3, help="host-time repetitions (their median is kept)")
-    parser.add_argument("--min-time", type=float, default=0, help="seconds each benchmark runs at least (Google Benchmark's default when 0)")
-    parser.add_argument("--cheap", action="store_true", help="calibration: only the rows marked cheap")
-    parser.add_argument("--check", action="store_true", help="calibration: exit 1 when a row leaves its tolerance")
-    parser.add_argument("--only", default="", help="calibration: these row ids only (comma-separated)")
-    parser.add_argument("--batch", type=int, default=32, help="resnet50: images per forward pass")
-    parser.add_argument("--chips", default="ascend910,ascend910b2,ascend950pr", help="resnet50, attention: the presets to run on")
-    parser.add_argument("--long", action="store_true", help="attention: also the 910B2's long sequences beside the board")
-    parser.add_argument("--resnet-check", action="store_true",
+    parser.add_argument("--repetitions", type=int, default=None,
+                        help="matmul, vector, check, smoke, all, emulator: host-time repetitions (their median is kept; default 3)")
+    parser.add_argument("--min-time", type=float, default=None,
+                        help="matmul, vector, check, smoke, all: seconds each benchmark runs at least (Google Benchmark's default when 0)")
+    parser.add_argument("--cheap", action="store_const", const=True, default=None, help="calibration: only the rows marked cheap")
+    parser.add_argument("--check", action="store_const", const=True, default=None,
+                        help="calibration: exit 1 when a row leaves its tolerance")
+    parser.add_argument("--only", default=None, help="calibration: these row ids only (comma-separated)")
+    parser.add_argument("--batch", type=int, default=None, help="resnet50: images per forward pass (default 32)")
+    parser.add_argument("--chips", default=None, help="resnet50, attention: the presets to run on (default ascend910,ascend910b2,ascend950pr)")
+    parser.add_argument("--long", action="store_const", const=True, default=None,
+                        help="attention: also the 910B2's long sequences beside the board")
+    parser.add_argument("--resnet-check", action="store_const", const=True, default=None,
                         help="resnet50: each distinct layer at batch 1 against Halide instead of timing")
-    parser.add_argument("--standard-only", action="store_true", help="resnet50 --resnet-check: not the variants")
+    parser.add_argument("--standard-only", action="store_const", const=True, default=None,
+                        help="resnet50 --resnet-check: not the variants")
     parser.add_argument("--peer", default=None,
                         help="emulator: a directory of another emulator's programs for the same work, timed beside cubekit's")
     args = parser.parse_args()

@@ -64,7 +64,14 @@ def main():
                               (["smoke", "--build", BUILD, "--out", os.path.join(out, "results.json", "x")], "--out"),
                               (["resnet50", "--build", BUILD, "--chips", "nosuch"], "'nosuch' is not a preset"),
                               (["calibration", "--build", BUILD, "--only", "stream_add_91O"], "does not have: stream_add_91O"),
-                              (["smoke", "--build", BUILD, "--chip", "nochip"], "'nochip' is neither a preset")]:
+                              (["smoke", "--build", BUILD, "--chip", "nochip"], "'nochip' is neither a preset"),
+                              # an option of another suite did nothing
+                              (["resnet50", "--build", BUILD, "--repetitions", "5"],
+                               "--repetitions: the resnet50 suite takes no such option; it is for matmul, vector, check, "
+                               "smoke, all and emulator"),
+                              (["emulator", "--build", BUILD, "--cheap"], "--cheap: the emulator suite takes no such option; "
+                               "it is for calibration"),
+                              (["resnet50", "--build", BUILD, "--standard-only"], "give both")]:
             done = run(*args)
             assert done.returncode == 2, f"{args}: exit {done.returncode}, not 2 (a bad argument's, as argparse's)"
             assert message in done.stderr and "Traceback" not in done.stderr, f"{args}: {done.stderr[-500:]}"
