@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -77,7 +79,7 @@ int run_functional(const ChipConfig& chip, const Program& program, GlobalMemory&
     j["chip"] = chip.name;
     j["cores"] = r.cores;
     j["instructions"] = r.instructions;
-    j["diagnostics"] = nlohmann::json::parse(diagnostics_json(r.diagnostics, program, args.program));
+    j["diagnostics"] = nlohmann::json::parse(diagnostics_json(r.diagnostics, program, program.source));
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("kernel {} on {} in program order: {} block{}, {} instructions executed\n", program.name, chip.name,
@@ -85,16 +87,28 @@ int run_functional(const ChipConfig& chip, const Program& program, GlobalMemory&
     if (r.clean())
       fmt::print("checks: clean (in program order: bounds, alignment, dtypes and faults only; run without --in-order "
                  "for the race, initialisation and sync checks)\n");
-    else fmt::print("{}", problems_text(r.diagnostics, program, args.program));
+    else fmt::print("{}", problems_text(r.diagnostics, program, program.source));
   }
   return r.clean() ? 0 : 1;
+}
+
+// The program of `path`; `-`, standard input's (`cubekit compile KERNEL ... -o - | cubekit run -`).
+Program read_program(const std::string& path) {
+  if (path != "-") return load_program(path);
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  if (std::cin.bad()) user_error("run -: reading the program from standard input failed");
+  if (text.empty())
+    user_error("run -: standard input is empty; pipe a program into it (cubekit compile KERNEL ... -o - | cubekit run -)");
+  Program p = parse_program(text, "<stdin>");
+  p.source = "<stdin>";
+  return p;
 }
 
 int run(const RunArgs& args) {
   if (args.cores_given && args.cores < 1)
     user_error("--blocks must be at least 1 (leave it out for the program's .block_dim), got {}", args.cores);
   ChipConfig chip = load_chip(args.chip);
-  Program program = load_program(args.program);
+  Program program = read_program(args.program);
   if (args.max_steps < 1) user_error("--max-steps must be positive, got {}", args.max_steps);
   if (args.max_work < 1) user_error("--max-work must be positive, got {}", args.max_work);
   if (args.max_trace_events < 1) user_error("--max-trace-events must be positive, got {}", args.max_trace_events);
@@ -143,9 +157,9 @@ int run(const RunArgs& args) {
     for (const auto& [t, path] : outputs) write_npy(path, gm.decls[t].dtype, gm.decls[t].shape, gm.data[t]);
   if (!args.trace.empty()) write_trace(args.trace, result, program, chip);
   if (args.json) {
-    fmt::print("{}\n", report_json(result.report, program, args.program));
+    fmt::print("{}\n", report_json(result.report, program, program.source));
   } else {
-    fmt::print("{}", report_text(result.report, program, args.program));
+    fmt::print("{}", report_text(result.report, program, program.source));
     for (const auto& [t, path] : outputs) fmt::print("wrote {} to {}\n", gm.decls[t].name, path);
     if (!args.trace.empty()) fmt::print("wrote the trace to {} (open it in https://ui.perfetto.dev)\n", args.trace);
   }
@@ -159,7 +173,7 @@ void add_run(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("run", "assemble and run a program on the emulator");
   // Registered when `run` is the command (not for `cubekit kernel ...`).
   options_when_chosen(cmd, [args](CLI::App* cmd) {
-    cmd->add_option("program", args->program, "the program (.s)")->required();
+    cmd->add_option("program", args->program, "the program (.s; - reads it from standard input)")->required();
     cmd->add_option("--chip", args->chip, "chip preset or JSON config")->capture_default_str();
     cmd->add_option("--blocks,--cores", args->cores, "blocks to launch (default: the program's .block_dim); they run on "
                                                       "min(blocks, the chip's cores) cores");

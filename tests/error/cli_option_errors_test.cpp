@@ -39,5 +39,15 @@ TEST(CliOptionErrors, ProgramFileThatDoesNotExist) {
   expect_cli_refused("run '" CUBEKIT_SOURCE_DIR "/examples'", "not a file (a directory?); give the path of a .s file");
 }
 
+TEST(CliOptionErrors, ProgramFromAnEmptyStandardInput) {
+  expect_cli_refused("run - < /dev/null", "run -: standard input is empty; pipe a program into it (cubekit compile KERNEL "
+                                          "... -o - | cubekit run -)");
+}
+
+TEST(CliOptionErrors, ProgramFromStandardInputIsNamedStdinInItsErrors) {
+  TempDir dir("stdin_program");
+  expect_cli_refused("run - < '" + dir.write("typo.s", "vaddd x1\n") + "'", "<stdin>:1:1: error: unknown instruction 'vaddd'");
+}
+
 }  // namespace
 }  // namespace cubekit::test

@@ -1,13 +1,14 @@
 """Round trips between Python and the C++ CLI: programs built or compiled in Python run by
 `cubekit run`, and programs compiled by `cubekit compile` run from Python, with the same results."""
 import json
+import subprocess
 
 import numpy as np
 import pytest
 
 import cubekit as ck
 from cubekit import kernels
-from conftest import matmul_ref, run_cli, run_cli_json
+from conftest import CLI, matmul_ref, run_cli, run_cli_json
 from test_programs import build_axpy
 
 # What a report has that does not depend on how the program was loaded (file name, source lines).
@@ -142,3 +143,12 @@ def test_cli_compiled_attention_writes_every_output(tmp_path):
     tensors = [line.split()[1:] for line in p.text().splitlines() if line.startswith(".tensor")]
     roles = {t[0]: t[-1] for t in tensors}
     assert roles.get("attention") == "out" and roles.get("attention_lse") == "out" and roles.get("mask") == "in", roles
+
+
+def test_a_compiled_program_piped_into_run():
+    """`cubekit compile ... -o -` into `cubekit run -`: the program read from standard input runs as from its file."""
+    program = run_cli("compile", "add", "--rows", "64", "--cols", "64", "-o", "-").stdout
+    piped = subprocess.run([CLI, "run", "-", "--json"], input=program, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    report = json.loads(piped.stdout)
+    assert report["kernel"] == "add" and report["diagnostics"] == [] and report["cycles"] > 0
