@@ -296,28 +296,48 @@ Claimed evaluate_claimed(const std::vector<const Problem*>& problems, const std:
   return c;
 }
 
+// `params`' cycles as this build compiles and runs them, or none when it no longer can: what an
+// earlier search stored is taken only after that (a schedule a later cubekit refuses stayed the
+// best however often the problem was tuned again, and every kernel run failed on it).
+std::optional<uint64_t> cycles_now(const Problem& p, const Params& params, const ChipConfig& chip) {
+  try {
+    return evaluate(p, params, chip);
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
+}
+
 // What the database held before this search (`earlier`, by params) may hold a better schedule
 // than any this search ran (a second search with a smaller budget, or a different seed): it stays
 // the best, so that a search never makes the kernels slower.
-void keep_earlier_best(const std::map<std::string, Candidate>& earlier, Outcome& o) {
-  const Candidate* best = nullptr;
+void keep_earlier_best(const std::map<std::string, Candidate>& earlier, const ChipConfig& chip, Outcome& o) {
+  if (!o.best.cycles) return;
+  std::vector<const Candidate*> better;
   for (const auto& [key, c] : earlier)
-    if (c.cycles && (!best || *c.cycles < *best->cycles)) best = &c;
-  if (!best || !o.best.cycles || *best->cycles >= o.best.cycles) return;
-  o.own_best = o.best.cycles;
-  o.best.params = best->params;
-  o.best.cycles = *best->cycles;
+    if (c.cycles && *c.cycles < o.best.cycles) better.push_back(&c);
+  std::sort(better.begin(), better.end(), [](const Candidate* a, const Candidate* b) { return *a->cycles < *b->cycles; });
+  for (const Candidate* c : better) {
+    const std::optional<uint64_t> now = cycles_now(o.problem, c->params, chip);
+    if (!now || *now >= o.best.cycles) continue;
+    o.own_best = o.best.cycles;
+    o.best.params = c->params;
+    o.best.cycles = *now;
+    return;
+  }
 }
 
 // The database's best row says what the search that found its schedule did (evaluated, seed,
 // strategy: what `kernel --json` reports as "tuned"). A search that finds nothing better -- a later,
 // smaller one, or one that only finds the same again -- leaves it as it is; one the time limit
 // stopped before the default ran has measured nothing to store.
-void store_best(Database& db, const std::string& chip_hash, const std::string& chip_name, const Problem& p, const Outcome& o) {
+void store_best(Database& db, const std::string& chip_hash, const ChipConfig& chip, const Problem& p, const Outcome& o) {
   if (!o.best.cycles) return;
   std::optional<Best> stored = db.best(chip_hash, p.kernel, p.key());
-  if (stored && stored->cycles <= o.best.cycles) return;
-  db.set_best(chip_hash, chip_name, p.kernel, p.key(), o.best);
+  if (stored && stored->cycles <= o.best.cycles) {
+    const std::optional<uint64_t> now = cycles_now(p, stored->params, chip);
+    if (now && *now <= o.best.cycles) return;
+  }
+  db.set_best(chip_hash, chip.name, p.kernel, p.key(), o.best);
 }
 
 // Every search's next proposals as one batch, the default schedules first: without its default's
@@ -456,8 +476,8 @@ std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig
   for (size_t i = 0; i < searches.size(); ++i) {
     if (stop) searches[i].stop_for_time();
     out.push_back(searches[i].outcome(finished[i] < 0 ? elapsed() : finished[i]));
-    keep_earlier_best(cache[i], out.back());
-    if (db && cluster.rank() == 0) store_best(*db, chip_hash, chip.name, problems[i], out.back());
+    keep_earlier_best(cache[i], chip, out.back());
+    if (db && cluster.rank() == 0) store_best(*db, chip_hash, chip, problems[i], out.back());
   }
   return out;
 }

@@ -177,6 +177,31 @@ TEST(TuneSearch, ResumesFromTheDatabase) {
   EXPECT_EQ(resumed.best.evaluated, fresh.best.evaluated);
 }
 
+// What an earlier search stored that this build no longer compiles (tm 7, refused since) is
+// replaced by a later search however good its cycles were: "tune the problem again", as the
+// kernels' message says, used to leave it, and every run of the kernel failed on it.
+TEST(TuneSearch, AStoredScheduleThatNoLongerCompilesIsReplaced) {
+  const ChipConfig chip = load_chip("ascend910");
+  TempDb t("stale");
+  auto db = Database::open(t.path(), Database::Mode::Create);
+  const Problem p = matmul_problem(256, 256, 256);
+  Best stale;
+  stale.params = {{"tm", 7}};
+  stale.cycles = 1, stale.default_cycles = 4000, stale.evaluated = 1, stale.strategy = "local";
+  db->set_best(chip_key(chip), chip.name, p.kernel, p.key(), stale);
+  db->record(chip_key(chip), chip.name, p.kernel, p.key(), {{{{"tm", 7}}, 1, ""}});  // a stale candidate, too
+  Settings s;
+  s.budget = 4, s.seed = 1;
+  Outcome o = run({p}, chip, s, db.get())[0];
+  EXPECT_FALSE(o.own_best) << "the stale candidate was taken as the best";
+  EXPECT_NE(o.best.params, stale.params);
+  EXPECT_GT(o.best.cycles, 1u);
+  const std::optional<Best> stored = db->best(chip_key(chip), p.kernel, p.key());
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->params, o.best.params);
+  EXPECT_EQ(stored->cycles, evaluate(p, stored->params, chip));
+}
+
 TEST(TuneSearch, EnumeratesASpaceNoLargerThanTheBudget) {
   const ChipConfig chip = load_chip("ascend910b2");
   Problem sm;
