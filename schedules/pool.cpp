@@ -269,13 +269,22 @@ PoolPlan plan_pool(const dsl::Func& f, const ChipConfig& chip) {
     PoolPlan single = p;
     single.copies = 1;
     const bool fewer_fits = !fewer.empty() && pool_ub_bytes(single, 1, 1) <= ub;
+    // A window over the whole map, averaged, is each channel's mean: a row reduction reads the map
+    // as rows of h x w elements, where pooling holds its C0 channels' rows at once.
+    const bool whole_mean = p.kind == PoolPlan::Kind::Sum && p.g.kh == p.g.h && p.g.kw == p.g.w && p.g.oh == 1 &&
+                            p.g.ow == 1;
+    const std::string two_steps =
+        whole_mean ? fmt::format("average each channel's {} elements as a mean over the last axis of the map seen as "
+                                 "({}, {}, {}) (the mean kernel: cubekit kernel mean --shape {},{},{}; Python "
+                                 "kernels.mean(x, axis=(2, 3), keepdims=True))",
+                                 p.g.h * p.g.w, p.g.n, p.g.c, p.g.h * p.g.w, p.g.n, p.g.c, p.g.h * p.g.w)
+                   : "pool in two steps, over windows of part of the map and then over their results";
     user_error("{}: one output row of {} positions needs {} bytes of UB but {} has {}; {}", p.name, p.g.ow,
                pool_ub_bytes(p, 1, 1), chip.name, ub,
                fewer_fits ? "the map is too wide for the pooling's tiles (" + fewer + ")"
                           : fmt::format("a tile holds the {} input rows of {} positions its windows read, which UB cannot "
-                                        "(with one copy, {} bytes); pool in two steps, over windows of part of the map "
-                                        "and then over their results",
-                                        std::min(p.g.h, p.in_rows(1)), p.g.w, pool_ub_bytes(single, 1, 1)));
+                                        "(with one copy, {} bytes); {}",
+                                        std::min(p.g.h, p.in_rows(1)), p.g.w, pool_ub_bytes(single, 1, 1), two_steps));
   }
   if (fits(p.g.oh, 1)) {  // whole planes: as many as fit, and a tile for every core
     p.rows = p.g.oh;

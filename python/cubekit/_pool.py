@@ -149,7 +149,10 @@ def adaptive_avg_pool2d(x, output_size, *, schedule="default", chip="ascend910",
                         raise_on_diagnostics=False, **overrides):
     """y = adaptive_avg_pool2d(x, 1): the average of each channel's map (ResNet's global pool), (N, C, 1, 1).
 
-    Only output_size 1 (or (1, 1)) is supported: other sizes raise an error.
+    Only output_size 1 (or (1, 1)) is supported: other sizes raise an error. The kernel pools C0
+    channels at once, holding their whole maps in UB: past about 48 x 48 (f16, 910) they do not fit,
+    and the error says so; kernels.mean(x, axis=(2, 3), keepdims=True) computes the same average over
+    rows of H x W elements (up to 26,224 a row), for maps of any shape up to that.
     """
     kernel = "adaptive_avg_pool2d"
     schedule, chip, timing_only, trace, strict = _opt.common(kernel, schedule, chip, timing_only, trace,

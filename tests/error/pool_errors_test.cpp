@@ -242,7 +242,8 @@ TEST(PoolErrors, OneRowDoesNotFitUB) {
 }
 
 // With double_buffer(): dropping it is advised where one copy fits (48 x 48), and only there (a global
-// average of 56 x 56 does not fit with one copy either: the advice was to drop it all the same).
+// average of 56 x 56 does not fit with one copy either: the advice was to drop it all the same; it is
+// each channel's mean, which the mean kernel computes over rows of 3136).
 TEST(PoolErrors, RowTooWideForUbDoubleBuffered) {
   for (int64_t side : {48, 56}) {
     dsl::Input I("I", DType::f16, {1, 16, side, side});
@@ -257,7 +258,9 @@ TEST(PoolErrors, RowTooWideForUbDoubleBuffered) {
                                "kernels))"});
     else
       expect_compile_error(O, {"O: one output row of 1 positions needs", "a tile holds the 56 input rows of 56 positions",
-                               "pool in two steps"});
+                               "average each channel's 3136 elements as a mean over the last axis of the map seen as "
+                               "(1, 16, 3136) (the mean kernel: cubekit kernel mean --shape 1,16,3136; Python "
+                               "kernels.mean(x, axis=(2, 3), keepdims=True))"});
   }
 }
 
