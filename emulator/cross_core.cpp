@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 namespace cubekit {
 
@@ -139,6 +140,47 @@ std::vector<CrossCore::Leftover> CrossCore::leftovers() const {
       out.push_back({int(k / kCrossFlagIds), int(k % kCrossFlagIds), int(counters_[k].size()),
                      counters_[k].back().set_index, counters_[k].back().setter_core});
   return out;
+}
+
+namespace {
+
+// "cores 3, 5-9": consecutive numbers as ranges.
+std::string core_list(const std::vector<int>& cores) {
+  std::string out;
+  for (size_t i = 0; i < cores.size();) {
+    size_t j = i;
+    while (j + 1 < cores.size() && cores[j + 1] == cores[j] + 1) ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", j == i ? fmt::format("{}", cores[i]) : fmt::format("{}-{}", cores[i], cores[j]));
+    i = j + 1;
+  }
+  return fmt::format("{} {}", cores.size() > 1 ? "cores" : "core", out);
+}
+
+}  // namespace
+
+std::string CrossCore::open_round(int core, int id) const {
+  const CrossTopology::Core& me = topology_.cores[size_t(core)];
+  for (const auto& [key, r] : rounds_) {
+    const auto [mode, group, flag] = key;
+    if (flag != id || r.open.empty()) continue;
+    // Whom a completed round reaches: mode 0 and 1 their participants, mode 2 (an AIV round) its group's AIC.
+    const bool reaches = mode == 2 ? me.role == CrossRole::Aic && me.group == group
+                                   : std::find(r.participants.begin(), r.participants.end(), core) != r.participants.end();
+    if (!reaches) continue;
+    std::map<int, std::vector<int>> by_count;  // sets made -> the cores that made that many
+    for (size_t i = 0; i < r.participants.size(); ++i) by_count[r.made[i]].push_back(r.participants[i]);
+    std::string made;
+    for (auto it = by_count.rbegin(); it != by_count.rend(); ++it)
+      made += fmt::format("{}{} set it {} time{}", made.empty() ? "" : ", ", core_list(it->second), it->first,
+                          it->first == 1 ? "" : "s");
+    const int missing = r.required - int(r.participants.size());
+    return fmt::format("its mode {} round {} (id {}) has {} of the {} sets it needs: {}{}. A core's k-th set_cross of "
+                       "a mode and id joins round k, so every core of the round must set it as often (a launch of more "
+                       "blocks than cores runs more blocks, and sets, on some cores)",
+                       mode, r.first, id, r.open.front().sets, r.required, made,
+                       missing > 0 ? fmt::format(", and {} of the group's cores run no block", missing) : "");
+  }
+  return "";
 }
 
 // ---- a run's engine ------------------------------------------------------------------------------

@@ -87,6 +87,9 @@ class CrossCore {
     int setter_core;
   };
   std::vector<Leftover> leftovers() const;
+  // Why a round whose increment would reach `core`'s counter `id` stays open: which of its cores
+  // set how often (a core's k-th set joins round k); empty when no round for it is open.
+  std::string open_round(int core, int id) const;
 
   const CrossTopology& topology() const { return topology_; }
   uint64_t window = 0;  // the driver's window count, stamped on deliveries

@@ -234,11 +234,13 @@ void TimingCore::process(int who, uint64_t t) {
 std::string TimingCore::cross_deadlock(int p, const Instr& in) const {
   const CrossTopology::Core& me = ctx_.cross->topology().cores[size_t(core_)];
   int index = pipes_[p].ring[pipes_[p].head].I.index;
+  const std::string round = ctx_.cross->open_round(core_, int(in.ops[1].imm));
   return fmt::format("; pipe {} of core {} ({} of group {}) waits at {} `{}` for cross-core flag "
-                     "id {}, and no core left running will set it (a set_cross of that id, in a mode that reaches "
-                     "this core, is missing or never runs)",
+                     "id {}, and no core left running will set it ({})",
                      pipe_name(Pipe(p)), core_, cross_role_name(me.role), me.group, instruction_at(ctx_.program, index),
-                     print_instr(ctx_.program, in), in.ops[1].imm);
+                     print_instr(ctx_.program, in), in.ops[1].imm,
+                     round.empty() ? "a set_cross of that id, in a mode that reaches this core, is missing or never runs"
+                                   : round);
 }
 
 void TimingCore::deadlock() {

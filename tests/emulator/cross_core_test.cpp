@@ -197,6 +197,22 @@ TEST(CrossCore, Mode0SynchronisesEveryAivInRounds) {
   EXPECT_EQ(floats(r, "Y"), expected_all(floats(r, "X")));
 }
 
+// More blocks than cores: the cores that run two blocks set a second mode-0 round the others
+// never join. The deadlock says which cores set how often, where it said only that no core set it.
+TEST(CrossCore, AnUnfinishedRoundSaysWhoSetItHowOften) {
+  Ran r = run(R"(.kernel rounds
+.block_dim 56
+.tensor X f32 [64] in
+    set_cross MTE3, mode=0, id=5
+    wait_cross MTE2, id=5
+    end
+)");
+  const Diagnostic* d = find(r, Diagnostic::Kind::Deadlock);
+  ASSERT_NE(d, nullptr) << diagnostics(r);
+  EXPECT_THAT(d->message, HasSubstr("its mode 0 round 1 (id 5) has 8 of the 48 sets it needs: cores 0-7 set it 2 times, "
+                                    "cores 8-47 set it 1 time. A core's k-th set_cross of a mode and id joins round k"));
+}
+
 TEST(CrossCore, AWriteAfterOtherCoresReadsNeedsTheRound) {
   // Without the second meeting, block b may overwrite W[b] while the others still read it.
   Ran r = run(without(without(kAll, "set_cross MTE2, mode=0, id=6"), "wait_cross V, id=6"));
