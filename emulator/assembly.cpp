@@ -503,8 +503,9 @@ Program load_program(const std::string& path) {
   if (!std::filesystem::exists(path, ec))
     user_error("cannot read program file '{}': no such file (check the path; `cubekit compile KERNEL -o FILE.s` writes one)",
                path);
-  if (!std::filesystem::is_regular_file(path, ec))
-    user_error("cannot read program file '{}': not a file (a directory?); give the path of a .s file", path);
+  // A pipe (/dev/stdin, bash's <(...)) reads as a file does; a directory does not.
+  if (std::filesystem::is_directory(path, ec))
+    user_error("cannot read program file '{}': a directory, not a file; give the path of a .s file", path);
   std::ifstream in(path);
   if (!in) user_error("cannot read program file '{}': {}", path, unreadable_reason(path));
   std::stringstream ss;

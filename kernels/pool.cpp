@@ -29,6 +29,8 @@ void check_options(const Pool2dOptions& o) {
   if (o.dtype != DType::f16 && o.dtype != DType::f32)
     user_error("{}: the vector unit pools f16 and f32, got {}", what, dtype_name(o.dtype));
   if (o.rows < 0) user_error("{}: rows must be at least 1 (or 0 to let the schedule choose), got {}", what, o.rows);
+  if (o.global && o.rows > 1)
+    user_error("{}: rows {} per tile, but the global average has one output row; leave rows out", what, o.rows);
   if (o.global) return;
   if (o.kh < 1 || o.kw < 0) user_error("{}: the window must be at least 1 x 1, got {} x {}", what, o.kh, o.win_w());
   if (o.stride < 0 || o.stride_w < 0) user_error("{}: the stride must be at least 1 (0: the window), got {}", what, std::min(o.stride, o.stride_w));

@@ -9,6 +9,9 @@
 #include "tools/npy.h"
 
 #include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -199,13 +202,18 @@ void add_run(CLI::App& app, int& exit_code) {
   });
   cmd->callback([args, cmd, &exit_code] {
     args->cores_given = cmd->count("--cores") > 0;
+    refuse_unused_run_options(*cmd, args->timing_only, args->trace);
     exit_code = run(*args);
   });
 }
 
 void check_writable(const std::string& path, const std::string& option) {
+  // `-` is standard output elsewhere (compile -o -), where the report goes here: a file named "-" surprised.
+  if (path == "-") user_error("{} -: a file's path, not standard output (the report goes there); give a file name", option);
   const bool existed = std::filesystem::exists(path);
-  if (!std::ofstream(path, std::ios::app)) user_error("{}: cannot write '{}'", option, path);
+  errno = 0;
+  if (!std::ofstream(path, std::ios::app))
+    user_error("{}: cannot write '{}' ({})", option, path, errno ? std::strerror(errno) : "it cannot be opened");
   if (!existed) std::filesystem::remove(path);
 }
 

@@ -32,6 +32,10 @@ struct Chosen {
 // options on every run was a sixth of a 128^3 matmul's whole `cubekit kernel` process.
 void options_when_chosen(CLI::App* sub, std::function<void(CLI::App*)> add);
 
+// The options of a run that `cmd`'s command line gave and the run would not use: --seed or
+// --input with --timing-only, --max-trace-events without --trace (a user error each).
+void refuse_unused_run_options(const CLI::App& cmd, bool timing_only, const std::string& trace);
+
 void add_run(CLI::App& app, int& exit_code);
 void add_info(CLI::App& app, int& exit_code);  // isa, chips
 void add_tune(CLI::App& app, int& exit_code, const Chosen& chosen = {});  // tune: tools/cmd_tune.cpp

@@ -77,10 +77,27 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   // The kernel's own options say "override: .." (kernel_args.cpp); the report names those given.
   // A number override of 0 is the schedule's choice (as a negative one's error says): no override.
   cmd->parse_complete_callback([cmd, &a] {
+    refuse_unused_run_options(*cmd, a.timing_only, a.trace);
     for (const CLI::Option* o : cmd->get_options())
       if (o->count() && o->get_description().rfind("override", 0) == 0 && o->results() != std::vector<std::string>{"0"})
         a.overrides.push_back(fmt::format("{} {}", o->get_name(), fmt::join(o->results(), ",")));
   });
+}
+
+void refuse_unused_run_options(const CLI::App& cmd, bool timing_only, const std::string& trace) {
+  auto given = [&](const char* name) {
+    const CLI::Option* o = cmd.get_option_no_throw(name);
+    return o && o->count() > 0;
+  };
+  if (timing_only && given("--seed"))
+    user_error("--seed: a --timing-only run makes no inputs to seed (its cycles do not depend on data); drop --seed, or "
+               "--timing-only to run on seeded inputs");
+  if (timing_only && given("--input"))
+    user_error("--input: a --timing-only run reads no data (its cycles do not depend on it); drop --input, or "
+               "--timing-only to run on it");
+  if (trace.empty() && given("--max-trace-events"))
+    user_error("--max-trace-events bounds the trace --trace FILE writes, and there is none; give --trace FILE, or drop "
+               "--max-trace-events");
 }
 
 void drop_run_only_options(CLI::App* cmd) {

@@ -26,6 +26,8 @@ def _run(kernel, x, o, shape, schedule, chip, timing_only, trace, strict, overri
             rows = _opt.integer(kernel, key, value, meaning=" (0: the schedule's choice)")
             if rows < 0:  # the C++ message names the CLI's kernel (global_avg_pool2d for adaptive_avg_pool2d)
                 _opt.fail(kernel, key, value, "at least 1 (or 0 to let the schedule choose)")
+            if rows > 1 and o.global_:
+                _opt.fail(kernel, key, value, "at most 1: the global average has one output row")
             setattr(o, key, rows)
         else:
             setattr(o, key, _opt.boolean(kernel, key, value, none=True))

@@ -36,7 +36,37 @@ TEST(CliOptionErrors, BlocksThatOverflowAreNamedAsTyped) {
 
 TEST(CliOptionErrors, ProgramFileThatDoesNotExist) {
   expect_cli_refused("run /nonexistent/k.s", "cannot read program file '/nonexistent/k.s': no such file (check the path");
-  expect_cli_refused("run '" CUBEKIT_SOURCE_DIR "/examples'", "not a file (a directory?); give the path of a .s file");
+  expect_cli_refused("run '" CUBEKIT_SOURCE_DIR "/examples'", "a directory, not a file; give the path of a .s file");
+}
+
+TEST(CliOptionErrors, TraceToStandardOutput) {
+  // A file named "-" appeared, where compile -o - writes to standard output.
+  expect_cli_refused("kernel add --rows 3 --cols 17 --trace -", "--trace -: a file's path, not standard output (the report "
+                                                                 "goes there); give a file name");
+}
+
+TEST(CliOptionErrors, TraceIntoADirectoryThatIsNotThere) {
+  expect_cli_refused("kernel add --rows 3 --cols 17 --trace /nonexistent/t.json",
+                     "--trace: cannot write '/nonexistent/t.json' (No such file or directory)");
+}
+
+// Options a run would not use: each was accepted and did nothing.
+TEST(CliOptionErrors, SeedOfATimingOnlyRun) {
+  expect_cli_refused("kernel add --rows 4 --cols 4 --timing-only --seed 1", "--seed: a --timing-only run makes no inputs to "
+                                                                              "seed (its cycles do not depend on data)");
+  expect_cli_refused("run '" + kMatmulAsm + "' --timing-only --seed 3", "drop --seed, or --timing-only to run on seeded inputs");
+}
+
+TEST(CliOptionErrors, InputOfATimingOnlyRun) {
+  expect_cli_refused("run '" + kMatmulAsm + "' --timing-only --input A=a.npy",
+                     "--input: a --timing-only run reads no data (its cycles do not depend on it); drop --input, or "
+                     "--timing-only to run on it");
+}
+
+TEST(CliOptionErrors, TraceBoundWithoutATrace) {
+  expect_cli_refused("kernel add --rows 4 --cols 4 --max-trace-events 5",
+                     "--max-trace-events bounds the trace --trace FILE writes, and there is none");
+  expect_cli_refused("run '" + kMatmulAsm + "' --max-trace-events 5", "give --trace FILE, or drop --max-trace-events");
 }
 
 TEST(CliOptionErrors, ProgramFromAnEmptyStandardInput) {

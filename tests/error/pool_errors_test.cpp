@@ -276,6 +276,12 @@ Pool2dOptions options() {
   return o;
 }
 
+TEST(PoolErrors, RowsOfAGlobalAverage) {
+  Pool2dOptions o = options();
+  o.global = true, o.rows = 2;
+  expect_options_error(o, {"global_avg_pool2d: rows 2 per tile, but the global average has one output row; leave rows out"});
+}
+
 // Padding of half the dilated window, which torch allows, can leave a small input's row out of
 // every tap: the message names the taps' spacing and the dilation as a way out.
 TEST(PoolErrors, DilatedWindowOfPaddingOnly) {

@@ -201,3 +201,9 @@ def test_tune_refuses_attentions_preload_and_a_one_key_mask_says_how_to_expand(r
     q, k, v = (rng.standard_normal((1, 1, 20 if i == 0 else 30, 64)).astype(np.float16) for i in range(3))
     with pytest.raises(ck.Error, match=r"has one key; .* expand it to every key \(numpy\.broadcast_to"):
         ck.kernels.attention(q, k, v, attn_mask=np.ones((1, 1, 20, 1), bool))
+
+
+def test_a_global_average_takes_no_rows_past_its_one():
+    x = np.ones((1, 16, 8, 8), np.float16)
+    with pytest.raises(ck.Error, match=r"adaptive_avg_pool2d: rows must be at most 1: the global average has one output row, got 2"):
+        ck.kernels.adaptive_avg_pool2d(x, 1, rows=2)
