@@ -251,6 +251,10 @@ bool is_reduction_kernel(const std::string& name) {
   return name == "sum" || name == "max" || name == "min" || name == "mean";
 }
 
+bool is_row_kernel(const std::string& name) {
+  return name == "softmax" || name == "layernorm" || name == "rmsnorm" || is_reduction_kernel(name);
+}
+
 std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b, const std::string& what) {
   size_t n = std::max(a.size(), b.size());
   std::vector<int64_t> out(n);
@@ -325,7 +329,7 @@ VectorKernel vector_kernel(const std::string& name, const VectorOptions& o) {
   if (rows && o.shape.size() < 2)
     user_error("{}: give at least 2 dimensions (rows.., columns); it works along the last one, got [{}]", name,
                fmt::join(o.shape, ", "));
-  if (!rows && !is_reduction_kernel(name) && o.tile_rows)
+  if (!is_row_kernel(name) && o.tile_rows)
     user_error("{}: tile_rows applies to the row kernels (softmax, layernorm, rmsnorm, sum, max, min, mean); {} is "
                "elementwise, in tiles of elements", name, name);
   if (!is_binary_kernel(name) && (!o.y_shape.empty() || o.y_dtype || o.scalar))

@@ -50,6 +50,9 @@ const std::vector<std::string>& vector_kernel_names();
 // The binary (broadcasting) ones and the reductions among them.
 bool is_binary_kernel(const std::string& name);
 bool is_reduction_kernel(const std::string& name);
+// The kernels that work along rows (the last dimension): softmax, the norms and the reductions;
+// they take tile_rows, the elementwise ones tiles of elements.
+bool is_row_kernel(const std::string& name);
 // Defines the operator and applies the schedule the options ask for; unknown names are a user error.
 // Reductions give one value per row: shape[:-1] ([1] for a 1-D shape). A binary kernel whose
 // operands have the result's shape keeps it; a broadcast one is computed over a 2-D view of the

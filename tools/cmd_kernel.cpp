@@ -125,7 +125,10 @@ void add_pool_options(CLI::App* cmd, PoolArgs& a) {
   if (a.name != "global_avg_pool2d") {
     cmd->add_option("--kernel", a.kernel, "window size (both axes)")->capture_default_str();
     cmd->add_option("--stride", a.stride, "stride (both axes; 0, the default: the window)");
-    cmd->add_option("--pad", a.pad, "padding (both axes, both sides; at most half the window)")->capture_default_str();
+    cmd->add_option("--pad", a.pad, a.name == "avg_pool2d" ? "padding (both axes, both sides; at most half the window; its "
+                                                             "zeros count in the average, as torch's count_include_pad)"
+                                                           : "padding (both axes, both sides; at most half the window)")
+        ->capture_default_str();
     if (a.name == "max_pool2d") cmd->add_option("--dilation", a.dilation, "dilation (both axes)")->capture_default_str();
   }
   cmd->add_option("--dtype", a.dtype, "input and result type: f16 or f32")->capture_default_str();

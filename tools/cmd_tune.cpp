@@ -339,7 +339,7 @@ void add_tune(CLI::App& app, int& exit_code, const Chosen& chosen) {
       [](CLI::App* c, AttentionArgs& a) { add_attention_options(c, a, true); },
       [](const AttentionArgs& a) { Problem p; p.kernel = "attention"; p.attention = options_of(a); return p; });
   for (const std::string& name : kernels::vector_kernel_names())
-    add_kernel_subcommand<VectorArgs>(wanted(name), t, name, fmt::format("tune {}'s tile rows and buffer copies", name), *ta,
+    add_kernel_subcommand<VectorArgs>(wanted(name), t, name, fmt::format("tune {}'s {}", name, kernels::is_row_kernel(name) ? "tile rows and buffer copies" : "buffer copies"), *ta,
         [name](CLI::App* c, VectorArgs& a) { a.name = name; add_vector_options(c, a, true); },
         [name](const VectorArgs& a) { Problem p; p.kernel = name; p.vector = options_of(a); return p; });
   // A word left over is a kernel `tune` has no subcommand for, said as such (CLI11 said

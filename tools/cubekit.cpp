@@ -20,6 +20,18 @@ namespace {
 std::unique_ptr<CLI::App> commands(int& exit_code, const cubekit::cli::Chosen& chosen) {
   auto app = std::make_unique<CLI::App>("cubekit: develop, run and measure kernels for Ascend-style AI Cores on any machine");
   app->require_subcommand(1);
+  // CLI11's own parse errors in the form of cubekit's ("--m is required" had no prefix), with the
+  // help of the command they were in.
+  app->failure_message([](const CLI::App* where, const CLI::Error& e) {
+    std::string path;  // the subcommands the command line chose, as far as parsing got
+    for (std::vector<const CLI::App*> chosen = where->get_subcommands({}); ;) {
+      auto it = std::find_if(chosen.begin(), chosen.end(), [](const CLI::App* sub) { return sub->parsed(); });
+      if (it == chosen.end()) break;
+      path += " " + (*it)->get_name();
+      chosen = (*it)->get_subcommands({});
+    }
+    return fmt::format("cubekit: error: {}\nRun `cubekit{} --help` for more information.\n", e.what(), path);
+  });
   app->set_version_flag("--version", "cubekit " CUBEKIT_VERSION);
   cubekit::cli::add_run(*app, exit_code);
   cubekit::cli::add_info(*app, exit_code);

@@ -193,12 +193,12 @@ kernels::VectorOptions options_of(const VectorArgs& a) {
 void add_vector_options(CLI::App* cmd, VectorArgs& a, bool tuning) {
   cmd->add_option("--rows", a.rows, "rows (all but the last dimension)");
   // The row kernels work along the last dimension; the elementwise ones take tiles of elements.
-  const bool along_rows = kernels::is_reduction_kernel(a.name) || a.name == "softmax" || a.name == "layernorm" ||
-                          a.name == "rmsnorm";
+  const bool along_rows = kernels::is_row_kernel(a.name);
   cmd->add_option("--cols", a.cols, along_rows ? "columns (the last dimension, the one the kernel works along)"
                                                 : "columns (the last dimension)");
   add_list_option(cmd, "--shape", a.shape, "the whole shape instead, e.g. 3,5,7,300", "3,5,7,300");
-  cmd->add_option("--dtype", a.dtype, "input and result type: f16 or f32")->capture_default_str();
+  cmd->add_option("--dtype", a.dtype, a.name == "cast" ? "the input's type: f16 or f32" : "input and result type: f16 or f32")
+      ->capture_default_str();
   if (a.name == "cast") cmd->add_option("--to", a.to, "the result type")->capture_default_str();
   if (a.name == "layernorm" || a.name == "rmsnorm") cmd->add_option("--eps", a.eps, "added to the variance")->capture_default_str();
   if (kernels::is_binary_kernel(a.name)) {

@@ -16,10 +16,6 @@ namespace cubekit::tune {
 
 namespace {
 
-bool row_kernel(const std::string& name) {
-  return name == "softmax" || name == "layernorm" || name == "rmsnorm" || kernels::is_reduction_kernel(name);
-}
-
 bool is_vector(const std::string& kernel) {
   const auto& names = kernels::vector_kernel_names();
   return std::find(names.begin(), names.end(), kernel) != names.end();
@@ -106,7 +102,7 @@ Space vector_space(const Problem& p, const ChipConfig& chip) {
   std::vector<dsl::Func> f = p.build({}, chip);
   sched::VectorPlan d = sched::plan_vector(f[0], chip);
   Space s;
-  if (row_kernel(p.kernel)) {
+  if (kernels::is_row_kernel(p.kernel)) {
     int64_t rows = 1;
     for (size_t i = 0; i + 1 < p.vector.shape.size(); ++i) rows *= p.vector.shape[i];
     add(s, "tile_rows", values_up_to({0, 1, 2, 4, 8, 16, 32, 64, 128}, rows + 1, false, d.tile_rows), d.tile_rows);

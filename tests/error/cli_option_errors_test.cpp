@@ -69,6 +69,13 @@ TEST(CliOptionErrors, TraceBoundWithoutATrace) {
   expect_cli_refused("run '" + kMatmulAsm + "' --max-trace-events 5", "give --trace FILE, or drop --max-trace-events");
 }
 
+TEST(CliOptionErrors, TheArgumentParsersErrorsReadAsCubekits) {
+  // They had no "cubekit: error:" and pointed at the top-level help.
+  expect_cli_refused("kernel matmul --n 3 --k 3", "cubekit: error: --m is required\nRun `cubekit kernel matmul --help` for "
+                                                  "more information.");
+  expect_cli_refused("kernel matmul --m abc --n 3 --k 3", "cubekit: error: Could not convert: --m = abc");
+}
+
 TEST(CliOptionErrors, ProgramFromAnEmptyStandardInput) {
   expect_cli_refused("run - < /dev/null", "run -: standard input is empty; pipe a program into it (cubekit compile KERNEL "
                                           "... -o - | cubekit run -)");
