@@ -280,6 +280,40 @@ void GlobalMemory::fill_inputs(uint64_t seed) {
   });
 }
 
+void GlobalMemory::scale_float_inputs(double factor) {
+  for (size_t t = 0; t < decls.size(); ++t) {
+    if (!given_by_host(decls[t].role)) continue;
+    uint8_t* p = data[t].data();
+    const int64_t n = decls[t].elements();
+    for (int64_t i = 0; i < n; ++i) {
+      switch (decls[t].dtype) {
+        case DType::f16: {
+          uint16_t h;
+          std::memcpy(&h, p + 2 * i, 2);
+          h = f64_to_f16(double(f16_to_f32(h)) * factor);
+          std::memcpy(p + 2 * i, &h, 2);
+          break;
+        }
+        case DType::bf16: {
+          uint16_t b;
+          std::memcpy(&b, p + 2 * i, 2);
+          b = f32_to_bf16(float(double(bf16_to_f32(b)) * factor));
+          std::memcpy(p + 2 * i, &b, 2);
+          break;
+        }
+        case DType::f32: {
+          float f;
+          std::memcpy(&f, p + 4 * i, 4);
+          f = float(double(f) * factor);
+          std::memcpy(p + 4 * i, &f, 4);
+          break;
+        }
+        default: break;
+      }
+    }
+  }
+}
+
 void atomic_add(uint8_t* dst, const uint8_t* src, int64_t bytes, DType t) {
   int size = dtype_size(t);
   for (int64_t e = 0; e + size <= bytes; e += size) {

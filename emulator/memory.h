@@ -139,6 +139,9 @@ struct GlobalMemory {
   // [-1, 1) (steps of 2^-11 for f16, 2^-8 for bf16, 2^-23 for f32), s8/u8/u16 over their whole
   // range, s16 and s32 small multiples of 100 or 1000. `out` stays zero.
   void fill_inputs(uint64_t seed);
+  // Every `in` and `inout` float tensor (f16, bf16, f32) times `factor`, rounded to nearest even
+  // (a cast to an integer type is checked over that type's range and past it, not on [-1, 1)).
+  void scale_float_inputs(double factor);
 };
 
 // gm[e] += src[e] for each element of dtype t in `bytes` (f16 and f32 rounded to nearest even,

@@ -154,6 +154,15 @@ int run_pool(const PoolArgs& a) {
 // ---- the vector kernels ----
 
 
+// A cast to an integer type runs on floats spread over half as much again as the type's range
+// (f16's largest where that is less): on [-1, 1) every result was 0 or -0, and the check against
+// Halide compared zeros, never the rounding or the saturation.
+double cast_input_scale(const kernels::VectorOptions& o) {
+  const double range = o.to == DType::s8 ? 128 : o.to == DType::u8 ? 255 : o.to == DType::s16 ? 32768
+                     : o.to == DType::u16 ? 65535 : 2147483648.0;
+  return std::min(1.5 * range, largest_finite(o.dtype));
+}
+
 std::string vector_headline(const VectorArgs& a, const kernels::VectorOptions& o) {
   std::string y = o.scalar ? fmt::format(" with {}", *o.scalar)
                 : o.y_shape.empty() ? "" : fmt::format(" with [{}]", fmt::join(o.y_shape, ", "));
@@ -163,13 +172,18 @@ std::string vector_headline(const VectorArgs& a, const kernels::VectorOptions& o
     return fmt::format("{} [{}] {}{} {} -> {}", a.name, fmt::join(o.shape, ", "), dtype_name(o.dtype),
                        y.empty() ? " with Y" : y, dtype_name(*o.y_dtype), dtype_name(wider));
   }
+  if (a.name == "cast")
+    return fmt::format("cast [{}] {} -> {}{}", fmt::join(o.shape, ", "), dtype_name(o.dtype), dtype_name(o.to),
+                       is_float(o.to) ? "" : fmt::format(", inputs in [-{0}, {0})", cast_input_scale(o)));
   return fmt::format("{} [{}]{} {}", a.name, fmt::join(o.shape, ", "), y, dtype_name(o.dtype));
 }
 
 int run_vector(const VectorArgs& a) {
   kernels::VectorOptions o = options_of(a);
   kernels::VectorKernel k = kernels::vector_kernel(a.name, o, load_chip(a.chip));
-  return run_kernel({k.out}, a, vector_headline(a, o), -1, {{"kernel", a.name}, {"shape", o.shape}}, 0, k.tuned);
+  RunArgs run = a;
+  if (a.name == "cast" && !is_float(o.to)) run.input_scale = cast_input_scale(o);
+  return run_kernel({k.out}, run, vector_headline(a, o), -1, {{"kernel", a.name}, {"shape", o.shape}}, 0, k.tuned);
 }
 
 // KernelAction::Validate: everything the CLI checks and builds before it runs `f` or writes a file.

@@ -160,6 +160,7 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
            .max_trace_events = a.max_trace_events};
   s.reference = !a.no_check;
   s.atol = atol;
+  if (a.input_scale != 1) s.inputs = [scale = a.input_scale](GlobalMemory& gm) { gm.scale_float_inputs(scale); };
   if (!a.trace.empty()) check_writable(a.trace, "--trace");
   const dsl::Func& f = outputs.at(0);
   kernels::KernelRun run = kernels::with_tuned(tuned, [&] { return kernels::compile_and_run(outputs, chip, s); });

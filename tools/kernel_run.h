@@ -30,6 +30,7 @@ struct RunArgs {
   int threads = 0;
   int64_t max_work = kDefaultMaxWork, max_trace_events = kDefaultMaxTraceEvents;
   std::vector<std::string> overrides;  // the schedule overrides given ("--tm 128"), for the report
+  double input_scale = 1;  // float inputs drawn from [-input_scale, input_scale) (a cast to an integer type)
 };
 void add_run_options(CLI::App* cmd, RunArgs& a);
 bool naive_schedule(const RunArgs& a);  // --schedule: default or naive

@@ -4,10 +4,14 @@
 // the same intervals as one on the heap, checked against a byte-per-byte reference.
 #include "emulator/interval_shadow.h"
 #include "emulator/memory.h"
+#include "emulator/program.h"
+#include "emulator/rounding.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -80,6 +84,41 @@ INSTANTIATE_TEST_SUITE_P(Presets, Arena, testing::Values("ascend910", "ascend910
 
 // Random visits that set entries over random ranges: the pooled shadow's intervals, the heap
 // one's, and a byte array agree after each, and a reset starts afresh.
+// A cast to an integer type is checked on inputs over the type's range (tools/cmd_kernel.cpp): every
+// float input is scaled, rounded to its type; integer inputs and outputs are left as they were.
+TEST(GlobalMemory, ScalesItsFloatInputsAlone) {
+  Program p = parse_program(R"(.kernel k
+.block_dim 1
+.tensor H f16 [64] in
+.tensor B bf16 [64] inout
+.tensor F f32 [64] in
+.tensor I s32 [64] in
+.tensor O f32 [64] out
+    end
+)");
+  GlobalMemory gm = GlobalMemory::for_program(p);
+  gm.fill_inputs(3);
+  const GlobalMemory before = gm;
+  gm.scale_float_inputs(192);
+  auto f16 = [](const std::vector<uint8_t>& b, size_t i) { return f16_to_f32(uint16_t(b[2 * i] | b[2 * i + 1] << 8)); };
+  auto bf16 = [](const std::vector<uint8_t>& b, size_t i) { return bf16_to_f32(uint16_t(b[2 * i] | b[2 * i + 1] << 8)); };
+  auto f32 = [](const std::vector<uint8_t>& b, size_t i) {
+    float f;
+    std::memcpy(&f, b.data() + 4 * i, 4);
+    return f;
+  };
+  float largest = 0;
+  for (size_t i = 0; i < 64; ++i) {
+    EXPECT_EQ(f16(gm.bytes("H"), i), f16_to_f32(f64_to_f16(double(f16(before.bytes("H"), i)) * 192))) << i;
+    EXPECT_EQ(bf16(gm.bytes("B"), i), bf16_to_f32(f32_to_bf16(float(double(bf16(before.bytes("B"), i)) * 192)))) << i;
+    EXPECT_EQ(f32(gm.bytes("F"), i), float(double(f32(before.bytes("F"), i)) * 192)) << i;
+    largest = std::max(largest, std::abs(f16(gm.bytes("H"), i)));
+  }
+  EXPECT_GT(largest, 127.0f);  // past s8's range, as the cast's check needs
+  EXPECT_EQ(gm.bytes("I"), before.bytes("I"));
+  EXPECT_EQ(gm.bytes("O"), before.bytes("O"));
+}
+
 TEST(IntervalShadow, PooledNodesKeepTheSameIntervals) {
   constexpr int64_t kBytes = 1 << 16;
   std::optional<IntervalShadow<int>> pooled(std::in_place, true);

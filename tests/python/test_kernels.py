@@ -4,7 +4,7 @@ import pytest
 
 import cubekit
 from cubekit import kernels
-from conftest import assert_report, f32, gelu_ref, matmul_ref, run_cli_json
+from conftest import assert_report, f32, gelu_ref, matmul_ref, run_cli, run_cli_json
 
 M, N, K = 64, 48, 96
 
@@ -335,3 +335,12 @@ def test_reports_name_the_ready_kernel_and_the_program(rng):
                                 (["softmax", "--rows", "8", "--cols", "8"], "softmax", "softmax")):
         cli = run_cli_json("kernel", *args, "--timing-only")
         assert (cli["kernel"], cli["program"]) == (name, program), args
+
+
+def test_the_clis_cast_to_an_integer_is_checked_over_the_types_range():
+    """On inputs in [-1, 1) every s8 result was 0: the check compared zeros. They now span the type's range
+    and half as much again, so that the rounding and the saturation are checked against Halide."""
+    for to, scale in (("s8", "192"), ("u8", "382.5"), ("s32", "65504")):
+        out = run_cli("kernel", "cast", "--rows", "32", "--cols", "32", "--to", to).stdout
+        assert f"cast [32, 32] f16 -> {to}, inputs in [-{scale}, {scale})" in out, out
+        assert "(bit-exact): PASS" in out, out
