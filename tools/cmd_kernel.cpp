@@ -39,7 +39,9 @@ int run_matmul(const MatmulArgs& a) {
   kernels::MatmulOptions o = options_of(a);
   kernels::Matmul mm = kernels::matmul(o, load_chip(a.chip));
   double atol = o.in == DType::s8 ? 0 : (o.out == DType::f16 ? 1e-2 : std::max(1e-4, double(o.k) * 0x1p-23));
-  nlohmann::json extra = {{"kernel", "matmul"}, {"shape", {{"m", o.m}, {"n", o.n}, {"k", o.k}, {"batch", o.batch}}}};
+  nlohmann::json extra = {{"kernel", "matmul"}, {"shape", {{"m", o.m}, {"n", o.n}, {"k", o.k}, {"batch", o.batch}}},
+                          {"dtype", dtype_name(o.in)}, {"out", dtype_name(o.out)}, {"epilogue", o.epilogue},
+                          {"transpose_a", o.transpose_a}, {"transpose_b", o.transpose_b}};
   double flops = 2.0 * double(std::max<int64_t>(o.batch, 1)) * double(o.m) * double(o.n) * double(o.k);
   return run_kernel({mm.out}, a, matmul_headline(o), atol, extra, flops, mm.tuned);
 }
@@ -62,7 +64,8 @@ int run_conv(const ConvArgs& a) {
   double atol = o.in == DType::s8 ? 0 : (o.out == DType::f16 ? 1e-2 : std::max(1e-4, double(reduce) * 0x1p-23));
   nlohmann::json extra = {{"kernel", "conv2d"}, {"shape", {{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"k", o.k}, {"kh", o.kh}, {"kw", o.kw},
                                      {"oh", oh}, {"ow", ow}, {"stride", o.stride}, {"pad", o.pad},
-                                     {"dilation", o.dilation}, {"groups", o.groups}}}};
+                                     {"dilation", o.dilation}, {"groups", o.groups}}},
+                          {"dtype", dtype_name(o.in)}, {"out", dtype_name(o.out)}, {"epilogue", o.epilogue}};
   double flops = 2.0 * double(o.n) * double(o.k) * double(oh) * double(ow) * double(reduce);
   return run_kernel(cv.outputs(), a, conv_headline(o), atol, extra, flops, cv.tuned);
 }
@@ -147,7 +150,9 @@ std::string pool_headline(const PoolArgs& a, const kernels::Pool2dOptions& o) {
 int run_pool(const PoolArgs& a) {
   kernels::Pool2dOptions o = options_of(a);
   kernels::Pool2d p = kernels::pool2d(o, load_chip(a.chip));
-  nlohmann::json extra = {{"kernel", a.name}, {"shape", {{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"oh", p.oh}, {"ow", p.ow}}}};
+  nlohmann::json extra = {{"kernel", a.name}, {"dtype", dtype_name(o.dtype)},
+                          {"shape", {{"n", o.n}, {"c", o.c}, {"h", o.h}, {"w", o.w}, {"oh", p.oh}, {"ow", p.ow}}}};
+  if (!o.global) extra["shape"].update({{"kernel", o.kh}, {"stride", o.sh()}, {"pad", o.pad}, {"dilation", o.dilation}});
   return run_kernel({p.out}, a, pool_headline(a, o), -1, extra, 0);
 }
 
@@ -183,7 +188,14 @@ int run_vector(const VectorArgs& a) {
   kernels::VectorKernel k = kernels::vector_kernel(a.name, o, load_chip(a.chip));
   RunArgs run = a;
   if (a.name == "cast" && !is_float(o.to)) run.input_scale = cast_input_scale(o);
-  return run_kernel({k.out}, run, vector_headline(a, o), -1, {{"kernel", a.name}, {"shape", o.shape}}, 0, k.tuned);
+  nlohmann::json extra = {{"kernel", a.name}, {"shape", o.shape}, {"dtype", dtype_name(o.dtype)}};
+  if (a.name == "cast") extra["to"] = dtype_name(o.to);
+  if (kernels::is_binary_kernel(a.name)) {
+    if (o.scalar) extra["scalar"] = *o.scalar;
+    else extra["y_shape"] = o.y_shape.empty() ? o.shape : o.y_shape;
+    if (o.y_dtype && !o.scalar) extra["y_dtype"] = dtype_name(*o.y_dtype);
+  }
+  return run_kernel({k.out}, run, vector_headline(a, o), -1, extra, 0, k.tuned);
 }
 
 // KernelAction::Validate: everything the CLI checks and builds before it runs `f` or writes a file.

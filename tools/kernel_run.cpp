@@ -178,6 +178,8 @@ int run_kernel(const std::vector<dsl::Func>& outputs, const RunArgs& a, const st
                     {"default_cycles", tuned->best.default_cycles}, {"strategy", tuned->best.strategy},
                     {"evaluated", tuned->best.evaluated}};
     j["program"] = j["kernel"];  // the program's own name (its output's), beside the ready kernel's
+    j["program_instructions"] = run.program.code.size();  // its length; "instructions" counts those run
+    j["headline"] = headline;
     for (auto& [key, value] : extra.items()) j[key] = value;
     uint64_t transdata = 0;
     for (const kernels::Conversion& c : run.conversions) {

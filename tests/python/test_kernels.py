@@ -344,3 +344,19 @@ def test_the_clis_cast_to_an_integer_is_checked_over_the_types_range():
         out = run_cli("kernel", "cast", "--rows", "32", "--cols", "32", "--to", to).stdout
         assert f"cast [32, 32] f16 -> {to}, inputs in [-{scale}, {scale})" in out, out
         assert "(bit-exact): PASS" in out, out
+
+
+def test_the_clis_json_says_how_the_kernel_was_configured():
+    """Two runs that differ in a type, an epilogue or a window gave the same JSON but for the cycles."""
+    mm = run_cli_json("kernel", "matmul", "--m", "40", "--n", "40", "--k", "40", "--epilogue", "bias,gelu", "--out", "f16",
+                      "--transpose-a", "--timing-only")
+    assert (mm["dtype"], mm["out"], mm["epilogue"], mm["transpose_a"], mm["transpose_b"]) == ("f16", "f16", ["bias", "gelu"], True, False)
+    assert mm["headline"] == "matmul 40x40x40 f16 -> f16, A transposed, epilogue bias,gelu"
+    assert 0 < mm["program_instructions"] < mm["instructions"]  # the program's length; those run, loops counted
+    pool = run_cli_json("kernel", "avg_pool2d", "--c", "16", "--h", "9", "--w", "9", "--kernel", "3", "--stride", "2", "--pad", "1",
+                        "--timing-only")
+    assert {k: pool["shape"][k] for k in ("kernel", "stride", "pad", "oh", "ow")} == {"kernel": 3, "stride": 2, "pad": 1, "oh": 5, "ow": 5}
+    cast = run_cli_json("kernel", "cast", "--rows", "4", "--cols", "4", "--to", "s8", "--timing-only")
+    assert (cast["dtype"], cast["to"]) == ("f16", "s8")
+    add = run_cli_json("kernel", "add", "--rows", "4", "--cols", "4", "--y-shape", "4,1", "--timing-only")
+    assert add["y_shape"] == [4, 1] and "scalar" not in add
