@@ -91,12 +91,17 @@ int main(int argc, char** argv) {
     // which takes --suite instead of a kernel, says it itself).
     const CLI::App* command = app.get_subcommand(argv[1]);
     const std::vector<const CLI::App*> kernels = command->get_subcommands({});
+    std::string list;
+    for (const CLI::App* k : kernels) list += (list.empty() ? "" : ", ") + k->get_name();
     if (argc > 2 && argv[2][0] != '-' && command->get_require_subcommand_min() > 0 &&
         std::none_of(kernels.begin(), kernels.end(), [&](const CLI::App* k) { return k->get_name() == argv[2]; })) {
-      std::string list;
-      for (const CLI::App* k : kernels) list += (list.empty() ? "" : ", ") + k->get_name();
       fmt::print(stderr, "cubekit: error: {}: unknown kernel '{}'; the kernels are {} (cubekit {} --help)\n", argv[1],
                  argv[2], list, argv[1]);
+      return 2;
+    }
+    if (argc == 2 && command->get_require_subcommand_min() > 0) {  // CLI11 said "A subcommand is required"
+      fmt::print(stderr, "cubekit: error: {}: name a kernel; the kernels are {} (cubekit {} --help)\n", argv[1], list,
+                 argv[1]);
       return 2;
     }
   }

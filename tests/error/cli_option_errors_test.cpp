@@ -76,6 +76,12 @@ TEST(CliOptionErrors, TheArgumentParsersErrorsReadAsCubekits) {
   expect_cli_refused("kernel matmul --m abc --n 3 --k 3", "cubekit: error: Could not convert: --m = abc");
 }
 
+TEST(CliOptionErrors, ACommandWithoutItsKernel) {
+  // CLI11 said "A subcommand is required", where a misspelt kernel got the list.
+  expect_cli_refused("kernel", "cubekit: error: kernel: name a kernel; the kernels are matmul, conv2d, attention,");
+  expect_cli_refused("compile", "cubekit: error: compile: name a kernel; the kernels are matmul,");
+}
+
 TEST(CliOptionErrors, ProgramFromAnEmptyStandardInput) {
   expect_cli_refused("run - < /dev/null", "run -: standard input is empty; pipe a program into it (cubekit compile KERNEL "
                                           "... -o - | cubekit run -)");
