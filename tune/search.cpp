@@ -316,9 +316,12 @@ void keep_earlier_best(const std::map<std::string, Candidate>& earlier, const Ch
   for (const auto& [key, c] : earlier)
     if (c.cycles && *c.cycles < o.best.cycles) better.push_back(&c);
   std::sort(better.begin(), better.end(), [](const Candidate* a, const Candidate* b) { return *a->cycles < *b->cycles; });
+  // The best of them that still compiles, evaluated again: one run, not one a candidate (after a
+  // change of the model, every stored figure may claim to beat this search's).
   for (const Candidate* c : better) {
     const std::optional<uint64_t> now = cycles_now(o.problem, c->params, chip);
-    if (!now || *now >= o.best.cycles) continue;
+    if (!now) continue;
+    if (*now >= o.best.cycles) return;
     o.own_best = o.best.cycles;
     o.best.params = c->params;
     o.best.cycles = *now;
