@@ -56,44 +56,57 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
   two_candidates_ = t_.l2_replacement_candidates == 2;
 }
 
-// find, draw, victim and insert run for every line a request visits: inlined, they took 8% less
-// of a timing-only add of 4096^2's simulation than as calls (sim_bench BM_TimingOnly_Add4096).
+// find, victim and insert run for every line a request visits: inlined, they took 8% less of a
+// timing-only add of 4096^2's simulation than as calls (sim_bench BM_TimingOnly_Add4096).
 [[gnu::always_inline]] inline int32_t L2Model::find(uint64_t key, const Request& r) {
   const int32_t i = r.slot[key] - 1;
   return i >= 0 && r.lines[i].key == key ? i : -1;
 }
 
-// The next slot of the sequence, `slot` of the ring drawn ahead replaced by a new one (its line
-// prefetched). Its state comes in the request's locals: a store into drawn_ may alias every size_t
-// and uint64_t member, and as members the compiler reloaded them at every draw.
-[[gnu::always_inline]] inline size_t L2Model::draw(Request& r) {
-  size_t& slot = drawn_[r.next++ % kDrawnAhead];
-  const size_t i = slot;
-  const uint64_t x = splitmix64(r.random);
-  slot = size_t(r.mask ? x & r.mask : x % capacity_);  // the same slot, without a division
-  __builtin_prefetch(&r.ages[slot]);
-  __builtin_prefetch(&r.lines[slot], 1);
-  return i;
+// The ring filled up with the sequence's next slots, each line prefetched: drawn in a loop of
+// their own, apart from the evictions that take them. With victim()'s choice between two
+// candidates made without a branch, the simulation of a timing-only add of 4096^2 took 3.0 ms for
+// 3.4 (sim_bench BM_TimingOnly_Add4096, best of 8 alternating runs); either change alone gained
+// nothing, and matmul's requests (mostly hits) kept their time.
+L2Model::Drawn L2Model::draw_ahead(Drawn d, uint64_t next, size_t mask, const Age* ages, const Line* lines) {
+  for (const uint64_t stop = next + kRing; d.end < stop; ++d.end) {
+    const uint64_t x = splitmix64(d.random);
+    const size_t slot = size_t(mask ? x & mask : x % capacity_);  // the same slot, without a division
+    __builtin_prefetch(&ages[slot]);
+    __builtin_prefetch(&lines[slot], 1);
+    drawn_[d.end % kRing] = slot;
+  }
+  return d;
 }
 
 // Sampled LRU: the oldest of a few pseudo-random lines, never one the current request fetched
 // (it is still in flight) while another can go.
 [[gnu::always_inline]] inline size_t L2Model::victim(Request& r) {
+  if (r.end - r.next < kAhead) {
+    const Drawn d = draw_ahead({r.random, r.end}, r.next, r.mask, r.ages, r.lines);
+    r.random = d.random, r.end = d.end;
+  }
   const size_t n = r.used;
   const Age request = r.id;
   const Age* ages = r.ages;
   size_t best = n;
-  auto consider = [&](size_t i) {
-    if (ages[i] != request && (best == n || ages[i] < ages[best])) best = i;
-  };
-  if (two_candidates_) {  // the 910's: without the loop's set-up a line
-    const size_t a = draw(r), b = draw(r);
-    consider(a), consider(b);
+  if (r.two_candidates) {  // the 910's: without the loop's set-up a line
+    const size_t a = r.drawn[r.next % kRing], b = r.drawn[(r.next + 1) % kRing];
+    r.next += 2;
+    const Age age_a = ages[a], age_b = ages[b];
+    // Without a branch on which is older: a coin toss the host's branch predictor lost half the
+    // time, about 15 cycles each (the request's own lines are rare among the candidates).
+    const bool a_free = age_a != request, take_b = age_b != request && (!a_free || age_b < age_a);
+    best = a ^ ((a ^ b) & -size_t(take_b));
+    if (!a_free && !take_b) best = n;
   } else {
-    for (int k = 0, candidates = t_.l2_replacement_candidates; k < candidates; ++k) consider(draw(r));
+    for (int k = 0, candidates = t_.l2_replacement_candidates; k < candidates; ++k) {
+      const size_t i = r.drawn[r.next++ % kRing];
+      if (ages[i] != request && (best == n || ages[i] < ages[best])) best = i;
+    }
   }
-  if (best == n) {  // every candidate was this request's: walk on from another
-    const size_t start = draw(r);
+  if (best == n) [[unlikely]] {  // every candidate was this request's: walk on from another
+    const size_t start = r.drawn[r.next++ % kRing];
     best = start;  // unless one request is larger than L2: it evicts its own lines
     for (size_t k = 0; k < n; ++k)
       if (ages[(start + k) % n] != request) {
@@ -105,14 +118,9 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
 }
 
 [[gnu::always_inline]] inline int32_t L2Model::insert(uint64_t key, uint64_t ready, Request& r) {
-  size_t i;
-  if (r.used < capacity_) {
-    i = r.used++;
-    if (r.used == capacity_)  // full from now on: draw the first slots its evictions probe
-      for (size_t k = 0; k < kDrawnAhead; ++k) draw(r);
-  } else {
-    i = victim(r);  // the evicted line's slot_ entry stays: find() sees the slot holds another line
-  }
+  // Full from the first eviction on; the evicted line's slot_ entry stays (find() sees that the
+  // slot holds another line).
+  const size_t i = r.used < r.capacity ? r.used++ : victim(r);
   r.lines[i] = {key, ready, 0};
   r.ages[i] = r.id;
   r.slot[key] = int32_t(i) + 1;
@@ -205,10 +213,10 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
     }
     if (request.ages[i] == request.id) return;  // seen already in this request
     request.ages[i] = request.id;
-    const Line& l = request.lines[i];
-    if (l.ready > time) ++merged;  // a fill in flight: wait for it
-    else ++hits;
-    data_ready = std::max(data_ready, l.ready);
+    const uint64_t ready = request.lines[i].ready;
+    const bool in_flight = ready > time;  // a fill in flight: wait for it (counted without a branch)
+    merged += in_flight, hits += !in_flight;
+    data_ready = std::max(data_ready, ready);
   });
   end_request(request);
   const int64_t misses = int64_t(missed_.size()), miss_bytes = misses * t_.l2_line_bytes;

@@ -78,29 +78,37 @@ class L2Model {
   void for_each_written_sector(const Footprint& fp, F f) const;
   // One request's view of the replacement's state, in locals: a store into lines_ may alias every
   // uint64_t and size_t member, which the compiler then reloaded at every line. Taken from and
-  // given back to random_, next_draw_ and request_ once a request.
+  // given back to random_, the ring's positions and used_ once a request.
   struct Request {
     uint64_t random;
-    size_t next;
+    uint64_t next, end;  // drawn_[next % kRing] .. drawn_[(end - 1) % kRing] are drawn
     Age id;
-    Line* lines;    // lines_'s, ages_'s and slot_'s storage (through the members each access reloaded it)
+    Line* lines;    // lines_'s, ages_'s, slot_'s and drawn_'s storage (through the members each access reloaded it)
     Age* ages;
     int32_t* slot;
-    size_t mask;    // capacity_mask_
-    size_t used;    // used_
+    size_t* drawn;
+    size_t mask;      // capacity_mask_
+    size_t used;      // used_
+    size_t capacity;  // capacity_
+    bool two_candidates;  // two_candidates_
   };
   Request begin_request() {
     if (request_ == std::numeric_limits<Age>::max()) renumber_ages();
-    return {random_, next_draw_, ++request_, &lines_[0], &ages_[0], &slot_[0], capacity_mask_, used_};
+    return {random_, drawn_next_, drawn_end_, ++request_, &lines_[0], &ages_[0], &slot_[0], drawn_, capacity_mask_, used_, capacity_, two_candidates_};
   }
   // The ages ranked anew from 1, in the same order (once every 4 billion requests): replacement
   // compares ages only with each other and with the current request.
   void renumber_ages();
-  void end_request(const Request& r) { random_ = r.random, next_draw_ = r.next, used_ = r.used; }
+  void end_request(const Request& r) { random_ = r.random, drawn_next_ = r.next, drawn_end_ = r.end, used_ = r.used; }
   static int32_t find(uint64_t key, const Request& r);       // the slot holding line `key`, -1 when L2 has it not
   int32_t insert(uint64_t key, uint64_t ready, Request& r);  // its slot; evicts a line when L2 is full
   size_t victim(Request& r);                                 // the slot a miss in a full L2 reuses
-  size_t draw(Request& r);  // the next pseudo-random slot of a full L2 (random_, next_draw_)
+  // The ring refilled: the sequence's next kRing slots from `next` on, prefetched. Its state by value,
+  // not in the Request: a Request whose address a call took lived in memory, not in registers.
+  struct Drawn {
+    uint64_t random, end;
+  };
+  [[gnu::noinline]] Drawn draw_ahead(Drawn d, uint64_t next, size_t mask, const Age* ages, const Line* lines);
   // When a transfer of `bytes` starting at `time` ends on HBM (`write`: a write-back) or L2's port.
   // `scattered` of the bytes are read in runs shorter than a DRAM page (hbm_page_bytes).
   uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered = 0);
@@ -121,11 +129,12 @@ class L2Model {
   ZeroedArray<Age> ages_;      // as many
   size_t used_ = 0;
   uint64_t random_ = 0;               // the replacement's pseudo-random sequence (splitmix64 state)
-  // The sequence's next slots, drawn ahead and their lines prefetched: the probes of a
-  // streaming kernel's evictions are cache misses on the host (half of a timing-only add of 4096^2).
-  static constexpr size_t kDrawnAhead = 16;
-  size_t drawn_[kDrawnAhead] = {};
-  size_t next_draw_ = 0;  // drawn_[next_draw_ % kDrawnAhead] is the next; all kDrawnAhead are drawn once L2 is full
+  // The sequence's next slots, drawn ahead in a tight loop and their lines prefetched: the probes
+  // of a streaming kernel's evictions are cache misses on the host. An eviction finds at least
+  // kAhead drawn (every candidate, l2_replacement_candidates <= 64, and the walk's start).
+  static constexpr size_t kRing = 128, kAhead = 65;
+  size_t drawn_[kRing] = {};
+  uint64_t drawn_next_ = 0, drawn_end_ = 0;  // the ring's positions, as in Request
   size_t capacity_;
   size_t capacity_mask_ = 0;  // capacity_ - 1 where capacity_ is a power of two (every preset's)
   bool two_candidates_ = false;  // l2_replacement_candidates == 2 (the 910's)
