@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tools", "hot_text.txt")
 
 COMMANDS = [
-    "kernel add --rows 4096 --cols 4096 --timing-only",
+    "kernel add --rows 4096 --cols 4096 --timing-only --chip ascend910",
     "kernel add --rows 256 --cols 256 --no-check",
     "kernel softmax --rows 1024 --cols 1024 --timing-only",
     "kernel matmul --m 256 --n 256 --k 256 --no-check",
