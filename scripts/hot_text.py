@@ -13,8 +13,8 @@ Runs each command of COMMANDS under callgrind and keeps the executable's functio
 all that the first command runs, then what the second adds, and so on, each command's share ordered
 by how many of the commands run a function (start-up and option parsing first). So the first
 command, a timing-only run (what a tuner or a user's edit-run loop repeats), finds its 870 KB of code
-in 14 windows rather than spread over the 1.8 MB all the commands run (the union ordered by count
-alone left it 35 text faults). A function missing from the list still links, only elsewhere: the list
+together: 19 text faults, all in the first 1.2 MB, where the union of 1.8 MB ordered by count alone
+left it 29 spread wider. A function missing from the list still links, only elsewhere: the list
 is a layout, not a set, and a stale one costs page faults, never a wrong result.
 
 Callgrind runs the program on its own virtual CPU, so glibc's variants for the host's CPU (the
