@@ -377,9 +377,7 @@ void add_tune(CLI::App& app, int& exit_code, const Chosen& chosen) {
       user_error("tune: --exhaustive evaluates every point of the space, so --budget {} would not limit it; drop one (--time "
                  "bounds an exhaustive search)", ta->budget);
     // tune::Settings reads a budget of 0 as "none" (a time limit alone): typed, it said "no budget".
-    if (ta->budget_given && !ta->exhaustive && ta->budget < 2)
-      user_error("tune: a budget of {} is too small; give at least 2 (the default schedule and one candidate), or "
-                 "--time S alone to search for that long", ta->budget);
+    if (ta->budget_given && !ta->exhaustive) tune::check_budget(ta->budget);
     if (t->count("--time") > 0 && !(ta->seconds > 0))
       user_error("tune: --time must be a positive number of seconds, got {}", ta->seconds);
     exit_code = run_tune(*ta);

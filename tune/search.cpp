@@ -365,12 +365,17 @@ uint64_t evaluate(const Problem& problem, const Params& params, const ChipConfig
   return run.sim.report.cycles;
 }
 
+void check_budget(int64_t budget) {
+  if (budget < 2)
+    user_error("tune: a budget of {} is too small; give at least 2 (the default schedule and one candidate), or a "
+               "time limit alone (--time S, time=S)", budget);
+}
+
 std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig& chip, const Settings& settings,
                           Database* db, Cluster& cluster, const std::function<void(const Progress&)>& progress) {
   // The settings are the CLI's --budget, --time, --threads and Python's budget=, time=, threads=.
   if (settings.seconds < 0) user_error("tune: a time limit of {} seconds; it must be positive", settings.seconds);
-  if (!settings.exhaustive && (settings.budget < 0 || settings.budget == 1))
-    user_error("tune: a budget of {} is too small; give at least 2 (the default schedule and one candidate)", settings.budget);
+  if (!settings.exhaustive && settings.budget != 0) check_budget(settings.budget);
   if (!settings.exhaustive && settings.budget == 0 && settings.seconds <= 0)
     user_error("tune: no budget and no time limit: give a budget (candidates per problem: --budget N, budget=N), a "
                "time (--time S, time=S) or exhaustive (--exhaustive, exhaustive=True)");

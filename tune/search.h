@@ -72,6 +72,11 @@ uint64_t evaluate(const Problem& problem, const Params& params, const ChipConfig
 
 // Tunes every problem; with `db`, takes candidates it already holds (resuming) and records new
 // ones and each best schedule (rank 0 writes). `progress` is called after each batch.
+// Refuses a budget below 2 (the default schedule and one candidate) where one was given: the
+// library's and the command line's one message (Settings reads 0 as "no budget", the CLI's
+// --budget 0 is a budget typed).
+void check_budget(int64_t budget);
+
 std::vector<Outcome> tune(const std::vector<Problem>& problems, const ChipConfig& chip, const Settings& settings,
                           Database* db, Cluster& cluster, const std::function<void(const Progress&)>& progress = {});
 

@@ -238,7 +238,7 @@ TEST(TuneErrors, CliBudgetOfZero) {
   auto [code, err] = cli("tune matmul --m 16 --n 16 --k 16 --budget 0 --db off");
   EXPECT_EQ(code, 2) << err;
   EXPECT_THAT(err, testing::HasSubstr("tune: a budget of 0 is too small; give at least 2 (the default schedule and one "
-                                      "candidate), or --time S alone to search for that long"));
+                                      "candidate), or a time limit alone (--time S, time=S)"));
 }
 
 }  // namespace
