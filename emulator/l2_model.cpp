@@ -142,34 +142,119 @@ void L2Model::for_each_line(const Footprint& fp, bool writes, F f) const {
   }
 }
 
+// Lines and sectors are powers of two (chip_config checks the line): shifts, not divisions.
+struct L2Model::Sectors {
+  int64_t line, sector;
+  int line_shift, sector_shift;
+  int64_t whole;  // the sectors of a line
+  uint64_t all;   // their mask
+  explicit Sectors(int64_t line_bytes)
+      : line(line_bytes), sector(std::max<int64_t>(1, line_bytes / 64)), line_shift(std::countr_zero(uint64_t(line))),
+        sector_shift(std::countr_zero(uint64_t(sector))), whole(line >> sector_shift), all(whole >= 64 ? ~0ull : (1ull << whole) - 1) {}
+};
+
+template <class F>
+void L2Model::for_each_sector_in(const Sectors& g, uint64_t first, int64_t start, int64_t end, F f) {
+  for (int64_t l = start >> g.line_shift; (l << g.line_shift) < end; ++l) {
+    const int64_t at = l << g.line_shift;
+    uint64_t mask = g.all;  // a whole line, the run's middle
+    int64_t n = g.whole;
+    if (at < start || at + g.line > end) {
+      const int64_t lo = std::max(start, at) - at, hi = std::min(end, at + g.line) - at;
+      const int64_t s0 = lo >> g.sector_shift, s1 = (hi + g.sector - 1) >> g.sector_shift;  // sectors [s0, s1)
+      n = s1 - s0;
+      mask = (n >= 64 ? ~0ull : ((1ull << n) - 1)) << s0;
+    }
+    f(first + uint64_t(l), mask, n);
+  }
+}
+
 template <class F>
 void L2Model::for_each_written_sector(const Footprint& fp, F f) const {
-  // Lines and sectors are powers of two (chip_config checks the line): shifts, not divisions.
-  const int64_t line = t_.l2_line_bytes, sector = std::max<int64_t>(1, line / 64);
-  const int line_shift = std::countr_zero(uint64_t(line)), sector_shift = std::countr_zero(uint64_t(sector));
-  const int64_t whole = line >> sector_shift;  // the sectors of a line
-  const uint64_t all = whole >= 64 ? ~0ull : (1ull << whole) - 1;
+  const Sectors g(t_.l2_line_bytes);
   for (int k = 0; k < fp.count; ++k) {
     const Region& r = fp.regions[k];
-    if (r.space != Space::GM || !r.write || r.bytes <= 0) continue;
+    if (r.space != Space::GM || !r.write) continue;
+    const uint64_t first = first_line_[r.tensor];
+    for (int64_t j = 0; j < r.n2; ++j)
+      for (int64_t i = 0; i < r.n1; ++i) {
+        const int64_t start = r.base + i * r.s1 + j * r.s2;
+        for_each_sector_in(g, first, start, start + r.bytes, f);
+      }
+  }
+}
+
+bool L2Model::defer(const Footprint& fp, bool writes) {
+  // Until L2 is full a new line takes the next free slot, which costs less than deferring it.
+  if (!defer_ || used_ < capacity_) return false;
+  if (deferred_runs_.size() >= kMaxDeferredRuns) resolve();
+  const int shift = std::countr_zero(uint64_t(t_.l2_line_bytes));
+  int32_t* slot = &slot_[0];
+  const size_t begin = deferred_runs_.size();
+  // Each run checked and then marked (two loops the compiler vectorises): a line the request
+  // touches twice is then seen as not new by its second run.
+  for (int k = 0; k < fp.count; ++k) {
+    const Region& r = fp.regions[k];  // bytes > 0 (Footprint::add drops empty regions)
+    if (r.space != Space::GM || r.write != writes) continue;
     const uint64_t first = first_line_[r.tensor];
     for (int64_t j = 0; j < r.n2; ++j)
       for (int64_t i = 0; i < r.n1; ++i) {
         const int64_t start = r.base + i * r.s1 + j * r.s2, end = start + r.bytes;
-        for (int64_t l = start >> line_shift; (l << line_shift) < end; ++l) {
-          const int64_t at = l << line_shift;
-          uint64_t mask = all;  // a whole line, the run's middle
-          int64_t n = whole;
-          if (at < start || at + line > end) {
-            const int64_t lo = std::max(start, at) - at, hi = std::min(end, at + line) - at;
-            const int64_t s0 = lo >> sector_shift, s1 = (hi + sector - 1) >> sector_shift;  // sectors [s0, s1)
-            n = s1 - s0;
-            mask = (n >= 64 ? ~0ull : ((1ull << n) - 1)) << s0;
-          }
-          f(first + uint64_t(l), mask, n);
-        }
+        int32_t* lo = slot + first + uint64_t(start >> shift);
+        int32_t* hi = slot + first + uint64_t((end - 1) >> shift) + 1;
+        if (std::any_of(lo, hi, [](int32_t s) { return s != 0; })) return undo_deferral(begin);
+        std::fill(lo, hi, kDeferred);
+        deferred_runs_.push_back({first, start, end});
       }
   }
+  return true;
+}
+
+bool L2Model::undo_deferral(size_t begin) {
+  const int shift = std::countr_zero(uint64_t(t_.l2_line_bytes));
+  int32_t* slot = &slot_[0];
+  for (size_t k = begin; k < deferred_runs_.size(); ++k) {
+    const Run& r = deferred_runs_[k];
+    std::fill(slot + r.first + uint64_t(r.start >> shift), slot + r.first + uint64_t((r.end - 1) >> shift) + 1, 0);
+  }
+  deferred_runs_.resize(begin);
+  return false;
+}
+
+// What read() and write() would have done to the replacement's state for each deferred request,
+// now: the same slots in the same order, so the same victims and the same pseudo-random draws.
+void L2Model::resolve() {
+  if (deferred_.empty()) return;
+  const int shift = std::countr_zero(uint64_t(t_.l2_line_bytes));
+  const Sectors g(t_.l2_line_bytes);
+  Request r = state(0);
+  size_t k = 0;
+  for (const Deferred& d : deferred_) {
+    r.id = d.id;
+    if (d.write) {
+      for (; k < d.runs_end; ++k) {
+        const Run& run = deferred_runs_[k];
+        for_each_sector_in(g, run.first, run.start, run.end, [&](uint64_t key, uint64_t mask, int64_t) {
+          r.lines[insert(key, d.arrive, r)].dirty = mask;  // a new line: the sectors written are its dirty ones
+        });
+      }
+      continue;
+    }
+    // read()'s arrivals: the i-th missed line ceil(fill (i + 1) / misses) after `arrive`.
+    const uint64_t m = std::max<uint64_t>(d.misses, 1), step = d.fill / m, rest = d.fill % m;
+    uint64_t quotient = 0, remainder = 0;
+    for (; k < d.runs_end; ++k) {
+      const Run& run = deferred_runs_[k];
+      for (int64_t l = run.start >> shift, last = (run.end - 1) >> shift; l <= last; ++l) {
+        quotient += step, remainder += rest;
+        if (remainder >= m) ++quotient, remainder -= m;
+        insert(run.first + uint64_t(l), d.arrive + quotient + (remainder != 0), r);
+      }
+    }
+  }
+  end_request(r);
+  deferred_.clear();
+  deferred_runs_.clear();
 }
 
 void L2Model::renumber_ages() {
@@ -198,28 +283,42 @@ uint64_t L2Model::reserve_l2(CoreKind port, uint64_t time, double bytes) {
 
 L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requested_bytes, double rate, double efficiency,
                             L2Counts& counts, CoreKind port) {
-  Request request = begin_request();
+  const Age id = next_request();
   missed_.clear();
   // Counted in locals: the loop's stores to lines_ might alias members.
-  int64_t hits = 0, merged = 0, scattered = 0;
+  int64_t hits = 0, merged = 0, scattered = 0, misses = 0;
   const int64_t page = t_.hbm_page_bytes;
   uint64_t data_ready = time;  // when the last line this read shares with an earlier fill arrives
-  for_each_line(fp, false, [&](uint64_t key, int64_t run) {
-    int32_t i = find(key, request);
-    if (i < 0) {  // a miss: fetched by this request, its arrival time set below
-      missed_.push_back(insert(key, UINT64_MAX, request));
-      scattered += run < page;
-      return;
+  const bool deferred = defer(fp, false);
+  if (deferred) {  // every line a miss, its slot chosen later
+    const int shift = std::countr_zero(uint64_t(t_.l2_line_bytes));
+    for (size_t k = deferred_.empty() ? 0 : deferred_.back().runs_end; k < deferred_runs_.size(); ++k) {
+      const Run& r = deferred_runs_[k];
+      const int64_t lines = ((r.end - 1) >> shift) - (r.start >> shift) + 1;
+      misses += lines;
+      scattered += r.end - r.start < page ? lines : 0;
     }
-    if (request.ages[i] == request.id) return;  // seen already in this request
-    request.ages[i] = request.id;
-    const uint64_t ready = request.lines[i].ready;
-    const bool in_flight = ready > time;  // a fill in flight: wait for it (counted without a branch)
-    merged += in_flight, hits += !in_flight;
-    data_ready = std::max(data_ready, ready);
-  });
-  end_request(request);
-  const int64_t misses = int64_t(missed_.size()), miss_bytes = misses * t_.l2_line_bytes;
+  } else {
+    resolve();
+    Request request = state(id);
+    for_each_line(fp, false, [&](uint64_t key, int64_t run) {
+      int32_t i = find(key, request);
+      if (i < 0) {  // a miss: fetched by this request, its arrival time set below
+        missed_.push_back(insert(key, UINT64_MAX, request));
+        scattered += run < page;
+        return;
+      }
+      if (request.ages[i] == request.id) return;  // seen already in this request
+      request.ages[i] = request.id;
+      const uint64_t ready = request.lines[i].ready;
+      const bool in_flight = ready > time;  // a fill in flight: wait for it (counted without a branch)
+      merged += in_flight, hits += !in_flight;
+      data_ready = std::max(data_ready, ready);
+    });
+    end_request(request);
+    misses = int64_t(missed_.size());
+  }
+  const int64_t miss_bytes = misses * t_.l2_line_bytes;
   counts.hit_lines += hits;
   counts.merged_lines += merged;
   counts.miss_lines += misses;
@@ -243,37 +342,56 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   // i arrives ceil(fill (i + 1) / misses) after the latency: fill is whole cycles, so that is
   // kept as a quotient and remainder, without a division a line.
   const uint64_t whole = uint64_t(fill), m = uint64_t(std::max<int64_t>(misses, 1)), step = whole / m, rest = whole % m;
+  if (deferred) {
+    deferred_.push_back({time + uint64_t(latency), whole, m, deferred_runs_.size(), id, false});
+    return {latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
+  }
   uint64_t quotient = 0, remainder = 0;
   const int32_t* missed = missed_.data();  // in a local: the stores to lines might alias missed_'s pointer
+  Line* lines = &lines_[0];
   for (int64_t i = 0; i < misses; ++i) {
     quotient += step, remainder += rest;
     if (remainder >= m) ++quotient, remainder -= m;
-    request.lines[missed[i]].ready = time + uint64_t(latency) + quotient + (remainder != 0);
+    lines[missed[i]].ready = time + uint64_t(latency) + quotient + (remainder != 0);
   }
   return {latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
 }
 
 L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, double efficiency,
                              L2Counts& counts) {
-  Request request = begin_request();
+  const Age id = next_request();
   // The write-back is this write's bytes in the share of its sectors that were clean: all of them
   // for a first write, none for a rewrite of lines still in L2.
   int64_t sectors = 0, fresh = 0;
-  for_each_written_sector(fp, [&](uint64_t key, uint64_t mask, int64_t n) {
-    int32_t i = find(key, request);
-    if (i < 0) i = insert(key, time, request);
-    const Line& l = request.lines[i];
-    request.ages[i] = request.id;
-    sectors += n;
-    // Against the lines as they were before this write. Counted only where the sectors are partly
-    // dirty: the host's baseline x86-64 has no popcount instruction (a library call a line).
-    const uint64_t clean = mask & ~l.dirty;
-    fresh += clean == mask ? n : clean ? std::popcount(clean) : 0;
-    written_.push_back({i, mask});
-  });
-  end_request(request);
-  for (auto [i, mask] : written_) request.lines[i].dirty |= mask;
-  written_.clear();
+  if (defer(fp, true)) {  // new lines: every sector clean
+    // The sectors of [start, end) in every line, for_each_sector_in's counts summed: a sector never
+    // straddles two lines (both powers of two, the line the larger).
+    const int sector_shift = std::countr_zero(uint64_t(std::max<int64_t>(1, t_.l2_line_bytes / 64)));
+    for (size_t k = deferred_.empty() ? 0 : deferred_.back().runs_end; k < deferred_runs_.size(); ++k) {
+      const Run& r = deferred_runs_[k];
+      sectors += ((r.end - 1) >> sector_shift) - (r.start >> sector_shift) + 1;
+    }
+    fresh = sectors;
+    deferred_.push_back({time, 0, 0, deferred_runs_.size(), id, true});
+  } else {
+    resolve();
+    Request request = state(id);
+    for_each_written_sector(fp, [&](uint64_t key, uint64_t mask, int64_t n) {
+      int32_t i = find(key, request);
+      if (i < 0) i = insert(key, time, request);
+      const Line& l = request.lines[i];
+      request.ages[i] = request.id;
+      sectors += n;
+      // Against the lines as they were before this write. Counted only where the sectors are partly
+      // dirty: the host's baseline x86-64 has no popcount instruction (a library call a line).
+      const uint64_t clean = mask & ~l.dirty;
+      fresh += clean == mask ? n : clean ? std::popcount(clean) : 0;
+      written_.push_back({i, mask});
+    });
+    end_request(request);
+    for (auto [i, mask] : written_) request.lines[i].dirty |= mask;
+    written_.clear();
+  }
   const int64_t write_back = sectors ? int64_t(std::llround(double(bytes) * double(fresh) / double(sectors))) : 0;
   counts.hbm_write_bytes += write_back;
   if (write_back) reserve_hbm(time, write_back, true);  // the write-back competes with everyone's misses

@@ -19,6 +19,14 @@
 // while a kernel that writes each byte once (every streaming kernel) pays exactly what it writes.
 // Charging at the first write rather than at eviction keeps that write-once cost where it was
 // measured (rows stream_add_*); dirtiness is tracked in 1/64-line sectors.
+//
+// Which line an eviction chooses costs nothing at the time (write-backs are charged at the first
+// write): it only decides whether a later request finds an old line. So a request whose every line
+// is new to L2 (never in it) is costed at once and its lines only marked, its replacement deferred;
+// the deferred requests are replayed, in order, before a request that touches a line L2 has seen
+// (resolve()). A streaming kernel, which never touches a line twice, never pays for choosing
+// victims; the replacement, ages and pseudo-random sequence are the same as if every request had
+// been replayed at once.
 #pragma once
 
 #include "emulator/chip_config.h"
@@ -56,7 +64,12 @@ class L2Model {
             L2Counts& counts, CoreKind port);
   Cost write(const Footprint& fp, uint64_t time, int64_t bytes, double rate, double efficiency, L2Counts& counts);
   // For tests of the age counter's wrap: the next request's id follows `id`.
-  void start_requests_at(uint32_t id) { request_ = id; }
+  void start_requests_at(uint32_t id) {
+    resolve();
+    request_ = id;
+  }
+  // For tests: every request replayed at once (nothing deferred), which must change no cost.
+  void defer_nothing() { defer_ = false; }
 
  private:
   struct Line {
@@ -76,6 +89,11 @@ class L2Model {
   // sectors it covers.
   template <class F>
   void for_each_written_sector(const Footprint& fp, F f) const;
+  // The sectors a write of bytes [start, end) of a tensor (its first line id `first`) covers in
+  // each line: f(line id, sector mask, sectors in the mask).
+  struct Sectors;  // the line's and sector's sizes
+  template <class F>
+  static void for_each_sector_in(const Sectors& g, uint64_t first, int64_t start, int64_t end, F f);
   // One request's view of the replacement's state, in locals: a store into lines_ may alias every
   // uint64_t and size_t member, which the compiler then reloaded at every line. Taken from and
   // given back to random_, the ring's positions and used_ once a request.
@@ -92,9 +110,12 @@ class L2Model {
     size_t capacity;  // capacity_
     bool two_candidates;  // two_candidates_
   };
-  Request begin_request() {
-    if (request_ == std::numeric_limits<Age>::max()) renumber_ages();
-    return {random_, drawn_next_, drawn_end_, ++request_, &lines_[0], &ages_[0], &slot_[0], drawn_, capacity_mask_, used_, capacity_, two_candidates_};
+  Age next_request() {
+    if (request_ == std::numeric_limits<Age>::max()) resolve(), renumber_ages();
+    return ++request_;
+  }
+  Request state(Age id) {
+    return {random_, drawn_next_, drawn_end_, id, &lines_[0], &ages_[0], &slot_[0], drawn_, capacity_mask_, used_, capacity_, two_candidates_};
   }
   // The ages ranked anew from 1, in the same order (once every 4 billion requests): replacement
   // compares ages only with each other and with the current request.
@@ -113,6 +134,30 @@ class L2Model {
   // `scattered` of the bytes are read in runs shorter than a DRAM page (hbm_page_bytes).
   uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered = 0);
   uint64_t reserve_l2(CoreKind port, uint64_t time, double bytes);
+
+  // Deferred replacement (the header comment). A request's runs, and what its lines' records get.
+  struct Run {
+    uint64_t first;      // the tensor's first line id
+    int64_t start, end;  // its bytes [start, end) of the tensor
+  };
+  struct Deferred {
+    uint64_t arrive;        // a read's time plus its latency; a write's time (its lines' `ready`)
+    uint64_t fill, misses;  // a read's: HBM's cycles to fill its lines, and how many (read()'s arrivals)
+    size_t runs_end;        // its runs end here in deferred_runs_, and start where the previous one's end
+    Age id;
+    bool write;
+  };
+  // Whether every line the request touches is new to L2 (in no slot, deferred by no request): then
+  // its lines are marked deferred (slot_ kDeferred) and its runs logged; else nothing changes.
+  bool defer(const Footprint& fp, bool writes);
+  bool undo_deferral(size_t begin);  // the marks of the runs from deferred_runs_[begin] on undone; false
+  void resolve();  // every deferred request replayed, in order
+  static constexpr int32_t kDeferred = -1;
+  // Deferred runs at most, before they are replayed anyway: the log stays a few hundred KB.
+  static constexpr size_t kMaxDeferredRuns = size_t(1) << 14;
+  std::vector<Deferred> deferred_;
+  std::vector<Run> deferred_runs_;
+  bool defer_ = true;
 
   struct Layout;  // where slot_ and lines_ lie in state_
   static Layout layout(const ChipConfig& chip, const std::vector<TensorDecl>& tensors);

@@ -22,9 +22,6 @@ Program example() {
       (std::filesystem::path(CUBEKIT_SOURCE_DIR) / "examples/asm/mixed_matmul_bias_relu_910b2.s").string());
 }
 
-template <class T>
-std::vector<T> values(GlobalMemory& gm, const char* name) { return test::gm_values<T>(gm, name); }
-
 bool is_sync(const Instr& in) {
   std::string_view m = spec_of(in).mnemonic;
   return m == "set_flag" || m == "wait_flag" || m == "barrier" || m == "set_cross" || m == "wait_cross";
@@ -40,8 +37,8 @@ TEST(MixedExample, ComputesReluOfMatmulPlusBias) {
 
   // The reference: mmad's contract (f32, one rounding per step, k increasing), then the vector
   // unit's f32 add, ReLU and round-to-nearest-even f16.
-  std::vector<uint16_t> a = values<uint16_t>(gm, "A"), b = values<uint16_t>(gm, "B"), c = values<uint16_t>(gm, "C");
-  std::vector<float> bias = values<float>(gm, "bias");
+  std::vector<uint16_t> a = test::gm_values<uint16_t>(gm, "A"), b = test::gm_values<uint16_t>(gm, "B"), c = test::gm_values<uint16_t>(gm, "C");
+  std::vector<float> bias = test::gm_values<float>(gm, "bias");
   for (int i = 0; i < 32; ++i)
     for (int j = 0; j < 32; ++j) {
       float acc = 0;

@@ -3,10 +3,8 @@
 // sharing, read/write turnaround, launch and dispatch overhead, the cores' staggered start, the aggregate L2 rate, merged fills
 // reported apart from hits (and waiting for HBM's delivery, not the requester's share), HBM's
 // row-buffer locality (short strided runs), a capacity cliff gentler than LRU's, write-back once
-// per residency of a line, and an L2 read port per core kind.
-#include "emulator/l2_model.h"
-
-#include <limits>
+// per residency of a line, and an L2 read port per core kind (tests/emulator/l2_model_test.cpp
+// has the L2 model on its own).
 #include "emulator/simulator.h"
 
 #include <gtest/gtest.h>
@@ -350,92 +348,6 @@ again:
 )");
   EXPECT_EQ(int64_t(vec.report.pipes[int(Pipe::V)].busy),
             16 * int64_t(std::ceil(255 * t.vector_simple_cycles / t.vector_efficiency - 1e-9)));
-}
-
-
-// ---- L2Model directly: write-back and the per-kind read ports ----
-
-Footprint gm_region(int64_t base, int64_t bytes, bool write) {
-  Footprint fp;
-  Region r;
-  r.tensor = 0, r.write = write, r.base = base, r.bytes = bytes;
-  fp.add(r);
-  return fp;
-}
-
-TEST(ModelEffects, ARewriteOfLinesStillInL2CostsHbmNothingMore) {
-  // A workspace slot written again and again while it stays in L2 pays one write-back; writes to
-  // new lines (a streaming kernel's) pay every byte, as before write-back was modelled.
-  const ChipConfig c = load_chip("ascend910b2");
-  const std::vector<TensorDecl> ws = {{"W", DType::f32, {1 << 20}, TensorRole::Out}};
-  const int64_t slot = 64 * 1024, rate = 64;
-  L2Model again(c, ws);
-  L2Counts counts;
-  for (int i = 0; i < 8; ++i) again.write(gm_region(0, slot, true), uint64_t(i) * 10000, slot, rate, 1.0, counts);
-  EXPECT_EQ(counts.hbm_write_bytes, slot);
-  L2Model fresh(c, ws);
-  L2Counts stream;
-  for (int i = 0; i < 8; ++i) fresh.write(gm_region(i * slot, slot, true), uint64_t(i) * 10000, slot, rate, 1.0, stream);
-  EXPECT_EQ(stream.hbm_write_bytes, 8 * slot);
-  // Half a line written, then the other half: the second half is new bytes and pays for them.
-  L2Model halves(c, ws);
-  L2Counts h;
-  const int64_t half = c.timing.l2_line_bytes / 2;
-  halves.write(gm_region(0, half, true), 0, half, rate, 1.0, h);
-  halves.write(gm_region(half, half, true), 1000, half, rate, 1.0, h);
-  halves.write(gm_region(0, 2 * half, true), 2000, 2 * half, rate, 1.0, h);
-  EXPECT_EQ(h.hbm_write_bytes, 2 * half);
-}
-
-TEST(ModelEffects, CubeAndVectorCoresReachL2ThroughPortsOfTheirOwn) {
-  // Lines already in L2, read by two cores at once: a second cube core queues behind the first at
-  // L2's port, a vector core does not.
-  ChipConfig c = load_chip("ascend910b2");
-  c.timing.l2_rate = 32;  // a port slower than one core's path, so the port bounds each read
-  const std::vector<TensorDecl> x = {{"X", DType::f16, {1 << 20}, TensorRole::In}};
-  const int64_t bytes = 32 * 1024;
-  auto second_read = [&](CoreKind first, CoreKind second) {
-    L2Model l2(c, x);
-    L2Counts counts;
-    l2.write(gm_region(0, bytes, true), 0, bytes, 110, 1.0, counts);  // the lines in L2
-    l2.read(gm_region(0, bytes, false), 100000, bytes, 110, 1.0, counts, first);
-    return l2.read(gm_region(0, bytes, false), 100000, bytes, 110, 1.0, counts, second).occupancy;
-  };
-  const int64_t alone = int64_t(std::ceil(double(bytes) / c.timing.l2_rate));
-  EXPECT_NEAR(double(second_read(CoreKind::Aic, CoreKind::Aiv)), double(alone), 2);
-  EXPECT_NEAR(double(second_read(CoreKind::Aic, CoreKind::Aic)), double(2 * alone), 2);
-}
-
-TEST(ModelEffects, TheL2AgesWrapWithoutChangingTheReplacement) {
-  // Ages are 32-bit request ids, ranked anew when they run out: a model whose counter starts just
-  // below the wrap evicts the same lines, so every read costs the same, as one that starts at 0.
-  ChipConfig c = load_chip("ascend910");
-  c.timing.l2_bytes = 16 * c.timing.l2_line_bytes;  // a full L2 after a few requests
-  const std::vector<TensorDecl> x = {{"X", DType::f16, {1 << 16}, TensorRole::InOut}};
-  const int64_t line = c.timing.l2_line_bytes;
-  L2Model fresh(c, x), wrapping(c, x);
-  wrapping.start_requests_at(std::numeric_limits<uint32_t>::max() - 40);
-  L2Counts a, b;
-  uint64_t seed = 7;
-  for (int i = 0; i < 200; ++i) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    const int64_t base = int64_t(seed >> 33) % 40 * line, bytes = (1 + int64_t(seed >> 20) % 4) * line;
-    const uint64_t time = uint64_t(i) * 500;
-    if (seed >> 63) {
-      EXPECT_EQ(fresh.write(gm_region(base, bytes, true), time, bytes, 64, 1.0, a).occupancy,
-                wrapping.write(gm_region(base, bytes, true), time, bytes, 64, 1.0, b).occupancy);
-      continue;
-    }
-    L2Model::Cost x1 = fresh.read(gm_region(base, bytes, false), time, bytes, 64, 1.0, a, CoreKind::Aic);
-    L2Model::Cost x2 = wrapping.read(gm_region(base, bytes, false), time, bytes, 64, 1.0, b, CoreKind::Aic);
-    EXPECT_EQ(x1.latency, x2.latency) << "request " << i;
-    EXPECT_EQ(x1.occupancy, x2.occupancy) << "request " << i;
-  }
-  EXPECT_EQ(a.hit_lines, b.hit_lines);
-  EXPECT_EQ(a.miss_lines, b.miss_lines);
-  EXPECT_EQ(a.hbm_write_bytes, b.hbm_write_bytes);
-  EXPECT_GT(a.hit_lines, 0);
-  EXPECT_GT(a.miss_lines, 16);  // it evicted
 }
 
 }  // namespace

@@ -26,9 +26,6 @@ const ChipConfig& chip950() {
   return c;
 }
 
-template <class T>
-std::vector<T> values(GlobalMemory& gm, const char* name) { return test::gm_values<T>(gm, name); }
-
 std::string without_line(std::string text, std::string_view line) {
   const size_t at = text.find(std::string("    ") + std::string(line) + "\n");
   EXPECT_NE(at, std::string::npos) << line;
@@ -92,7 +89,7 @@ const std::string kFixpipeToUb = R"(.kernel fixpipe_to_ub
 )";
 
 std::vector<float> product(GlobalMemory& gm, int m, int n, int k) {
-  std::vector<uint16_t> a = values<uint16_t>(gm, "A"), b = values<uint16_t>(gm, "B");
+  std::vector<uint16_t> a = test::gm_values<uint16_t>(gm, "A"), b = test::gm_values<uint16_t>(gm, "B");
   std::vector<float> c(size_t(m * n));
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
@@ -112,7 +109,7 @@ TEST(PartnerPaths, TheFixPipeWritesAVectorCoresUb) {
     if (in_order) ds = run_in_order(chip950(), p, gm).diagnostics;
     else ds = simulate(chip950(), p, gm).report.diagnostics;
     EXPECT_TRUE(ds.empty()) << diagnostics(p, ds);
-    std::vector<float> want = product(gm, 32, 32, 64), got = values<float>(gm, "C");
+    std::vector<float> want = product(gm, 32, 32, 64), got = test::gm_values<float>(gm, "C");
     for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], 2 * want[i]) << "C[" << i << "] in order: " << in_order;
   }
 }
@@ -191,8 +188,8 @@ TEST(PartnerPaths, AVectorCoreWritesItsCubeCoresL1) {
     gm.fill_inputs(5);
     std::vector<Diagnostic> ds = simulate(chip950(), p, gm).report.diagnostics;
     EXPECT_TRUE(ds.empty()) << diagnostics(p, ds);
-    std::vector<uint16_t> x = values<uint16_t>(gm, "X"), b = values<uint16_t>(gm, "B");
-    std::vector<float> c = values<float>(gm, "C");
+    std::vector<uint16_t> x = test::gm_values<uint16_t>(gm, "X"), b = test::gm_values<uint16_t>(gm, "B");
+    std::vector<float> c = test::gm_values<float>(gm, "C");
     for (int i = 0; i < 32; ++i)
       for (int j = 0; j < 32; ++j) {
         float acc = 0;
