@@ -142,119 +142,133 @@ void L2Model::for_each_line(const Footprint& fp, bool writes, F f) const {
   }
 }
 
-// Lines and sectors are powers of two (chip_config checks the line): shifts, not divisions.
-struct L2Model::Sectors {
-  int64_t line, sector;
-  int line_shift, sector_shift;
-  int64_t whole;  // the sectors of a line
-  uint64_t all;   // their mask
-  explicit Sectors(int64_t line_bytes)
-      : line(line_bytes), sector(std::max<int64_t>(1, line_bytes / 64)), line_shift(std::countr_zero(uint64_t(line))),
-        sector_shift(std::countr_zero(uint64_t(sector))), whole(line >> sector_shift), all(whole >= 64 ? ~0ull : (1ull << whole) - 1) {}
-};
-
-template <class F>
-void L2Model::for_each_sector_in(const Sectors& g, uint64_t first, int64_t start, int64_t end, F f) {
-  for (int64_t l = start >> g.line_shift; (l << g.line_shift) < end; ++l) {
-    const int64_t at = l << g.line_shift;
-    uint64_t mask = g.all;  // a whole line, the run's middle
-    int64_t n = g.whole;
-    if (at < start || at + g.line > end) {
-      const int64_t lo = std::max(start, at) - at, hi = std::min(end, at + g.line) - at;
-      const int64_t s0 = lo >> g.sector_shift, s1 = (hi + g.sector - 1) >> g.sector_shift;  // sectors [s0, s1)
-      n = s1 - s0;
-      mask = (n >= 64 ? ~0ull : ((1ull << n) - 1)) << s0;
-    }
-    f(first + uint64_t(l), mask, n);
-  }
-}
-
 template <class F>
 void L2Model::for_each_written_sector(const Footprint& fp, F f) const {
-  const Sectors g(t_.l2_line_bytes);
+  // Lines and sectors are powers of two (chip_config checks the line): shifts, not divisions.
+  const int64_t line = t_.l2_line_bytes, sector = std::max<int64_t>(1, line / 64);
+  const int line_shift = std::countr_zero(uint64_t(line)), sector_shift = std::countr_zero(uint64_t(sector));
+  const int64_t whole = line >> sector_shift;  // the sectors of a line
+  const uint64_t all = whole >= 64 ? ~0ull : (1ull << whole) - 1;
   for (int k = 0; k < fp.count; ++k) {
     const Region& r = fp.regions[k];
-    if (r.space != Space::GM || !r.write) continue;
-    const uint64_t first = first_line_[r.tensor];
-    for (int64_t j = 0; j < r.n2; ++j)
-      for (int64_t i = 0; i < r.n1; ++i) {
-        const int64_t start = r.base + i * r.s1 + j * r.s2;
-        for_each_sector_in(g, first, start, start + r.bytes, f);
-      }
-  }
-}
-
-bool L2Model::defer(const Footprint& fp, bool writes) {
-  // Until L2 is full a new line takes the next free slot, which costs less than deferring it.
-  if (!defer_ || used_ < capacity_) return false;
-  if (deferred_runs_.size() >= kMaxDeferredRuns) resolve();
-  const int shift = std::countr_zero(uint64_t(t_.l2_line_bytes));
-  int32_t* slot = &slot_[0];
-  const size_t begin = deferred_runs_.size();
-  // Each run checked and then marked (two loops the compiler vectorises): a line the request
-  // touches twice is then seen as not new by its second run.
-  for (int k = 0; k < fp.count; ++k) {
-    const Region& r = fp.regions[k];  // bytes > 0 (Footprint::add drops empty regions)
-    if (r.space != Space::GM || r.write != writes) continue;
+    if (r.space != Space::GM || !r.write || r.bytes <= 0) continue;
     const uint64_t first = first_line_[r.tensor];
     for (int64_t j = 0; j < r.n2; ++j)
       for (int64_t i = 0; i < r.n1; ++i) {
         const int64_t start = r.base + i * r.s1 + j * r.s2, end = start + r.bytes;
+        for (int64_t l = start >> line_shift; (l << line_shift) < end; ++l) {
+          const int64_t at = l << line_shift;
+          uint64_t mask = all;  // a whole line, the run's middle
+          int64_t n = whole;
+          if (at < start || at + line > end) {
+            const int64_t lo = std::max(start, at) - at, hi = std::min(end, at + line) - at;
+            const int64_t s0 = lo >> sector_shift, s1 = (hi + sector - 1) >> sector_shift;  // sectors [s0, s1)
+            n = s1 - s0;
+            mask = (n >= 64 ? ~0ull : ((1ull << n) - 1)) << s0;
+          }
+          f(first + uint64_t(l), mask, n);
+        }
+      }
+  }
+}
+
+bool L2Model::defer(const Footprint& fp, bool writes, NewLines& n) {
+  if (!defer_) return false;
+  if (paused_) {
+    --paused_;
+    return false;
+  }
+  if (deferred_regions_.size() >= kMaxDeferredRegions) resolve();
+  const int shift = std::countr_zero(uint64_t(t_.l2_line_bytes));
+  const int sector_shift = std::countr_zero(uint64_t(std::max<int64_t>(1, t_.l2_line_bytes / 64)));
+  int32_t* slot = &slot_[0];
+  const size_t begin = deferred_regions_.size();
+  for (int k = 0; k < fp.count; ++k) {
+    const Region& r = fp.regions[k];  // bytes > 0 (Footprint::add drops empty regions)
+    if (r.space != Space::GM || r.write != writes) continue;
+    const Region& s = r;
+    const uint64_t first = first_line_[r.tensor];
+    const int64_t lines_before = n.lines;
+    int64_t runs = 0;
+    // Each run checked and then marked: a line the request touches twice is then not new to its
+    // second run.
+    for (int64_t j = 0; j < s.n2; ++j)
+      for (int64_t i = 0; i < s.n1; ++i, ++runs) {
+        const int64_t start = s.base + i * s.s1 + j * s.s2, end = start + s.bytes;
         int32_t* lo = slot + first + uint64_t(start >> shift);
         int32_t* hi = slot + first + uint64_t((end - 1) >> shift) + 1;
-        if (std::any_of(lo, hi, [](int32_t s) { return s != 0; })) return undo_deferral(begin);
+        if (std::any_of(lo, hi, [](int32_t v) { return v != 0; })) return unmark(begin, s, runs);
         std::fill(lo, hi, kDeferred);
-        deferred_runs_.push_back({first, start, end});
+        n.lines += hi - lo;
+        // The sectors of [start, end) in every line, for_each_sector_in's counts summed: a sector
+        // never straddles two lines (both powers of two, the line the larger).
+        n.sectors += ((end - 1) >> sector_shift) - (start >> sector_shift) + 1;
       }
+    if (s.bytes < t_.hbm_page_bytes) n.scattered += n.lines - lines_before;
+    deferred_regions_.push_back(s);
   }
   return true;
 }
 
-bool L2Model::undo_deferral(size_t begin) {
+bool L2Model::unmark(size_t begin, const Region& partial, int64_t runs) {
   const int shift = std::countr_zero(uint64_t(t_.l2_line_bytes));
   int32_t* slot = &slot_[0];
-  for (size_t k = begin; k < deferred_runs_.size(); ++k) {
-    const Run& r = deferred_runs_[k];
-    std::fill(slot + r.first + uint64_t(r.start >> shift), slot + r.first + uint64_t((r.end - 1) >> shift) + 1, 0);
-  }
-  deferred_runs_.resize(begin);
+  auto undo = [&](const Region& s, int64_t limit) {
+    const uint64_t first = first_line_[s.tensor];
+    for (int64_t j = 0, done = 0; j < s.n2; ++j)
+      for (int64_t i = 0; i < s.n1 && done < limit; ++i, ++done) {
+        const int64_t start = s.base + i * s.s1 + j * s.s2;
+        std::fill(slot + first + uint64_t(start >> shift), slot + first + uint64_t((start + s.bytes - 1) >> shift) + 1, 0);
+      }
+  };
+  for (size_t k = begin; k < deferred_regions_.size(); ++k) undo(deferred_regions_[k], INT64_MAX);
+  undo(partial, runs);
+  deferred_regions_.resize(begin);
   return false;
+}
+
+// A request touched lines L2 has seen, so the deferred ones are replayed: deferring them cost the
+// marks and the log and saved nothing. A kernel that comes back to its lines (a GEMM rereads its
+// panels) will again: the next requests are not deferred, twice as many each come-back. A streaming
+// kernel never comes back and defers every request. Deferring whenever it could, a timing-only
+// matmul of 1024^3 ran 3% more host instructions; paused, it runs as many as deferring nothing.
+void L2Model::come_back() {
+  if (deferred_.empty()) return;
+  pause_ = std::min<uint32_t>(pause_ ? 2 * pause_ : kFirstPause, kMaxPause);
+  paused_ = pause_;
+  resolve();
 }
 
 // What read() and write() would have done to the replacement's state for each deferred request,
 // now: the same slots in the same order, so the same victims and the same pseudo-random draws.
 void L2Model::resolve() {
   if (deferred_.empty()) return;
-  const int shift = std::countr_zero(uint64_t(t_.l2_line_bytes));
-  const Sectors g(t_.l2_line_bytes);
   Request r = state(0);
   size_t k = 0;
   for (const Deferred& d : deferred_) {
     r.id = d.id;
-    if (d.write) {
-      for (; k < d.runs_end; ++k) {
-        const Run& run = deferred_runs_[k];
-        for_each_sector_in(g, run.first, run.start, run.end, [&](uint64_t key, uint64_t mask, int64_t) {
-          r.lines[insert(key, d.arrive, r)].dirty = mask;  // a new line: the sectors written are its dirty ones
-        });
-      }
-      continue;
-    }
     // read()'s arrivals: the i-th missed line ceil(fill (i + 1) / misses) after `arrive`.
     const uint64_t m = std::max<uint64_t>(d.misses, 1), step = d.fill / m, rest = d.fill % m;
     uint64_t quotient = 0, remainder = 0;
-    for (; k < d.runs_end; ++k) {
-      const Run& run = deferred_runs_[k];
-      for (int64_t l = run.start >> shift, last = (run.end - 1) >> shift; l <= last; ++l) {
+    for (; k < d.regions_end; ++k) {
+      Footprint fp;
+      fp.add(deferred_regions_[k]);
+      if (d.write) {
+        for_each_written_sector(fp, [&](uint64_t key, uint64_t mask, int64_t) {
+          r.lines[insert(key, d.arrive, r)].dirty = mask;  // a new line: the sectors written are its dirty ones
+        });
+        continue;
+      }
+      for_each_line(fp, false, [&](uint64_t key, int64_t) {
         quotient += step, remainder += rest;
         if (remainder >= m) ++quotient, remainder -= m;
-        insert(run.first + uint64_t(l), d.arrive + quotient + (remainder != 0), r);
-      }
+        insert(key, d.arrive + quotient + (remainder != 0), r);
+      });
     }
   }
   end_request(r);
   deferred_.clear();
-  deferred_runs_.clear();
+  deferred_regions_.clear();
 }
 
 void L2Model::renumber_ages() {
@@ -289,17 +303,13 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   int64_t hits = 0, merged = 0, scattered = 0, misses = 0;
   const int64_t page = t_.hbm_page_bytes;
   uint64_t data_ready = time;  // when the last line this read shares with an earlier fill arrives
-  const bool deferred = defer(fp, false);
+  NewLines fresh;
+  const bool deferred = defer(fp, false, fresh);
   if (deferred) {  // every line a miss, its slot chosen later
-    const int shift = std::countr_zero(uint64_t(t_.l2_line_bytes));
-    for (size_t k = deferred_.empty() ? 0 : deferred_.back().runs_end; k < deferred_runs_.size(); ++k) {
-      const Run& r = deferred_runs_[k];
-      const int64_t lines = ((r.end - 1) >> shift) - (r.start >> shift) + 1;
-      misses += lines;
-      scattered += r.end - r.start < page ? lines : 0;
-    }
+    misses = fresh.lines;
+    scattered = fresh.scattered;
   } else {
-    resolve();
+    come_back();
     Request request = state(id);
     for_each_line(fp, false, [&](uint64_t key, int64_t run) {
       int32_t i = find(key, request);
@@ -343,7 +353,7 @@ L2Model::Cost L2Model::read(const Footprint& fp, uint64_t time, int64_t requeste
   // kept as a quotient and remainder, without a division a line.
   const uint64_t whole = uint64_t(fill), m = uint64_t(std::max<int64_t>(misses, 1)), step = whole / m, rest = whole % m;
   if (deferred) {
-    deferred_.push_back({time + uint64_t(latency), whole, m, deferred_runs_.size(), id, false});
+    deferred_.push_back({time + uint64_t(latency), whole, m, deferred_regions_.size(), id, false});
     return {latency, std::max<int64_t>(1, int64_t(std::ceil(occupancy)))};
   }
   uint64_t quotient = 0, remainder = 0;
@@ -363,18 +373,12 @@ L2Model::Cost L2Model::write(const Footprint& fp, uint64_t time, int64_t bytes, 
   // The write-back is this write's bytes in the share of its sectors that were clean: all of them
   // for a first write, none for a rewrite of lines still in L2.
   int64_t sectors = 0, fresh = 0;
-  if (defer(fp, true)) {  // new lines: every sector clean
-    // The sectors of [start, end) in every line, for_each_sector_in's counts summed: a sector never
-    // straddles two lines (both powers of two, the line the larger).
-    const int sector_shift = std::countr_zero(uint64_t(std::max<int64_t>(1, t_.l2_line_bytes / 64)));
-    for (size_t k = deferred_.empty() ? 0 : deferred_.back().runs_end; k < deferred_runs_.size(); ++k) {
-      const Run& r = deferred_runs_[k];
-      sectors += ((r.end - 1) >> sector_shift) - (r.start >> sector_shift) + 1;
-    }
-    fresh = sectors;
-    deferred_.push_back({time, 0, 0, deferred_runs_.size(), id, true});
+  NewLines written;
+  if (defer(fp, true, written)) {  // new lines: every sector clean
+    sectors = fresh = written.sectors;
+    deferred_.push_back({time, 0, 0, deferred_regions_.size(), id, true});
   } else {
-    resolve();
+    come_back();
     Request request = state(id);
     for_each_written_sector(fp, [&](uint64_t key, uint64_t mask, int64_t n) {
       int32_t i = find(key, request);

@@ -89,11 +89,6 @@ class L2Model {
   // sectors it covers.
   template <class F>
   void for_each_written_sector(const Footprint& fp, F f) const;
-  // The sectors a write of bytes [start, end) of a tensor (its first line id `first`) covers in
-  // each line: f(line id, sector mask, sectors in the mask).
-  struct Sectors;  // the line's and sector's sizes
-  template <class F>
-  static void for_each_sector_in(const Sectors& g, uint64_t first, int64_t start, int64_t end, F f);
   // One request's view of the replacement's state, in locals: a store into lines_ may alias every
   // uint64_t and size_t member, which the compiler then reloaded at every line. Taken from and
   // given back to random_, the ring's positions and used_ once a request.
@@ -135,28 +130,35 @@ class L2Model {
   uint64_t reserve_hbm(uint64_t time, int64_t bytes, bool write, int64_t scattered = 0);
   uint64_t reserve_l2(CoreKind port, uint64_t time, double bytes);
 
-  // Deferred replacement (the header comment). A request's runs, and what its lines' records get.
-  struct Run {
-    uint64_t first;      // the tensor's first line id
-    int64_t start, end;  // its bytes [start, end) of the tensor
-  };
+  // Deferred replacement (the header comment): what a deferred request's lines get, its GM
+  // regions kept in deferred_regions_.
   struct Deferred {
     uint64_t arrive;        // a read's time plus its latency; a write's time (its lines' `ready`)
     uint64_t fill, misses;  // a read's: HBM's cycles to fill its lines, and how many (read()'s arrivals)
-    size_t runs_end;        // its runs end here in deferred_runs_, and start where the previous one's end
+    size_t regions_end;     // its regions end here in deferred_regions_, and start where the previous one's end
     Age id;
     bool write;
   };
+  struct NewLines {  // what a deferred request touches
+    int64_t lines = 0, scattered = 0;  // lines; of them, in runs shorter than a DRAM page
+    int64_t sectors = 0;               // the sectors its runs cover
+  };
   // Whether every line the request touches is new to L2 (in no slot, deferred by no request): then
-  // its lines are marked deferred (slot_ kDeferred) and its runs logged; else nothing changes.
-  bool defer(const Footprint& fp, bool writes);
-  bool undo_deferral(size_t begin);  // the marks of the runs from deferred_runs_[begin] on undone; false
+  // its lines are marked deferred (slot_ kDeferred), its regions logged and `n` counts them; else
+  // nothing changes.
+  bool defer(const Footprint& fp, bool writes, NewLines& n);
+  // The marks of deferred_regions_[begin..] and of the first `runs` runs of `partial` undone; false.
+  bool unmark(size_t begin, const Region& partial, int64_t runs);
   void resolve();  // every deferred request replayed, in order
-  static constexpr int32_t kDeferred = -1;
-  // Deferred runs at most, before they are replayed anyway: the log stays a few hundred KB.
-  static constexpr size_t kMaxDeferredRuns = size_t(1) << 14;
+  void come_back();  // resolve(), before a request that touches a line L2 has seen, and a pause of deferring
+  static constexpr uint32_t kFirstPause = 4096, kMaxPause = 1 << 20;  // requests
+  uint32_t pause_ = 0, paused_ = 0;  // the last pause's length; requests left of it
+  // Not a byte repeated: marking is then a loop the compiler vectorises, not a call of memset a run.
+  static constexpr int32_t kDeferred = std::numeric_limits<int32_t>::min();
+  // Deferred regions at most, before they are replayed anyway: the log stays within a few hundred KB.
+  static constexpr size_t kMaxDeferredRegions = size_t(1) << 12;
   std::vector<Deferred> deferred_;
-  std::vector<Run> deferred_runs_;
+  std::vector<Region> deferred_regions_;
   bool defer_ = true;
 
   struct Layout;  // where slot_ and lines_ lie in state_
