@@ -234,7 +234,7 @@ bool L2Model::unmark(size_t begin, const Region& partial, int64_t runs) {
 // matmul of 1024^3 ran 3% more host instructions; paused, it runs as many as deferring nothing.
 void L2Model::come_back() {
   if (deferred_.empty()) return;
-  pause_ = std::min<uint32_t>(pause_ ? 2 * pause_ : kFirstPause, kMaxPause);
+  pause_ = pause_always_zero_ ? 0 : std::min<uint32_t>(pause_ ? 2 * pause_ : kFirstPause, kMaxPause);
   paused_ = pause_;
   resolve();
 }

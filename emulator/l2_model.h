@@ -68,8 +68,10 @@ class L2Model {
     resolve();
     request_ = id;
   }
-  // For tests: every request replayed at once (nothing deferred), which must change no cost.
+  // For tests: every request replayed at once (nothing deferred), which must change no cost; and
+  // every request deferred that can be (no pause after a come-back).
   void defer_nothing() { defer_ = false; }
+  void defer_always() { pause_always_zero_ = true; }
 
  private:
   struct Line {
@@ -153,6 +155,7 @@ class L2Model {
   void come_back();  // resolve(), before a request that touches a line L2 has seen, and a pause of deferring
   static constexpr uint32_t kFirstPause = 4096, kMaxPause = 1 << 20;  // requests
   uint32_t pause_ = 0, paused_ = 0;  // the last pause's length; requests left of it
+  bool pause_always_zero_ = false;    // defer_always()
   // Not a byte repeated: marking is then a loop the compiler vectorises, not a call of memset a run.
   static constexpr int32_t kDeferred = std::numeric_limits<int32_t>::min();
   // Deferred regions at most, before they are replayed anyway: the log stays within a few hundred KB.
