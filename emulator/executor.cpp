@@ -41,7 +41,7 @@ double scalar_value(const Operand& o, const ScalarState& s, DType t) {
 
 // The dtype a GM operand must have, when the instruction says one.
 std::optional<DType> gm_dtype(const InstrSpec& spec, const Issued& I) {
-  int atomic = spec.operand_index("atomic");
+  const int atomic = spec.atomic;
   if (atomic >= 0) {
     static constexpr DType types[] = {DType::f32, DType::f32, DType::f16, DType::s32};
     if (I[atomic] == 0) return std::nullopt;

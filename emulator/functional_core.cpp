@@ -12,7 +12,7 @@ namespace {
 
 std::optional<DType> atomic_type(const Issued& I) {
   static constexpr DType types[] = {DType::f32, DType::f32, DType::f16, DType::s32};
-  int a = spec_of(*I.instr).operand_index("atomic");
+  const int a = spec_of(*I.instr).atomic;
   if (a < 0 || I[a] == 0) return std::nullopt;
   return types[I[a]];
 }

@@ -61,7 +61,8 @@ const std::vector<InstrSpec>& isa_table() {
     add_cube_instructions(t);
     add_fixpipe_instructions(t);
     add_vector_instructions(t);
-    for (const InstrSpec& s : t) {
+    for (InstrSpec& s : t) {
+      s.atomic = s.operand_index("atomic");
       CUBEKIT_ASSERT(s.operands.size() <= size_t(kMaxOperands), "{} has too many operands", s.mnemonic);
       CUBEKIT_ASSERT((s.pipe == Pipe::S) == (s.scalar != nullptr), "{}: scalar behaviour iff pipe S", s.mnemonic);
       CUBEKIT_ASSERT(s.pipe == Pipe::S || s.exec, "{} has no behaviour", s.mnemonic);

@@ -222,6 +222,9 @@ struct InstrSpec {
   ValidateFn validate = nullptr;
   WorkFn work = nullptr;  // pipe instructions; none for S and sync
   FaultFn fault = nullptr;
+  // operand_index("atomic"), set with the table: the checks of every GM access ask for it, and a
+  // search by name each time was a sixth of a timing-only run's bounds checks.
+  int atomic = -1;
 
   int operand_index(std::string_view name) const;  // -1 when absent
   int positional_count() const;

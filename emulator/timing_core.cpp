@@ -275,19 +275,10 @@ void TimingCore::deadlock() {
   finish_block();
 }
 
-// Counts an instruction against the step budget; past it, reports the hang and halts.
-bool TimingCore::count_step() {
-  ++ctx_.budget.instructions;
-  count_work(1);
-  if (++steps_ <= ctx_.options.max_steps) return true;
+bool TimingCore::step_limit() {
   report(Diagnostic::Kind::StepLimit, int(pc_), step_limit_message(ctx_.options.max_steps));
   halted_ = true;
   return false;
-}
-
-void TimingCore::count_work(int64_t units) {
-  if ((ctx_.budget.work += units) > ctx_.options.max_work)
-    work_limit_exceeded(ctx_.options.max_work, ctx_.budget.instructions);
 }
 
 void TimingCore::count_trace_events(int64_t events) {

@@ -137,8 +137,19 @@ class TimingCore {
   uint64_t sync_base(const PipeState& q, const Entry& e) const;
   void step_scalar(uint64_t t);
   void scalar_one(uint64_t t);  // one instruction, or a run of scalar ones
-  bool count_step();
-  void count_work(int64_t units);
+  // Counts an instruction against the step budget; past it, reports the hang and halts. Inline, the
+  // budget's checks out of the way: as calls they were a sixth of a run of scalar instructions.
+  bool count_step() {
+    ++ctx_.budget.instructions;
+    count_work(1);
+    if (++steps_ <= ctx_.options.max_steps) [[likely]] return true;
+    return step_limit();
+  }
+  bool step_limit();  // false
+  void count_work(int64_t units) {
+    if ((ctx_.budget.work += units) > ctx_.options.max_work) [[unlikely]]
+      work_limit_exceeded(ctx_.options.max_work, ctx_.budget.instructions);
+  }
   void count_trace_events(int64_t events);
   void step_pipe(int p, uint64_t t);
   void execute_work(int p, const Entry& e, uint64_t t);
