@@ -26,7 +26,8 @@
 // the deferred requests are replayed, in order, before a request that touches a line L2 has seen
 // (resolve()). A streaming kernel, which never touches a line twice, never pays for choosing
 // victims; the replacement, ages and pseudo-random sequence are the same as if every request had
-// been replayed at once.
+// been replayed at once. A kernel that does come back to its lines pauses deferring (come_back()),
+// which then only costs it the marks and the log.
 #pragma once
 
 #include "emulator/chip_config.h"
@@ -71,7 +72,7 @@ class L2Model {
   // For tests: every request replayed at once (nothing deferred), which must change no cost; and
   // every request deferred that can be (no pause after a come-back).
   void defer_nothing() { defer_ = false; }
-  void defer_always() { pause_always_zero_ = true; }
+  void defer_always() { never_pause_ = true; }
 
  private:
   struct Line {
@@ -155,7 +156,7 @@ class L2Model {
   void come_back();  // resolve(), before a request that touches a line L2 has seen, and a pause of deferring
   static constexpr uint32_t kFirstPause = 4096, kMaxPause = 1 << 20;  // requests
   uint32_t pause_ = 0, paused_ = 0;  // the last pause's length; requests left of it
-  bool pause_always_zero_ = false;    // defer_always()
+  bool never_pause_ = false;          // defer_always()
   // Not a byte repeated: marking is then a loop the compiler vectorises, not a call of memset a run.
   static constexpr int32_t kDeferred = std::numeric_limits<int32_t>::min();
   // Deferred regions at most, before they are replayed anyway: the log stays within a few hundred KB.
