@@ -59,8 +59,8 @@ L2Model::L2Model(const ChipConfig& chip, const std::vector<TensorDecl>& tensors,
 // find, victim and insert run for every line a request visits: inlined, they took 8% less of a
 // timing-only add of 4096^2's simulation than as calls (sim_bench BM_TimingOnly_Add4096).
 [[gnu::always_inline]] inline int32_t L2Model::find(uint64_t key, const Request& r) {
-  const int32_t i = r.slot[key] - 1;
-  return i >= 0 && r.lines[i].key == key ? i : -1;
+  const int32_t s = r.slot[key];  // slot + 1; 0 never in L2; kDeferred (negative) resolved before any find
+  return s > 0 && r.lines[s - 1].key == key ? s - 1 : -1;
 }
 
 // The ring filled up with the sequence's next slots, each line prefetched: drawn in a loop of
