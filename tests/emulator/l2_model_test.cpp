@@ -119,6 +119,7 @@ void expect_deferral_changes_nothing(ChipConfig c, uint64_t seed, bool always) {
   L2Counts a, b;
   Draw d{seed};
   int64_t streamed = 0;  // the next new line of a streaming stretch, in tensor X
+  uint64_t time = 0;     // in order, as the timing model asks
   for (int i = 0; i < 3000; ++i) {
     Region r;
     r.tensor = uint16_t(d.next(2));
@@ -138,7 +139,7 @@ void expect_deferral_changes_nothing(ChipConfig c, uint64_t seed, bool always) {
       q.tensor = uint16_t(1 - r.tensor), q.base = d.next(16 * line), q.n1 = 1, q.n2 = 1;
       fp.add(q);
     }
-    const uint64_t time = uint64_t(i) * uint64_t(50 + d.next(400));
+    time += uint64_t(d.next(60));  // often within the last fills: later reads merge with them
     const int64_t bytes = r.n1 * r.n2 * r.bytes;
     if (r.write) {
       const L2Model::Cost x1 = deferring.write(fp, time, bytes, 64, 1.0, a), x2 = eager.write(fp, time, bytes, 64, 1.0, b);
