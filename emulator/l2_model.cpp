@@ -172,6 +172,19 @@ void L2Model::for_each_written_sector(const Footprint& fp, F f) const {
   }
 }
 
+namespace {
+// Calls f(start, end) for each contiguous run of a region's bytes, in order, while f returns true.
+template <class F>
+bool each_run(const Region& r, F f) {
+  for (int64_t j = 0; j < r.n2; ++j)
+    for (int64_t i = 0; i < r.n1; ++i) {
+      const int64_t start = r.base + i * r.s1 + j * r.s2;
+      if (!f(start, start + r.bytes)) return false;
+    }
+  return true;
+}
+}  // namespace
+
 bool L2Model::defer(const Footprint& fp, bool writes, NewLines& n) {
   if (!defer_) return false;
   if (paused_) {
@@ -191,20 +204,21 @@ bool L2Model::defer(const Footprint& fp, bool writes, NewLines& n) {
     int64_t runs = 0;
     // Each run checked and then marked: a line the request touches twice is then not new to its
     // second run.
-    for (int64_t j = 0; j < r.n2; ++j)
-      for (int64_t i = 0; i < r.n1; ++i, ++runs) {
-        const int64_t start = r.base + i * r.s1 + j * r.s2, end = start + r.bytes;
-        int32_t* lo = slot + first + uint64_t(start >> shift);
-        int32_t* hi = slot + first + uint64_t((end - 1) >> shift) + 1;
-        int32_t seen = 0;  // an OR of the run's slots, not a search: a loop the compiler vectorises
-        for (const int32_t* p = lo; p < hi; ++p) seen |= *p;
-        if (seen) return unmark(begin, r, runs);
-        std::fill(lo, hi, kDeferred);
-        n.lines += hi - lo;
-        // The sectors of [start, end) in every line, for_each_written_sector's counts summed: a sector
-        // never straddles two lines (both powers of two, the line the larger).
-        n.sectors += ((end - 1) >> sector_shift) - (start >> sector_shift) + 1;
-      }
+    const bool all_new = each_run(r, [&](int64_t start, int64_t end) {
+      int32_t* lo = slot + first + uint64_t(start >> shift);
+      int32_t* hi = slot + first + uint64_t((end - 1) >> shift) + 1;
+      int32_t seen = 0;  // an OR of the run's slots, not a search: a loop the compiler vectorises
+      for (const int32_t* p = lo; p < hi; ++p) seen |= *p;
+      if (seen) return false;
+      std::fill(lo, hi, kDeferred);
+      ++runs;
+      n.lines += hi - lo;
+      // The sectors of [start, end) in every line, for_each_written_sector's counts summed: a sector
+      // never straddles two lines (both powers of two, the line the larger).
+      n.sectors += ((end - 1) >> sector_shift) - (start >> sector_shift) + 1;
+      return true;
+    });
+    if (!all_new) return unmark(begin, r, runs);
     if (r.bytes < t_.hbm_page_bytes) n.scattered += n.lines - lines_before;
     deferred_regions_.push_back(r);
   }
@@ -216,11 +230,11 @@ bool L2Model::unmark(size_t begin, const Region& partial, int64_t runs) {
   int32_t* slot = &slot_[0];
   auto undo = [&](const Region& s, int64_t limit) {
     const uint64_t first = first_line_[s.tensor];
-    for (int64_t j = 0, done = 0; j < s.n2; ++j)
-      for (int64_t i = 0; i < s.n1 && done < limit; ++i, ++done) {
-        const int64_t start = s.base + i * s.s1 + j * s.s2;
-        std::fill(slot + first + uint64_t(start >> shift), slot + first + uint64_t((start + s.bytes - 1) >> shift) + 1, 0);
-      }
+    each_run(s, [&](int64_t start, int64_t end) {
+      if (limit-- == 0) return false;
+      std::fill(slot + first + uint64_t(start >> shift), slot + first + uint64_t((end - 1) >> shift) + 1, 0);
+      return true;
+    });
   };
   for (size_t k = begin; k < deferred_regions_.size(); ++k) undo(deferred_regions_[k], INT64_MAX);
   undo(partial, runs);
